@@ -1,0 +1,32 @@
+# sharebench: the two commands are `make bench` and `make test`.
+PROVIDER ?= auto
+ARGS ?=
+GO ?= go
+
+.PHONY: bench test test-short build vet bench-go clean
+
+## bench: built-in consumer-group vs share-group comparison on a Kafka 4.2 cluster it starts itself
+bench:
+	$(GO) run ./cmd/sharebench bench --provider $(PROVIDER) $(ARGS)
+
+## test: unit tests plus integration tests on real Kafka 4.2 brokers started by the tests
+# -p 1: the integration packages each start brokers; one package at a time on 2 cores.
+test: vet
+	$(GO) test -p 1 -timeout 25m -count=1 ./...
+
+## test-short: the quick loop, no real brokers
+test-short:
+	$(GO) test -short -count=1 ./...
+
+## bench-go: go test benchmarks of the per-record path
+bench-go:
+	$(GO) test -run '^$$' -bench . -benchmem ./results/ ./consumers/ ./producer/
+
+build:
+	$(GO) build -o bin/sharebench ./cmd/sharebench
+
+vet:
+	$(GO) vet ./...
+
+clean:
+	rm -rf bin

@@ -1,0 +1,130 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// admin wraps the Kafka admin calls a run needs.
+type admin struct {
+	cl  *kgo.Client
+	adm *kadm.Client
+}
+
+func newAdmin(brokers []string) (*admin, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		return nil, fmt.Errorf("admin client: %w", err)
+	}
+	return &admin{cl: cl, adm: kadm.NewClient(cl)}, nil
+}
+
+func (a *admin) close() { a.cl.Close() }
+
+// createTopic creates a topic and waits until every partition has a leader.
+func (a *admin) createTopic(ctx context.Context, topic string, partitions, rf int) error {
+	resp, err := a.adm.CreateTopic(ctx, int32(partitions), int16(rf), nil, topic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		return fmt.Errorf("topic %q: create: %w", topic, err)
+	}
+	return poll(ctx, 30*time.Second, func() (bool, error) {
+		md, err := a.adm.Metadata(ctx, topic)
+		if err != nil {
+			return false, nil
+		}
+		t, ok := md.Topics[topic]
+		if !ok || t.Err != nil || len(t.Partitions) != partitions {
+			return false, nil
+		}
+		for _, p := range t.Partitions {
+			if p.Leader < 0 || p.Err != nil {
+				return false, nil
+			}
+		}
+		return true, nil
+	}, fmt.Sprintf("topic %q: partitions never got leaders", topic))
+}
+
+func (a *admin) deleteTopic(ctx context.Context, topic string) {
+	_, _ = a.adm.DeleteTopics(ctx, topic)
+}
+
+// setGroupConfig sets dynamic group-level configs (resource type GROUP),
+// e.g. share.auto.offset.reset, which franz-go has no typed call for.
+func (a *admin) setGroupConfig(ctx context.Context, group string, kv map[string]string) error {
+	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	res := kmsg.NewIncrementalAlterConfigsRequestResource()
+	res.ResourceType = kmsg.ConfigResourceTypeGroupConfig
+	res.ResourceName = group
+	for k, v := range kv {
+		c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+		c.Name = k
+		c.Value = kmsg.StringPtr(v)
+		c.Op = kmsg.IncrementalAlterConfigOpSet
+		res.Configs = append(res.Configs, c)
+	}
+	req.Resources = append(req.Resources, res)
+	resp, err := req.RequestWith(ctx, a.cl)
+	if err != nil {
+		return fmt.Errorf("group %q: set configs: %w", group, err)
+	}
+	for _, r := range resp.Resources {
+		if r.ErrorCode != 0 {
+			msg := ""
+			if r.ErrorMessage != nil {
+				msg = *r.ErrorMessage
+			}
+			return fmt.Errorf("group %q: set configs: error code %d %s", group, r.ErrorCode, msg)
+		}
+	}
+	return nil
+}
+
+// groupReady reports whether the group has all its members and, for a
+// consumer group, a stable assignment.
+func (a *admin) groupReady(ctx context.Context, group string, share bool, members int) (bool, error) {
+	if share {
+		d, err := a.adm.DescribeShareGroups(ctx, group)
+		if err != nil {
+			return false, nil
+		}
+		g := d[group]
+		return g.Err == nil && len(g.Members) >= members, nil
+	}
+	d, err := a.adm.DescribeGroups(ctx, group)
+	if err != nil {
+		return false, nil
+	}
+	g := d[group]
+	return g.Err == nil && g.State == "Stable" && len(g.Members) >= members, nil
+}
+
+// poll calls f every 200ms until it is done, fails, ctx ends or timeout.
+func poll(ctx context.Context, timeout time.Duration, f func() (bool, error), what string) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		done, err := f()
+		if err != nil {
+			return err
+		}
+		if done {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s (waited %v)", what, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}

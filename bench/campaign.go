@@ -1,0 +1,135 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/scenarios"
+)
+
+// CampaignOptions say where a campaign runs and where it writes.
+type CampaignOptions struct {
+	Provider   string    // infra provider name: auto, process, kfake
+	ResultsDir string    // parent of the campaign folder (default "results")
+	Log        io.Writer // progress lines (nil: discard)
+}
+
+// CampaignResult is a finished campaign.
+type CampaignResult struct {
+	Dir  string
+	Runs []results.RunRecord
+}
+
+// RunCampaign runs every RunSpec of the scenario, provisioning one cluster per
+// distinct cluster configuration, and writes results/<name>-<UTC time>/.
+// Every cluster it starts is stopped before it returns, on every path.
+func RunCampaign(ctx context.Context, sc *scenarios.Scenario, opt CampaignOptions) (*CampaignResult, error) {
+	log := opt.Log
+	if log == nil {
+		log = io.Discard
+	}
+	prov, err := infra.NewProvider(opt.Provider)
+	if err != nil {
+		return nil, err
+	}
+	started := time.Now().UTC()
+	parent := opt.ResultsDir
+	if parent == "" {
+		parent = "results"
+	}
+	dir := filepath.Join(parent, fmt.Sprintf("%s-%s", sc.Name, started.Format("20060102T150405Z")))
+	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
+		return nil, fmt.Errorf("results folder: %w", err)
+	}
+	camp := results.Campaign{SchemaVersion: results.SchemaVersion, Name: sc.Name,
+		StartedAt: started.Format(time.RFC3339), Scenario: sc}
+	out := &CampaignResult{Dir: dir}
+	var envs []results.Environment
+	for gi, group := range groupByCluster(sc.Runs) {
+		spec := clusterSpec(sc.Runs[group[0]], filepath.Join(dir, "logs", fmt.Sprintf("cluster-%d", gi+1)), log)
+		fmt.Fprintf(log, "starting %s cluster: %d node(s), Kafka %s\n", prov.Name(), spec.Nodes, spec.KafkaVersion)
+		cl, err := prov.Start(ctx, spec)
+		if err != nil {
+			return out, fmt.Errorf("%s provider: %w", prov.Name(), err)
+		}
+		envs = append(envs, environment(cl))
+		err = runGroup(ctx, cl, sc, group, dir, out, &camp, log)
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		stopErr := cl.Stop(stopCtx)
+		cancel()
+		if err != nil {
+			return out, err
+		}
+		if stopErr != nil {
+			return out, fmt.Errorf("stop cluster: %w", stopErr)
+		}
+	}
+	camp.Environment = envs
+	camp.FinishedAt = time.Now().UTC().Format(time.RFC3339)
+	return out, results.WriteJSON(filepath.Join(dir, "campaign.json"), camp)
+}
+
+func runGroup(ctx context.Context, cl infra.Cluster, sc *scenarios.Scenario, group []int, dir string,
+	out *CampaignResult, camp *results.Campaign, log io.Writer) error {
+	for _, i := range group {
+		id := sc.RunName(i)
+		fmt.Fprintf(log, "run %d/%d %s\n", len(out.Runs)+1, len(sc.Runs), id)
+		m, err := RunOne(ctx, cl, sc.Runs[i], id, log)
+		if err != nil {
+			return fmt.Errorf("run %s: %w", id, err)
+		}
+		m.Record.Campaign = filepath.Base(dir)
+		if err := results.WriteRunDir(filepath.Join(dir, "runs", id), &m.Record, m.Merged, m.Series); err != nil {
+			return fmt.Errorf("run %s: write: %w", id, err)
+		}
+		out.Runs = append(out.Runs, m.Record)
+		camp.Runs = append(camp.Runs, id)
+	}
+	return nil
+}
+
+// groupByCluster groups run indexes that can share one cluster (same nodes,
+// version, heap and broker configuration), keeping first-seen order.
+func groupByCluster(runs []scenarios.RunSpec) [][]int {
+	var keys []string
+	groups := map[string][]int{}
+	for i, r := range runs {
+		k := clusterKey(r)
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	out := make([][]int, len(keys))
+	for i, k := range keys {
+		out[i] = groups[k]
+	}
+	return out
+}
+
+func clusterKey(r scenarios.RunSpec) string {
+	keys := make([]string, 0, len(r.BrokerConfig))
+	for k := range r.BrokerConfig {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d|%s|%s", r.Nodes, r.KafkaVersion, r.BrokerHeap)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "|%s=%s", k, r.BrokerConfig[k])
+	}
+	return b.String()
+}
+
+func clusterSpec(r scenarios.RunSpec, logDir string, log io.Writer) infra.ClusterSpec {
+	return infra.ClusterSpec{Nodes: r.Nodes, KafkaVersion: r.KafkaVersion, Heap: r.BrokerHeap,
+		BrokerConfig: r.BrokerConfig, LogDir: logDir, Log: log}
+}

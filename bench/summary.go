@@ -1,0 +1,108 @@
+package bench
+
+import (
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/sharebench/sharebench/consumers"
+	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/producer"
+	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/scenarios"
+)
+
+func producerConfig(s scenarios.RunSpec, brokers []string, topic string) producer.Config {
+	return producer.Config{
+		Brokers: brokers, Topic: topic, Producers: s.Producers, Rate: s.Rate,
+		MessageSize: s.MessageSize, KeyMode: s.KeyMode, Acks: s.Acks,
+		Linger: s.Linger, BatchSize: s.BatchSize, Duration: s.Warmup + s.Duration,
+	}
+}
+
+func consumerConfig(s scenarios.RunSpec, brokers []string, topic, group string) consumers.Config {
+	p := s.Processing
+	return consumers.Config{
+		Brokers: brokers, Topic: topic, Group: group,
+		Share: s.ConsumerType == "share", Members: s.Members, Workers: s.Workers,
+		MaxPollRecords: s.MaxPollRecords, RecordLimit: s.AcquireMode == "record_limit",
+		ExplicitAck: s.AckMode == "explicit",
+		Processing: consumers.Processing{Model: p.Model, Time: p.Time, Min: p.Min, Max: p.Max,
+			Mean: p.Mean, Median: p.Median, P99: p.P99},
+		TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
+		DeliveryLimit: s.DeliveryCountLimit(),
+	}
+}
+
+// summarize turns a run's merged measurements into its record.
+func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit results.Audit, w results.Window, cl infra.Cluster) results.RunRecord {
+	secs := w.Seconds()
+	r := results.RunRecord{
+		SchemaVersion: results.SchemaVersion, RunID: runID, ConsumerType: s.ConsumerType, Spec: s,
+		Phases: results.Phases{WarmupSec: s.Warmup.Seconds(), MeasureSec: secs},
+		Throughput: results.Throughput{
+			OfferedPerSec:   s.Rate,
+			ProducedPerSec:  float64(m.AckedWindow) / secs,
+			CompletedPerSec: float64(m.CompletedInWindow) / secs,
+		},
+		Latency: results.Latencies{
+			CompletionMs: results.SummarizeMillis(m.Completion), DeliveryMs: results.SummarizeMillis(m.Delivery),
+			PublishMs: results.SummarizeMillis(m.Publish), ScheduleLagMs: results.SummarizeMillis(m.ScheduleLag),
+			QueueMs: results.SummarizeMillis(m.Queue), HoldMs: results.SummarizeMillis(m.Hold),
+		},
+		Polls: results.Polls{Count: m.Polls, Empty: m.EmptyPolls, RecordsPerPoll: countSummary(m)},
+		Outcomes: results.Outcomes{
+			Delivered: m.Delivered, Completed: m.Completed, Redelivered: m.Redelivered,
+			Released: m.Released, Rejected: m.Rejected, RetriedInPlace: m.Retried,
+			LockExpiredCompleted: m.LockExpired, AckErrors: m.AckErrors, ProduceFailed: m.ProduceFailed,
+		},
+		PerMember:   m.PerMember,
+		Audit:       audit,
+		Environment: environment(cl),
+	}
+	if r.Throughput.ProducedPerSec > 0 {
+		r.Throughput.CompletedRatio = r.Throughput.CompletedPerSec / r.Throughput.ProducedPerSec
+	}
+	if m.Polls > 0 {
+		r.Polls.EmptyRatio = float64(m.EmptyPolls) / float64(m.Polls)
+	}
+	if s.ConsumerType == "share" {
+		r.Outcomes.DeliveryCounts = trimZeros(m.DeliveryCounts[:])
+	}
+	r.Ceiling = results.ComputeCeiling(results.CeilingInput{
+		Share: s.ConsumerType == "share", Members: s.Members, Workers: s.Workers, Partitions: s.Partitions,
+		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
+		ProducerRate: s.Rate, RecordLocks: s.RecordLocks(), HoldMs: r.Latency.HoldMs.Mean,
+	}).WithMeasured(r.Throughput.CompletedPerSec)
+	return r
+}
+
+// countSummary reads the records-per-poll histogram, whose values are
+// counts, not microseconds.
+func countSummary(m results.Merged) results.Percentiles {
+	h := m.PollSize
+	if h.TotalCount() == 0 {
+		return results.Percentiles{}
+	}
+	q := h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9, 99.99})
+	return results.Percentiles{Count: h.TotalCount(), Mean: h.Mean(), P50: float64(q[0]), P90: float64(q[1]),
+		P99: float64(q[2]), P999: float64(q[3]), P9999: float64(q[4]), Max: float64(h.Max())}
+}
+
+func trimZeros(v []int64) []int64 {
+	n := len(v)
+	for n > 0 && v[n-1] == 0 {
+		n--
+	}
+	return append([]int64(nil), v[:n]...)
+}
+
+func environment(cl infra.Cluster) results.Environment {
+	host, _ := os.Hostname()
+	return results.Environment{
+		Provider: cl.Provider(), KafkaVersion: cl.KafkaVersion(), IsKafka: cl.IsKafka(),
+		Nodes: cl.Nodes(), BrokerConfig: cl.BrokerConfig(),
+		Host: results.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(),
+			GoVersion: strings.TrimPrefix(runtime.Version(), "go"), Hostname: host},
+	}
+}

@@ -1,0 +1,48 @@
+// Command sharebench runs the same Kafka workload against consumer groups and
+// share groups (KIP-932) and reports what each achieved against its
+// theoretical ceiling.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := newRoot().ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintln(os.Stderr, "sharebench: interrupted; every broker it started has been stopped")
+			os.Exit(130)
+		}
+		fmt.Fprintln(os.Stderr, "sharebench:", err)
+		os.Exit(1)
+	}
+}
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "sharebench",
+		Short:         "Benchmark Kafka consumer groups against share groups on the same workload",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newRunCmd(), newBenchCmd(), newScenariosCmd(), &cobra.Command{
+		Use:   "version",
+		Short: "Print the sharebench version",
+		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "sharebench", version) },
+	})
+	return root
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sharebench/sharebench/bench"
+	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/scenarios"
+)
+
+type runFlags struct {
+	scenario string
+	provider string
+	results  string
+	sets     []string
+}
+
+func (f *runFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.provider, "provider", "auto", "cluster provider: auto, process or kfake (kfake numbers are not Kafka's)")
+	cmd.Flags().StringVar(&f.results, "results", "results", "folder that receives the campaign folder")
+	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a scenario key, e.g. --set max_poll_records=[10,100] (repeatable)")
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run a scenario file or a built-in scenario",
+		Example: "  sharebench run --scenario my-workload.yaml\n" +
+			"  sharebench run --scenario partition-cap --set members=[4,8,12]",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.scenario == "" {
+				return fmt.Errorf("--scenario: give a scenario file or a built-in name (%s)", strings.Join(scenarios.BuiltinNames(), ", "))
+			}
+			return runScenario(cmd, f)
+		},
+	}
+	cmd.Flags().StringVar(&f.scenario, "scenario", "", "scenario YAML file, or the name of a built-in scenario")
+	f.register(cmd)
+	return cmd
+}
+
+func newBenchCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Run the built-in consumer-group vs share-group comparison (partition-cap)",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.scenario = "partition-cap"
+			return runScenario(cmd, f)
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func loadScenario(name string, sets []string) (*scenarios.Scenario, error) {
+	if _, err := os.Stat(name); err == nil || strings.ContainsAny(name, "/.") {
+		return scenarios.Load(name, os.Environ(), sets)
+	}
+	return scenarios.BuiltinWith(name, os.Environ(), sets)
+}
+
+func runScenario(cmd *cobra.Command, f runFlags) error {
+	sc, err := loadScenario(f.scenario, f.sets)
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "scenario %s: %d run(s)\n", sc.Name, len(sc.Runs))
+	res, err := bench.RunCampaign(cmd.Context(), sc, bench.CampaignOptions{
+		Provider: f.provider, ResultsDir: f.results, Log: out,
+	})
+	if res != nil && len(res.Runs) > 0 {
+		fmt.Fprintln(out)
+		_ = results.SideBySide(out, res.Runs)
+		printVerdict(out, res.Runs)
+		fmt.Fprintf(out, "\nresults: %s\n", res.Dir)
+	}
+	return err
+}
+
+// printVerdict states, for each pair of consumer/share runs with otherwise
+// identical settings, how the share group's throughput compares.
+func printVerdict(w io.Writer, runs []results.RunRecord) {
+	var cg, sg []results.RunRecord
+	for _, r := range runs {
+		if r.ConsumerType == "share" {
+			sg = append(sg, r)
+		} else {
+			cg = append(cg, r)
+		}
+	}
+	for i := range min(len(cg), len(sg)) {
+		c, s := cg[i], sg[i]
+		fmt.Fprintf(w, "\n%s vs %s: consumer group %.0f records/s (ceiling %.0f, %s-bound), share group %.0f records/s (ceiling %.0f, %s-bound)",
+			c.RunID, s.RunID, c.Throughput.CompletedPerSec, c.Ceiling.RecordsPerSec, c.Ceiling.Bound,
+			s.Throughput.CompletedPerSec, s.Ceiling.RecordsPerSec, s.Ceiling.Bound)
+		if c.Throughput.CompletedPerSec > 0 {
+			fmt.Fprintf(w, ": share/consumer = %.2fx", s.Throughput.CompletedPerSec/c.Throughput.CompletedPerSec)
+		}
+		fmt.Fprintln(w)
+	}
+}

@@ -1,0 +1,388 @@
+package consumers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sharebench/sharebench/results"
+)
+
+// Config describes one consumer fleet. The same Config drives both consumer
+// types; fields marked (share) are ignored by consumer groups.
+type Config struct {
+	Brokers []string
+	Topic   string
+	Group   string
+	Share   bool // share group (KIP-932) instead of a consumer group
+	Members int  // group members, each its own client
+	Workers int  // workers per member processing a polled batch in parallel
+	// MaxPollRecords is max.poll.records: the most records one poll hands
+	// to the member (share: ShareMaxRecords, a soft limit under
+	// batch_optimized).
+	MaxPollRecords int
+	// RecordLimit selects share.acquire.mode=record_limit (share): the
+	// broker splits producer batches so a poll never exceeds MaxPollRecords.
+	RecordLimit bool
+	// ExplicitAck acknowledges each record as its worker finishes (share);
+	// otherwise the next poll ACCEPTs the whole previous batch (implicit).
+	ExplicitAck bool
+	Processing  Processing
+	// TransientRate is the per-attempt failure probability: share RELEASE
+	// (redelivered, delivery count +1), consumer group retry in place.
+	TransientRate float64
+	// PoisonRate is the per-record probability that a record is poison:
+	// share REJECT (archived), consumer group dead-lettered and skipped.
+	// Poison is a property of the record, the same on every delivery.
+	PoisonRate float64
+	// DeliveryLimit is group.share.delivery.count.limit (share): a record
+	// released at this delivery count is archived by the broker.
+	DeliveryLimit int
+	// CloseTimeout bounds the final commit/ack flush on shutdown (default 10s).
+	CloseTimeout time.Duration
+}
+
+// Run starts the fleet and consumes until ctx ends, then flushes
+// acknowledgements/commits and leaves the group. It returns the first member
+// error other than the context ending.
+func Run(ctx context.Context, c Config, rec *results.Recorder) error {
+	sampler, err := NewSampler(c.Processing)
+	if err != nil {
+		return err
+	}
+	if c.Members < 1 || c.Workers < 1 || c.MaxPollRecords < 1 {
+		return fmt.Errorf("consumers: members, workers and max_poll_records must be ≥ 1, got %d, %d, %d",
+			c.Members, c.Workers, c.MaxPollRecords)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for i := range c.Members {
+		m := &member{id: i, c: c, sampler: sampler, rec: rec, shard: rec.MemberShard()}
+		g.Go(func() error {
+			err := m.run(gctx)
+			if err != nil && !errors.Is(err, context.Canceled) {
+				return fmt.Errorf("member %d: %w", i, err)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// member is one group member: a client, its poll loop and its workers.
+type member struct {
+	id      int
+	c       Config
+	sampler Sampler
+	rec     *results.Recorder
+	shard   *results.MemberShard
+	cl      *kgo.Client
+	offsets *offsetTracker // consumer group only
+}
+
+// outcome is what a worker did with one record.
+type outcome uint8
+
+const (
+	abandoned outcome = iota // shutdown came first; not acknowledged
+	accepted
+	released
+	rejected
+)
+
+// handled is one record of a batch after its worker is done with it.
+type handled struct {
+	r         *kgo.Record
+	st        results.Stamp
+	delivered int64
+	outcome   outcome
+	foreign   bool // not stamped by this run
+}
+
+func (m *member) run(ctx context.Context) error {
+	cl, err := kgo.NewClient(m.clientOpts()...)
+	if err != nil {
+		return err
+	}
+	m.cl = cl
+	defer m.close()
+	workerRNGs := make([]*rand.Rand, m.c.Workers)
+	for w := range workerRNGs {
+		workerRNGs[w] = rand.New(rand.NewPCG(m.rec.Run, uint64(m.id<<16|w)))
+	}
+	for ctx.Err() == nil {
+		recs, err := m.poll(ctx)
+		if err != nil {
+			return err
+		}
+		m.shard.RecordPoll(len(recs))
+		if len(recs) == 0 {
+			continue
+		}
+		batch := m.processBatch(ctx, recs, workerRNGs)
+		if err := m.settle(ctx, batch); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+func (m *member) clientOpts() []kgo.Opt {
+	opts := []kgo.Opt{kgo.SeedBrokers(m.c.Brokers...), kgo.ConsumeTopics(m.c.Topic), kgo.ClientID(fmt.Sprintf("sharebench-%d", m.id))}
+	if m.c.Share {
+		opts = append(opts, kgo.ShareGroup(m.c.Group), kgo.ShareMaxRecords(int32(m.c.MaxPollRecords)),
+			kgo.ShareAckCallback(func(_ *kgo.Client, res kgo.ShareAckResults) {
+				for _, r := range res {
+					if r.Err != nil {
+						m.shard.AckErrors.Add(1)
+					}
+				}
+			}))
+		if m.c.RecordLimit {
+			opts = append(opts, kgo.ShareMaxRecordsStrict())
+		}
+		return opts
+	}
+	m.offsets = newOffsetTracker()
+	return append(opts, kgo.ConsumerGroup(m.c.Group), kgo.DisableAutoCommit(), kgo.BlockRebalanceOnPoll(),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.OnPartitionsRevoked(m.forget), kgo.OnPartitionsLost(m.forget))
+}
+
+func (m *member) forget(_ context.Context, _ *kgo.Client, lost map[string][]int32) {
+	m.offsets.forget(lost[m.c.Topic])
+}
+
+// poll returns the next batch. Under batch_optimized the share broker may
+// hand over whole producer batches beyond max.poll.records, and the member
+// takes everything fetched, as the Java share consumer does.
+func (m *member) poll(ctx context.Context) ([]*kgo.Record, error) {
+	n := m.c.MaxPollRecords
+	if m.c.Share && !m.c.RecordLimit {
+		n = -1
+	}
+	fs := m.cl.PollRecords(ctx, n)
+	var firstErr error
+	fs.EachError(func(topic string, p int32, err error) {
+		if errors.Is(err, context.Canceled) || errors.Is(err, kgo.ErrClientClosed) || ctx.Err() != nil {
+			return
+		}
+		if firstErr == nil {
+			firstErr = fmt.Errorf("poll %s[%d]: %w", topic, p, err)
+		}
+	})
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return fs.Records(), nil
+}
+
+// processBatch hands the batch to the member's workers and waits until every
+// record has an outcome (blocking style: the member polls again only when the
+// whole batch is done).
+func (m *member) processBatch(ctx context.Context, recs []*kgo.Record, rngs []*rand.Rand) []handled {
+	batch := make([]handled, len(recs))
+	for i, r := range recs {
+		batch[i].r = r
+		if m.offsets != nil {
+			m.offsets.handed(r.Partition, r.Offset, r.LeaderEpoch)
+		}
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range min(m.c.Workers, len(recs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(batch); i = int(next.Add(1) - 1) {
+				m.handle(ctx, &batch[i], rngs[w])
+			}
+		}()
+	}
+	wg.Wait()
+	return batch
+}
+
+// handle runs one record through processing and its outcome policy.
+func (m *member) handle(ctx context.Context, h *handled, rng *rand.Rand) {
+	st, err := results.DecodeStamp(h.r.Value)
+	if err != nil || st.Run != m.rec.Run {
+		// Not this run's record: count it and let it go unprocessed.
+		m.rec.Ledger.Foreign()
+		h.foreign, h.outcome = true, accepted
+		if m.c.Share && m.c.ExplicitAck {
+			h.r.Ack(kgo.AckAccept)
+		}
+		if m.offsets != nil {
+			m.offsets.finished(h.r.Partition, h.r.Offset)
+		}
+		return
+	}
+	h.st = st
+	h.delivered = m.rec.Clock.Now()
+	m.shard.RecordDelivery(st, h.r.DeliveryCount(), h.r.Timestamp.UnixNano(), h.delivered)
+	poison := isPoison(st, m.c.PoisonRate)
+	for {
+		if !sleepCtx(ctx, m.sampler.Sample(rng)) {
+			h.outcome = abandoned
+			return
+		}
+		switch {
+		case poison:
+			h.outcome = rejected
+		case m.c.TransientRate > 0 && rng.Float64() < m.c.TransientRate:
+			if !m.c.Share {
+				m.shard.RecordRetry(m.rec.Clock.Now())
+				continue // retry in place
+			}
+			h.outcome = released
+		default:
+			h.outcome = accepted
+		}
+		break
+	}
+	if m.c.Share && m.c.ExplicitAck {
+		m.ackNow(h)
+	}
+	if m.offsets != nil {
+		m.offsets.finished(h.r.Partition, h.r.Offset)
+	}
+}
+
+// ackNow acknowledges one record as its worker finishes (explicit mode).
+func (m *member) ackNow(h *handled) {
+	now := m.rec.Clock.Now()
+	switch h.outcome {
+	case accepted:
+		h.r.Ack(kgo.AckAccept)
+		m.shard.RecordCompletion(h.st, h.delivered, now, lockExpired(h.r, now))
+	case released:
+		h.r.Ack(kgo.AckRelease)
+		m.shard.RecordRelease(h.st, now, int(h.r.DeliveryCount()) >= m.c.DeliveryLimit)
+	case rejected:
+		h.r.Ack(kgo.AckReject)
+		m.shard.RecordReject(h.st, now)
+	}
+}
+
+func lockExpired(r *kgo.Record, now int64) bool {
+	d := r.AcquisitionDeadline()
+	return !d.IsZero() && now > d.UnixNano()
+}
+
+// settle tells the broker what became of the batch: consumer groups commit
+// the contiguous completed prefix, implicit share mode leaves the ACCEPT to
+// the next poll (so that is when the records complete), explicit share mode
+// has already acknowledged each record.
+func (m *member) settle(ctx context.Context, batch []handled) error {
+	if m.c.Share && m.c.ExplicitAck {
+		return nil
+	}
+	now := m.rec.Clock.Now()
+	for i := range batch {
+		h := &batch[i]
+		if h.foreign {
+			continue
+		}
+		switch h.outcome {
+		case accepted:
+			m.shard.RecordCompletion(h.st, h.delivered, now, m.c.Share && lockExpired(h.r, now))
+		case rejected:
+			m.shard.RecordReject(h.st, now) // consumer group dead letter
+		case abandoned:
+			if m.c.Share {
+				h.r.Ack(kgo.AckRelease) // never let the implicit ACCEPT cover unprocessed records
+			}
+		}
+	}
+	if m.c.Share {
+		return nil
+	}
+	err := m.commit(ctx)
+	m.cl.AllowRebalance()
+	return err
+}
+
+// commit commits the completed prefix of every partition.
+func (m *member) commit(ctx context.Context) error {
+	points := m.offsets.committable()
+	if len(points) == 0 {
+		return nil
+	}
+	offs := map[string]map[int32]kgo.EpochOffset{m.c.Topic: {}}
+	for p, cp := range points {
+		offs[m.c.Topic][p] = kgo.EpochOffset{Epoch: cp.epoch, Offset: cp.offset}
+	}
+	var commitErr error
+	m.cl.CommitOffsetsSync(ctx, offs, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		commitErr = err
+		if err == nil {
+			for _, t := range resp.Topics {
+				for _, p := range t.Partitions {
+					if p.ErrorCode != 0 {
+						m.shard.AckErrors.Add(1)
+					}
+				}
+			}
+		}
+	})
+	if commitErr != nil && ctx.Err() == nil {
+		m.shard.AckErrors.Add(1)
+	}
+	return nil
+}
+
+// close flushes what the member owes the broker, then leaves the group.
+func (m *member) close() {
+	d := m.c.CloseTimeout
+	if d <= 0 {
+		d = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	if m.c.Share {
+		if !m.c.ExplicitAck {
+			m.cl.MarkAcks(kgo.AckAccept) // the implicit ACCEPT of the last, fully processed batch
+		}
+		_ = m.cl.FlushAcks(ctx)
+	} else {
+		_ = m.commit(ctx)
+	}
+	m.cl.Close()
+}
+
+// sleepCtx sleeps d unless ctx ends first; it reports whether it slept fully.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// isPoison decides, from the record's identity alone, whether it is poison,
+// so every delivery of the same record agrees.
+func isPoison(st results.Stamp, rate float64) bool {
+	if rate <= 0 {
+		return false
+	}
+	x := st.Run ^ uint64(st.Producer)<<40 ^ st.Seq
+	x += 0x9e3779b97f4a7c15 // splitmix64 finaliser
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	x ^= x >> 31
+	return float64(x>>11)/(1<<53) < rate
+}

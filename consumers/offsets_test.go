@@ -1,0 +1,62 @@
+package consumers
+
+import (
+	"testing"
+
+	"github.com/sharebench/sharebench/results"
+)
+
+func TestOffsetTrackerCommitsOnlyTheCompletedPrefix(t *testing.T) {
+	tr := newOffsetTracker()
+	for _, o := range []int64{10, 11, 12, 14, 15} { // 13 is a gap in the log
+		tr.handed(0, o, 3)
+	}
+	tr.handed(1, 0, 1)
+	tr.finished(0, 11) // out of order: 10 still running
+	if got := tr.committable(); len(got) != 0 {
+		t.Fatalf("committed %v before offset 10 finished", got)
+	}
+	tr.finished(0, 10)
+	tr.finished(0, 14) // 12 still running
+	got := tr.committable()
+	if len(got) != 1 || got[0] != (commitPoint{offset: 12, epoch: 3}) {
+		t.Fatalf("got %v, want partition 0 at 12", got)
+	}
+	if again := tr.committable(); len(again) != 0 {
+		t.Fatalf("unchanged prefix committed again: %v", again)
+	}
+	tr.finished(0, 12)
+	tr.finished(0, 15)
+	tr.finished(1, 0)
+	got = tr.committable()
+	if got[0].offset != 16 || got[1].offset != 1 {
+		t.Fatalf("got %v, want p0 16 (across the gap) and p1 1", got)
+	}
+	tr.handed(2, 5, 1)
+	tr.forget([]int32{2})
+	tr.finished(2, 5)
+	if got := tr.committable(); len(got) != 0 {
+		t.Fatalf("revoked partition committed: %v", got)
+	}
+}
+
+func TestIsPoisonIsStableAndMatchesRate(t *testing.T) {
+	const n = 100000
+	hits := 0
+	for s := uint64(0); s < n; s++ {
+		st := results.Stamp{Run: 77, Producer: uint32(s % 3), Seq: s}
+		p := isPoison(st, 0.05)
+		if p != isPoison(st, 0.05) {
+			t.Fatal("poison decision not stable")
+		}
+		if p {
+			hits++
+		}
+	}
+	if hits < 4700 || hits > 5300 { // 5% ± 6σ (σ ≈ 69)
+		t.Fatalf("%d poison of %d at rate 0.05", hits, n)
+	}
+	if isPoison(results.Stamp{Seq: 1}, 0) {
+		t.Fatal("rate 0 produced poison")
+	}
+}

@@ -1,0 +1,260 @@
+package infra
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// kafkaPom is the Maven project whose dependencies are the broker's
+// classpath: Kafka itself plus an SLF4J 2 binding to log4j2 (Kafka's jars
+// leave the binding to the distribution).
+//
+//go:embed kafka/pom.xml
+var kafkaPom []byte
+
+// jarsMarker is written into a jar directory after everything else: its
+// presence is what makes a cached directory complete.
+const jarsMarker = ".sharebench-complete"
+
+// MinJavaMajor is the oldest Java release Kafka 4.x brokers run on.
+const MinJavaMajor = 17
+
+const (
+	installJava  = "install a Java 17+ runtime (Debian: apt-get install openjdk-17-jre-headless)"
+	installMaven = "install Maven 3.6+ (Debian: apt-get install maven)"
+)
+
+// versionPattern accepts Kafka release versions ("4.2.2", "4.3.0-rc1"); it
+// also keeps the version safe to use in a directory name.
+var versionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[A-Za-z0-9.]+)?$`)
+
+// CacheDir returns the directory where sharebench caches downloads:
+// $SHAREBENCH_CACHE if set, else $XDG_CACHE_HOME/sharebench, else
+// ~/.cache/sharebench. It does not create it.
+func CacheDir() (string, error) { return cacheDir(os.Getenv, os.UserHomeDir) }
+
+func cacheDir(getenv func(string) string, home func() (string, error)) (string, error) {
+	if d := getenv("SHAREBENCH_CACHE"); d != "" {
+		return filepath.Abs(d)
+	}
+	if d := getenv("XDG_CACHE_HOME"); d != "" && filepath.IsAbs(d) {
+		// The XDG spec says a relative value is invalid and must be ignored.
+		return filepath.Join(d, "sharebench"), nil
+	}
+	h, err := home()
+	if err != nil {
+		return "", fmt.Errorf("cache dir: no $SHAREBENCH_CACHE, $XDG_CACHE_HOME or home directory: %w", err)
+	}
+	return filepath.Join(h, ".cache", "sharebench"), nil
+}
+
+// JarDir returns the directory the jars of Kafka version are cached in,
+// CacheDir()/kafka-<version>, whether or not they have been resolved yet.
+func JarDir(version string) (string, error) {
+	if !versionPattern.MatchString(version) {
+		return "", fmt.Errorf("kafka version %q: not a release version like %s", version, DefaultKafkaVersion)
+	}
+	root, err := CacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "kafka-"+version), nil
+}
+
+// ResolveJars returns a directory holding the jars a broker of Kafka version
+// runs on (use "DIR/*" as the Java classpath). The first call for a version
+// resolves them with Maven into JarDir(version), which takes about a minute;
+// later calls reuse the cache. Resolution happens in a temporary directory
+// that is renamed into place only when complete, so an interrupted download
+// never leaves a cache that looks usable. Progress lines go to log (nil
+// discards them).
+func ResolveJars(ctx context.Context, version string, log io.Writer) (string, error) {
+	dir, err := JarDir(version)
+	if err != nil {
+		return "", err
+	}
+	if jarsComplete(dir, version) {
+		return dir, nil
+	}
+	mvn, err := exec.LookPath("mvn")
+	if err != nil {
+		return "", fmt.Errorf("mvn not found on PATH: %s; it resolves the Kafka %s jars once into %s", installMaven, version, dir)
+	}
+	root := filepath.Dir(dir)
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", fmt.Errorf("kafka %s jars: cache dir: %w", version, err)
+	}
+	removeStaleTemps(root, "kafka-"+version+".tmp-", time.Hour)
+
+	tmp, err := os.MkdirTemp(root, "kafka-"+version+".tmp-")
+	if err != nil {
+		return "", fmt.Errorf("kafka %s jars: %w", version, err)
+	}
+	defer os.RemoveAll(tmp) // a no-op once renamed into place
+
+	progress(log, "resolving Kafka %s jars with Maven into %s (about a minute, once)", version, dir)
+	start := time.Now()
+	if err := runMaven(ctx, mvn, version, tmp); err != nil {
+		return "", err
+	}
+	if !fileExists(filepath.Join(tmp, kafkaJar(version))) {
+		return "", fmt.Errorf("kafka %s jars: maven succeeded but %s is missing from %s", version, kafkaJar(version), tmp)
+	}
+	marker := fmt.Sprintf("kafka %s jars resolved by sharebench at %s\n", version, time.Now().UTC().Format(time.RFC3339))
+	if err := os.WriteFile(filepath.Join(tmp, jarsMarker), []byte(marker), 0o644); err != nil {
+		return "", fmt.Errorf("kafka %s jars: %w", version, err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if jarsComplete(dir, version) {
+			return dir, nil // another sharebench finished first
+		}
+		// An incomplete directory from elsewhere is in the way: replace it.
+		if rmErr := os.RemoveAll(dir); rmErr != nil {
+			return "", fmt.Errorf("kafka %s jars: replace incomplete %s: %w", version, dir, rmErr)
+		}
+		if err := os.Rename(tmp, dir); err != nil {
+			return "", fmt.Errorf("kafka %s jars: %w", version, err)
+		}
+	}
+	progress(log, "resolved Kafka %s jars in %s", version, time.Since(start).Round(time.Second))
+	return dir, nil
+}
+
+// runMaven copies the dependencies of the embedded pom for version into out.
+func runMaven(ctx context.Context, mvn, version, out string) error {
+	pomDir, err := os.MkdirTemp("", "sharebench-pom-")
+	if err != nil {
+		return fmt.Errorf("kafka %s jars: %w", version, err)
+	}
+	defer os.RemoveAll(pomDir)
+	pom := filepath.Join(pomDir, "pom.xml")
+	if err := os.WriteFile(pom, kafkaPom, 0o644); err != nil {
+		return fmt.Errorf("kafka %s jars: %w", version, err)
+	}
+	cmd := exec.Command(mvn, "-q", "-B", "-f", pom,
+		"-Dkafka.version="+version,
+		"dependency:copy-dependencies",
+		"-DoutputDirectory="+out)
+	cmd.Dir = pomDir
+	tail := &tailBuffer{max: 4 << 10}
+	if err := runTool(ctx, cmd, tail); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("kafka %s jars: maven interrupted: %w", version, err)
+		}
+		return fmt.Errorf("kafka %s jars: maven failed (%w); is %s a released Kafka version, and can Maven reach its repository? mvn output ends:\n%s",
+			version, err, version, tail)
+	}
+	return nil
+}
+
+func kafkaJar(version string) string { return "kafka_2.13-" + version + ".jar" }
+
+// jarsComplete reports whether dir is a finished resolution of version.
+func jarsComplete(dir, version string) bool {
+	return fileExists(filepath.Join(dir, jarsMarker)) && fileExists(filepath.Join(dir, kafkaJar(version)))
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// removeStaleTemps removes resolution directories left by a harness that was
+// killed hard mid-download. Recent ones may belong to a concurrent run.
+func removeStaleTemps(root, prefix string, age time.Duration) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > age {
+			os.RemoveAll(filepath.Join(root, e.Name()))
+		}
+	}
+}
+
+// JavaRuntime is the java executable brokers run on.
+type JavaRuntime struct {
+	Path    string // absolute path of the java executable
+	Major   int    // feature release: 17, 21, ...
+	Version string // as printed by java -version, e.g. "17.0.15"
+}
+
+// FindJava locates java on PATH and checks it is Java 17 or newer.
+func FindJava(ctx context.Context) (JavaRuntime, error) {
+	path, err := exec.LookPath("java")
+	if err != nil {
+		return JavaRuntime{}, fmt.Errorf("java not found on PATH: %s", installJava)
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out := &tailBuffer{max: 4 << 10}
+	if err := runTool(ctx, exec.Command(path, "-version"), out); err != nil {
+		return JavaRuntime{}, fmt.Errorf("java at %s: java -version: %w: %s", path, err, out)
+	}
+	version, major, err := parseJavaVersion(out.String())
+	if err != nil {
+		return JavaRuntime{}, fmt.Errorf("java at %s: %w", path, err)
+	}
+	if major < MinJavaMajor {
+		return JavaRuntime{}, fmt.Errorf("java at %s is version %s: Kafka 4 brokers need Java %d+; %s and put it first on PATH",
+			path, version, MinJavaMajor, installJava)
+	}
+	return JavaRuntime{Path: path, Major: major, Version: version}, nil
+}
+
+// javaVersionPattern finds the quoted version in the first line of
+// `java -version` output: openjdk version "17.0.15" 2025-04-15,
+// java version "1.8.0_292", openjdk version "21-ea".
+var javaVersionPattern = regexp.MustCompile(`version "([^"]+)"`)
+
+// parseJavaVersion extracts the version string and the feature release
+// (major) from `java -version` output. Pre-9 versions are "1.<major>...".
+func parseJavaVersion(out string) (version string, major int, err error) {
+	m := javaVersionPattern.FindStringSubmatch(out)
+	if m == nil {
+		return "", 0, fmt.Errorf("java -version: no version in output %q", firstLine(out))
+	}
+	version = m[1]
+	parts := strings.FieldsFunc(version, func(r rune) bool { return r == '.' || r == '_' || r == '-' || r == '+' })
+	if len(parts) == 0 {
+		return "", 0, fmt.Errorf("java -version: version %q: no number", version)
+	}
+	first := parts[0]
+	if first == "1" && len(parts) > 1 {
+		first = parts[1]
+	}
+	major, err = strconv.Atoi(first)
+	if err != nil || major <= 0 {
+		return "", 0, fmt.Errorf("java -version: version %q: no major release number", version)
+	}
+	return version, major, nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// progress writes one progress line to w, if any.
+func progress(w io.Writer, format string, args ...any) {
+	if w == nil {
+		return
+	}
+	fmt.Fprintf(w, "infra: "+format+"\n", args...)
+}

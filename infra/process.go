@@ -1,0 +1,445 @@
+package infra
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ProcessProvider starts Apache Kafka clusters as local JVM processes: KRaft
+// clusters of 1 or 3 nodes, each node a combined broker and controller,
+// listening on free loopback ports, running the jars ResolveJars fetched for
+// the requested version. It needs Java 17+ and, the first time a version is
+// used, Maven.
+//
+// Brokers run in their own process groups (a terminal's Ctrl-C reaches only
+// the harness, which then stops them in order) and, on Linux, with a
+// parent-death signal, so that no broker outlives a harness killed hard.
+type ProcessProvider struct{}
+
+// Name returns "process".
+func (*ProcessProvider) Name() string { return "process" }
+
+const (
+	// stopGrace is how long Stop waits for a controlled shutdown after
+	// SIGTERM before it kills the brokers.
+	stopGrace = 20 * time.Second
+	// killWait bounds the wait for the kernel to reap killed brokers.
+	killWait = 10 * time.Second
+	// logTailBytes is how much of a broker log an error quotes.
+	logTailBytes = 3 << 10
+)
+
+// errPortClash marks a start that failed because a port picked as free was
+// taken before the broker bound it; Start then retries once with new ports.
+var errPortClash = errors.New("port already in use")
+
+// Start starts a cluster as spec describes and returns once it serves
+// clients: every broker is in the metadata, a topic replicated on all of
+// them accepts a record. Jar resolution counts toward spec.StartTimeout. On
+// any error, whatever was started is stopped before Start returns.
+func (p *ProcessProvider) Start(ctx context.Context, spec ClusterSpec) (Cluster, error) {
+	spec, err := spec.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if spec.Nodes != 1 && spec.Nodes != 3 {
+		return nil, fmt.Errorf("cluster spec: nodes %d: the process provider starts 1 or 3 nodes", spec.Nodes)
+	}
+	cfg, err := EffectiveBrokerConfig(spec.Nodes, spec.BrokerConfig)
+	if err != nil {
+		return nil, err
+	}
+	began := time.Now()
+	ctx, cancel := context.WithTimeoutCause(ctx, spec.StartTimeout,
+		fmt.Errorf("cluster not ready within the start timeout (%v)", spec.StartTimeout))
+	defer cancel()
+
+	java, err := FindJava(ctx)
+	if err != nil {
+		return nil, err
+	}
+	jars, err := ResolveJars(ctx, spec.KafkaVersion, spec.Log)
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 1; ; attempt++ {
+		c, err := startProcessCluster(ctx, spec, java, jars, cfg)
+		if err == nil {
+			progress(spec.Log, "Kafka %s cluster of %d node(s) ready in %s at %v",
+				spec.KafkaVersion, spec.Nodes, time.Since(began).Round(100*time.Millisecond), c.Bootstrap())
+			return c, nil
+		}
+		if attempt == 1 && errors.Is(err, errPortClash) && ctx.Err() == nil {
+			progress(spec.Log, "%v; retrying once with new ports", err)
+			continue
+		}
+		return nil, err
+	}
+}
+
+// processCluster is a cluster of broker JVMs started by ProcessProvider.
+type processCluster struct {
+	spec     ClusterSpec // with defaults applied
+	cfg      map[string]string
+	root     string // this cluster's directory: configs and data
+	ownsRoot bool   // root is a temporary directory that Stop removes
+	logDir   string
+	nodes    []nodeAddr
+	brokers  []*broker // the ones started so far
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// broker is one running node.
+type broker struct {
+	addr         nodeAddr
+	logPath      string
+	proc         *proc
+	exitReported bool // an error already told that it died
+}
+
+// startProcessCluster makes one attempt at starting the cluster; on error
+// it stops whatever it started.
+func startProcessCluster(ctx context.Context, spec ClusterSpec, java JavaRuntime, jars string, cfg map[string]string) (_ *processCluster, err error) {
+	c := &processCluster{spec: spec, cfg: cfg}
+	defer func() {
+		if err != nil {
+			// The start error already tells about a broker that died.
+			if exit, ok := errors.AsType[*brokerExitError](err); ok {
+				for _, b := range c.brokers {
+					b.exitReported = b.exitReported || b.addr.ID == exit.ID
+				}
+			}
+			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopGrace+killWait)
+			defer cancel()
+			if stopErr := c.Stop(stopCtx); stopErr != nil {
+				err = fmt.Errorf("%w (and while cleaning up: %v)", err, stopErr)
+			}
+		}
+	}()
+	if err := c.layout(); err != nil {
+		return nil, err
+	}
+	if err := c.format(ctx, java, jars); err != nil {
+		return nil, err
+	}
+	for _, n := range c.nodes {
+		if err := c.launch(n, java, jars); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.waitReady(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// layout creates the cluster's directories, picks ports and writes every
+// node's server.properties and the shared log4j2 configuration.
+func (c *processCluster) layout() error {
+	var err error
+	if c.spec.WorkDir == "" {
+		c.root, err = os.MkdirTemp("", "sharebench-kafka-")
+		c.ownsRoot = err == nil
+	} else if err = os.MkdirAll(c.spec.WorkDir, 0o755); err == nil {
+		// A fresh directory per cluster: KRaft refuses storage formatted
+		// for another cluster, and old data would skew a run.
+		c.root, err = os.MkdirTemp(c.spec.WorkDir, "cluster-")
+	}
+	if err != nil {
+		return fmt.Errorf("cluster: work dir: %w", err)
+	}
+	c.logDir = c.spec.LogDir
+	if c.logDir == "" {
+		c.logDir = filepath.Join(c.root, "logs")
+	}
+	if err := os.MkdirAll(c.logDir, 0o755); err != nil {
+		return fmt.Errorf("cluster: log dir: %w", err)
+	}
+	if err := os.WriteFile(c.log4jPath(), []byte(log4j2Properties), 0o644); err != nil {
+		return fmt.Errorf("cluster: log4j2 config: %w", err)
+	}
+
+	ports, err := pickPorts(2 * c.spec.Nodes)
+	if err != nil {
+		return fmt.Errorf("cluster: pick ports: %w", err)
+	}
+	for i := range c.spec.Nodes {
+		c.nodes = append(c.nodes, nodeAddr{ID: i + 1, BrokerPort: ports[2*i], ControllerPort: ports[2*i+1]})
+	}
+	for _, n := range c.nodes {
+		dir := c.nodeDir(n)
+		if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
+			return fmt.Errorf("broker %d: %w", n.ID, err)
+		}
+		props := serverProperties(n, c.nodes, filepath.Join(dir, "data"), c.cfg)
+		if err := os.WriteFile(c.propsPath(n), renderProperties(props), 0o644); err != nil {
+			return fmt.Errorf("broker %d: server.properties: %w", n.ID, err)
+		}
+	}
+	return nil
+}
+
+func (c *processCluster) nodeDir(n nodeAddr) string {
+	return filepath.Join(c.root, "broker-"+strconv.Itoa(n.ID))
+}
+func (c *processCluster) propsPath(n nodeAddr) string {
+	return filepath.Join(c.nodeDir(n), "server.properties")
+}
+func (c *processCluster) logPath(n nodeAddr) string {
+	return filepath.Join(c.logDir, "broker-"+strconv.Itoa(n.ID)+".log")
+}
+func (c *processCluster) log4jPath() string { return filepath.Join(c.root, "log4j2.properties") }
+
+// format formats every node's storage for one fresh cluster id, in
+// parallel (each format is a short JVM run). Its output starts the node's
+// log file.
+func (c *processCluster) format(ctx context.Context, java JavaRuntime, jars string) error {
+	id, err := newClusterID()
+	if err != nil {
+		return fmt.Errorf("cluster: id: %w", err)
+	}
+	progress(c.spec.Log, "formatting storage of %d node(s) under %s (cluster id %s)", len(c.nodes), c.root, id)
+	errs := make([]error, len(c.nodes))
+	var wg sync.WaitGroup
+	for i, n := range c.nodes {
+		wg.Go(func() { errs[i] = c.formatNode(ctx, n, id, java, jars) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (c *processCluster) formatNode(ctx context.Context, n nodeAddr, clusterID string, java JavaRuntime, jars string) error {
+	logFile, err := os.Create(c.logPath(n))
+	if err != nil {
+		return fmt.Errorf("broker %d: log: %w", n.ID, err)
+	}
+	defer logFile.Close()
+	cmd := exec.Command(java.Path, "-Xmx256m",
+		"-Dlog4j2.configurationFile="+c.log4jPath(),
+		"-cp", filepath.Join(jars, "*"),
+		"kafka.tools.StorageTool", "format", "-t", clusterID, "-c", c.propsPath(n))
+	cmd.Dir = c.nodeDir(n)
+	tail := &tailBuffer{max: logTailBytes}
+	if err := runTool(ctx, cmd, io.MultiWriter(logFile, tail)); err != nil {
+		return fmt.Errorf("broker %d: format storage: %w: %s", n.ID, err, tail)
+	}
+	return nil
+}
+
+// launch starts node n's JVM with its output appended to its log file.
+func (c *processCluster) launch(n nodeAddr, java JavaRuntime, jars string) error {
+	logPath := c.logPath(n)
+	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("broker %d: log: %w", n.ID, err)
+	}
+	// The child holds its own descriptor; ours is not needed after Start.
+	defer logFile.Close()
+	args := []string{
+		"-Xmx" + c.spec.Heap, "-Xms" + c.spec.Heap,
+		// The JVM flags of Kafka's own start scripts, so that numbers match
+		// a stock broker.
+		"-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+		"-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent",
+		"-Djava.awt.headless=true",
+		"-Dlog4j2.configurationFile=" + c.log4jPath(),
+		"-cp", filepath.Join(jars, "*"),
+		"kafka.Kafka", c.propsPath(n),
+	}
+	cmd := exec.Command(java.Path, args...)
+	cmd.Dir = c.nodeDir(n)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	p, err := startProc(cmd)
+	if err != nil {
+		return fmt.Errorf("broker %d: start: %w", n.ID, err)
+	}
+	c.brokers = append(c.brokers, &broker{addr: n, logPath: logPath, proc: p})
+	progress(c.spec.Log, "broker %d: started, pid %d, port %d, log %s", n.ID, p.pid(), n.BrokerPort, logPath)
+	return nil
+}
+
+// Bootstrap returns every broker's PLAINTEXT address.
+func (c *processCluster) Bootstrap() []string {
+	addrs := make([]string, len(c.nodes))
+	for i, n := range c.nodes {
+		addrs[i] = n.bootstrap()
+	}
+	return addrs
+}
+
+// Provider returns "process".
+func (c *processCluster) Provider() string { return "process" }
+
+// KafkaVersion returns the version whose jars the brokers run (ResolveJars
+// checks that kafka_2.13-<version>.jar is on the classpath).
+func (c *processCluster) KafkaVersion() string { return c.spec.KafkaVersion }
+
+// IsKafka returns true.
+func (c *processCluster) IsKafka() bool { return true }
+
+// Nodes returns the number of brokers.
+func (c *processCluster) Nodes() int { return c.spec.Nodes }
+
+// BrokerConfig returns a copy of the configuration applied to every broker
+// (EffectiveBrokerConfig), without the per-node layout settings.
+func (c *processCluster) BrokerConfig() map[string]string { return maps.Clone(c.cfg) }
+
+// PIDs returns the broker JVMs' process ids, in node order.
+func (c *processCluster) PIDs() []int {
+	pids := make([]int, len(c.brokers))
+	for i, b := range c.brokers {
+		pids[i] = b.proc.pid()
+	}
+	return pids
+}
+
+// LogDir returns the directory of the broker-<id>.log files.
+func (c *processCluster) LogDir() string { return c.logDir }
+
+// Stop asks every broker for a controlled shutdown (SIGTERM), waits up to
+// 20 s or until ctx ends, kills the brokers still running (SIGKILL), waits
+// until every JVM has been reaped, and removes the temporary work directory
+// if the cluster created one. Pass a live context: one that has already
+// ended means "kill now". Stop is idempotent (later calls return the first
+// result) and safe on a partially started cluster. A broker that had died
+// before Stop is reported as an error naming it.
+func (c *processCluster) Stop(ctx context.Context) error {
+	c.stopOnce.Do(func() { c.stopErr = c.stop(ctx) })
+	return c.stopErr
+}
+
+func (c *processCluster) stop(ctx context.Context) error {
+	var errs []error
+	for _, b := range c.brokers {
+		if b.proc.exited() {
+			if b.exitReported {
+				continue
+			}
+			errs = append(errs, fmt.Errorf("broker %d: had exited before stop (%v); %s ends:\n%s",
+				b.addr.ID, b.proc.err, b.logPath, fileTail(b.logPath, logTailBytes)))
+			continue
+		}
+		if err := b.proc.signal(syscall.SIGTERM); err != nil {
+			errs = append(errs, fmt.Errorf("broker %d: stop: %w", b.addr.ID, err))
+		}
+	}
+	graceCtx, cancel := context.WithTimeout(ctx, stopGrace)
+	defer cancel()
+	if !c.waitExited(graceCtx) {
+		for _, b := range c.brokers {
+			if b.proc.exited() {
+				continue
+			}
+			progress(c.spec.Log, "broker %d: still running after SIGTERM; killing pid %d", b.addr.ID, b.proc.pid())
+			if err := b.proc.signal(syscall.SIGKILL); err != nil {
+				errs = append(errs, fmt.Errorf("broker %d: kill: %w", b.addr.ID, err))
+			}
+		}
+		killCtx, cancel := context.WithTimeout(context.Background(), killWait)
+		defer cancel()
+		if !c.waitExited(killCtx) {
+			for _, b := range c.brokers {
+				if !b.proc.exited() {
+					errs = append(errs, fmt.Errorf("broker %d: pid %d still running %v after SIGKILL", b.addr.ID, b.proc.pid(), killWait))
+				}
+			}
+		}
+	}
+	if c.ownsRoot && c.allExited() {
+		if err := os.RemoveAll(c.root); err != nil {
+			errs = append(errs, fmt.Errorf("cluster: remove work dir: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c *processCluster) allExited() bool {
+	for _, b := range c.brokers {
+		if !b.proc.exited() {
+			return false
+		}
+	}
+	return true
+}
+
+// waitExited waits until every started broker has been reaped, or ctx
+// ends; it reports whether all have.
+func (c *processCluster) waitExited(ctx context.Context) bool {
+	for _, b := range c.brokers {
+		select {
+		case <-b.proc.done:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
+}
+
+// pickPorts returns n distinct ports that were free on the loopback
+// interface a moment ago: all are held open together, then released. A
+// broker may still lose one to another process before binding it; Start
+// retries once with new ports when that happens. A variable so tests can
+// force a clash.
+var pickPorts = func(n int) ([]int, error) {
+	ports := make([]int, 0, n)
+	for range n {
+		ln, err := net.Listen("tcp", net.JoinHostPort(loopback, "0"))
+		if err != nil {
+			return nil, err
+		}
+		defer ln.Close()
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// newClusterID returns a random KRaft cluster id the way Kafka's
+// Uuid.randomUuid does (what `kafka-storage random-uuid` prints): a version
+// 4 UUID in unpadded URL-safe base64, never starting with '-'. Generating
+// it here saves a JVM start per cluster.
+func newClusterID() (string, error) {
+	for {
+		var b [16]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", err
+		}
+		b[6] = b[6]&0x0f | 0x40 // version 4
+		b[8] = b[8]&0x3f | 0x80 // IETF variant
+		if id := base64.RawURLEncoding.EncodeToString(b[:]); id[0] != '-' {
+			return id, nil
+		}
+	}
+}
+
+// log4j2Properties sends broker logs to stdout, which Start points at the
+// node's log file, at Kafka's usual levels (request logging off).
+const log4j2Properties = `# Written by sharebench (infra, process provider).
+status = warn
+name = sharebench-broker
+appender.stdout.type = Console
+appender.stdout.name = STDOUT
+appender.stdout.target = SYSTEM_OUT
+appender.stdout.layout.type = PatternLayout
+appender.stdout.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = INFO
+rootLogger.appenderRef.stdout.ref = STDOUT
+logger.request.name = kafka.request.logger
+logger.request.level = WARN
+logger.requestchannel.name = kafka.network.RequestChannel$
+logger.requestchannel.level = WARN
+`

@@ -1,0 +1,413 @@
+package infra
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The integration tests below start real Kafka brokers. They are skipped
+// with -short and where java or mvn is missing. The first run resolves the
+// jars with Maven into the user's cache (about a minute); later runs reuse it.
+
+// helperEnv makes the test binary act as a tiny harness (see TestMain).
+const helperEnv = "SHAREBENCH_INFRA_TEST_HELPER"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(helperEnv); mode != "" {
+		os.Exit(runHelper(mode))
+	}
+	os.Exit(m.Run())
+}
+
+// runHelper is a minimal harness: it starts a one-node cluster, prints
+// "PIDS <pid>..." and "READY", and waits for SIGINT or SIGTERM, then stops
+// the cluster (through a deferred Stop, as the CLI does) and exits 0.
+func runHelper(mode string) int {
+	if mode != "hold-cluster" {
+		fmt.Fprintf(os.Stderr, "unknown helper mode %q\n", mode)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	c, err := (&ProcessProvider{}).Start(ctx, ClusterSpec{Log: os.Stderr, LogDir: os.Getenv("HELPER_LOG_DIR")})
+	if err != nil {
+		fmt.Println("ERROR", err)
+		return 1
+	}
+	defer func() {
+		if err := c.Stop(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, "stop:", err)
+		}
+	}()
+	pids := make([]string, 0, len(c.PIDs()))
+	for _, pid := range c.PIDs() {
+		pids = append(pids, strconv.Itoa(pid))
+	}
+	fmt.Println("PIDS", strings.Join(pids, " "))
+	fmt.Println("READY")
+	<-ctx.Done()
+	return 0
+}
+
+var (
+	resolveOnce sync.Once
+	resolveErr  error
+)
+
+// requireKafka skips the test unless real brokers can run here, and
+// resolves the jars once for all tests.
+func requireKafka(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts Kafka brokers; skipped with -short")
+	}
+	if _, err := exec.LookPath("java"); err != nil {
+		t.Skipf("skipping: %v (java not found on PATH: install a Java 17+ runtime)", err)
+	}
+	dir, err := JarDir(DefaultKafkaVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !jarsComplete(dir, DefaultKafkaVersion) {
+		if _, err := exec.LookPath("mvn"); err != nil {
+			t.Skipf("skipping: Kafka jars not cached in %s and mvn not found on PATH (install Maven)", dir)
+		}
+	}
+	resolveOnce.Do(func() {
+		began := time.Now()
+		_, resolveErr = ResolveJars(context.Background(), DefaultKafkaVersion, testLog{t})
+		t.Logf("jars ready in %v", time.Since(began).Round(time.Millisecond))
+	})
+	if resolveErr != nil {
+		t.Fatalf("resolve jars: %v", resolveErr)
+	}
+}
+
+// testLog sends progress lines to the test log.
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(b []byte) (int, error) {
+	l.t.Log(strings.TrimRight(string(b), "\n"))
+	return len(b), nil
+}
+
+// startForTest starts a cluster and registers a clean-up that stops it and
+// kills any broker left, so that a failing test leaves no JVM behind.
+func startForTest(t *testing.T, spec ClusterSpec) (*processCluster, time.Duration) {
+	t.Helper()
+	spec.Log = testLog{t}
+	began := time.Now()
+	c, err := (&ProcessProvider{}).Start(context.Background(), spec)
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	elapsed := time.Since(began)
+	pc := c.(*processCluster)
+	t.Cleanup(func() {
+		c.Stop(context.Background())
+		killAll(pc.PIDs())
+	})
+	return pc, elapsed
+}
+
+func killAll(pids []int) {
+	for _, pid := range pids {
+		if processAlive(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// assertGone fails for every pid still alive within wait.
+func assertGone(t *testing.T, pids []int, wait time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for _, pid := range pids {
+		for processAlive(pid) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if processAlive(pid) {
+			t.Errorf("broker pid %d still running", pid)
+		}
+	}
+}
+
+func TestProcessOneNode(t *testing.T) {
+	requireKafka(t)
+	logDir := t.TempDir()
+	c, startTime := startForTest(t, ClusterSpec{Nodes: 1, LogDir: logDir})
+	t.Logf("1 node: started in %v", startTime.Round(time.Millisecond))
+
+	if c.Provider() != "process" || !c.IsKafka() || c.KafkaVersion() != DefaultKafkaVersion || c.Nodes() != 1 {
+		t.Errorf("identity: %q, IsKafka %v, version %q, nodes %d", c.Provider(), c.IsKafka(), c.KafkaVersion(), c.Nodes())
+	}
+	if got := c.BrokerConfig()["share.coordinator.state.topic.replication.factor"]; got != "1" {
+		t.Errorf("share coordinator state RF %q, want 1 on one node", got)
+	}
+	pids := c.PIDs()
+	if len(pids) != 1 || !processAlive(pids[0]) {
+		t.Fatalf("PIDs %v: want one live broker", pids)
+	}
+	if b := c.Bootstrap(); len(b) != 1 || !strings.HasPrefix(b[0], "127.0.0.1:") {
+		t.Errorf("bootstrap %v: want one 127.0.0.1 address", b)
+	}
+	if c.LogDir() != logDir {
+		t.Errorf("log dir %q, want %q", c.LogDir(), logDir)
+	}
+	if log, err := os.ReadFile(filepath.Join(logDir, "broker-1.log")); err != nil || !strings.Contains(string(log), "Kafka Server started") {
+		t.Errorf("broker-1.log: %v; want the broker's own log lines (len %d)", err, len(log))
+	}
+
+	rt := checkCluster(t, c, 1)
+	t.Logf("1 node: share group consumed its first record in %v", rt.shareConsume.Round(time.Millisecond))
+
+	root := c.root
+	began := time.Now()
+	if err := c.Stop(context.Background()); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	t.Logf("1 node: stopped in %v", time.Since(began).Round(time.Millisecond))
+	assertGone(t, pids, 0)
+	if _, err := os.Stat(root); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("temporary work dir %s not removed: %v", root, err)
+	}
+	if err := c.Stop(context.Background()); err != nil {
+		t.Errorf("second stop: %v", err)
+	}
+}
+
+func TestProcessThreeNodes(t *testing.T) {
+	requireKafka(t)
+	c, startTime := startForTest(t, ClusterSpec{Nodes: 3, WorkDir: t.TempDir()})
+	t.Logf("3 nodes: started in %v", startTime.Round(time.Millisecond))
+	pids := c.PIDs()
+	if len(pids) != 3 {
+		t.Fatalf("PIDs %v: want 3", pids)
+	}
+	if got := c.BrokerConfig()["share.coordinator.state.topic.min.isr"]; got != "2" {
+		t.Errorf("share coordinator state min ISR %q, want 2 on three nodes", got)
+	}
+	rt := checkCluster(t, c, 3)
+	t.Logf("3 nodes: share group consumed its first record in %v", rt.shareConsume.Round(time.Millisecond))
+
+	began := time.Now()
+	if err := c.Stop(context.Background()); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	t.Logf("3 nodes: stopped in %v", time.Since(began).Round(time.Millisecond))
+	assertGone(t, pids, 0)
+	if _, err := os.Stat(c.root); err != nil {
+		t.Errorf("a caller's work dir must be kept: %v", err)
+	}
+}
+
+// jvmsUnder returns the pids of live java processes whose command line
+// mentions dir: the brokers and tools of a cluster whose work dir is there.
+func jvmsUnder(dir string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.Contains(string(cmdline), dir) && strings.Contains(string(cmdline), "java") && processAlive(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func TestProcessStartFailureStopsEverything(t *testing.T) {
+	requireKafka(t)
+	work := t.TempDir()
+	began := time.Now()
+	// A class only the running broker loads: storage formatting passes, the
+	// broker dies during start-up.
+	c, err := (&ProcessProvider{}).Start(context.Background(), ClusterSpec{
+		Nodes:        1,
+		WorkDir:      work,
+		StartTimeout: 3 * time.Minute,
+		BrokerConfig: map[string]string{"authorizer.class.name": "no.such.Authorizer"},
+		Log:          testLog{t},
+	})
+	elapsed := time.Since(began)
+	defer killAll(jvmsUnder(work))
+	if err == nil {
+		c.Stop(context.Background())
+		t.Fatal("start succeeded with a broker that cannot start")
+	}
+	t.Logf("failed in %v with: %v", elapsed.Round(time.Millisecond), err)
+	if !strings.Contains(err.Error(), "exited during start-up") || !strings.Contains(err.Error(), "no.such.Authorizer") {
+		t.Errorf("error does not say which broker died and why (log tail): %v", err)
+	}
+	if elapsed > time.Minute {
+		t.Errorf("start took %v to notice a dead broker; want it at once", elapsed)
+	}
+	if left := jvmsUnder(work); len(left) > 0 {
+		t.Errorf("JVMs left running after a failed start: %v", left)
+	}
+}
+
+func TestProcessRetriesOnPortClash(t *testing.T) {
+	requireKafka(t)
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	takenPort := taken.Addr().(*net.TCPAddr).Port
+
+	real := pickPorts
+	calls := 0
+	pickPorts = func(n int) ([]int, error) {
+		calls++
+		ports, err := real(n)
+		if calls == 1 && err == nil {
+			ports[0] = takenPort // node 1's client port is in use
+		}
+		return ports, err
+	}
+	defer func() { pickPorts = real }()
+
+	// Three nodes: node 1 dies on the taken port while nodes 2 and 3 run
+	// on, so the failed attempt must stop live brokers before the retry.
+	work := t.TempDir()
+	c, _ := startForTest(t, ClusterSpec{Nodes: 3, WorkDir: work})
+	if calls != 2 {
+		t.Errorf("ports picked %d times, want 2 (one retry)", calls)
+	}
+	if c.Bootstrap()[0] == net.JoinHostPort("127.0.0.1", strconv.Itoa(takenPort)) {
+		t.Errorf("cluster claims the port held by the test: %v", c.Bootstrap())
+	}
+	running, pids := jvmsUnder(work), c.PIDs()
+	slices.Sort(running)
+	slices.Sort(pids)
+	if !slices.Equal(running, pids) {
+		t.Errorf("JVMs under the work dir %v, want only the cluster's brokers %v: the failed attempt left some", running, pids)
+	}
+}
+
+// startHelper runs the test binary as a harness holding a one-node cluster
+// and returns it once the cluster is ready, with the broker pids.
+func startHelper(t *testing.T) (*exec.Cmd, []int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=hold-cluster", "HELPER_LOG_DIR="+t.TempDir())
+	cmd.Stderr = testLog{t}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		killAll(pids)
+	})
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	timeout := time.After(3 * time.Minute)
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				t.Fatal("helper exited before READY")
+			}
+			switch f := strings.Fields(line); {
+			case len(f) > 0 && f[0] == "PIDS":
+				for _, s := range f[1:] {
+					pid, _ := strconv.Atoi(s)
+					pids = append(pids, pid)
+				}
+			case line == "READY":
+				if len(pids) == 0 {
+					t.Fatal("helper printed no broker pids")
+				}
+				go func() {
+					for range lines { // drain until the helper exits
+					}
+				}()
+				return cmd, pids
+			default:
+				t.Logf("helper: %s", line)
+			}
+		case <-timeout:
+			t.Fatal("helper not ready within 3m")
+		}
+	}
+}
+
+// waitExit waits up to d for cmd to exit and returns its state.
+func waitExit(t *testing.T, cmd *exec.Cmd, d time.Duration) *os.ProcessState {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return cmd.ProcessState
+	case <-time.After(d):
+		t.Fatalf("helper still running %v after the signal", d)
+		return nil
+	}
+}
+
+func TestProcessNoOrphansOnInterrupt(t *testing.T) {
+	requireKafka(t)
+	cmd, pids := startHelper(t)
+	for _, pid := range pids {
+		if !processAlive(pid) {
+			t.Fatalf("broker pid %d not running while the harness holds the cluster", pid)
+		}
+	}
+	began := time.Now()
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	state := waitExit(t, cmd, stopGrace+killWait+10*time.Second)
+	t.Logf("harness exited %v after SIGINT: %v", time.Since(began).Round(time.Millisecond), state)
+	if !state.Success() {
+		t.Errorf("harness exit %v after Ctrl-C, want a clean exit", state)
+	}
+	// Stop returned only after reaping: nothing may be left at exit.
+	assertGone(t, pids, 0)
+}
+
+func TestProcessNoOrphansOnHarnessKill(t *testing.T) {
+	requireKafka(t)
+	cmd, pids := startHelper(t)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitExit(t, cmd, 10*time.Second)
+	began := time.Now()
+	// No Stop ran: only the parent-death signal can have ended the JVMs.
+	assertGone(t, pids, 5*time.Second)
+	t.Logf("brokers gone %v after the harness was killed", time.Since(began).Round(time.Millisecond))
+}

@@ -1,0 +1,186 @@
+package infra
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// brokerExitError is a broker JVM that exited while the cluster started.
+type brokerExitError struct {
+	ID   int
+	Err  error  // the process's exit status
+	Log  string // its log file
+	Tail string // the end of its log
+}
+
+func (e *brokerExitError) Error() string {
+	return fmt.Sprintf("broker %d: exited during start-up (%v); %s ends:\n%s", e.ID, e.Err, e.Log, e.Tail)
+}
+
+// Unwrap also yields errPortClash when the log says a port was taken, so
+// that Start retries with new ports.
+func (e *brokerExitError) Unwrap() []error {
+	errs := []error{e.Err}
+	if strings.Contains(e.Tail, "Address already in use") {
+		errs = append(errs, errPortClash)
+	}
+	return errs
+}
+
+// readyStep is one check of waitReady, retried until it passes.
+type readyStep struct {
+	what string
+	try  func(ctx context.Context) error
+}
+
+// waitReady returns once the cluster serves clients, judged through a
+// client rather than log lines: metadata lists every broker and a
+// controller; a probe topic replicated on every broker is created, accepts a
+// record with acks=all, and is deleted. Each step is retried with backoff
+// until ctx ends. If a broker JVM exits meanwhile, waitReady fails at once
+// with the end of its log.
+func (c *processCluster) waitReady(ctx context.Context) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stopWatching := c.watchExits(cancel)
+	defer stopWatching()
+
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(c.Bootstrap()...),
+		kgo.DialTimeout(2*time.Second),
+		kgo.MetadataMinAge(200*time.Millisecond),
+		kgo.RetryBackoffFn(func(int) time.Duration { return 200 * time.Millisecond }),
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.ProducerLinger(0),
+	)
+	if err != nil {
+		return fmt.Errorf("cluster: readiness client: %w", err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+
+	n := len(c.nodes)
+	topic := "sharebench-probe-" + randomHex(4)
+	steps := []readyStep{
+		{fmt.Sprintf("metadata lists %d broker(s) and a controller", n), func(ctx context.Context) error {
+			md, err := adm.BrokerMetadata(ctx)
+			if err != nil {
+				return err
+			}
+			if len(md.Brokers) < n {
+				return fmt.Errorf("%d of %d brokers registered", len(md.Brokers), n)
+			}
+			if md.Controller < 0 {
+				return errors.New("no controller")
+			}
+			return nil
+		}},
+		{fmt.Sprintf("create probe topic %q (replication factor %d)", topic, n), func(ctx context.Context) error {
+			_, err := adm.CreateTopic(ctx, 1, int16(n), nil, topic)
+			if errors.Is(err, kerr.TopicAlreadyExists) {
+				return nil // an earlier attempt got through after all
+			}
+			return err
+		}},
+		{fmt.Sprintf("produce to probe topic %q", topic), func(ctx context.Context) error {
+			return cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("probe")}).FirstErr()
+		}},
+		{fmt.Sprintf("delete probe topic %q", topic), func(ctx context.Context) error {
+			_, err := adm.DeleteTopic(ctx, topic)
+			if errors.Is(err, kerr.UnknownTopicOrPartition) {
+				return nil
+			}
+			return err
+		}},
+	}
+	for _, s := range steps {
+		if err := retryUntil(ctx, s); err != nil {
+			if exit, ok := errors.AsType[*brokerExitError](context.Cause(ctx)); ok {
+				return exit
+			}
+			return fmt.Errorf("cluster: not ready: %w", err)
+		}
+	}
+	c.noteVersion(ctx, adm)
+	return nil
+}
+
+// retryUntil runs step until it passes or ctx ends, backing off from 100 ms
+// to 1 s between attempts, each attempt bounded to 10 s.
+func retryUntil(ctx context.Context, step readyStep) error {
+	backoff := 100 * time.Millisecond
+	for {
+		attemptCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := step.try(attemptCtx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("%s: %w (last attempt: %v)", step.what, context.Cause(ctx), err)
+		case <-t.C:
+		}
+		backoff = min(2*backoff, time.Second)
+	}
+}
+
+// watchExits cancels ctx (through cancel) with a *brokerExitError as soon
+// as any started broker exits. The returned function ends the watch and
+// waits for its goroutines.
+func (c *processCluster) watchExits(cancel context.CancelCauseFunc) (stop func()) {
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, b := range c.brokers {
+		wg.Go(func() {
+			select {
+			case <-b.proc.done:
+				cancel(&brokerExitError{ID: b.addr.ID, Err: b.proc.err, Log: b.logPath, Tail: fileTail(b.logPath, logTailBytes)})
+			case <-quit:
+			}
+		})
+	}
+	return func() {
+		close(quit)
+		wg.Wait()
+	}
+}
+
+// noteVersion logs the Kafka release the brokers' ApiVersions look like, a
+// cross-check of the jars' version (patch releases are indistinguishable).
+func (c *processCluster) noteVersion(ctx context.Context, adm *kadm.Client) {
+	if c.spec.Log == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	vs, err := adm.ApiVersions(ctx)
+	if err != nil {
+		progress(c.spec.Log, "ApiVersions: %v", err)
+		return
+	}
+	for _, v := range vs.Sorted() {
+		if v.Err == nil {
+			progress(c.spec.Log, "broker %d: jars Kafka %s, ApiVersions look like Kafka %s", v.NodeID, c.spec.KafkaVersion, v.VersionGuess())
+			return
+		}
+	}
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,94 @@
+package results
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestLedgerAuditClassifiesEveryRecordOnce(t *testing.T) {
+	// 2 producers × 100 records. Producer 0: all produced; 0-59 completed
+	// once, 60-69 completed twice, 70-79 archived, 80-89 delivered only,
+	// 90-99 never delivered. Producer 1: 0-49 produced and completed.
+	l := NewLedger(2, 100)
+	for s := uint64(0); s < 100; s++ {
+		l.Produced(0, s)
+	}
+	for s := uint64(0); s < 90; s++ {
+		l.Delivered(0, s)
+	}
+	for s := uint64(0); s < 70; s++ {
+		if l.Completed(0, s) {
+			t.Fatalf("first completion of %d reported as duplicate", s)
+		}
+	}
+	for s := uint64(60); s < 70; s++ {
+		if !l.Completed(0, s) {
+			t.Fatalf("second completion of %d not reported as duplicate", s)
+		}
+	}
+	for s := uint64(70); s < 80; s++ {
+		l.Archived(0, s)
+	}
+	for s := uint64(0); s < 50; s++ {
+		l.Produced(1, s)
+		l.Delivered(1, s)
+		l.Completed(1, s)
+	}
+	got := l.Audit()
+	want := Audit{Produced: 150, CompletedOnce: 60 + 50, Duplicates: 10, DuplicateCompletions: 10,
+		Archived: 10, InFlight: 10, Lost: 10, Balanced: true}
+	if got != want {
+		t.Fatalf("audit\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestLedgerUnbalancedWhenAConsumedRecordWasNeverAcked(t *testing.T) {
+	l := NewLedger(1, 10)
+	l.Produced(0, 0)
+	l.Completed(0, 0)
+	l.Completed(0, 1) // consumed, but its produce was never acknowledged
+	a := l.Audit()
+	if a.Balanced || a.Unacknowledged != 1 {
+		t.Fatalf("want unbalanced with 1 unacknowledged, got %+v", a)
+	}
+}
+
+func TestLedgerUnbalancedOnDoubleProduceAck(t *testing.T) {
+	l := NewLedger(1, 10)
+	l.Produced(0, 3)
+	l.Produced(0, 3)
+	if a := l.Audit(); a.Balanced || a.Produced != 2 {
+		t.Fatalf("a record acknowledged twice must unbalance the audit, got %+v", a)
+	}
+}
+
+func TestLedgerOutOfBoundsIsForeign(t *testing.T) {
+	l := NewLedger(1, 10)
+	l.Completed(0, 10)
+	l.Delivered(5, 0)
+	l.Foreign()
+	if a := l.Audit(); a.Foreign != 3 || a.Balanced {
+		t.Fatalf("want 3 foreign and unbalanced, got %+v", a)
+	}
+}
+
+func TestLedgerConcurrentMarks(t *testing.T) {
+	const n = 10000
+	l := NewLedger(4, n)
+	var wg sync.WaitGroup
+	for p := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for s := uint64(0); s < n; s++ {
+				l.Produced(uint32(p), s)
+				l.Delivered(uint32(p), s)
+				l.Completed(uint32(p), s)
+			}
+		}()
+	}
+	wg.Wait()
+	if a := l.Audit(); a.CompletedOnce != 4*n || !a.Balanced {
+		t.Fatalf("got %+v", a)
+	}
+}

@@ -1,0 +1,272 @@
+package results
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Window is the measurement window of a run in Clock nanoseconds: records
+// whose intended send time falls in [Start, End) are measured; completions
+// in [Start, End) make the throughput.
+type Window struct {
+	Start, End int64
+}
+
+// Contains reports whether ns lies in the window.
+func (w Window) Contains(ns int64) bool { return ns >= w.Start && ns < w.End }
+
+// Seconds is the window's length.
+func (w Window) Seconds() float64 { return float64(w.End-w.Start) / 1e9 }
+
+// Recorder gathers everything one run measures. Producers and consumer
+// members each take their own shard (ProducerShard, MemberShard) so the hot
+// path contends only with itself; shards merge when the run ends.
+type Recorder struct {
+	Clock  *Clock
+	Run    uint64 // RunTag stamped into this run's records
+	window atomic.Pointer[Window]
+	Ledger *Ledger
+	Series *Series
+
+	mu        sync.Mutex
+	producers []*ProducerShard
+	members   []*MemberShard
+}
+
+// NewRecorder prepares a recorder; series covers the run's maximum length.
+// The measurement window starts empty: SetWindow fixes it once the group is
+// ready and the schedule's start is known.
+func NewRecorder(clock *Clock, run uint64, ledger *Ledger, series *Series) *Recorder {
+	r := &Recorder{Clock: clock, Run: run, Ledger: ledger, Series: series}
+	r.window.Store(&Window{})
+	return r
+}
+
+// SetWindow fixes the measurement window.
+func (r *Recorder) SetWindow(w Window) { r.window.Store(&w) }
+
+// Window returns the measurement window.
+func (r *Recorder) Window() Window { return *r.window.Load() }
+
+func (r *Recorder) inWindow(ns int64) bool { return r.window.Load().Contains(ns) }
+
+// ProducerShard records one producer's sends.
+type ProducerShard struct {
+	r           *Recorder
+	mu          sync.Mutex
+	publish     *hdrhistogram.Histogram // broker ack − actual send
+	scheduleLag *hdrhistogram.Histogram // actual send − intended send
+	Sent        atomic.Int64
+	Acked       atomic.Int64
+	AckedWindow atomic.Int64 // acked records whose intended send time is in the window
+	Failed      atomic.Int64
+}
+
+// ProducerShard returns a new shard for one producer.
+func (r *Recorder) ProducerShard() *ProducerShard {
+	s := &ProducerShard{r: r, publish: NewLatencyHistogram(), scheduleLag: NewLatencyHistogram()}
+	r.mu.Lock()
+	r.producers = append(r.producers, s)
+	r.mu.Unlock()
+	return s
+}
+
+// Acked records a produce acknowledged by the broker at ackNs.
+func (s *ProducerShard) RecordAck(st Stamp, ackNs int64) {
+	s.Acked.Add(1)
+	s.r.Ledger.Produced(st.Producer, st.Seq)
+	s.r.Series.Add(Produced, ackNs, 1)
+	if !s.r.inWindow(st.Intended) {
+		return
+	}
+	s.AckedWindow.Add(1)
+	s.mu.Lock()
+	RecordNanos(s.publish, ackNs-st.Sent)
+	RecordNanos(s.scheduleLag, st.Sent-st.Intended)
+	s.mu.Unlock()
+}
+
+// RecordFailure counts a produce the client gave up on.
+func (s *ProducerShard) RecordFailure() { s.Failed.Add(1) }
+
+// MemberShard records one consumer member's deliveries and completions.
+type MemberShard struct {
+	r          *Recorder
+	mu         sync.Mutex
+	delivery   *hdrhistogram.Histogram // handed to a worker − intended send
+	completion *hdrhistogram.Histogram // completed − intended send
+	queue      *hdrhistogram.Histogram // handed to a worker − broker append time
+	hold       *hdrhistogram.Histogram // completed − handed to a worker
+	pollSize   *hdrhistogram.Histogram // records per non-empty poll (count, not µs)
+
+	Polls, EmptyPolls atomic.Int64
+	Delivered         atomic.Int64
+	Completed         atomic.Int64 // completions at any time
+	CompletedInWindow atomic.Int64
+	Redelivered       atomic.Int64
+	Released          atomic.Int64
+	Rejected          atomic.Int64
+	Retried           atomic.Int64
+	LockExpired       atomic.Int64
+	Duplicates        atomic.Int64
+	AckErrors         atomic.Int64 // acknowledgements or commits the broker refused
+	// DeliveryCounts[i] counts deliveries with delivery count i+1 (the last
+	// slot holds every count beyond).
+	DeliveryCounts [10]atomic.Int64
+}
+
+// MemberShard returns a new shard for one consumer member.
+func (r *Recorder) MemberShard() *MemberShard {
+	s := &MemberShard{r: r, delivery: NewLatencyHistogram(), completion: NewLatencyHistogram(),
+		queue: NewLatencyHistogram(), hold: NewLatencyHistogram(), pollSize: hdrhistogram.New(1, 1_000_000, 3)}
+	r.mu.Lock()
+	r.members = append(r.members, s)
+	r.mu.Unlock()
+	return s
+}
+
+// RecordPoll counts one poll that returned n records.
+func (s *MemberShard) RecordPoll(n int) {
+	s.Polls.Add(1)
+	if n == 0 {
+		s.EmptyPolls.Add(1)
+		return
+	}
+	s.mu.Lock()
+	_ = s.pollSize.RecordValue(int64(n))
+	s.mu.Unlock()
+}
+
+// RecordDelivery records a record handed to a worker at nowNs. deliveryCount
+// is the broker's count for share groups (1 on first delivery) and 0 for
+// consumer groups; appendNs is the broker's log-append time.
+func (s *MemberShard) RecordDelivery(st Stamp, deliveryCount int32, appendNs, nowNs int64) {
+	s.Delivered.Add(1)
+	again := s.r.Ledger.Delivered(st.Producer, st.Seq)
+	s.r.Series.Add(Delivered, nowNs, 1)
+	if deliveryCount > 1 || (deliveryCount == 0 && again) {
+		s.Redelivered.Add(1)
+		s.r.Series.Add(Redelivered, nowNs, 1)
+	}
+	if deliveryCount > 0 {
+		s.DeliveryCounts[min(int(deliveryCount), len(s.DeliveryCounts))-1].Add(1)
+	}
+	if !s.r.inWindow(st.Intended) {
+		return
+	}
+	s.mu.Lock()
+	RecordNanos(s.delivery, nowNs-st.Intended)
+	RecordNanos(s.queue, nowNs-appendNs)
+	s.mu.Unlock()
+}
+
+// RecordCompletion records a record processed and accepted (share) or
+// committed-eligible (consumer group) at nowNs, handed to its worker at
+// deliveredNs. lockExpired says the completion came after the record's
+// acquisition deadline.
+func (s *MemberShard) RecordCompletion(st Stamp, deliveredNs, nowNs int64, lockExpired bool) {
+	s.Completed.Add(1)
+	if s.r.Ledger.Completed(st.Producer, st.Seq) {
+		s.Duplicates.Add(1)
+	}
+	s.r.Series.Add(Completed, nowNs, 1)
+	if lockExpired {
+		s.LockExpired.Add(1)
+		s.r.Series.Add(LockExpired, nowNs, 1)
+	}
+	if s.r.inWindow(nowNs) {
+		s.CompletedInWindow.Add(1)
+	}
+	s.mu.Lock()
+	RecordNanos(s.hold, nowNs-deliveredNs)
+	if s.r.inWindow(st.Intended) {
+		RecordNanos(s.completion, nowNs-st.Intended)
+	}
+	s.mu.Unlock()
+}
+
+// RecordRelease records a transient failure handed back to the broker
+// (share RELEASE). archived says the broker will archive it instead of
+// redelivering (the delivery count reached the limit).
+func (s *MemberShard) RecordRelease(st Stamp, nowNs int64, archived bool) {
+	s.Released.Add(1)
+	s.r.Series.Add(Released, nowNs, 1)
+	if archived {
+		s.r.Ledger.Archived(st.Producer, st.Seq)
+	}
+}
+
+// RecordRetry counts a transient failure retried in place (consumer group).
+func (s *MemberShard) RecordRetry(nowNs int64) {
+	s.Retried.Add(1)
+	s.r.Series.Add(Redelivered, nowNs, 1)
+}
+
+// RecordReject records a poison record: share REJECT, or a consumer-group
+// dead letter that is skipped.
+func (s *MemberShard) RecordReject(st Stamp, nowNs int64) {
+	s.Rejected.Add(1)
+	s.r.Ledger.Archived(st.Producer, st.Seq)
+	s.r.Series.Add(Rejected, nowNs, 1)
+}
+
+// Merged is the union of every shard of a run.
+type Merged struct {
+	Publish, ScheduleLag                     *hdrhistogram.Histogram
+	Delivery, Completion, Queue, Hold        *hdrhistogram.Histogram
+	PollSize                                 *hdrhistogram.Histogram
+	Sent, Acked, AckedWindow, ProduceFailed  int64
+	Polls, EmptyPolls, Delivered, Completed  int64
+	CompletedInWindow, Redelivered, Released int64
+	Rejected, Retried, LockExpired           int64
+	Duplicates, AckErrors                    int64
+	DeliveryCounts                           [10]int64
+	PerMember                                []int64 // completions per member, in shard order
+}
+
+// Merge folds all shards together.
+func (r *Recorder) Merge() Merged {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m := Merged{Publish: NewLatencyHistogram(), ScheduleLag: NewLatencyHistogram(),
+		Delivery: NewLatencyHistogram(), Completion: NewLatencyHistogram(),
+		Queue: NewLatencyHistogram(), Hold: NewLatencyHistogram(), PollSize: hdrhistogram.New(1, 1_000_000, 3)}
+	for _, p := range r.producers {
+		p.mu.Lock()
+		m.Publish.Merge(p.publish)
+		m.ScheduleLag.Merge(p.scheduleLag)
+		p.mu.Unlock()
+		m.Sent += p.Sent.Load()
+		m.Acked += p.Acked.Load()
+		m.AckedWindow += p.AckedWindow.Load()
+		m.ProduceFailed += p.Failed.Load()
+	}
+	for _, s := range r.members {
+		s.mu.Lock()
+		m.Delivery.Merge(s.delivery)
+		m.Completion.Merge(s.completion)
+		m.Queue.Merge(s.queue)
+		m.Hold.Merge(s.hold)
+		m.PollSize.Merge(s.pollSize)
+		s.mu.Unlock()
+		m.Polls += s.Polls.Load()
+		m.EmptyPolls += s.EmptyPolls.Load()
+		m.Delivered += s.Delivered.Load()
+		m.Completed += s.Completed.Load()
+		m.CompletedInWindow += s.CompletedInWindow.Load()
+		m.Redelivered += s.Redelivered.Load()
+		m.Released += s.Released.Load()
+		m.Rejected += s.Rejected.Load()
+		m.Retried += s.Retried.Load()
+		m.LockExpired += s.LockExpired.Load()
+		m.Duplicates += s.Duplicates.Load()
+		m.AckErrors += s.AckErrors.Load()
+		for i := range s.DeliveryCounts {
+			m.DeliveryCounts[i] += s.DeliveryCounts[i].Load()
+		}
+		m.PerMember = append(m.PerMember, s.Completed.Load())
+	}
+	return m
+}

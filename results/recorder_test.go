@@ -1,0 +1,94 @@
+package results
+
+import (
+	"strings"
+	"testing"
+)
+
+// A hand-made run: 10 records intended 100 ms apart from t0; the window is
+// [t0+200ms, t0+700ms). Each is acked 2 ms after its send (sent 1 ms late),
+// delivered 5 ms and completed 15 ms after its intended time.
+func TestRecorderWindowAndLatencies(t *testing.T) {
+	const ms = int64(1e6)
+	t0 := int64(1_000_000_000_000)
+	series := NewSeries(t0, 5)
+	r := NewRecorder(NewClock(), 42, NewLedger(1, 10), series)
+	r.SetWindow(Window{Start: t0 + 200*ms, End: t0 + 700*ms})
+	p := r.ProducerShard()
+	m := r.MemberShard()
+	for i := int64(0); i < 10; i++ {
+		st := Stamp{Run: 42, Seq: uint64(i), Intended: t0 + i*100*ms, Sent: t0 + i*100*ms + ms}
+		p.RecordAck(st, st.Sent+2*ms)
+		m.RecordPoll(1)
+		m.RecordDelivery(st, 1, st.Sent+2*ms, st.Intended+5*ms)
+		m.RecordCompletion(st, st.Intended+5*ms, st.Intended+15*ms, false)
+	}
+	m.RecordPoll(0)
+	got := r.Merge()
+	// Intended times 200..600 ms are in the window: records 2-6.
+	if got.Completion.TotalCount() != 5 || got.Publish.TotalCount() != 5 || got.AckedWindow != 5 {
+		t.Fatalf("window counts: completion %d publish %d acked %d", got.Completion.TotalCount(), got.Publish.TotalCount(), got.AckedWindow)
+	}
+	// Completions at i*100+15 ms in [200, 700): i = 2..6.
+	if got.CompletedInWindow != 5 {
+		t.Fatalf("completed in window %d", got.CompletedInWindow)
+	}
+	if p := SummarizeMillis(got.Completion); p.P50 < 14.98 || p.P50 > 15.02 {
+		t.Fatalf("completion p50 %v, want 15", p.P50)
+	}
+	if p := SummarizeMillis(got.Publish); p.Max < 1.99 || p.Max > 2.01 {
+		t.Fatalf("publish max %v, want 2", p.Max)
+	}
+	if p := SummarizeMillis(got.ScheduleLag); p.Max < 0.99 || p.Max > 1.01 {
+		t.Fatalf("schedule lag %v, want 1", p.Max)
+	}
+	if got.Polls != 11 || got.EmptyPolls != 1 || got.DeliveryCounts[0] != 10 {
+		t.Fatalf("polls %d empty %d dc1 %d", got.Polls, got.EmptyPolls, got.DeliveryCounts[0])
+	}
+	// Seconds 0 holds records 0-9 (all within the first second).
+	if series.Count(Completed, 0) != 10 || series.Total(Produced, 0, 5) != 10 {
+		t.Fatalf("series completed %d produced %d", series.Count(Completed, 0), series.Total(Produced, 0, 5))
+	}
+	var b strings.Builder
+	if err := series.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "second,produced,delivered,completed,redelivered,released,rejected,lock_expired,in_flight\n0,10,10,10,0,0,0,0,0\n"
+	if b.String() != want {
+		t.Fatalf("csv\n%q\nwant\n%q", b.String(), want)
+	}
+}
+
+func TestRedeliveriesAndReleases(t *testing.T) {
+	r := NewRecorder(NewClock(), 1, NewLedger(1, 4), NewSeries(0, 2))
+	m := r.MemberShard()
+	st := Stamp{Run: 1, Seq: 2}
+	m.RecordDelivery(st, 1, 0, 0)
+	m.RecordRelease(st, 0, false)
+	m.RecordDelivery(st, 2, 0, 0)
+	m.RecordRelease(st, 0, true) // limit reached: archived
+	r.Ledger.Produced(0, 2)
+	got := r.Merge()
+	a := r.Ledger.Audit()
+	if got.Redelivered != 1 || got.Released != 2 || got.DeliveryCounts[1] != 1 || a.Archived != 1 || !a.Balanced {
+		t.Fatalf("merged %+v audit %+v", got, a)
+	}
+}
+
+func TestValidityFlags(t *testing.T) {
+	ok := Check(ValidityInput{IsKafka: true, Audit: Audit{Produced: 1, CompletedOnce: 1, Balanced: true}})
+	if !ok.Valid {
+		t.Fatalf("clean run flagged: %+v", ok)
+	}
+	bad := Check(ValidityInput{IsKafka: false, Audit: Audit{Produced: 2, Lost: 1}, ScheduleLagP99Ms: 500,
+		Ceiling: Ceiling{RecordsPerSec: 100}, CompletedPerSec: 120})
+	codes := map[string]bool{}
+	for _, f := range bad.Flags {
+		codes[f.Code] = true
+	}
+	for _, c := range []string{"not_kafka", "audit_unbalanced", "lost_records", "schedule_lag", "above_ceiling"} {
+		if !codes[c] {
+			t.Errorf("missing flag %s in %+v", c, bad.Flags)
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package results
+
+import (
+	"time"
+)
+
+// SchemaVersion of run.json and campaign.json.
+const SchemaVersion = 1
+
+// RunRecord is everything a run reports: run.json.
+type RunRecord struct {
+	SchemaVersion int    `json:"schema_version"`
+	RunID         string `json:"run_id"`
+	Campaign      string `json:"campaign"`
+	ConsumerType  string `json:"consumer_type"` // "consumer" or "share"
+	Spec          any    `json:"spec"`          // the resolved run spec
+	StartedAt     string `json:"started_at"`    // UTC RFC 3339
+
+	Phases      Phases        `json:"phases"`
+	Throughput  Throughput    `json:"throughput"`
+	Latency     Latencies     `json:"latency"`
+	Polls       Polls         `json:"polls"`
+	Outcomes    Outcomes      `json:"outcomes"`
+	PerMember   []int64       `json:"per_member_completed"`
+	Audit       Audit         `json:"audit"`
+	Ceiling     Ceiling       `json:"ceiling"`
+	Validity    Validity      `json:"validity"`
+	Resources   CPUUsage      `json:"resources"` // CPU over the measurement window
+	Environment Environment   `json:"environment"`
+	Errors      []string      `json:"errors,omitempty"`
+	Files       []string      `json:"files"` // files written beside run.json
+	Elapsed     time.Duration `json:"-"`
+}
+
+// Phases are the run's phase lengths in seconds.
+type Phases struct {
+	GroupReadySec float64 `json:"group_ready_s"` // consumers started → group ready
+	WarmupSec     float64 `json:"warmup_s"`
+	MeasureSec    float64 `json:"measure_s"`
+	DrainSec      float64 `json:"drain_s"` // producers done → all records finished (or timeout)
+	DrainTimedOut bool    `json:"drain_timed_out"`
+}
+
+// Throughput figures are records per second over the measurement window.
+type Throughput struct {
+	OfferedPerSec   float64 `json:"offered_per_sec"`   // configured producer rate
+	ProducedPerSec  float64 `json:"produced_per_sec"`  // produce acks in the window / window
+	CompletedPerSec float64 `json:"completed_per_sec"` // completions in the window / window
+	// CompletedRatio is CompletedPerSec / ProducedPerSec: below 1 the
+	// consumers fell behind.
+	CompletedRatio float64 `json:"completed_ratio"`
+}
+
+// Latencies are HDR percentile summaries in milliseconds, over records whose
+// intended send time is in the measurement window.
+type Latencies struct {
+	CompletionMs  Percentiles `json:"completion_ms"`
+	DeliveryMs    Percentiles `json:"delivery_ms"`
+	PublishMs     Percentiles `json:"publish_ms"`
+	ScheduleLagMs Percentiles `json:"schedule_lag_ms"`
+	QueueMs       Percentiles `json:"queue_ms"`
+	HoldMs        Percentiles `json:"hold_ms"` // handed to a worker → completed, all records
+}
+
+// Polls describe the member poll loops.
+type Polls struct {
+	Count          int64       `json:"count"`
+	Empty          int64       `json:"empty"`
+	EmptyRatio     float64     `json:"empty_ratio"`
+	RecordsPerPoll Percentiles `json:"records_per_poll"` // non-empty polls; values are record counts
+}
+
+// Outcomes count what the workers did.
+type Outcomes struct {
+	Delivered            int64   `json:"delivered"`
+	Completed            int64   `json:"completed"`
+	Redelivered          int64   `json:"redelivered"` // deliveries with delivery count > 1 (share) or seen again (consumer group)
+	Released             int64   `json:"released"`    // share RELEASE
+	Rejected             int64   `json:"rejected"`    // share REJECT or consumer-group dead letters
+	RetriedInPlace       int64   `json:"retried_in_place"`
+	LockExpiredCompleted int64   `json:"lock_expired_completions"` // completed after the acquisition deadline
+	AckErrors            int64   `json:"ack_errors"`
+	ProduceFailed        int64   `json:"produce_failed"`
+	DeliveryCounts       []int64 `json:"delivery_counts,omitempty"` // index i: deliveries with count i+1 (share)
+}
+
+// Environment says where the numbers come from.
+type Environment struct {
+	Provider     string            `json:"provider"`
+	KafkaVersion string            `json:"kafka_version"`
+	IsKafka      bool              `json:"is_kafka"` // false: kfake, not Apache Kafka
+	Nodes        int               `json:"nodes"`
+	BrokerConfig map[string]string `json:"broker_config,omitempty"`
+	Host         Host              `json:"host"`
+}
+
+// Host describes the machine that ran the harness.
+type Host struct {
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+	CPUs      int    `json:"cpus"`
+	GoVersion string `json:"go_version"`
+	Hostname  string `json:"hostname"`
+}
+
+// CPUUsage is the CPU used over the measurement window, read from /proc.
+type CPUUsage struct {
+	Seconds float64 `json:"seconds"` // wall-clock span
+	// HostPercent is the host's busy share of all cores (0–100).
+	HostPercent float64 `json:"host_percent"`
+	// HarnessPercent is the harness's CPU as a share of all cores (0–100).
+	HarnessPercent float64 `json:"harness_percent"`
+	// HarnessCPUSeconds is the harness's user+system CPU time.
+	HarnessCPUSeconds float64 `json:"harness_cpu_seconds"`
+	// BrokerCPUSeconds is the brokers' user+system CPU time, summed.
+	BrokerCPUSeconds float64 `json:"broker_cpu_seconds"`
+	// BrokerPercent is the brokers' CPU as a share of all cores (0–100).
+	BrokerPercent float64 `json:"broker_percent"`
+	Cores         int     `json:"cores"`
+}

@@ -1,0 +1,204 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// fileInfo is what the structural check of a scenario file learns: the order
+// of its keys (the expansion order of list-valued knobs) and their lines.
+type fileInfo struct {
+	order []string            // top-level keys in file order
+	sub   map[string][]string // processing and broker_config sub-keys in file order
+	lines map[string]int      // key path ("rate", "processing.time") → line
+}
+
+// fileChecker walks a scenario file's YAML tree and collects structural
+// errors: unknown keys, empty values, lists where single values belong.
+type fileChecker struct {
+	src  string
+	info *fileInfo
+	errs []error
+}
+
+// checkFile checks the structure of a scenario file before any value is
+// interpreted. All problems are reported together.
+func checkFile(src string, data []byte) (fileInfo, error) {
+	info := fileInfo{sub: map[string][]string{}, lines: map[string]int{}}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return info, fmt.Errorf("%s: %w", src, err)
+	}
+	if len(doc.Content) == 0 {
+		return info, nil
+	}
+	root := resolve(doc.Content[0])
+	if root.Kind != yaml.MappingNode {
+		return info, fmt.Errorf("%s:%d: a scenario is a YAML mapping of keys to values, got %s",
+			src, root.Line, nodeKind(root))
+	}
+	c := &fileChecker{src: src, info: &info}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		c.top(root.Content[i], resolve(root.Content[i+1]))
+	}
+	return info, errors.Join(c.errs...)
+}
+
+func (c *fileChecker) errorf(line int, format string, args ...any) {
+	c.errs = append(c.errs, fmt.Errorf("%s:%d: %s", c.src, line, fmt.Sprintf(format, args...)))
+}
+
+// top checks one top-level key and its value.
+func (c *fileChecker) top(k, v *yaml.Node) {
+	key := k.Value
+	if !slices.Contains(topLevelKeys(), key) {
+		c.errorf(k.Line, "unknown key %q%s", key, suggest(key, topLevelKeys()))
+		return
+	}
+	c.info.order = append(c.info.order, key)
+	c.info.lines[key] = k.Line
+	if isNull(v) {
+		c.errorf(k.Line, "%s: no value; remove the key to use the default", key)
+		return
+	}
+	switch key {
+	case "name", "description", "repeat":
+		if v.Kind != yaml.ScalarNode {
+			c.errorf(v.Line, "%s: expected a single value, got %s", key, nodeKind(v))
+		}
+	case "sweep":
+		c.sweep(v)
+	case "processing":
+		c.processing(v)
+	case "broker_config":
+		c.brokerConfig(v)
+	default:
+		c.scalarOrList(key, v)
+	}
+}
+
+// scalarOrList accepts a single value or a flat, non-empty list of values.
+func (c *fileChecker) scalarOrList(key string, v *yaml.Node) {
+	switch v.Kind {
+	case yaml.ScalarNode:
+		if isNull(v) {
+			c.errorf(v.Line, "%s: no value", key)
+		}
+	case yaml.SequenceNode:
+		if len(v.Content) == 0 {
+			c.errorf(v.Line, "%s: empty list; give at least one value", key)
+		}
+		for _, e := range v.Content {
+			if e = resolve(e); e.Kind != yaml.ScalarNode || isNull(e) {
+				c.errorf(e.Line, "%s: a list of single values, got %s in the list", key, nodeKind(e))
+			}
+		}
+	default:
+		c.errorf(v.Line, "%s: expected a value or a list of values, got %s", key, nodeKind(v))
+	}
+}
+
+// processing accepts one model map (whose parameters may be lists) or a list
+// of model maps (whose parameters are single values).
+func (c *fileChecker) processing(v *yaml.Node) {
+	switch v.Kind {
+	case yaml.MappingNode:
+		c.processingMap(v, true)
+	case yaml.SequenceNode:
+		if len(v.Content) == 0 {
+			c.errorf(v.Line, "processing: empty list; give at least one model")
+		}
+		for _, e := range v.Content {
+			if e = resolve(e); e.Kind != yaml.MappingNode {
+				c.errorf(e.Line, "processing: a list of model maps like {model: constant, time: 10ms}, got %s in the list", nodeKind(e))
+				continue
+			}
+			c.processingMap(e, false)
+		}
+	default:
+		c.errorf(v.Line, "processing: expected a map like {model: constant, time: 10ms} or a list of them, got %s", nodeKind(v))
+	}
+}
+
+func (c *fileChecker) processingMap(m *yaml.Node, allowLists bool) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], resolve(m.Content[i+1])
+		key := k.Value
+		if !slices.Contains(processingKeys, key) {
+			c.errorf(k.Line, "unknown key %q in processing%s", key, suggest(key, processingKeys))
+			continue
+		}
+		path := "processing." + key
+		if allowLists {
+			c.info.sub["processing"] = append(c.info.sub["processing"], key)
+			c.info.lines[path] = k.Line
+			c.scalarOrList(path, v)
+		} else if v.Kind != yaml.ScalarNode || isNull(v) {
+			c.errorf(v.Line, "%s: entries of a processing list take single values; list each combination as its own entry", path)
+		}
+	}
+}
+
+// brokerConfig accepts a map of Kafka broker settings; values may be lists.
+func (c *fileChecker) brokerConfig(v *yaml.Node) {
+	if v.Kind != yaml.MappingNode {
+		c.errorf(v.Line, "broker_config: expected a map of Kafka broker settings, got %s", nodeKind(v))
+		return
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], resolve(v.Content[i+1])
+		key := k.Value
+		if key == "" || key != strings.ToLower(key) {
+			c.errorf(k.Line, "broker_config: setting %q must be a lower-case Kafka broker setting like group.share.max.size", key)
+			continue
+		}
+		path := "broker_config." + key
+		c.info.sub["broker_config"] = append(c.info.sub["broker_config"], key)
+		c.info.lines[path] = k.Line
+		c.scalarOrList(path, val)
+	}
+}
+
+// sweep accepts a map whose only key is together.
+func (c *fileChecker) sweep(v *yaml.Node) {
+	if v.Kind != yaml.MappingNode {
+		c.errorf(v.Line, "sweep: expected a map like {together: [[members, workers]]}, got %s", nodeKind(v))
+		return
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		if k := v.Content[i]; k.Value != "together" {
+			c.errorf(k.Line, "unknown key %q in sweep%s", k.Value, suggest(k.Value, []string{"together"}))
+		}
+	}
+}
+
+// resolve follows YAML aliases (*anchor) to the node they name.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
+func nodeKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a map"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if isNull(n) {
+			return "an empty value"
+		}
+		return fmt.Sprintf("the value %q", n.Value)
+	}
+	return "an unsupported YAML node"
+}

@@ -1,0 +1,187 @@
+package scenarios
+
+import "time"
+
+// RunSpec is one fully resolved run: every knob has exactly one value.
+// The mapstructure key of each field is the scenario file key; the comment
+// of each field is its manual entry (default in brackets). Any knob may be
+// written as a list in a scenario file to sweep it (see the package doc).
+type RunSpec struct {
+	// ConsumerType is the group type under test: "consumer" (a classic
+	// consumer group: each partition is owned by one member, which commits
+	// offsets) or "share" (a KIP-932 share group: members share partitions
+	// and acknowledge records one by one). [consumer_type: [consumer, share]]
+	ConsumerType string `mapstructure:"consumer_type" json:"consumer_type"`
+
+	// Partitions of the topic, created fresh for every run. A consumer
+	// group uses at most this many members; a share group is not capped by
+	// it. ≥ 1. [partitions: 4]
+	Partitions int `mapstructure:"partitions" json:"partitions"`
+
+	// Producers is the number of producer clients. Together they send Rate
+	// records/s on an open-loop schedule (they do not slow down when the
+	// consumers fall behind). ≥ 1. [producers: 1]
+	Producers int `mapstructure:"producers" json:"producers"`
+	// Rate is the total produce rate in records/s, all producers together.
+	// > 0; fractions allowed. [rate: 1000]
+	Rate float64 `mapstructure:"rate" json:"rate"`
+	// MessageSize is the record value size in bytes: an integer or a size
+	// like 1KiB. At least 40 (the stamp every record carries: run, producer,
+	// sequence, send times), at most 1MiB. [message_size: 256]
+	MessageSize int `mapstructure:"message_size" json:"message_size"`
+	// KeyMode chooses record keys: "none" (null keys, sticky
+	// partitioning), "random" (16 random bytes per record) or "round-robin"
+	// (records go to the partitions in turn). [key_mode: none]
+	KeyMode string `mapstructure:"key_mode" json:"key_mode"`
+	// Acks is the producer acknowledgement level: "all" (all in-sync
+	// replicas), "leader" (the leader only) or "none". [acks: all]
+	Acks string `mapstructure:"acks" json:"acks"`
+	// Linger is how long a producer waits to fill a batch; a Go duration
+	// (0 allowed). [linger: 5ms]
+	Linger time.Duration `mapstructure:"linger" json:"linger"`
+	// BatchSize is the producer's maximum batch size in bytes (an integer or
+	// a size like 16KiB). With acquire_mode batch_optimized, big batches
+	// make share-group acquisitions big. ≥ 1. [batch_size: 16384]
+	BatchSize int `mapstructure:"batch_size" json:"batch_size"`
+
+	// Members is the number of group members (client instances). A share
+	// run may have at most group.share.max.size members (200 unless
+	// broker_config raises it, up to 1000). ≥ 1. [members: 4]
+	Members int `mapstructure:"members" json:"members"`
+	// Workers is the number of records a member processes concurrently.
+	// ≥ 1. [workers: 1]
+	Workers int `mapstructure:"workers" json:"workers"`
+	// MaxPollRecords is max.poll.records: the most records one poll
+	// returns (a share poll may return more with batch_optimized).
+	// 1–10000. [max_poll_records: 100]
+	MaxPollRecords int `mapstructure:"max_poll_records" json:"max_poll_records"`
+	// AcquireMode is the share group's share.acquire.mode:
+	// "batch_optimized" (whole producer batches are acquired) or
+	// "record_limit" (batches are split to honour max_poll_records).
+	// Ignored by consumer groups. [acquire_mode: batch_optimized]
+	AcquireMode string `mapstructure:"acquire_mode" json:"acquire_mode"`
+	// AckMode is the share group's acknowledgement mode: "explicit" (each
+	// record is accepted, released or rejected on its own) or "implicit"
+	// (the next poll accepts the whole previous batch; it cannot fail a
+	// single record, so transient_rate and poison_rate must be 0).
+	// Ignored by consumer groups. [ack_mode: explicit]
+	AckMode string `mapstructure:"ack_mode" json:"ack_mode"`
+
+	// Processing is the per-record processing-time model. See Processing.
+	// [processing: {model: constant, time: 1ms}]
+	Processing Processing `mapstructure:"processing" json:"processing"`
+
+	// TransientRate is the probability that one processing attempt fails
+	// transiently: a share member RELEASEs the record (it is redelivered,
+	// up to group.share.delivery.count.limit times); a consumer-group
+	// member retries in place. In [0, 1). [transient_rate: 0]
+	TransientRate float64 `mapstructure:"transient_rate" json:"transient_rate"`
+	// PoisonRate is the probability that a record can never be processed:
+	// a share member REJECTs it (archived); a consumer-group member
+	// dead-letters and skips it. In [0, 1), and transient_rate + poison_rate < 1.
+	// [poison_rate: 0]
+	PoisonRate float64 `mapstructure:"poison_rate" json:"poison_rate"`
+
+	// Warmup is run and measured, then discarded before the measurement
+	// window; a Go duration ≥ 0. [warmup: 5s]
+	Warmup time.Duration `mapstructure:"warmup" json:"warmup"`
+	// Duration is the measurement window; a Go duration > 0. [duration: 20s]
+	Duration time.Duration `mapstructure:"duration" json:"duration"`
+	// DrainTimeout bounds the drain after producers stop: consumers run
+	// until every record is done or this passes. > 0. [drain_timeout: 2m]
+	DrainTimeout time.Duration `mapstructure:"drain_timeout" json:"drain_timeout"`
+
+	// Nodes is the number of Kafka brokers the harness starts: 1 or 3
+	// (KRaft, combined broker and controller). [nodes: 1]
+	Nodes int `mapstructure:"nodes" json:"nodes"`
+	// KafkaVersion is the Kafka release to run, X.Y.Z; this harness needs
+	// 4.2.0 or newer for share groups. [kafka_version: 4.2.2]
+	KafkaVersion string `mapstructure:"kafka_version" json:"kafka_version"`
+	// BrokerHeap is each broker's JVM heap (-Xmx), like 512m or 1g.
+	// [broker_heap: 1g]
+	BrokerHeap string `mapstructure:"broker_heap" json:"broker_heap"`
+	// BrokerConfig holds extra broker settings, passed to Kafka as written
+	// (values become strings: 500 → "500"). Share-group settings are checked
+	// against Kafka 4.2's ranges before a broker is started:
+	// group.share.partition.max.record.locks 100–10000 (2000),
+	// group.share.delivery.count.limit 2–10 (5),
+	// group.share.record.lock.duration.ms 1000–3600000 (30000) and between
+	// group.share.min.record.lock.duration.ms 1000–30000 (15000) and
+	// group.share.max.record.lock.duration.ms 30000–3600000 (60000),
+	// group.share.max.size 1–1000 (200),
+	// group.share.max.share.sessions ≥ group.share.max.size (2000).
+	// [broker_config: {}]
+	BrokerConfig map[string]string `mapstructure:"broker_config" json:"broker_config,omitempty"`
+
+	// Trial is the repetition index (0-based) when repeat > 1.
+	Trial int `mapstructure:"-" json:"trial"`
+}
+
+// Processing is a processing-time model: how long a worker spends on each
+// record. Model selects which parameters apply; every parameter is a Go
+// duration, each model needs exactly its own parameters:
+//
+//	{model: none}                                no processing
+//	{model: constant, time: 10ms}                always time (≥ 0)
+//	{model: uniform, min: 5ms, max: 15ms}        uniform in [min, max], 0 ≤ min ≤ max
+//	{model: exponential, mean: 10ms}             exponential, mean > 0
+//	{model: lognormal, median: 10ms, p99: 50ms}  lognormal, p99 ≥ median > 0
+//
+// A parameter may be a list (time: [5ms, 10ms]) to sweep it, and processing
+// itself may be a list of model maps to sweep models.
+type Processing struct {
+	Model  string        `mapstructure:"model" json:"model"`
+	Time   time.Duration `mapstructure:"time" json:"time,omitempty"`
+	Min    time.Duration `mapstructure:"min" json:"min,omitempty"`
+	Max    time.Duration `mapstructure:"max" json:"max,omitempty"`
+	Mean   time.Duration `mapstructure:"mean" json:"mean,omitempty"`
+	Median time.Duration `mapstructure:"median" json:"median,omitempty"`
+	P99    time.Duration `mapstructure:"p99" json:"p99,omitempty"`
+}
+
+// Scenario is a loaded, validated scenario file: a name, the matrix of runs
+// it expands to, and where it came from.
+type Scenario struct {
+	Name        string    `json:"name"`
+	Description string    `json:"description,omitempty"`
+	Source      string    `json:"source"` // file path or "builtin:<name>"
+	Repeat      int       `json:"repeat"`
+	Runs        []RunSpec `json:"runs"`
+	// Dimensions lists the keys that had more than one value, in file order;
+	// reports put them in run names and sweep charts.
+	Dimensions []string `json:"dimensions,omitempty"`
+	// Together is sweep.together: groups of dimensions that advance in step
+	// instead of forming a cross product.
+	Together [][]string `json:"together,omitempty"`
+}
+
+// Defaults are the values of knobs a scenario leaves out. A scenario's
+// processing or broker_config replaces the default as a whole.
+func Defaults() map[string]any {
+	return map[string]any{
+		"consumer_type":    []any{"consumer", "share"},
+		"partitions":       4,
+		"producers":        1,
+		"rate":             1000.0,
+		"message_size":     256,
+		"key_mode":         "none",
+		"acks":             "all",
+		"linger":           "5ms",
+		"batch_size":       16384,
+		"members":          4,
+		"workers":          1,
+		"max_poll_records": 100,
+		"acquire_mode":     "batch_optimized",
+		"ack_mode":         "explicit",
+		"processing":       map[string]any{"model": "constant", "time": "1ms"},
+		"transient_rate":   0.0,
+		"poison_rate":      0.0,
+		"warmup":           "5s",
+		"duration":         "20s",
+		"drain_timeout":    "2m",
+		"nodes":            1,
+		"kafka_version":    "4.2.2",
+		"broker_heap":      "1g",
+		"broker_config":    map[string]any{},
+	}
+}

@@ -1,0 +1,311 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// stampSize is the smallest record value the harness can send: every record
+// carries a 40-byte stamp (run id, producer id, sequence, intended and actual
+// send time). It mirrors results.StampSize, which scenarios must not import.
+const stampSize = 40
+
+// maxMessageSize is the largest record value: Kafka's default
+// message.max.bytes is a little over 1MiB.
+const maxMessageSize = 1 << 20
+
+// maxPollRecordsLimit bounds max_poll_records.
+const maxPollRecordsLimit = 10000
+
+// Kafka broker settings the scenario validates, with Kafka 4.2's ranges
+// and defaults (ShareGroupConfig and GroupCoordinatorConfig).
+const (
+	KeyRecordLocks        = "group.share.partition.max.record.locks"
+	KeyDeliveryCountLimit = "group.share.delivery.count.limit"
+	KeyRecordLockDuration = "group.share.record.lock.duration.ms"
+	KeyMinLockDuration    = "group.share.min.record.lock.duration.ms"
+	KeyMaxLockDuration    = "group.share.max.record.lock.duration.ms"
+	KeyShareGroupMaxSize  = "group.share.max.size"
+	KeyMaxShareSessions   = "group.share.max.share.sessions"
+)
+
+// brokerRange is a Kafka integer setting's valid range and default.
+type brokerRange struct {
+	min, max, def int
+}
+
+var brokerRanges = map[string]brokerRange{
+	KeyRecordLocks:        {100, 10000, 2000},
+	KeyDeliveryCountLimit: {2, 10, 5},
+	KeyRecordLockDuration: {1000, 3600000, 30000},
+	KeyMinLockDuration:    {1000, 30000, 15000},
+	KeyMaxLockDuration:    {30000, 3600000, 60000},
+	KeyShareGroupMaxSize:  {1, 1000, 200},
+	KeyMaxShareSessions:   {1, math.MaxInt32, 2000},
+}
+
+var (
+	kafkaVersionRE = regexp.MustCompile(`^(\d+)\.(\d+)\.(\d+)$`)
+	brokerHeapRE   = regexp.MustCompile(`^[1-9][0-9]*[mMgG]$`)
+)
+
+// Validate checks a resolved run against the harness's limits and Kafka's
+// ranges. Each problem is one line "key: what is wrong, what is expected".
+// Load already validates every run; Validate is for RunSpecs built in code.
+func (r RunSpec) Validate() error {
+	var errs []error
+	for _, p := range r.problems() {
+		errs = append(errs, errors.New(p))
+	}
+	return errors.Join(errs...)
+}
+
+// problems lists everything wrong with the run.
+type problems []string
+
+func (p *problems) addf(key, format string, args ...any) {
+	*p = append(*p, key+": "+fmt.Sprintf(format, args...))
+}
+
+func (r RunSpec) problems() []string {
+	var p problems
+	r.checkProducers(&p)
+	r.checkConsumers(&p)
+	r.checkOutcomes(&p)
+	r.checkPhases(&p)
+	r.checkCluster(&p)
+	r.Processing.check(&p)
+	r.checkBrokerConfig(&p)
+	return p
+}
+
+func oneOf(p *problems, key, got string, valid ...string) {
+	if !slices.Contains(valid, got) {
+		p.addf(key, "expected one of %s, got %q", strings.Join(valid, ", "), got)
+	}
+}
+
+func atLeast(p *problems, key string, got, min int, unit string) {
+	if got < min {
+		p.addf(key, "must be ≥ %d%s, got %d", min, unit, got)
+	}
+}
+
+func (r RunSpec) checkProducers(p *problems) {
+	atLeast(p, "partitions", r.Partitions, 1, "")
+	atLeast(p, "producers", r.Producers, 1, "")
+	if !(r.Rate > 0) || math.IsInf(r.Rate, 0) {
+		p.addf("rate", "must be > 0 records/s, got %s", formatScalar(r.Rate))
+	}
+	if r.MessageSize < stampSize {
+		p.addf("message_size", "must be ≥ %d bytes (the record stamp: run, producer, sequence, send times), got %d", stampSize, r.MessageSize)
+	}
+	if r.MessageSize > maxMessageSize {
+		p.addf("message_size", "must be ≤ 1MiB (%d bytes, Kafka's default message.max.bytes), got %d", maxMessageSize, r.MessageSize)
+	}
+	oneOf(p, "key_mode", r.KeyMode, "none", "random", "round-robin")
+	oneOf(p, "acks", r.Acks, "all", "leader", "none")
+	if r.Linger < 0 {
+		p.addf("linger", "must be ≥ 0, got %v", r.Linger)
+	}
+	atLeast(p, "batch_size", r.BatchSize, 1, " bytes")
+}
+
+func (r RunSpec) checkConsumers(p *problems) {
+	oneOf(p, "consumer_type", r.ConsumerType, "consumer", "share")
+	atLeast(p, "members", r.Members, 1, "")
+	atLeast(p, "workers", r.Workers, 1, " per member")
+	atLeast(p, "max_poll_records", r.MaxPollRecords, 1, "")
+	if r.MaxPollRecords > maxPollRecordsLimit {
+		p.addf("max_poll_records", "must be ≤ %d, got %d", maxPollRecordsLimit, r.MaxPollRecords)
+	}
+	oneOf(p, "acquire_mode", r.AcquireMode, "batch_optimized", "record_limit")
+	oneOf(p, "ack_mode", r.AckMode, "implicit", "explicit")
+	if r.ConsumerType != "share" {
+		return
+	}
+	limit := brokerRanges[KeyShareGroupMaxSize].max
+	switch maxSize := r.ShareGroupMaxSize(); {
+	case r.Members > limit:
+		p.addf("members", "%d exceeds %s (%d), and Kafka allows at most %d members in a share group; use fewer members",
+			r.Members, KeyShareGroupMaxSize, maxSize, limit)
+	case r.Members > maxSize:
+		p.addf("members", "%d exceeds %s (%d); raise broker_config %s (max %d) or use fewer members",
+			r.Members, KeyShareGroupMaxSize, maxSize, KeyShareGroupMaxSize, limit)
+	}
+	if r.AckMode == "implicit" && (r.TransientRate > 0 || r.PoisonRate > 0) {
+		p.addf("ack_mode", "implicit acknowledgement cannot fail a single record (the next poll accepts the whole batch), "+
+			"so transient_rate (%s) and poison_rate (%s) must be 0; use ack_mode explicit",
+			formatScalar(r.TransientRate), formatScalar(r.PoisonRate))
+	}
+}
+
+func (r RunSpec) checkOutcomes(p *problems) {
+	for _, c := range []struct {
+		key string
+		v   float64
+	}{{"transient_rate", r.TransientRate}, {"poison_rate", r.PoisonRate}} {
+		if !(c.v >= 0 && c.v < 1) {
+			p.addf(c.key, "must be in [0, 1) (a probability), got %s", formatScalar(c.v))
+		}
+	}
+	if sum := r.TransientRate + r.PoisonRate; sum >= 1 {
+		p.addf("poison_rate", "transient_rate + poison_rate must be < 1 or no record ever completes, got %s", formatScalar(sum))
+	}
+}
+
+func (r RunSpec) checkPhases(p *problems) {
+	if r.Warmup < 0 {
+		p.addf("warmup", "must be ≥ 0, got %v", r.Warmup)
+	}
+	if r.Duration <= 0 {
+		p.addf("duration", "must be > 0 (the measurement window), got %v", r.Duration)
+	}
+	if r.DrainTimeout <= 0 {
+		p.addf("drain_timeout", "must be > 0, got %v", r.DrainTimeout)
+	}
+}
+
+func (r RunSpec) checkCluster(p *problems) {
+	if r.Nodes != 1 && r.Nodes != 3 {
+		p.addf("nodes", "must be 1 or 3 (the KRaft cluster sizes the providers start), got %d", r.Nodes)
+	}
+	if m := kafkaVersionRE.FindStringSubmatch(r.KafkaVersion); m == nil {
+		p.addf("kafka_version", "expected a Kafka release like \"4.2.2\", got %q", r.KafkaVersion)
+	} else if major, _ := strconv.Atoi(m[1]); major < 4 || major == 4 && atoi(m[2]) < 2 {
+		p.addf("kafka_version", "share groups need Kafka 4.2.0 or newer in this harness, got %q", r.KafkaVersion)
+	}
+	if !brokerHeapRE.MatchString(r.BrokerHeap) {
+		p.addf("broker_heap", "expected a JVM heap size like \"512m\" or \"1g\", got %q", r.BrokerHeap)
+	}
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// checkBrokerConfig checks the share-group settings Kafka range-checks, and
+// the relations between them, before a broker refuses to start.
+func (r RunSpec) checkBrokerConfig(p *problems) {
+	for _, key := range sortedKeys(r.BrokerConfig) {
+		rng, ok := brokerRanges[key]
+		if !ok {
+			continue
+		}
+		v, err := strconv.Atoi(strings.TrimSpace(r.BrokerConfig[key]))
+		if err != nil {
+			p.addf("broker_config."+key, "expected an integer, got %q", r.BrokerConfig[key])
+		} else if v < rng.min || v > rng.max {
+			p.addf("broker_config."+key, "%d is outside Kafka's range %d–%d", v, rng.min, rng.max)
+		}
+	}
+	lock := r.brokerInt(KeyRecordLockDuration)
+	lo, hi := r.brokerInt(KeyMinLockDuration), r.brokerInt(KeyMaxLockDuration)
+	if lock < lo {
+		p.addf("broker_config."+KeyRecordLockDuration, "%d is below %s (%d); lower broker_config %s too (Kafka allows %d–%d)",
+			lock, KeyMinLockDuration, lo, KeyMinLockDuration, brokerRanges[KeyMinLockDuration].min, brokerRanges[KeyMinLockDuration].max)
+	}
+	if lock > hi {
+		p.addf("broker_config."+KeyRecordLockDuration, "%d is above %s (%d); raise broker_config %s too (Kafka allows %d–%d)",
+			lock, KeyMaxLockDuration, hi, KeyMaxLockDuration, brokerRanges[KeyMaxLockDuration].min, brokerRanges[KeyMaxLockDuration].max)
+	}
+	if sessions, size := r.brokerInt(KeyMaxShareSessions), r.ShareGroupMaxSize(); sessions < size {
+		p.addf("broker_config."+KeyMaxShareSessions, "%d is below %s (%d); Kafka requires sessions ≥ max size", sessions, KeyShareGroupMaxSize, size)
+	}
+}
+
+// brokerInt is a validated integer broker setting, or Kafka's default when
+// the setting is absent or not an integer in range.
+func (r RunSpec) brokerInt(key string) int {
+	rng := brokerRanges[key]
+	v, err := strconv.Atoi(strings.TrimSpace(r.BrokerConfig[key]))
+	if err != nil || v < rng.min || v > rng.max {
+		return rng.def
+	}
+	return v
+}
+
+// check validates the processing model and its parameters.
+func (pr Processing) check(p *problems) {
+	params, ok := modelParams[pr.Model]
+	if !ok {
+		p.addf("processing.model", "expected one of %s, got %q", strings.Join(processingModels, ", "), pr.Model)
+		return
+	}
+	for _, f := range pr.fields() {
+		if f.v != 0 && !slices.Contains(params, f.key) {
+			p.addf("processing."+f.key, "%s", notAParam(pr.Model))
+		}
+	}
+	switch pr.Model {
+	case "constant":
+		if pr.Time < 0 {
+			p.addf("processing.time", "must be ≥ 0, got %v", pr.Time)
+		}
+	case "uniform":
+		if pr.Min < 0 || pr.Min > pr.Max {
+			p.addf("processing.min", "uniform needs 0 ≤ min ≤ max, got min %v max %v", pr.Min, pr.Max)
+		}
+	case "exponential":
+		if pr.Mean <= 0 {
+			p.addf("processing.mean", "must be > 0, got %v", pr.Mean)
+		}
+	case "lognormal":
+		if pr.Median <= 0 || pr.P99 < pr.Median {
+			p.addf("processing.p99", "lognormal needs p99 ≥ median > 0, got median %v p99 %v", pr.Median, pr.P99)
+		}
+	}
+}
+
+// processingKeyProblems checks which keys a processing map gives: the model,
+// every parameter it needs, and no parameter of another model.
+func processingKeyProblems(v any) []string {
+	m, _ := v.(map[string]any)
+	model, ok := m["model"].(string)
+	if !ok {
+		return []string{"processing.model: required, one of " + strings.Join(processingModels, ", ")}
+	}
+	params, known := modelParams[model]
+	if !known {
+		return nil // check reports the unknown model
+	}
+	var p problems
+	for _, k := range params {
+		if _, ok := m[k]; !ok {
+			p.addf("processing."+k, "required by the %s model", model)
+		}
+	}
+	for _, k := range processingKeys[1:] {
+		if _, ok := m[k]; ok && !slices.Contains(params, k) {
+			p.addf("processing."+k, "%s", notAParam(model))
+		}
+	}
+	return p
+}
+
+func notAParam(model string) string {
+	params := modelParams[model]
+	if len(params) == 0 {
+		return fmt.Sprintf("not a parameter of the %s model (it takes none)", model)
+	}
+	return fmt.Sprintf("not a parameter of the %s model (it takes %s)", model, strings.Join(params, ", "))
+}
+
+type durationField struct {
+	key string
+	v   time.Duration
+}
+
+func (pr Processing) fields() []durationField {
+	return []durationField{
+		{"time", pr.Time}, {"min", pr.Min}, {"max", pr.Max},
+		{"mean", pr.Mean}, {"median", pr.Median}, {"p99", pr.P99},
+	}
+}

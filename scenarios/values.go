@@ -1,0 +1,249 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// normalize checks a knob's merged value against its kind and returns it in
+// canonical form: strings for string knobs, ints for integer knobs, float64
+// for numbers, Go duration strings for durations (decoded by mapstructure),
+// strings for broker settings. Lists stay lists of canonical values.
+func normalize(k knob, v any) (any, error) {
+	switch k.kind {
+	case kindProcessing:
+		return normalizeProcessing(v)
+	case kindBrokerConfig:
+		return normalizeBrokerConfig(v)
+	}
+	return normalizeList(k.key, v, func(e any) (any, error) { return scalar(k.kind, e) })
+}
+
+// normalizeList applies conv to a single value or to each value of a list.
+func normalizeList(key string, v any, conv func(any) (any, error)) (any, error) {
+	list, ok := v.([]any)
+	if !ok {
+		out, err := conv(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		return out, nil
+	}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("%s: empty list; give at least one value", key)
+	}
+	out := make([]any, len(list))
+	for i, e := range list {
+		c, err := conv(e)
+		if err != nil {
+			return nil, fmt.Errorf("%s: list entry %d: %w", key, i+1, err)
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// scalar converts one value of the given kind.
+func scalar(k kind, v any) (any, error) {
+	switch v.(type) {
+	case nil:
+		return nil, fmt.Errorf("no value")
+	case []any:
+		return nil, fmt.Errorf("a list inside a list; lists of single values only")
+	case map[string]any:
+		return nil, fmt.Errorf("expected a single value, got a map")
+	}
+	switch k {
+	case kindInt:
+		return toInt(v)
+	case kindFloat:
+		f, ok := toFloat(v)
+		if !ok {
+			return nil, fmt.Errorf("expected a number, got %s", show(v))
+		}
+		return f, nil
+	case kindDuration:
+		return toDuration(v)
+	case kindSize:
+		if s, ok := v.(string); ok {
+			if _, err := parseSize(s); err != nil {
+				return nil, err
+			}
+			return s, nil
+		}
+		n, err := toInt(v)
+		if err != nil {
+			return nil, fmt.Errorf(`expected a size in bytes like 256, "16KiB" or "1MiB", got %s`, show(v))
+		}
+		return n, nil
+	}
+	return formatScalar(v), nil
+}
+
+func toInt(v any) (int, error) {
+	switch n := v.(type) {
+	case int:
+		return n, nil
+	case int64:
+		return int(n), nil
+	case uint64:
+		if n <= math.MaxInt32 {
+			return int(n), nil
+		}
+	case float64:
+		if n == math.Trunc(n) && math.Abs(n) <= math.MaxInt32 {
+			return int(n), nil
+		}
+	}
+	return 0, fmt.Errorf("expected an integer, got %s", show(v))
+}
+
+func toFloat(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case uint64:
+		return float64(n), true
+	case float64:
+		return n, true
+	}
+	return 0, false
+}
+
+// toDuration accepts a Go duration string, or a bare 0.
+func toDuration(v any) (any, error) {
+	if s, ok := v.(string); ok {
+		if _, err := time.ParseDuration(s); err == nil {
+			return s, nil
+		}
+	}
+	if f, ok := toFloat(v); ok && f == 0 {
+		return "0s", nil
+	}
+	return nil, fmt.Errorf(`expected a Go duration like "250ms", "30s" or "2m", got %s`, show(v))
+}
+
+// normalizeProcessing checks a processing map, or a list of processing maps
+// whose parameters are single values.
+func normalizeProcessing(v any) (any, error) {
+	if list, ok := v.([]any); ok {
+		if len(list) == 0 {
+			return nil, fmt.Errorf("processing: empty list; give at least one model")
+		}
+		out := make([]any, len(list))
+		for i, e := range list {
+			m, err := processingMap(e, false)
+			if err != nil {
+				return nil, fmt.Errorf("processing: list entry %d: %w", i+1, err)
+			}
+			out[i] = m
+		}
+		return out, nil
+	}
+	m, err := processingMap(v, true)
+	if err != nil {
+		return nil, fmt.Errorf("processing: %w", err)
+	}
+	return m, nil
+}
+
+func processingMap(v any, allowLists bool) (map[string]any, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("expected a map like {model: constant, time: 10ms}, got %s", show(v))
+	}
+	out := make(map[string]any, len(m))
+	for key, val := range m {
+		if !slices.Contains(processingKeys, key) {
+			return nil, fmt.Errorf("unknown key %q%s", key, suggest(key, processingKeys))
+		}
+		if _, isList := val.([]any); isList && !allowLists {
+			return nil, fmt.Errorf("%s: entries of a processing list take single values", key)
+		}
+		k := kindDuration
+		if key == "model" {
+			k = kindString
+		}
+		c, err := normalizeList(key, val, func(e any) (any, error) { return scalar(k, e) })
+		if err != nil {
+			return nil, err
+		}
+		out[key] = c
+	}
+	return out, nil
+}
+
+// normalizeBrokerConfig turns every broker setting value into a string.
+func normalizeBrokerConfig(v any) (any, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("broker_config: expected a map of Kafka broker settings, got %s", show(v))
+	}
+	out := make(map[string]any, len(m))
+	for key, val := range m {
+		c, err := normalizeList("broker_config."+key, val, func(e any) (any, error) {
+			return scalar(kindString, e)
+		})
+		if err != nil {
+			return nil, err
+		}
+		out[key] = c
+	}
+	return out, nil
+}
+
+// formatScalar writes a YAML scalar as a string: 500 → "500", 0.5 → "0.5".
+func formatScalar(v any) string {
+	switch n := v.(type) {
+	case string:
+		return n
+	case float64:
+		return strconv.FormatFloat(n, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+// show quotes strings and prints other values plainly, for error messages.
+func show(v any) string {
+	switch t := v.(type) {
+	case string:
+		return strconv.Quote(t)
+	case map[string]any:
+		return "a map"
+	case []any:
+		return "a list"
+	}
+	return formatScalar(v)
+}
+
+// sizeUnits are the units a size may carry; IEC units are powers of 1024.
+var sizeUnits = map[string]float64{
+	"": 1, "b": 1,
+	"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30,
+	"kb": 1e3, "mb": 1e6, "gb": 1e9,
+}
+
+// parseSize parses a byte size: "256", "16KiB", "1MiB", "0.5MiB", "4kB".
+func parseSize(s string) (int, error) {
+	t := strings.TrimSpace(s)
+	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	if i < 0 {
+		i = len(t)
+	}
+	mult, ok := sizeUnits[strings.ToLower(strings.TrimSpace(t[i:]))]
+	n, err := strconv.ParseFloat(t[:i], 64)
+	if !ok || err != nil || i == 0 {
+		return 0, fmt.Errorf(`expected a size in bytes like 256, "16KiB" or "1MiB", got %q`, s)
+	}
+	b := n * mult
+	if b != math.Trunc(b) || b > math.MaxInt32 {
+		return 0, fmt.Errorf("size %q is not a whole number of bytes below 2GiB", s)
+	}
+	return int(b), nil
+}
