@@ -88,8 +88,9 @@ func (a *admin) setGroupConfig(ctx context.Context, group string, kv map[string]
 	return nil
 }
 
-// groupReady reports whether the group has all its members and, for a
-// consumer group, a stable assignment.
+// groupReady reports whether the group has all its members with an
+// assignment: a stable group (consumer group) or an assigned partition for
+// every member (share group; the member learns it on its next heartbeat).
 func (a *admin) groupReady(ctx context.Context, group string, share bool, members int) (bool, error) {
 	if share {
 		d, err := a.adm.DescribeShareGroups(ctx, group)
@@ -97,7 +98,15 @@ func (a *admin) groupReady(ctx context.Context, group string, share bool, member
 			return false, nil
 		}
 		g := d[group]
-		return g.Err == nil && len(g.Members) >= members, nil
+		if g.Err != nil || len(g.Members) < members {
+			return false, nil
+		}
+		for _, m := range g.Members {
+			if len(m.Assignment) == 0 {
+				return false, nil
+			}
+		}
+		return true, nil
 	}
 	d, err := a.adm.DescribeGroups(ctx, group)
 	if err != nil {

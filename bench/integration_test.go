@@ -39,10 +39,19 @@ func runSpec(t *testing.T, s scenarios.RunSpec, id string) results.RunRecord {
 		t.Fatalf("%s: %v", id, err)
 	}
 	r := m.Record
+	var perSec []int64
+	for i := 0; i < m.Series.Len() && i < 40; i++ {
+		perSec = append(perSec, m.Series.Count(results.Completed, i))
+	}
+	t.Logf("%s: completed per second %v", id, perSec)
 	t.Logf("%s: completed %.1f/s ceiling %.1f (%s) audit %+v flags %v", id, r.Throughput.CompletedPerSec,
 		r.Ceiling.RecordsPerSec, r.Ceiling.Bound, r.Audit, r.Validity.Flags)
+	t.Logf("%s: resources %+v polls %+v hold %+v", id, r.Resources, r.Polls, r.Latency.HoldMs)
 	if !r.Audit.Balanced || r.Audit.Lost != 0 || r.Audit.InFlight != 0 {
 		t.Errorf("%s: audit must balance with nothing lost or in flight: %+v", id, r.Audit)
+	}
+	if len(r.Errors) > 0 {
+		t.Errorf("%s: run errors: %v", id, r.Errors)
 	}
 	if !r.Environment.IsKafka || r.Environment.Provider != "process" {
 		t.Errorf("%s: environment %+v", id, r.Environment)

@@ -32,6 +32,9 @@ func TestRunOnKfakeIsLabelledNotKafka(t *testing.T) {
 		if !r.Audit.Balanced || r.Audit.Lost != 0 || r.Audit.Produced < 550 {
 			t.Errorf("%s: audit %+v", typ, r.Audit)
 		}
+		if len(r.Errors) > 0 {
+			t.Errorf("%s: run errors: %v", typ, r.Errors)
+		}
 		flagged := false
 		for _, f := range r.Validity.Flags {
 			flagged = flagged || f.Code == "not_kafka"

@@ -81,6 +81,14 @@ func RunOne(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, runID
 	if err != nil {
 		return nil, err
 	}
+	if share {
+		// The coordinator has assigned every member, but a member learns its
+		// assignment only on its next heartbeat: wait one interval so the
+		// warm-up does not start with members that cannot fetch yet.
+		if !sleepCtx(ctx, spec.ShareHeartbeatInterval()) {
+			return nil, ctx.Err()
+		}
+	}
 	readySec := time.Since(readyStart).Seconds()
 
 	start := clock.Now() + int64(100*time.Millisecond)
@@ -165,6 +173,17 @@ func waitConsumers(consumerErr chan error, drainErr error) error {
 		return drainErr
 	}
 	return nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 func randomSuffix() string {

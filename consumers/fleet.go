@@ -305,38 +305,48 @@ func (m *member) settle(ctx context.Context, batch []handled) error {
 	if m.c.Share {
 		return nil
 	}
-	err := m.commit(ctx)
+	// Not bound to ctx: a commit issued for processed records must not be
+	// cancelled by shutdown (close waits for it with a final sync commit).
+	m.commit(context.WithoutCancel(ctx), false)
 	m.cl.AllowRebalance()
-	return err
+	return nil
 }
 
-// commit commits the completed prefix of every partition.
-func (m *member) commit(ctx context.Context) error {
+// commit commits the completed prefix of every partition. Asynchronous
+// commits let the member poll again at once (franz-go orders them and never
+// cancels one); sync waits for this and every earlier commit.
+func (m *member) commit(ctx context.Context, sync bool) {
 	points := m.offsets.committable()
+	if sync {
+		points = m.offsets.latestPoints()
+	}
 	if len(points) == 0 {
-		return nil
+		return
 	}
 	offs := map[string]map[int32]kgo.EpochOffset{m.c.Topic: {}}
 	for p, cp := range points {
 		offs[m.c.Topic][p] = kgo.EpochOffset{Epoch: cp.epoch, Offset: cp.offset}
 	}
-	var commitErr error
-	m.cl.CommitOffsetsSync(ctx, offs, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
-		commitErr = err
-		if err == nil {
-			for _, t := range resp.Topics {
-				for _, p := range t.Partitions {
-					if p.ErrorCode != 0 {
-						m.shard.AckErrors.Add(1)
-					}
+	done := func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		if err != nil {
+			if ctx.Err() == nil {
+				m.shard.AckErrors.Add(1)
+			}
+			return
+		}
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				if p.ErrorCode != 0 {
+					m.shard.AckErrors.Add(1)
 				}
 			}
 		}
-	})
-	if commitErr != nil && ctx.Err() == nil {
-		m.shard.AckErrors.Add(1)
 	}
-	return nil
+	if sync {
+		m.cl.CommitOffsetsSync(ctx, offs, done)
+	} else {
+		m.cl.CommitOffsets(ctx, offs, done)
+	}
 }
 
 // close flushes what the member owes the broker, then leaves the group.
@@ -353,7 +363,10 @@ func (m *member) close() {
 		}
 		_ = m.cl.FlushAcks(ctx)
 	} else {
-		_ = m.commit(ctx)
+		m.commit(ctx, true)
+		// The last poll (cut short by shutdown) may hold rebalances blocked;
+		// leaving the group needs them allowed.
+		m.cl.AllowRebalance()
 	}
 	m.cl.Close()
 }

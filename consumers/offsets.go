@@ -15,6 +15,7 @@ type offsetTracker struct {
 type partitionProgress struct {
 	pending []pendingOffset // handed out, in delivery order, not yet committed
 	commit  int64           // next offset to commit (last done prefix offset + 1); -1 = none
+	latest  int64           // the most recent commit point, kept for the final commit; -1 = none
 	epoch   int32
 }
 
@@ -25,13 +26,13 @@ type pendingOffset struct {
 
 func newOffsetTracker() *offsetTracker { return &offsetTracker{parts: map[int32]*partitionProgress{}} }
 
-// handed registers an offset given to a worker, returning its index token.
+// handed registers an offset given to a worker.
 func (t *offsetTracker) handed(partition int32, offset int64, epoch int32) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p := t.parts[partition]
 	if p == nil {
-		p = &partitionProgress{commit: -1}
+		p = &partitionProgress{commit: -1, latest: -1}
 		t.parts[partition] = p
 	}
 	p.pending = append(p.pending, pendingOffset{offset: offset})
@@ -55,6 +56,7 @@ func (t *offsetTracker) finished(partition int32, offset int64) {
 	n := 0
 	for n < len(p.pending) && p.pending[n].done {
 		p.commit = p.pending[n].offset + 1
+		p.latest = p.commit
 		n++
 	}
 	p.pending = p.pending[n:]
@@ -70,6 +72,20 @@ func (t *offsetTracker) committable() map[int32]commitPoint {
 		if p.commit >= 0 {
 			out[part] = commitPoint{offset: p.commit, epoch: p.epoch}
 			p.commit = -1
+		}
+	}
+	return out
+}
+
+// latestPoints returns every owned partition's most recent commit point, for a
+// final synchronous commit that must not depend on earlier async commits.
+func (t *offsetTracker) latestPoints() map[int32]commitPoint {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := map[int32]commitPoint{}
+	for part, p := range t.parts {
+		if p.latest >= 0 {
+			out[part] = commitPoint{offset: p.latest, epoch: p.epoch}
 		}
 	}
 	return out

@@ -32,6 +32,9 @@ func TestOffsetTrackerCommitsOnlyTheCompletedPrefix(t *testing.T) {
 	if got[0].offset != 16 || got[1].offset != 1 {
 		t.Fatalf("got %v, want p0 16 (across the gap) and p1 1", got)
 	}
+	if l := tr.latestPoints(); l[0].offset != 16 || l[1].offset != 1 {
+		t.Fatalf("latest %v, want p0 16 p1 1 even after committable() consumed them", l)
+	}
 	tr.handed(2, 5, 1)
 	tr.forget([]int32{2})
 	tr.finished(2, 5)

@@ -78,7 +78,7 @@ func (c *processCluster) waitReady(ctx context.Context) error {
 				return err
 			}
 			if len(md.Brokers) < n {
-				return fmt.Errorf("%d of %d brokers registered", len(md.Brokers), n)
+				return fmt.Errorf("%d of %d brokers registered and unfenced (ids %v)", len(md.Brokers), n, md.Brokers.NodeIDs())
 			}
 			if md.Controller < 0 {
 				return errors.New("no controller")
@@ -103,8 +103,11 @@ func (c *processCluster) waitReady(ctx context.Context) error {
 			return err
 		}},
 	}
+	began := time.Now()
 	for _, s := range steps {
-		if err := retryUntil(ctx, s); err != nil {
+		err := retryUntil(ctx, s)
+		progress(c.spec.Log, "ready check %q: %s after %v", s.what, passOrFail(err), time.Since(began).Round(10*time.Millisecond))
+		if err != nil {
 			if exit, ok := errors.AsType[*brokerExitError](context.Cause(ctx)); ok {
 				return exit
 			}
@@ -177,6 +180,13 @@ func (c *processCluster) noteVersion(ctx context.Context, adm *kadm.Client) {
 			return
 		}
 	}
+}
+
+func passOrFail(err error) string {
+	if err != nil {
+		return "failed"
+	}
+	return "passed"
 }
 
 func randomHex(n int) string {

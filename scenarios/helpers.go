@@ -74,6 +74,13 @@ func (r RunSpec) RecordLockDuration() time.Duration {
 // default 200.
 func (r RunSpec) ShareGroupMaxSize() int { return r.brokerInt(KeyShareGroupMaxSize) }
 
+// ShareHeartbeatInterval is group.share.heartbeat.interval.ms: how often a
+// share member heartbeats, so how late it may learn a new assignment;
+// default 5s.
+func (r RunSpec) ShareHeartbeatInterval() time.Duration {
+	return time.Duration(r.brokerInt(KeyShareHeartbeat)) * time.Millisecond
+}
+
 // Label is a short human description: "share m12 w1 mpr20".
 func (r RunSpec) Label() string {
 	return fmt.Sprintf("%s m%d w%d mpr%d", r.ConsumerType, r.Members, r.Workers, r.MaxPollRecords)

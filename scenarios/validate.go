@@ -33,6 +33,9 @@ const (
 	KeyMaxLockDuration    = "group.share.max.record.lock.duration.ms"
 	KeyShareGroupMaxSize  = "group.share.max.size"
 	KeyMaxShareSessions   = "group.share.max.share.sessions"
+	// KeyShareHeartbeat is group.share.heartbeat.interval.ms; Kafka bounds
+	// it by group.share.min/max.heartbeat.interval.ms (5000/15000).
+	KeyShareHeartbeat = "group.share.heartbeat.interval.ms"
 )
 
 // brokerRange is a Kafka integer setting's valid range and default.
@@ -48,6 +51,7 @@ var brokerRanges = map[string]brokerRange{
 	KeyMaxLockDuration:    {30000, 3600000, 60000},
 	KeyShareGroupMaxSize:  {1, 1000, 200},
 	KeyMaxShareSessions:   {1, math.MaxInt32, 2000},
+	KeyShareHeartbeat:     {1000, 3600000, 5000},
 }
 
 var (
