@@ -3,6 +3,9 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -136,4 +139,38 @@ func poll(ctx context.Context, timeout time.Duration, f func() (bool, error), wh
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// assignment describes which partitions each member holds, e.g.
+// "member sharebench-0: [0 1]; member sharebench-1: [2]", for the run log.
+func (a *admin) assignment(ctx context.Context, group, topic string, share bool) string {
+	var parts []string
+	if share {
+		d, err := a.adm.DescribeShareGroups(ctx, group)
+		if err != nil {
+			return err.Error()
+		}
+		for _, m := range d[group].Members {
+			var ps []int32
+			for p := range m.Assignment[topic] {
+				ps = append(ps, p)
+			}
+			slices.Sort(ps)
+			parts = append(parts, fmt.Sprintf("%s: %v", m.ClientID, ps))
+		}
+	} else {
+		d, err := a.adm.DescribeGroups(ctx, group)
+		if err != nil {
+			return err.Error()
+		}
+		for _, m := range d[group].Members {
+			if c, ok := m.Assigned.AsConsumer(); ok {
+				for _, t := range c.Topics {
+					parts = append(parts, fmt.Sprintf("%s: %v", m.ClientID, t.Partitions))
+				}
+			}
+		}
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, "; ")
 }

@@ -61,7 +61,10 @@ func RunCampaign(ctx context.Context, sc *scenarios.Scenario, opt CampaignOption
 			return out, fmt.Errorf("%s provider: %w", prov.Name(), err)
 		}
 		envs = append(envs, environment(cl))
-		err = runGroup(ctx, cl, sc, group, dir, out, &camp, log)
+		err = primeCluster(ctx, cl.Bootstrap(), cl.Nodes())
+		if err == nil {
+			err = runGroup(ctx, cl, sc, group, dir, out, &camp, log)
+		}
 		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		stopErr := cl.Stop(stopCtx)
 		cancel()

@@ -14,7 +14,7 @@ import (
 
 func baseSpec() scenarios.RunSpec {
 	return scenarios.RunSpec{
-		Partitions: 2, Producers: 1, Rate: 400, MessageSize: 128, KeyMode: "none", Acks: "all",
+		Partitions: 2, Producers: 1, Rate: 400, MessageSize: 128, KeyMode: "round-robin", Acks: "all",
 		Linger: 5 * time.Millisecond, BatchSize: 16384,
 		Members: 8, Workers: 1, MaxPollRecords: 10, AcquireMode: "batch_optimized", AckMode: "explicit",
 		Processing: scenarios.Processing{Model: "constant", Time: 10 * time.Millisecond},
@@ -46,7 +46,7 @@ func runSpec(t *testing.T, s scenarios.RunSpec, id string) results.RunRecord {
 	t.Logf("%s: completed per second %v", id, perSec)
 	t.Logf("%s: completed %.1f/s ceiling %.1f (%s) audit %+v flags %v", id, r.Throughput.CompletedPerSec,
 		r.Ceiling.RecordsPerSec, r.Ceiling.Bound, r.Audit, r.Validity.Flags)
-	t.Logf("%s: resources %+v polls %+v hold %+v", id, r.Resources, r.Polls, r.Latency.HoldMs)
+	t.Logf("%s: per member %v resources %+v polls %+v hold %+v", id, r.PerMember, r.Resources, r.Polls, r.Latency.HoldMs)
 	if !r.Audit.Balanced || r.Audit.Lost != 0 || r.Audit.InFlight != 0 {
 		t.Errorf("%s: audit must balance with nothing lost or in flight: %+v", id, r.Audit)
 	}

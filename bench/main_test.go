@@ -43,6 +43,11 @@ func TestMain(m *testing.M) {
 			return 1
 		}
 		kafka = cl
+		if err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes()); err != nil {
+			fmt.Fprintln(os.Stderr, "prime Kafka:", err)
+			_ = cl.Stop(context.Background())
+			return 1
+		}
 		code := m.Run()
 		if err := cl.Stop(context.Background()); err != nil {
 			fmt.Fprintln(os.Stderr, "stop Kafka:", err)

@@ -90,6 +90,7 @@ func RunOne(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, runID
 		}
 	}
 	readySec := time.Since(readyStart).Seconds()
+	fmt.Fprintf(log, "  %s: group ready in %.1fs; assignment %s\n", runID, readySec, adm.assignment(ctx, group, topic, share))
 
 	start := clock.Now() + int64(100*time.Millisecond)
 	window := results.Window{Start: start + int64(spec.Warmup), End: start + int64(spec.Warmup+spec.Duration)}
@@ -126,7 +127,7 @@ func RunOne(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, runID
 		IsKafka: cl.IsKafka(), Audit: r.Audit, DrainTimedOut: r.Phases.DrainTimedOut,
 		ScheduleLagP99Ms: r.Latency.ScheduleLagMs.P99, HarnessCPUPercent: usage.HarnessPercent,
 		HostCPUPercent: usage.HostPercent, Ceiling: r.Ceiling, CompletedPerSec: r.Throughput.CompletedPerSec,
-		ProduceFailed: m.ProduceFailed, Errors: errs,
+		ProduceFailed: m.ProduceFailed, Errors: errs, CompletedThirds: series.Thirds(results.Completed, window),
 	})
 	r.Resources = usage
 	r.Errors = errs

@@ -13,6 +13,3 @@ func procAttr() *syscall.SysProcAttr {
 // signalGroup sends sig to the process group led by pid.
 func signalGroup(pid int, sig syscall.Signal) error { return syscall.Kill(-pid, sig) }
 
-// parentDeathSignal reports whether children die with the harness even when
-// it is killed hard.
-const parentDeathSignal = true

@@ -18,5 +18,3 @@ func signalGroup(pid int, _ syscall.Signal) error {
 	}
 	return p.Kill()
 }
-
-const parentDeathSignal = false

@@ -12,5 +12,3 @@ func procAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true
 
 // signalGroup sends sig to the process group led by pid.
 func signalGroup(pid int, sig syscall.Signal) error { return syscall.Kill(-pid, sig) }
-
-const parentDeathSignal = false

@@ -118,11 +118,10 @@ func startProcessCluster(ctx context.Context, spec ClusterSpec, java JavaRuntime
 	c := &processCluster{spec: spec, cfg: cfg}
 	defer func() {
 		if err != nil {
-			// The start error already tells about a broker that died.
-			if exit, ok := errors.AsType[*brokerExitError](err); ok {
-				for _, b := range c.brokers {
-					b.exitReported = b.exitReported || b.addr.ID == exit.ID
-				}
+			// The start error is the headline; brokers that died during
+			// start-up have told why in their logs.
+			for _, b := range c.brokers {
+				b.exitReported = b.proc.exited()
 			}
 			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopGrace+killWait)
 			defer cancel()
@@ -138,6 +137,9 @@ func startProcessCluster(ctx context.Context, spec ClusterSpec, java JavaRuntime
 		return nil, err
 	}
 	for _, n := range c.nodes {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("cluster: start: %w", context.Cause(ctx))
+		}
 		if err := c.launch(n, java, jars); err != nil {
 			return nil, err
 		}
@@ -229,7 +231,8 @@ func (c *processCluster) formatNode(ctx context.Context, n nodeAddr, clusterID s
 		return fmt.Errorf("broker %d: log: %w", n.ID, err)
 	}
 	defer logFile.Close()
-	cmd := exec.Command(java.Path, "-Xmx256m",
+	// A short run: the client compiler and serial GC start fastest.
+	cmd := exec.Command(java.Path, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
 		"-Dlog4j2.configurationFile="+c.log4jPath(),
 		"-cp", filepath.Join(jars, "*"),
 		"kafka.tools.StorageTool", "format", "-t", clusterID, "-c", c.propsPath(n))

@@ -43,7 +43,7 @@ func runHelper(mode string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c, err := (&ProcessProvider{}).Start(ctx, ClusterSpec{Log: os.Stderr, LogDir: os.Getenv("HELPER_LOG_DIR")})
+	c, err := (&ProcessProvider{}).Start(ctx, ClusterSpec{Log: os.Stderr, WorkDir: os.Getenv("HELPER_WORK_DIR")})
 	if err != nil {
 		fmt.Println("ERROR", err)
 		return 1
@@ -175,12 +175,18 @@ func TestProcessOneNode(t *testing.T) {
 	rt := checkCluster(t, c, 1)
 	t.Logf("1 node: share group consumed its first record in %v", rt.shareConsume.Round(time.Millisecond))
 
+	// A context that has ended means "kill now": no grace period. (The
+	// controlled shutdown is covered by the 3-node and Ctrl-C tests.)
 	root := c.root
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
 	began := time.Now()
-	if err := c.Stop(context.Background()); err != nil {
+	if err := c.Stop(ended); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
-	t.Logf("1 node: stopped in %v", time.Since(began).Round(time.Millisecond))
+	if d := time.Since(began); d > 5*time.Second {
+		t.Errorf("stop with an ended context took %v; want an immediate kill", d)
+	}
 	assertGone(t, pids, 0)
 	if _, err := os.Stat(root); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("temporary work dir %s not removed: %v", root, err)
@@ -190,17 +196,51 @@ func TestProcessOneNode(t *testing.T) {
 	}
 }
 
+// TestProcessThreeNodes also covers a port clash: node 1's client port is
+// taken, so node 1 dies while nodes 2 and 3 run on; Start must stop the live
+// brokers of that attempt and retry once with new ports.
 func TestProcessThreeNodes(t *testing.T) {
 	requireKafka(t)
-	c, startTime := startForTest(t, ClusterSpec{Nodes: 3, WorkDir: t.TempDir()})
-	t.Logf("3 nodes: started in %v", startTime.Round(time.Millisecond))
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	takenPort := taken.Addr().(*net.TCPAddr).Port
+	real := pickPorts
+	calls := 0
+	pickPorts = func(n int) ([]int, error) {
+		calls++
+		ports, err := real(n)
+		if calls == 1 && err == nil {
+			ports[0] = takenPort
+		}
+		return ports, err
+	}
+	defer func() { pickPorts = real }()
+
+	work := t.TempDir()
+	c, startTime := startForTest(t, ClusterSpec{Nodes: 3, WorkDir: work})
+	t.Logf("3 nodes: started in %v, including a failed attempt on a taken port", startTime.Round(time.Millisecond))
+	if calls != 2 {
+		t.Errorf("ports picked %d times, want 2 (one retry)", calls)
+	}
+	if slices.Contains(c.Bootstrap(), net.JoinHostPort("127.0.0.1", strconv.Itoa(takenPort))) {
+		t.Errorf("cluster claims the port held by the test: %v", c.Bootstrap())
+	}
 	pids := c.PIDs()
 	if len(pids) != 3 {
 		t.Fatalf("PIDs %v: want 3", pids)
 	}
+	running := jvmsUnder(work)
+	slices.Sort(running)
+	if want := slices.Sorted(slices.Values(pids)); !slices.Equal(running, want) {
+		t.Errorf("JVMs under the work dir %v, want only the cluster's brokers %v: the failed attempt left some", running, want)
+	}
 	if got := c.BrokerConfig()["share.coordinator.state.topic.min.isr"]; got != "2" {
 		t.Errorf("share coordinator state min ISR %q, want 2 on three nodes", got)
 	}
+
 	rt := checkCluster(t, c, 3)
 	t.Logf("3 nodes: share group consumed its first record in %v", rt.shareConsume.Round(time.Millisecond))
 
@@ -208,7 +248,7 @@ func TestProcessThreeNodes(t *testing.T) {
 	if err := c.Stop(context.Background()); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
-	t.Logf("3 nodes: stopped in %v", time.Since(began).Round(time.Millisecond))
+	t.Logf("3 nodes: stopped (controlled shutdown) in %v", time.Since(began).Round(time.Millisecond))
 	assertGone(t, pids, 0)
 	if _, err := os.Stat(c.root); err != nil {
 		t.Errorf("a caller's work dir must be kept: %v", err)
@@ -264,42 +304,40 @@ func TestProcessStartFailureStopsEverything(t *testing.T) {
 	}
 }
 
-func TestProcessRetriesOnPortClash(t *testing.T) {
+// cancelOn cancels a context when a progress line contains a marker.
+type cancelOn struct {
+	t      *testing.T
+	marker string
+	cancel context.CancelFunc
+}
+
+func (c cancelOn) Write(b []byte) (int, error) {
+	c.t.Log(strings.TrimRight(string(b), "\n"))
+	if strings.Contains(string(b), c.marker) {
+		c.cancel()
+	}
+	return len(b), nil
+}
+
+func TestProcessStartCancelledStopsEverything(t *testing.T) {
 	requireKafka(t)
-	taken, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer taken.Close()
-	takenPort := taken.Addr().(*net.TCPAddr).Port
-
-	real := pickPorts
-	calls := 0
-	pickPorts = func(n int) ([]int, error) {
-		calls++
-		ports, err := real(n)
-		if calls == 1 && err == nil {
-			ports[0] = takenPort // node 1's client port is in use
-		}
-		return ports, err
-	}
-	defer func() { pickPorts = real }()
-
-	// Three nodes: node 1 dies on the taken port while nodes 2 and 3 run
-	// on, so the failed attempt must stop live brokers before the retry.
 	work := t.TempDir()
-	c, _ := startForTest(t, ClusterSpec{Nodes: 3, WorkDir: work})
-	if calls != 2 {
-		t.Errorf("ports picked %d times, want 2 (one retry)", calls)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	defer func() { killAll(jvmsUnder(work)) }()
+	// Cancelled (as by Ctrl-C) once a broker JVM runs, mid-start.
+	c, err := (&ProcessProvider{}).Start(ctx, ClusterSpec{
+		Nodes: 3, WorkDir: work, Log: cancelOn{t, "broker 2: started", cancel},
+	})
+	if err == nil {
+		c.Stop(context.Background())
+		t.Fatal("start succeeded although cancelled")
 	}
-	if c.Bootstrap()[0] == net.JoinHostPort("127.0.0.1", strconv.Itoa(takenPort)) {
-		t.Errorf("cluster claims the port held by the test: %v", c.Bootstrap())
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v; want it to wrap context.Canceled", err)
 	}
-	running, pids := jvmsUnder(work), c.PIDs()
-	slices.Sort(running)
-	slices.Sort(pids)
-	if !slices.Equal(running, pids) {
-		t.Errorf("JVMs under the work dir %v, want only the cluster's brokers %v: the failed attempt left some", running, pids)
+	if left := jvmsUnder(work); len(left) > 0 {
+		t.Errorf("JVMs left running after a cancelled start: %v", left)
 	}
 }
 
@@ -308,7 +346,11 @@ func TestProcessRetriesOnPortClash(t *testing.T) {
 func startHelper(t *testing.T) (*exec.Cmd, []int) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"=hold-cluster", "HELPER_LOG_DIR="+t.TempDir())
+	// The work dir is the test's: a harness killed hard cannot clean up.
+	cmd.Env = append(os.Environ(), helperEnv+"=hold-cluster", "HELPER_WORK_DIR="+t.TempDir())
+	// Its own process group, like a shell job, so that the test can signal
+	// it the way a terminal's Ctrl-C does.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stderr = testLog{t}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -387,7 +429,9 @@ func TestProcessNoOrphansOnInterrupt(t *testing.T) {
 		}
 	}
 	began := time.Now()
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+	// A terminal's Ctrl-C signals the whole foreground process group; the
+	// brokers are in groups of their own and learn of it from the harness.
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	state := waitExit(t, cmd, stopGrace+killWait+10*time.Second)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,28 +14,64 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // brokerExitError is a broker JVM that exited while the cluster started.
 type brokerExitError struct {
-	ID   int
-	Err  error  // the process's exit status
-	Log  string // its log file
-	Tail string // the end of its log
+	ID        int
+	Err       error  // the process's exit status
+	Log       string // its log file
+	FirstErr  string // the first ERROR entry of the log, if any
+	Tail      string // the end of its log
+	PortClash bool   // the log says a port was taken
+}
+
+func newBrokerExitError(b *broker) *brokerExitError {
+	e := &brokerExitError{ID: b.addr.ID, Err: b.proc.err, Log: b.logPath, Tail: fileTail(b.logPath, logTailBytes)}
+	// The cause is usually far above the tail, before the shutdown noise.
+	text := fileTail(b.logPath, 1<<20)
+	e.FirstErr = firstLogError(text)
+	e.PortClash = strings.Contains(text, "Address already in use")
+	return e
 }
 
 func (e *brokerExitError) Error() string {
-	return fmt.Sprintf("broker %d: exited during start-up (%v); %s ends:\n%s", e.ID, e.Err, e.Log, e.Tail)
+	var b strings.Builder
+	fmt.Fprintf(&b, "broker %d: exited during start-up (%v)", e.ID, e.Err)
+	if e.FirstErr != "" {
+		fmt.Fprintf(&b, "; first error:\n%s\n", e.FirstErr)
+	}
+	fmt.Fprintf(&b, "; %s ends:\n%s", e.Log, e.Tail)
+	return b.String()
 }
 
 // Unwrap also yields errPortClash when the log says a port was taken, so
 // that Start retries with new ports.
 func (e *brokerExitError) Unwrap() []error {
 	errs := []error{e.Err}
-	if strings.Contains(e.Tail, "Address already in use") {
+	if e.PortClash {
 		errs = append(errs, errPortClash)
 	}
 	return errs
+}
+
+// firstLogError returns the first ERROR or FATAL entry of a broker log with
+// the two lines after it (usually the exception), or "".
+func firstLogError(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "] ERROR ") || strings.Contains(l, "] FATAL ") {
+			entry := lines[i:min(i+3, len(lines))]
+			for j, l := range entry {
+				if len(l) > 300 {
+					entry[j] = l[:300] + "..."
+				}
+			}
+			return strings.Join(entry, "\n")
+		}
+	}
+	return ""
 }
 
 // readyStep is one check of waitReady, retried until it passes.
@@ -73,14 +110,24 @@ func (c *processCluster) waitReady(ctx context.Context) error {
 	topic := "sharebench-probe-" + randomHex(4)
 	steps := []readyStep{
 		{fmt.Sprintf("metadata lists %d broker(s) and a controller", n), func(ctx context.Context) error {
-			md, err := adm.BrokerMetadata(ctx)
+			// A raw request: kadm's BrokerMetadata answers from kgo's
+			// cache once the client knows any broker, and would keep
+			// reporting the first brokers seen.
+			req := kmsg.NewPtrMetadataRequest()
+			req.Topics = []kmsg.MetadataRequestTopic{}
+			md, err := req.RequestWith(ctx, cl)
 			if err != nil {
 				return err
 			}
 			if len(md.Brokers) < n {
-				return fmt.Errorf("%d of %d brokers registered and unfenced (ids %v)", len(md.Brokers), n, md.Brokers.NodeIDs())
+				ids := make([]int32, len(md.Brokers))
+				for i, b := range md.Brokers {
+					ids[i] = b.NodeID
+				}
+				slices.Sort(ids)
+				return fmt.Errorf("%d of %d brokers registered and unfenced (ids %v)", len(md.Brokers), n, ids)
 			}
-			if md.Controller < 0 {
+			if md.ControllerID < 0 {
 				return errors.New("no controller")
 			}
 			return nil
@@ -150,7 +197,7 @@ func (c *processCluster) watchExits(cancel context.CancelCauseFunc) (stop func()
 		wg.Go(func() {
 			select {
 			case <-b.proc.done:
-				cancel(&brokerExitError{ID: b.addr.ID, Err: b.proc.err, Log: b.logPath, Tail: fileTail(b.logPath, logTailBytes)})
+				cancel(newBrokerExitError(b))
 			case <-quit:
 			}
 		})

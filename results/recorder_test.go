@@ -81,14 +81,29 @@ func TestValidityFlags(t *testing.T) {
 		t.Fatalf("clean run flagged: %+v", ok)
 	}
 	bad := Check(ValidityInput{IsKafka: false, Audit: Audit{Produced: 2, Lost: 1}, ScheduleLagP99Ms: 500,
-		Ceiling: Ceiling{RecordsPerSec: 100}, CompletedPerSec: 120})
+		Ceiling: Ceiling{RecordsPerSec: 100}, CompletedPerSec: 120, CompletedThirds: [3]int64{80, 100, 100}})
 	codes := map[string]bool{}
 	for _, f := range bad.Flags {
 		codes[f.Code] = true
 	}
-	for _, c := range []string{"not_kafka", "audit_unbalanced", "lost_records", "schedule_lag", "above_ceiling"} {
+	for _, c := range []string{"not_kafka", "audit_unbalanced", "lost_records", "schedule_lag", "above_ceiling", "warmup_short"} {
 		if !codes[c] {
 			t.Errorf("missing flag %s in %+v", c, bad.Flags)
 		}
+	}
+}
+
+func TestSeriesThirds(t *testing.T) {
+	s := NewSeries(0, 20)
+	for sec := int64(0); sec < 20; sec++ {
+		s.Add(Completed, sec*1e9+5e8, sec) // sec events in second sec
+	}
+	// Window [2 s, 11 s): buckets 2..10, thirds 2-4, 5-7, 8-10.
+	got := s.Thirds(Completed, Window{Start: 2e9, End: 11e9})
+	if got != [3]int64{2 + 3 + 4, 5 + 6 + 7, 8 + 9 + 10} {
+		t.Fatalf("thirds %v", got)
+	}
+	if ok := Check(ValidityInput{IsKafka: true, Audit: Audit{Balanced: true}, CompletedThirds: [3]int64{95, 100, 100}}); !ok.Valid {
+		t.Fatalf("5%% ramp flagged: %+v", ok.Flags)
 	}
 }

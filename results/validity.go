@@ -27,7 +27,10 @@ type ValidityInput struct {
 	Ceiling            Ceiling
 	CompletedPerSec    float64
 	ProduceFailed      int64
-	Errors             []string
+	// CompletedThirds are completions in the first, middle and last third of
+	// the measurement window (Series.Thirds).
+	CompletedThirds [3]int64
+	Errors          []string
 }
 
 // Check applies the validity rules.
@@ -66,6 +69,9 @@ func Check(in ValidityInput) Validity {
 	if in.Ceiling.RecordsPerSec > 0 && in.CompletedPerSec > in.Ceiling.RecordsPerSec*1.05 {
 		add("above_ceiling", "measured %.0f records/s exceeds the %.0f records/s ceiling by more than 5%%: a harness bug or a wrong model",
 			in.CompletedPerSec, in.Ceiling.RecordsPerSec)
+	}
+	if f, l := in.CompletedThirds[0], in.CompletedThirds[2]; l >= 100 && float64(f) < 0.85*float64(l) {
+		add("warmup_short", "completions were still climbing in the window (first third %d, last third %d): lengthen warmup", f, l)
 	}
 	if in.ProduceFailed > 0 {
 		add("produce_failed", "%d records failed to produce", in.ProduceFailed)

@@ -29,9 +29,11 @@ type RunSpec struct {
 	// like 1KiB. At least 40 (the stamp every record carries: run, producer,
 	// sequence, send times), at most 1MiB. [message_size: 256]
 	MessageSize int `mapstructure:"message_size" json:"message_size"`
-	// KeyMode chooses record keys: "none" (null keys, sticky
-	// partitioning), "random" (16 random bytes per record) or "round-robin"
-	// (records go to the partitions in turn). [key_mode: none]
+	// KeyMode chooses record keys and so the partition load: "round-robin"
+	// (null keys, records go to the partitions in turn: even partition
+	// loads, the default), "none" (null keys, franz-go's sticky
+	// partitioning: whole batches per partition, loads uneven over seconds)
+	// or "random" (16 random bytes per record, hashed). [key_mode: round-robin]
 	KeyMode string `mapstructure:"key_mode" json:"key_mode"`
 	// Acks is the producer acknowledgement level: "all" (all in-sync
 	// replicas), "leader" (the leader only) or "none". [acks: all]
@@ -164,7 +166,7 @@ func Defaults() map[string]any {
 		"producers":        1,
 		"rate":             1000.0,
 		"message_size":     256,
-		"key_mode":         "none",
+		"key_mode":         "round-robin",
 		"acks":             "all",
 		"linger":           "5ms",
 		"batch_size":       16384,
