@@ -12,4 +12,3 @@ func procAttr() *syscall.SysProcAttr {
 
 // signalGroup sends sig to the process group led by pid.
 func signalGroup(pid int, sig syscall.Signal) error { return syscall.Kill(-pid, sig) }
-

@@ -123,9 +123,11 @@ func startProcessCluster(ctx context.Context, spec ClusterSpec, java JavaRuntime
 			for _, b := range c.brokers {
 				b.exitReported = b.proc.exited()
 			}
-			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopGrace+killWait)
-			defer cancel()
-			if stopErr := c.Stop(stopCtx); stopErr != nil {
+			// Nothing of a failed start is worth a controlled shutdown:
+			// an ended context makes Stop kill at once.
+			killNow, cancel := context.WithCancel(context.Background())
+			cancel()
+			if stopErr := c.Stop(killNow); stopErr != nil {
 				err = fmt.Errorf("%w (and while cleaning up: %v)", err, stopErr)
 			}
 		}
