@@ -83,7 +83,11 @@ func (p *ProcessProvider) Start(ctx context.Context, spec ClusterSpec) (Cluster,
 			return c, nil
 		}
 		if attempt == 1 && errors.Is(err, errPortClash) && ctx.Err() == nil {
-			progress(spec.Log, "%v; retrying once with new ports", err)
+			who := "a broker"
+			if exit, ok := errors.AsType[*brokerExitError](err); ok {
+				who = fmt.Sprintf("broker %d", exit.ID)
+			}
+			progress(spec.Log, "%s: port taken by another process; retrying once with new ports", who)
 			continue
 		}
 		return nil, err

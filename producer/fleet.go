@@ -110,11 +110,11 @@ func produce(ctx context.Context, cl *kgo.Client, c Config, id uint32, s Schedul
 			timer.Reset(wait)
 			select {
 			case <-ctx.Done():
-				return flush(cl, c)
+				return flush(cl, c, true)
 			case <-timer.C:
 			}
 		} else if ctx.Err() != nil {
-			return flush(cl, c)
+			return flush(cl, c, true)
 		}
 		r := &kgo.Record{Value: make([]byte, c.MessageSize)}
 		if c.KeyMode == "random" {
@@ -131,15 +131,18 @@ func produce(ctx context.Context, cl *kgo.Client, c Config, id uint32, s Schedul
 			shard.RecordAck(st, rec.Clock.Now())
 		})
 	}
-	return flush(cl, c)
+	return flush(cl, c, false)
 }
 
-// flush waits for outstanding acknowledgements, bounded by FlushTimeout even
-// when the run's context has already ended.
-func flush(cl *kgo.Client, c Config) error {
+// flush waits for outstanding acknowledgements, bounded by FlushTimeout (5 s
+// when the run was interrupted: the user is waiting for the exit).
+func flush(cl *kgo.Client, c Config, interrupted bool) error {
 	d := c.FlushTimeout
 	if d <= 0 {
 		d = 30 * time.Second
+	}
+	if interrupted {
+		d = min(d, 5*time.Second)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Ctrl-C in the middle of a real run: the CLI stops its broker JVM, exits
+// 130 and leaves no process behind.
+func TestInterruptMidRunLeavesNoJVM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts a real broker")
+	}
+	for _, tool := range []string{"java", "mvn"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not on PATH (.ci/run installs it)", tool)
+		}
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "sharebench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "run", "--provider", "process", "--scenario", "smoke", "--results", dir,
+		"--set", "duration=60s")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+
+	pidRE := regexp.MustCompile(`broker \d+: started, pid (\d+)`)
+	var pids []int
+	var transcript strings.Builder
+	sc := bufio.NewScanner(stdout)
+	deadline := time.AfterFunc(5*time.Minute, func() { cmd.Process.Kill() })
+	defer deadline.Stop()
+	for sc.Scan() {
+		line := sc.Text()
+		transcript.WriteString(line + "\n")
+		if m := pidRE.FindStringSubmatch(line); m != nil {
+			pid, _ := strconv.Atoi(m[1])
+			pids = append(pids, pid)
+		}
+		if strings.Contains(line, "producing") {
+			break
+		}
+	}
+	if len(pids) == 0 {
+		t.Fatalf("never saw a broker start:\n%s", transcript.String())
+	}
+	time.Sleep(2 * time.Second) // mid-run: producers and consumers busy
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	go func() { // keep draining output so the process never blocks on a full pipe
+		for sc.Scan() {
+			transcript.WriteString(sc.Text() + "\n")
+		}
+	}()
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Errorf("exit: %v, want status 130\n%s", err, transcript.String())
+	}
+	for _, pid := range pids {
+		if syscall.Kill(pid, 0) == nil {
+			t.Errorf("broker JVM %d still running after Ctrl-C", pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
