@@ -1,0 +1,56 @@
+package collectors
+
+import (
+	"os"
+	"testing"
+	"time"
+)
+
+// burn keeps one core busy for d.
+func burn(d time.Duration) {
+	end := time.Now().Add(d)
+	x := 0
+	for time.Now().Before(end) {
+		x++
+	}
+	_ = x
+}
+
+// One goroutine spinning for 600 ms is 0.6 CPU-seconds: the harness's own
+// counter (getrusage) and its /proc/<pid>/stat reading (the path used for
+// brokers) must both see it, and host busy time must grow by at least that.
+func TestUsageSeesAKnownBusyLoop(t *testing.T) {
+	self := os.Getpid()
+	a := ReadCPU([]int{self})
+	burn(600 * time.Millisecond)
+	b := ReadCPU([]int{self})
+	if len(a.Errors)+len(b.Errors) > 0 {
+		t.Fatalf("read errors: %v %v", a.Errors, b.Errors)
+	}
+	u := Usage(a, b)
+	if u.HarnessCPUSeconds < 0.5 || u.HarnessCPUSeconds > 1.0 {
+		t.Errorf("harness CPU %.2fs, want ≈ 0.6s", u.HarnessCPUSeconds)
+	}
+	// /proc ticks are 10 ms: allow two ticks of difference either way.
+	if d := u.BrokerCPUSeconds - u.HarnessCPUSeconds; d < -0.1 || d > 0.1 {
+		t.Errorf("/proc/%d/stat says %.2fs, getrusage %.2fs", self, u.BrokerCPUSeconds, u.HarnessCPUSeconds)
+	}
+	// Percent of all cores: seconds / wall / cores.
+	want := 100 * u.HarnessCPUSeconds / u.Seconds / float64(u.Cores)
+	if d := u.HarnessPercent - want; d < -1e-9 || d > 1e-9 {
+		t.Errorf("harness %% %.2f, want %.2f", u.HarnessPercent, want)
+	}
+	if minHost := 100 * 0.5 / u.Seconds / float64(u.Cores); u.HostPercent < minHost {
+		t.Errorf("host busy %.1f%%, want ≥ %.1f%% (our own loop)", u.HostPercent, minHost)
+	}
+}
+
+func TestReadCPUReportsMissingProcess(t *testing.T) {
+	s := ReadCPU([]int{1 << 30})
+	if len(s.Errors) != 1 {
+		t.Fatalf("errors %v", s.Errors)
+	}
+	if u := Usage(s, ReadCPU(nil)); u.BrokerCPUSeconds != 0 {
+		t.Fatalf("vanished process counted: %+v", u)
+	}
+}
