@@ -127,7 +127,7 @@ func RunOne(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, runID
 		IsKafka: cl.IsKafka(), Audit: r.Audit, DrainTimedOut: r.Phases.DrainTimedOut,
 		ScheduleLagP99Ms: r.Latency.ScheduleLagMs.P99, HarnessCPUPercent: usage.HarnessPercent,
 		HostCPUPercent: usage.HostPercent, Ceiling: r.Ceiling, CompletedPerSec: r.Throughput.CompletedPerSec,
-		ProduceFailed: m.ProduceFailed, Errors: errs, CompletedThirds: series.Thirds(results.Completed, window),
+		ProduceFailed: m.ProduceFailed, AckErrors: m.AckErrors, PollErrors: m.PollErrors, Errors: errs, CompletedThirds: series.Thirds(results.Completed, window),
 	})
 	r.Resources = usage
 	r.Errors = errs

@@ -54,7 +54,7 @@ func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit result
 		Outcomes: results.Outcomes{
 			Delivered: m.Delivered, Completed: m.Completed, Redelivered: m.Redelivered,
 			Released: m.Released, Rejected: m.Rejected, RetriedInPlace: m.Retried,
-			LockExpiredCompleted: m.LockExpired, AckErrors: m.AckErrors, ProduceFailed: m.ProduceFailed,
+			LockExpiredCompleted: m.LockExpired, AckErrors: m.AckErrors, PollErrors: m.PollErrors, ProduceFailed: m.ProduceFailed,
 		},
 		PerMember:   m.PerMember,
 		Audit:       audit,

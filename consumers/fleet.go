@@ -119,8 +119,15 @@ func (m *member) run(ctx context.Context) error {
 	}
 	for ctx.Err() == nil {
 		recs, err := m.poll(ctx)
+		if ctx.Err() != nil {
+			break // the poll that shutdown cut short is not a poll of the run
+		}
 		if err != nil {
-			return err
+			// franz-go retries what can be retried; what reaches us is
+			// counted and the member keeps polling, as a service would.
+			m.shard.PollErrors.Add(1)
+			sleepCtx(ctx, 100*time.Millisecond)
+			continue
 		}
 		m.shard.RecordPoll(len(recs))
 		if len(recs) == 0 {

@@ -112,6 +112,7 @@ type MemberShard struct {
 	LockExpired       atomic.Int64
 	Duplicates        atomic.Int64
 	AckErrors         atomic.Int64 // acknowledgements or commits the broker refused
+	PollErrors        atomic.Int64 // polls that returned an error
 	// DeliveryCounts[i] counts deliveries with delivery count i+1 (the last
 	// slot holds every count beyond).
 	DeliveryCounts [10]atomic.Int64
@@ -221,7 +222,7 @@ type Merged struct {
 	Polls, EmptyPolls, Delivered, Completed  int64
 	CompletedInWindow, Redelivered, Released int64
 	Rejected, Retried, LockExpired           int64
-	Duplicates, AckErrors                    int64
+	Duplicates, AckErrors, PollErrors        int64
 	DeliveryCounts                           [10]int64
 	PerMember                                []int64 // completions per member, in shard order
 }
@@ -263,6 +264,7 @@ func (r *Recorder) Merge() Merged {
 		m.LockExpired += s.LockExpired.Load()
 		m.Duplicates += s.Duplicates.Load()
 		m.AckErrors += s.AckErrors.Load()
+		m.PollErrors += s.PollErrors.Load()
 		for i := range s.DeliveryCounts {
 			m.DeliveryCounts[i] += s.DeliveryCounts[i].Load()
 		}

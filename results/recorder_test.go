@@ -81,12 +81,12 @@ func TestValidityFlags(t *testing.T) {
 		t.Fatalf("clean run flagged: %+v", ok)
 	}
 	bad := Check(ValidityInput{IsKafka: false, Audit: Audit{Produced: 2, Lost: 1}, ScheduleLagP99Ms: 500,
-		Ceiling: Ceiling{RecordsPerSec: 100}, CompletedPerSec: 120, CompletedThirds: [3]int64{80, 100, 100}})
+		Ceiling: Ceiling{RecordsPerSec: 100}, CompletedPerSec: 120, CompletedThirds: [3]int64{80, 100, 100}, AckErrors: 1})
 	codes := map[string]bool{}
 	for _, f := range bad.Flags {
 		codes[f.Code] = true
 	}
-	for _, c := range []string{"not_kafka", "audit_unbalanced", "lost_records", "schedule_lag", "above_ceiling", "warmup_short"} {
+	for _, c := range []string{"not_kafka", "audit_unbalanced", "lost_records", "schedule_lag", "above_ceiling", "warmup_short", "client_errors"} {
 		if !codes[c] {
 			t.Errorf("missing flag %s in %+v", c, bad.Flags)
 		}

@@ -80,6 +80,7 @@ type Outcomes struct {
 	RetriedInPlace       int64   `json:"retried_in_place"`
 	LockExpiredCompleted int64   `json:"lock_expired_completions"` // completed after the acquisition deadline
 	AckErrors            int64   `json:"ack_errors"`
+	PollErrors           int64   `json:"poll_errors"`
 	ProduceFailed        int64   `json:"produce_failed"`
 	DeliveryCounts       []int64 `json:"delivery_counts,omitempty"` // index i: deliveries with count i+1 (share)
 }

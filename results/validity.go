@@ -27,6 +27,8 @@ type ValidityInput struct {
 	Ceiling            Ceiling
 	CompletedPerSec    float64
 	ProduceFailed      int64
+	AckErrors          int64 // refused acknowledgements / commits
+	PollErrors         int64
 	// CompletedThirds are completions in the first, middle and last third of
 	// the measurement window (Series.Thirds).
 	CompletedThirds [3]int64
@@ -72,6 +74,9 @@ func Check(in ValidityInput) Validity {
 	}
 	if f, l := in.CompletedThirds[0], in.CompletedThirds[2]; l >= 100 && float64(f) < 0.85*float64(l) {
 		add("warmup_short", "completions were still climbing in the window (first third %d, last third %d): lengthen warmup", f, l)
+	}
+	if in.AckErrors > 0 || in.PollErrors > 0 {
+		add("client_errors", "consumers saw %d acknowledgement/commit errors and %d poll errors", in.AckErrors, in.PollErrors)
 	}
 	if in.ProduceFailed > 0 {
 		add("produce_failed", "%d records failed to produce", in.ProduceFailed)
