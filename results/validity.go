@@ -69,7 +69,7 @@ func Check(in ValidityInput) Validity {
 		add("host_cpu", "the host CPU was %.0f%% busy: brokers and harness competed for cores", in.HostCPUPercent)
 	}
 	if in.Ceiling.RecordsPerSec > 0 && in.CompletedPerSec > in.Ceiling.RecordsPerSec*1.05 {
-		add("above_ceiling", "measured %.0f records/s exceeds the %.0f records/s ceiling by more than 5%%: a harness bug or a wrong model",
+		add("above_ceiling", "measured %.0f records/s exceeds the %.0f records/s ceiling by more than 5%%: a backlog from before the window was consumed inside it (lengthen warmup), or the model is wrong",
 			in.CompletedPerSec, in.Ceiling.RecordsPerSec)
 	}
 	if f, l := in.CompletedThirds[0], in.CompletedThirds[2]; l >= 100 && float64(f) < 0.85*float64(l) {
