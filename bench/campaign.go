@@ -77,7 +77,11 @@ func RunCampaign(ctx context.Context, sc *scenarios.Scenario, opt CampaignOption
 	}
 	camp.Environment = envs
 	camp.FinishedAt = time.Now().UTC().Format(time.RFC3339)
-	return out, results.WriteJSON(filepath.Join(dir, "campaign.json"), camp)
+	if err := results.WriteJSON(filepath.Join(dir, "campaign.json"), camp); err != nil {
+		return out, err
+	}
+	_, err = results.WriteReports(dir, camp, out.Runs)
+	return out, err
 }
 
 func runGroup(ctx context.Context, cl infra.Cluster, sc *scenarios.Scenario, group []int, dir string,

@@ -14,53 +14,13 @@ func SideBySide(w io.Writer, runs []RunRecord) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	row := func(label string, f func(r RunRecord) string) {
-		cells := []string{label}
+	for _, row := range sideBySideRows() {
+		cells := []string{row.label}
 		for _, r := range runs {
-			cells = append(cells, f(r))
+			cells = append(cells, row.cell(r))
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
 	}
-	num := func(v float64) string { return fmt.Sprintf("%.1f", v) }
-	row("run", func(r RunRecord) string { return r.RunID })
-	row("consumer type", func(r RunRecord) string { return r.ConsumerType })
-	row("offered records/s", func(r RunRecord) string { return num(r.Throughput.OfferedPerSec) })
-	row("ceiling records/s", func(r RunRecord) string {
-		return fmt.Sprintf("%.1f (%s)", r.Ceiling.RecordsPerSec, r.Ceiling.Bound)
-	})
-	row("completed records/s", func(r RunRecord) string { return num(r.Throughput.CompletedPerSec) })
-	row("efficiency vs ceiling", func(r RunRecord) string { return fmt.Sprintf("%.0f%%", 100*r.Ceiling.Efficiency) })
-	row("active members", func(r RunRecord) string { return fmt.Sprint(r.Ceiling.ActiveMembers) })
-	row("completion p50 ms", func(r RunRecord) string { return num(r.Latency.CompletionMs.P50) })
-	row("completion p99 ms", func(r RunRecord) string { return num(r.Latency.CompletionMs.P99) })
-	row("completion p99.9 ms", func(r RunRecord) string { return num(r.Latency.CompletionMs.P999) })
-	row("completion max ms", func(r RunRecord) string { return num(r.Latency.CompletionMs.Max) })
-	row("publish p99 ms", func(r RunRecord) string { return num(r.Latency.PublishMs.P99) })
-	row("records/poll p50", func(r RunRecord) string { return num(r.Polls.RecordsPerPoll.P50) })
-	row("redelivered", func(r RunRecord) string { return fmt.Sprint(r.Outcomes.Redelivered) })
-	row("drain s", func(r RunRecord) string { return num(r.Phases.DrainSec) })
-	row("audit produced", func(r RunRecord) string { return fmt.Sprint(r.Audit.Produced) })
-	row("audit completed once", func(r RunRecord) string { return fmt.Sprint(r.Audit.CompletedOnce) })
-	row("audit duplicates", func(r RunRecord) string { return fmt.Sprint(r.Audit.Duplicates) })
-	row("audit archived", func(r RunRecord) string { return fmt.Sprint(r.Audit.Archived) })
-	row("audit in flight", func(r RunRecord) string { return fmt.Sprint(r.Audit.InFlight) })
-	row("audit lost", func(r RunRecord) string { return fmt.Sprint(r.Audit.Lost) })
-	row("audit balanced", func(r RunRecord) string {
-		if r.Audit.Balanced {
-			return "yes"
-		}
-		return "NO"
-	})
-	row("validity", func(r RunRecord) string {
-		if r.Validity.Valid {
-			return "ok"
-		}
-		codes := make([]string, len(r.Validity.Flags))
-		for i, f := range r.Validity.Flags {
-			codes[i] = f.Code
-		}
-		return strings.Join(codes, ",")
-	})
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -73,4 +33,62 @@ func SideBySide(w io.Writer, runs []RunRecord) error {
 		}
 	}
 	return nil
+}
+
+// tableRow is one row of the side-by-side table: a label and a cell per run.
+type tableRow struct {
+	label string
+	cell  func(r RunRecord) string
+}
+
+// sideBySideRows are the rows of the side-by-side table, shared by the
+// console and Markdown renderings.
+func sideBySideRows() []tableRow {
+	num := func(v float64) string { return fmt.Sprintf("%.1f", v) }
+	return []tableRow{
+		{"run", func(r RunRecord) string { return r.RunID }},
+		{"consumer type", func(r RunRecord) string { return r.ConsumerType }},
+		{"offered records/s", func(r RunRecord) string { return num(r.Throughput.OfferedPerSec) }},
+		{"ceiling records/s", func(r RunRecord) string {
+			return fmt.Sprintf("%.1f (%s)", r.Ceiling.RecordsPerSec, r.Ceiling.Bound)
+		}},
+		{"completed records/s", func(r RunRecord) string { return num(r.Throughput.CompletedPerSec) }},
+		{"efficiency vs ceiling", func(r RunRecord) string { return fmt.Sprintf("%.0f%%", 100*r.Ceiling.Efficiency) }},
+		{"active members", func(r RunRecord) string { return fmt.Sprint(r.Ceiling.ActiveMembers) }},
+		{"completion p50 ms", func(r RunRecord) string { return num(r.Latency.CompletionMs.P50) }},
+		{"completion p99 ms", func(r RunRecord) string { return num(r.Latency.CompletionMs.P99) }},
+		{"completion p99.9 ms", func(r RunRecord) string { return num(r.Latency.CompletionMs.P999) }},
+		{"completion max ms", func(r RunRecord) string { return num(r.Latency.CompletionMs.Max) }},
+		{"publish p99 ms", func(r RunRecord) string { return num(r.Latency.PublishMs.P99) }},
+		{"records/poll p50", func(r RunRecord) string { return num(r.Polls.RecordsPerPoll.P50) }},
+		{"redelivered", func(r RunRecord) string { return fmt.Sprint(r.Outcomes.Redelivered) }},
+		{"drain s", func(r RunRecord) string { return num(r.Phases.DrainSec) }},
+		{"audit produced", func(r RunRecord) string { return fmt.Sprint(r.Audit.Produced) }},
+		{"audit completed once", func(r RunRecord) string { return fmt.Sprint(r.Audit.CompletedOnce) }},
+		{"audit duplicates", func(r RunRecord) string { return fmt.Sprint(r.Audit.Duplicates) }},
+		{"audit archived", func(r RunRecord) string { return fmt.Sprint(r.Audit.Archived) }},
+		{"audit in flight", func(r RunRecord) string { return fmt.Sprint(r.Audit.InFlight) }},
+		{"audit lost", func(r RunRecord) string { return fmt.Sprint(r.Audit.Lost) }},
+		{"audit balanced", func(r RunRecord) string { return yesNO(r.Audit.Balanced) }},
+		{"validity", validityCodes},
+	}
+}
+
+func yesNO(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "NO"
+}
+
+// validityCodes is "ok" or the run's flag codes, comma-separated.
+func validityCodes(r RunRecord) string {
+	if r.Validity.Valid {
+		return "ok"
+	}
+	codes := make([]string, len(r.Validity.Flags))
+	for i, f := range r.Validity.Flags {
+		codes[i] = f.Code
+	}
+	return strings.Join(codes, ",")
 }

@@ -39,10 +39,11 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newBenchCmd(), newScenariosCmd(), &cobra.Command{
+	root.AddCommand(newRunCmd(), newBenchCmd(), newScenariosCmd(), newCompareCmd(), newReportCmd(), &cobra.Command{
 		Use:   "version",
 		Short: "Print the sharebench version",
 		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "sharebench", version) },
 	})
+	root.AddCommand(newAdviseCmd())
 	return root
 }

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sharebench/sharebench/advisor"
+)
+
+// newAdviseCmd is `sharebench advise`: flags → advisor.Input → advisor.Advise
+// → text or JSON. All the math lives in package advisor.
+func newAdviseCmd() *cobra.Command {
+	in := advisor.Defaults()
+	var processing string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "advise",
+		Short: "Size a share group for a target rate: members, max.poll.records, record locks, lock duration, ceiling",
+		Long: "advise applies the capacity formulas (Little's law on the in-flight window) to a target rate and a\n" +
+			"processing time, and says whether a consumer group on the existing partitions could do the same.\n" +
+			"Every number is printed with the formula behind it. Nothing is run against Kafka.",
+		Example: "  sharebench advise --rate 1000 --processing 10ms --partitions 4\n" +
+			"  sharebench advise --rate 5000 --processing lognormal:median=10ms,p99=50ms --partitions 12 --workers 4 --json",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var missing []error
+			for _, r := range []struct{ flag, what string }{
+				{"rate", "the target records/s, e.g. --rate 1000"},
+				{"processing", "the processing time per record: " + advisor.ProcessingSyntax},
+				{"partitions", "the topic's partitions, e.g. --partitions 4"},
+			} {
+				if !cmd.Flags().Changed(r.flag) {
+					missing = append(missing, fmt.Errorf("--%s: required, %s", r.flag, r.what))
+				}
+			}
+			if len(missing) > 0 {
+				return errors.Join(missing...)
+			}
+			p, err := advisor.ParseProcessing(processing)
+			if err != nil {
+				return err
+			}
+			in.Processing = p
+			a, err := advisor.Advise(in)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(a)
+			}
+			return a.WriteText(out)
+		},
+	}
+	f := cmd.Flags()
+	f.Float64Var(&in.Rate, "rate", 0, "target records/s (required, > 0)")
+	f.StringVar(&processing, "processing", "", "processing time per record (required): "+advisor.ProcessingSyntax)
+	f.IntVar(&in.Partitions, "partitions", 0, "partitions of the topic (required, ≥ 1)")
+	f.IntVar(&in.Workers, "workers", in.Workers, "workers per member")
+	f.IntVar(&in.RecordLocks, "record-locks", in.RecordLocks, "current group.share.partition.max.record.locks (100-10000)")
+	f.DurationVar(&in.LockDuration, "lock-duration", in.LockDuration, "current group.share.record.lock.duration.ms, as a duration")
+	f.Float64Var(&in.Headroom, "headroom", in.Headroom, "plan for this fraction above --rate (0.2 = 20%)")
+	f.DurationVar(&in.PollOverhead, "poll-overhead", in.PollOverhead, "time per poll/ack round trip, added to W")
+	f.BoolVar(&asJSON, "json", false, "print the plan as JSON (the fields of advisor.Advice)")
+	return cmd
+}

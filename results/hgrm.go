@@ -1,0 +1,98 @@
+package results
+
+import (
+	"bufio"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// PercentilePoint is one row of an .hgrm percentile distribution: the value
+// (ms) at quantile q.
+type PercentilePoint struct {
+	ValueMs  float64
+	Quantile float64
+	Count    int64
+}
+
+// ReadPercentileFile reads an HdrHistogram percentile text file (.hgrm),
+// skipping the header, the summary lines and the final q = 1 row.
+func ReadPercentileFile(path string) ([]PercentilePoint, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var pts []PercentilePoint
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		fields := strings.Fields(sc.Text())
+		if len(fields) != 4 || strings.HasPrefix(fields[0], "#") || fields[0] == "Value" || fields[3] == "inf" {
+			continue
+		}
+		v, err1 := strconv.ParseFloat(fields[0], 64)
+		q, err2 := strconv.ParseFloat(fields[1], 64)
+		c, err3 := strconv.ParseInt(fields[2], 10, 64)
+		if err1 != nil || err2 != nil || err3 != nil {
+			return nil, fmt.Errorf("%s:%d: expected Value Percentile TotalCount 1/(1-Percentile), got %q", path, n, sc.Text())
+		}
+		pts = append(pts, PercentilePoint{ValueMs: v, Quantile: q, Count: c})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return pts, nil
+}
+
+// SeriesTable is a timeseries.csv read back: one row per second.
+type SeriesTable struct {
+	Columns []string
+	Rows    [][]int64
+}
+
+// Column returns the values of the named column, or nil.
+func (t SeriesTable) Column(name string) []int64 {
+	for i, c := range t.Columns {
+		if c == name {
+			out := make([]int64, len(t.Rows))
+			for r, row := range t.Rows {
+				out[r] = row[i]
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+// ReadSeriesCSV reads a timeseries.csv written by Series.WriteCSV.
+func ReadSeriesCSV(path string) (SeriesTable, error) {
+	var t SeriesTable
+	f, err := os.Open(path)
+	if err != nil {
+		return t, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	if t.Columns, err = r.Read(); err != nil {
+		return t, fmt.Errorf("%s: header: %w", path, err)
+	}
+	for line := 2; ; line++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return t, nil
+		}
+		if err != nil {
+			return t, fmt.Errorf("%s: %w", path, err)
+		}
+		row := make([]int64, len(rec))
+		for i, s := range rec {
+			if row[i], err = strconv.ParseInt(s, 10, 64); err != nil {
+				return t, fmt.Errorf("%s:%d: column %s: expected an integer, got %q", path, line, t.Columns[i], s)
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+}
