@@ -33,13 +33,18 @@ type Recorder struct {
 	mu        sync.Mutex
 	producers []*ProducerShard
 	members   []*MemberShard
+
+	// Interval logs (.hlog) of the whole run, one-second intervals.
+	completionLog, publishLog *IntervalLog
 }
 
 // NewRecorder prepares a recorder; series covers the run's maximum length.
 // The measurement window starts empty: SetWindow fixes it once the group is
 // ready and the schedule's start is known.
 func NewRecorder(clock *Clock, run uint64, ledger *Ledger, series *Series) *Recorder {
-	r := &Recorder{Clock: clock, Run: run, Ledger: ledger, Series: series}
+	r := &Recorder{Clock: clock, Run: run, Ledger: ledger, Series: series,
+		completionLog: NewIntervalLog("completion", series.start),
+		publishLog:    NewIntervalLog("publish", series.start)}
 	r.window.Store(&Window{})
 	return r
 }
@@ -77,6 +82,7 @@ func (r *Recorder) ProducerShard() *ProducerShard {
 func (s *ProducerShard) RecordAck(st Stamp, ackNs int64) {
 	s.Acked.Add(1)
 	s.r.Ledger.Produced(st.Producer, st.Seq)
+	s.r.publishLog.Record(ackNs, ackNs-st.Sent)
 	s.r.Series.Add(Produced, ackNs, 1)
 	if !s.r.inWindow(st.Intended) {
 		return
@@ -169,6 +175,7 @@ func (s *MemberShard) RecordDelivery(st Stamp, deliveryCount int32, appendNs, no
 // acquisition deadline.
 func (s *MemberShard) RecordCompletion(st Stamp, deliveredNs, nowNs int64, lockExpired bool) {
 	s.Completed.Add(1)
+	s.r.completionLog.Record(nowNs, nowNs-st.Intended)
 	if s.r.Ledger.Completed(st.Producer, st.Seq) {
 		s.Duplicates.Add(1)
 	}
@@ -225,6 +232,10 @@ type Merged struct {
 	Duplicates, AckErrors, PollErrors        int64
 	DeliveryCounts                           [10]int64
 	PerMember                                []int64 // completions per member, in shard order
+	// IntervalLogs are the encoded .hlog files by name ("completion.hlog").
+	IntervalLogs map[string][]byte
+	// IntervalLogErr says why an interval log could not be encoded.
+	IntervalLogErr error
 }
 
 // Merge folds all shards together.
@@ -269,6 +280,15 @@ func (r *Recorder) Merge() Merged {
 			m.DeliveryCounts[i] += s.DeliveryCounts[i].Load()
 		}
 		m.PerMember = append(m.PerMember, s.Completed.Load())
+	}
+	m.IntervalLogs = map[string][]byte{}
+	for name, l := range map[string]*IntervalLog{"completion.hlog": r.completionLog, "publish.hlog": r.publishLog} {
+		b, err := l.Bytes()
+		if err != nil {
+			m.IntervalLogErr = err
+			continue
+		}
+		m.IntervalLogs[name] = b
 	}
 	return m
 }

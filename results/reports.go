@@ -4,7 +4,7 @@ import "path/filepath"
 
 // WriteReports renders a campaign's reports into its folder from the run
 // records (and, for report.html, the .hgrm and timeseries.csv files beside
-// them): summary.md and report.html. It returns the files it wrote.
+// them): summary.md, report.html and runs.csv. It returns the files it wrote.
 func WriteReports(dir string, camp Campaign, runs []RunRecord) ([]string, error) {
 	var written []string
 	if err := WriteSummaryFile(dir, runs, camp); err != nil {
@@ -15,5 +15,9 @@ func WriteReports(dir string, camp Campaign, runs []RunRecord) ([]string, error)
 		return written, err
 	}
 	written = append(written, filepath.Join(dir, "report.html"))
+	if err := WriteRunsCSVFile(dir, runs); err != nil {
+		return written, err
+	}
+	written = append(written, filepath.Join(dir, "runs.csv"))
 	return written, nil
 }

@@ -73,6 +73,17 @@ func WriteRunDir(dir string, rec *RunRecord, m Merged, series *Series) error {
 		}
 		rec.Files = append(rec.Files, name)
 	}
+	if m.IntervalLogErr != nil {
+		return m.IntervalLogErr
+	}
+	for _, name := range []string{"completion.hlog", "publish.hlog"} {
+		if b, ok := m.IntervalLogs[name]; ok {
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				return err
+			}
+			rec.Files = append(rec.Files, name)
+		}
+	}
 	f, err := os.Create(filepath.Join(dir, "timeseries.csv"))
 	if err != nil {
 		return err

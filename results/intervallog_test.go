@@ -1,0 +1,53 @@
+package results
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// The log must read back with HdrHistogram's own log reader: one interval
+// per second that had observations, holding exactly what was recorded then.
+func TestIntervalLogReadsBackWithHdrReader(t *testing.T) {
+	start := int64(1_700_000_000) * 1e9
+	l := NewIntervalLog("completion", start)
+	// Second 0: 100 × 1 ms. Second 1: nothing. Second 2: 50 × 5 ms.
+	for i := int64(0); i < 100; i++ {
+		l.Record(start+i*1e6, 1e6)
+	}
+	for i := int64(0); i < 50; i++ {
+		l.Record(start+2e9+i*1e6, 5e6)
+	}
+	b, err := l.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := hdrhistogram.NewHistogramLogReader(bytes.NewReader(b))
+	var got []*hdrhistogram.Histogram
+	for {
+		h, err := r.NextIntervalHistogram()
+		if err != nil {
+			t.Fatalf("read: %v\n%s", err, b)
+		}
+		if h == nil {
+			break
+		}
+		got = append(got, h)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d intervals, want 2 (the empty second is skipped)\n%s", len(got), b)
+	}
+	if got[0].TotalCount() != 100 || !got[0].ValuesAreEquivalent(got[0].ValueAtQuantile(50), 1000) {
+		t.Errorf("interval 0: count %d p50 %d µs, want 100 and 1000", got[0].TotalCount(), got[0].ValueAtQuantile(50))
+	}
+	if got[1].TotalCount() != 50 || !got[1].ValuesAreEquivalent(got[1].ValueAtQuantile(50), 5000) {
+		t.Errorf("interval 1: count %d p50 %d µs, want 50 and 5000", got[1].TotalCount(), got[1].ValueAtQuantile(50))
+	}
+	if s := got[1].StartTimeMs() - got[0].StartTimeMs(); s != 2000 {
+		t.Errorf("intervals %d ms apart, want 2000", s)
+	}
+	if !bytes.Contains(b, []byte("#[StartTime:")) || !bytes.Contains(b, []byte("Tag=completion")) {
+		t.Errorf("header or tag missing:\n%s", b)
+	}
+}
