@@ -37,6 +37,7 @@ type htmlReport struct {
 	Header                       []string   // side-by-side: run ids
 	Rows                         [][]string // side-by-side: label, one cell per run
 	Completion                   *svgChart  // completion percentiles of every run
+	Sweeps                       []sweepSection
 	Runs                         []htmlRun
 }
 
@@ -75,6 +76,7 @@ func WriteHTML(w io.Writer, dir string, runs []RunRecord, camp Campaign) error {
 		rep.Verdicts = append(rep.Verdicts, p.Verdict())
 	}
 	rep.Header, rep.Rows = sideBySideCells(runs)
+	rep.Sweeps = sweepSections(runs)
 	var curves []chartSeries
 	for i, r := range runs {
 		hr := newHTMLRun(dir, r, palette[i%len(palette)])
