@@ -100,6 +100,12 @@ func RunOne(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, runID
 
 	cpu := &cpuWindow{pids: cl.PIDs(), done: make(chan struct{})}
 	go cpu.watch(ctx, clock, window)
+	scraper := collectors.NewBrokerScraper(cl.MetricsURLs(), time.Second)
+	scraper.Start(ctx)
+	defer scraper.Stop()
+	lag := collectors.NewLagSampler(adm.groupLag(group, topic, share), time.Second)
+	lag.Start(ctx)
+	defer lag.Stop()
 	if err := producer.Run(ctx, pcfg, rec); err != nil {
 		return nil, fmt.Errorf("producers: %w", err)
 	}
@@ -112,6 +118,8 @@ func RunOne(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, runID
 	if cerr := waitConsumers(consumerErr, drainErr); cerr != nil {
 		errs = append(errs, cerr.Error())
 	}
+	lag.Stop()
+	scraper.Stop() // a final scrape: the consumers' last acknowledgements are in
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -123,11 +131,14 @@ func RunOne(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, runID
 	r.Phases.DrainSec = drainSec
 	r.Phases.DrainTimedOut = errors.Is(drainErr, errDrainTimeout)
 	usage := cpu.usage()
+	r.Broker = brokerSummary(scraper, clock, window, r.Throughput.CompletedPerSec*spec.Duration.Seconds())
+	r.Lag = lag.Summary(clock.Time(window.End))
 	r.Validity = results.Check(results.ValidityInput{
 		IsKafka: cl.IsKafka(), Audit: r.Audit, DrainTimedOut: r.Phases.DrainTimedOut,
 		ScheduleLagP99Ms: r.Latency.ScheduleLagMs.P99, HarnessCPUPercent: usage.HarnessPercent,
 		HostCPUPercent: usage.HostPercent, Ceiling: r.Ceiling, CompletedPerSec: r.Throughput.CompletedPerSec,
 		ProduceFailed: m.ProduceFailed, AckErrors: m.AckErrors, PollErrors: m.PollErrors, Errors: errs, CompletedThirds: series.Thirds(results.Completed, window),
+		Collectors: collectorHealth(r.Broker, r.Lag),
 	})
 	r.Resources = usage
 	r.Errors = errs

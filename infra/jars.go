@@ -22,8 +22,27 @@ import (
 var kafkaPom []byte
 
 // jarsMarker is written into a jar directory after everything else: its
-// presence is what makes a cached directory complete.
+// presence, with the current cacheLayout in it, is what makes a cached
+// directory complete.
 const jarsMarker = ".sharebench-complete"
+
+// cacheLayout versions what a complete jar directory holds; bump it when the
+// pom gains something, so older caches are resolved again. Layout 2 added
+// the JMX exporter agent (agentDir/JMXExporterJar).
+const cacheLayout = "sharebench jar cache layout 2"
+
+// JMXExporterVersion is the Prometheus JMX exporter java agent resolved with
+// the broker jars (the pom's jmx.exporter.version).
+const JMXExporterVersion = "1.0.1"
+
+// agentDir is the subdirectory of a jar directory that holds the agent jar,
+// kept off the broker classpath (DIR/*): -javaagent adds it by itself.
+const agentDir = "agent"
+
+// JMXExporterJar is the agent jar's path relative to a jar directory.
+func JMXExporterJar() string {
+	return filepath.Join(agentDir, "jmx_prometheus_javaagent-"+JMXExporterVersion+".jar")
+}
 
 // MinJavaMajor is the oldest Java release Kafka 4.x brokers run on.
 const MinJavaMajor = 17
@@ -109,7 +128,10 @@ func ResolveJars(ctx context.Context, version string, log io.Writer) (string, er
 	if !fileExists(filepath.Join(tmp, kafkaJar(version))) {
 		return "", fmt.Errorf("kafka %s jars: maven succeeded but %s is missing from %s", version, kafkaJar(version), tmp)
 	}
-	marker := fmt.Sprintf("kafka %s jars resolved by sharebench at %s\n", version, time.Now().UTC().Format(time.RFC3339))
+	if err := moveAgent(tmp); err != nil {
+		return "", fmt.Errorf("kafka %s jars: %w", version, err)
+	}
+	marker := fmt.Sprintf("%s\nkafka %s jars resolved by sharebench at %s\n", cacheLayout, version, time.Now().UTC().Format(time.RFC3339))
 	if err := os.WriteFile(filepath.Join(tmp, jarsMarker), []byte(marker), 0o644); err != nil {
 		return "", fmt.Errorf("kafka %s jars: %w", version, err)
 	}
@@ -158,9 +180,30 @@ func runMaven(ctx context.Context, mvn, version, out string) error {
 
 func kafkaJar(version string) string { return "kafka_2.13-" + version + ".jar" }
 
-// jarsComplete reports whether dir is a finished resolution of version.
+// moveAgent moves the JMX exporter agent jar Maven copied into dir down into
+// dir/agent, off the broker classpath.
+func moveAgent(dir string) error {
+	name := filepath.Base(JMXExporterJar())
+	if !fileExists(filepath.Join(dir, name)) {
+		return fmt.Errorf("jmx exporter agent: maven succeeded but %s is missing from %s", name, dir)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, agentDir), 0o755); err != nil {
+		return fmt.Errorf("jmx exporter agent: %w", err)
+	}
+	if err := os.Rename(filepath.Join(dir, name), filepath.Join(dir, JMXExporterJar())); err != nil {
+		return fmt.Errorf("jmx exporter agent: %w", err)
+	}
+	return nil
+}
+
+// jarsComplete reports whether dir is a finished resolution of version in
+// the current cache layout.
 func jarsComplete(dir, version string) bool {
-	return fileExists(filepath.Join(dir, jarsMarker)) && fileExists(filepath.Join(dir, kafkaJar(version)))
+	marker, err := os.ReadFile(filepath.Join(dir, jarsMarker))
+	if err != nil || !strings.Contains(string(marker), cacheLayout+"\n") {
+		return false
+	}
+	return fileExists(filepath.Join(dir, kafkaJar(version))) && fileExists(filepath.Join(dir, JMXExporterJar()))
 }
 
 func fileExists(path string) bool {

@@ -77,7 +77,8 @@ func TestJarDirRejectsOddVersions(t *testing.T) {
 }
 
 func TestEmbeddedPomResolvesKafkaAndLog4j(t *testing.T) {
-	for _, want := range []string{"<artifactId>kafka_2.13</artifactId>", "${kafka.version}", "log4j-slf4j2-impl", "slf4j-api"} {
+	for _, want := range []string{"<artifactId>kafka_2.13</artifactId>", "${kafka.version}", "log4j-slf4j2-impl", "slf4j-api",
+		"<artifactId>jmx_prometheus_javaagent</artifactId>", "<jmx.exporter.version>" + JMXExporterVersion + "</jmx.exporter.version>"} {
 		if !strings.Contains(string(kafkaPom), want) {
 			t.Errorf("embedded pom lacks %q", want)
 		}
@@ -109,6 +110,7 @@ done
 grep -q kafka_2.13 "$pom" || { echo "[ERROR] no pom"; exit 1; }
 : > "$out/kafka_2.13-$v.jar"
 : > "$out/slf4j-api-2.0.17.jar"
+: > "$out/jmx_prometheus_javaagent-1.0.1.jar"
 `
 
 func runs(t *testing.T, bin string) int {
@@ -130,7 +132,7 @@ func TestResolveJarsResolvesOnceThenUsesCache(t *testing.T) {
 	if dir != filepath.Join(cache, "kafka-4.2.2") {
 		t.Errorf("jar dir %q, want %q", dir, filepath.Join(cache, "kafka-4.2.2"))
 	}
-	for _, f := range []string{"kafka_2.13-4.2.2.jar", "slf4j-api-2.0.17.jar", jarsMarker} {
+	for _, f := range []string{"kafka_2.13-4.2.2.jar", "slf4j-api-2.0.17.jar", jarsMarker, JMXExporterJar()} {
 		if !fileExists(filepath.Join(dir, f)) {
 			t.Errorf("%s missing after resolution", f)
 		}
@@ -172,6 +174,36 @@ func TestResolveJarsRedoesIncompleteCache(t *testing.T) {
 	}
 	if !jarsComplete(half, "4.2.2") {
 		t.Error("cache not complete after resolution")
+	}
+}
+
+// A cache completed by an older sharebench (layout 1: marker without the
+// layout line, no agent) is resolved again, and the agent lands off the
+// classpath directory.
+func TestResolveJarsRedoesOldLayout(t *testing.T) {
+	cache, bin := t.TempDir(), t.TempDir()
+	t.Setenv("SHAREBENCH_CACHE", cache)
+	t.Setenv("PATH", bin)
+	fakeTool(t, bin, "mvn", fakeMaven)
+	old := filepath.Join(cache, "kafka-4.2.2")
+	os.MkdirAll(old, 0o755)
+	os.WriteFile(filepath.Join(old, "kafka_2.13-4.2.2.jar"), nil, 0o644)
+	os.WriteFile(filepath.Join(old, jarsMarker), []byte("kafka 4.2.2 jars resolved by sharebench at 2026-11-29T20:06:55Z\n"), 0o644)
+	if jarsComplete(old, "4.2.2") {
+		t.Fatal("a layout-1 cache counts as complete")
+	}
+	dir, err := ResolveJars(context.Background(), "4.2.2", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := runs(t, bin); n != 1 {
+		t.Errorf("mvn ran %d times over a layout-1 cache, want 1", n)
+	}
+	if !fileExists(filepath.Join(dir, JMXExporterJar())) {
+		t.Errorf("agent jar missing at %s", JMXExporterJar())
+	}
+	if fileExists(filepath.Join(dir, filepath.Base(JMXExporterJar()))) {
+		t.Error("agent jar left on the classpath directory")
 	}
 }
 

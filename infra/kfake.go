@@ -73,6 +73,7 @@ func (c *kfakeCluster) Nodes() int                      { return c.nodes }
 func (c *kfakeCluster) BrokerConfig() map[string]string { return maps.Clone(c.cfg) }
 func (c *kfakeCluster) PIDs() []int                     { return nil }
 func (c *kfakeCluster) LogDir() string                  { return "" }
+func (c *kfakeCluster) MetricsURLs() []string           { return nil }
 
 // Fake returns the underlying kfake cluster, for tests that inject faults
 // through its control functions.

@@ -3,6 +3,7 @@ package infra
 import (
 	"context"
 	"crypto/rand"
+	_ "embed"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -102,7 +103,9 @@ type processCluster struct {
 	ownsRoot bool   // root is a temporary directory that Stop removes
 	logDir   string
 	nodes    []nodeAddr
-	brokers  []*broker // the ones started so far
+	// metricsPorts are the JMX exporter agents' HTTP ports, in node order.
+	metricsPorts []int
+	brokers      []*broker // the ones started so far
 
 	stopOnce sync.Once
 	stopErr  error
@@ -142,11 +145,11 @@ func startProcessCluster(ctx context.Context, spec ClusterSpec, java JavaRuntime
 	if err := c.format(ctx, java, jars); err != nil {
 		return nil, err
 	}
-	for _, n := range c.nodes {
+	for i, n := range c.nodes {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("cluster: start: %w", context.Cause(ctx))
 		}
-		if err := c.launch(n, java, jars); err != nil {
+		if err := c.launch(n, java, jars, c.agentArg(jars, i)); err != nil {
 			return nil, err
 		}
 	}
@@ -181,13 +184,18 @@ func (c *processCluster) layout() error {
 	if err := os.WriteFile(c.log4jPath(), []byte(log4j2Properties), 0o644); err != nil {
 		return fmt.Errorf("cluster: log4j2 config: %w", err)
 	}
+	if err := os.WriteFile(c.jmxConfigPath(), jmxExporterConfig, 0o644); err != nil {
+		return fmt.Errorf("cluster: jmx exporter config: %w", err)
+	}
 
-	ports, err := pickPorts(2 * c.spec.Nodes)
+	// Per node: broker, controller and metrics (JMX exporter) ports.
+	ports, err := pickPorts(3 * c.spec.Nodes)
 	if err != nil {
 		return fmt.Errorf("cluster: pick ports: %w", err)
 	}
 	for i := range c.spec.Nodes {
-		c.nodes = append(c.nodes, nodeAddr{ID: i + 1, BrokerPort: ports[2*i], ControllerPort: ports[2*i+1]})
+		c.nodes = append(c.nodes, nodeAddr{ID: i + 1, BrokerPort: ports[3*i], ControllerPort: ports[3*i+1]})
+		c.metricsPorts = append(c.metricsPorts, ports[3*i+2])
 	}
 	for _, n := range c.nodes {
 		dir := c.nodeDir(n)
@@ -211,7 +219,20 @@ func (c *processCluster) propsPath(n nodeAddr) string {
 func (c *processCluster) logPath(n nodeAddr) string {
 	return filepath.Join(c.logDir, "broker-"+strconv.Itoa(n.ID)+".log")
 }
-func (c *processCluster) log4jPath() string { return filepath.Join(c.root, "log4j2.properties") }
+func (c *processCluster) log4jPath() string     { return filepath.Join(c.root, "log4j2.properties") }
+func (c *processCluster) jmxConfigPath() string { return filepath.Join(c.root, "jmx-exporter.yaml") }
+
+// jmxExporterConfig is the JMX exporter agent's configuration, written next
+// to the broker configurations.
+//
+//go:embed jmx_exporter.yaml
+var jmxExporterConfig []byte
+
+// agentArg is the -javaagent flag that serves node i's metrics on
+// 127.0.0.1:<metrics port> (the 1.0.1 agent's [host:]port:config syntax).
+func (c *processCluster) agentArg(jars string, i int) string {
+	return fmt.Sprintf("-javaagent:%s=%s:%d:%s", filepath.Join(jars, JMXExporterJar()), loopback, c.metricsPorts[i], c.jmxConfigPath())
+}
 
 // format formats every node's storage for one fresh cluster id, in
 // parallel (each format is a short JVM run). Its output starts the node's
@@ -250,8 +271,9 @@ func (c *processCluster) formatNode(ctx context.Context, n nodeAddr, clusterID s
 	return nil
 }
 
-// launch starts node n's JVM with its output appended to its log file.
-func (c *processCluster) launch(n nodeAddr, java JavaRuntime, jars string) error {
+// launch starts node n's JVM, with the JMX exporter agent flag agent, its
+// output appended to its log file.
+func (c *processCluster) launch(n nodeAddr, java JavaRuntime, jars, agent string) error {
 	logPath := c.logPath(n)
 	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
@@ -267,6 +289,7 @@ func (c *processCluster) launch(n nodeAddr, java JavaRuntime, jars string) error
 		"-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent",
 		"-Djava.awt.headless=true",
 		"-Dlog4j2.configurationFile=" + c.log4jPath(),
+		agent,
 		"-cp", filepath.Join(jars, "*"),
 		"kafka.Kafka", c.propsPath(n),
 	}
@@ -315,6 +338,16 @@ func (c *processCluster) PIDs() []int {
 		pids[i] = b.proc.pid()
 	}
 	return pids
+}
+
+// MetricsURLs returns every broker's JMX exporter endpoint
+// (http://127.0.0.1:<port>/metrics, Prometheus text format), in node order.
+func (c *processCluster) MetricsURLs() []string {
+	urls := make([]string, len(c.metricsPorts))
+	for i, p := range c.metricsPorts {
+		urls[i] = "http://" + net.JoinHostPort(loopback, strconv.Itoa(p)) + "/metrics"
+	}
+	return urls
 }
 
 // LogDir returns the directory of the broker-<id>.log files.

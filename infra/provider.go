@@ -53,6 +53,10 @@ type Cluster interface {
 	BrokerConfig() map[string]string
 	// PIDs of the broker processes (empty for in-process providers).
 	PIDs() []int
+	// MetricsURLs are the brokers' Prometheus scrape endpoints (the JMX
+	// exporter agent of the process provider), in node order; nil when the
+	// provider has none (kfake).
+	MetricsURLs() []string
 	// LogDir holds the per-broker logs (empty when there are none).
 	LogDir() string
 	// Stop stops every broker and waits for the processes to exit.

@@ -71,6 +71,20 @@ func sideBySideRows() []tableRow {
 		{"audit lost", func(r RunRecord) string { return fmt.Sprint(r.Audit.Lost) }},
 		{"audit balanced", func(r RunRecord) string { return yesNO(r.Audit.Balanced) }},
 		{"validity", validityCodes},
+		// Broker rows (the JMX exporter scrape; "-" when there was none).
+		{"broker CPU s/M records", brokerCell(func(b BrokerMetrics) string { return num(b.CPUSecondsPerMillionRecords) })},
+		{"broker heap after GC MB", brokerCell(func(b BrokerMetrics) string { return num(b.HeapAfterGCMaxBytes / (1 << 20)) })},
+		{"share coord writes/s", brokerCell(func(b BrokerMetrics) string { return num(b.ShareCoordinatorWriteRateAvg) })},
+	}
+}
+
+// brokerCell renders a broker figure, or "-" for a run without broker scrapes.
+func brokerCell(f func(BrokerMetrics) string) func(RunRecord) string {
+	return func(r RunRecord) string {
+		if r.Broker.Samples == 0 {
+			return "-"
+		}
+		return f(r.Broker)
 	}
 }
 

@@ -26,6 +26,8 @@ type RunRecord struct {
 	Ceiling     Ceiling       `json:"ceiling"`
 	Validity    Validity      `json:"validity"`
 	Resources   CPUUsage      `json:"resources"` // CPU over the measurement window
+	Broker      BrokerMetrics `json:"broker"`    // the brokers' own metrics (JMX exporter)
+	Lag         LagSummary    `json:"lag"`
 	Environment Environment   `json:"environment"`
 	Errors      []string      `json:"errors,omitempty"`
 	Files       []string      `json:"files"` // files written beside run.json

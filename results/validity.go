@@ -32,7 +32,27 @@ type ValidityInput struct {
 	// CompletedThirds are completions in the first, middle and last third of
 	// the measurement window (Series.Thirds).
 	CompletedThirds [3]int64
-	Errors          []string
+	// Collectors are the samplers that ran beside the workload (broker
+	// metrics scrapes, group lag).
+	Collectors []CollectorHealth
+	Errors     []string
+}
+
+// CollectorHealth is how one sampler fared over a run.
+type CollectorHealth struct {
+	Name      string
+	Attempts  int // readings tried
+	Failures  int // readings that failed
+	LastError string
+	// NoWindow: the sampler gave no figures for the measurement window.
+	NoWindow bool
+}
+
+// failed reports whether the sampler's figures cannot be trusted: every
+// reading failed, more than a quarter did, or the window has no figures.
+// An occasional timeout on a saturated host is not a failure.
+func (c CollectorHealth) failed() bool {
+	return c.NoWindow || c.Failures > 0 && (c.Failures >= c.Attempts || 4*c.Failures > c.Attempts)
 }
 
 // Check applies the validity rules.
@@ -80,6 +100,18 @@ func Check(in ValidityInput) Validity {
 	}
 	if in.ProduceFailed > 0 {
 		add("produce_failed", "%d records failed to produce", in.ProduceFailed)
+	}
+	for _, c := range in.Collectors {
+		if c.failed() {
+			msg := fmt.Sprintf("collector %s: %d of %d readings failed", c.Name, c.Failures, c.Attempts)
+			if c.NoWindow {
+				msg += ", no figures for the measurement window"
+			}
+			if c.LastError != "" {
+				msg += "; last error: " + c.LastError
+			}
+			add("collector_failed", "%s", msg)
+		}
 	}
 	for _, e := range in.Errors {
 		add("error", "%s", e)

@@ -1,0 +1,97 @@
+package collectors
+
+import (
+	"math"
+	"time"
+
+	"github.com/sharebench/sharebench/results"
+)
+
+// SummarizeBroker derives a run's broker figures from the scrapes of every
+// broker (Samples, one slice per broker in time order): window figures over
+// [start, end] from each broker's scrapes nearest those edges, run figures
+// from its first to its last scrape. completed is the records completed in
+// the window; cores the host's cores.
+func SummarizeBroker(samples [][]BrokerSample, start, end time.Time, completed int64, cores int) results.BrokerMetrics {
+	out := results.BrokerMetrics{Endpoints: len(samples), AcksRun: map[string]float64{}, RequestsPerSec: map[string]float64{}}
+	windowSec := end.Sub(start).Seconds()
+	var cpuCores, gcShare float64 // summed over brokers
+	brokersInWindow := 0
+	idleMin := math.Inf(1)
+	for _, ss := range samples {
+		out.Samples += len(ss)
+		if len(ss) == 0 {
+			continue
+		}
+		first, last := ss[0], ss[len(ss)-1]
+		out.ShareCoordinatorWritesRun += last.ShareCoordWrites - first.ShareCoordWrites
+		out.AcquisitionLockTimeoutsTotal += last.AcquisitionLockTimeouts - first.AcquisitionLockTimeouts
+		for k, v := range last.Acks {
+			out.AcksRun[k] += v - first.Acks[k]
+		}
+
+		a, b := nearest(ss, start), nearest(ss, end)
+		span := ss[b].At.Sub(ss[a].At).Seconds()
+		if b <= a || span <= 0 {
+			continue
+		}
+		brokersInWindow++
+		out.WindowSec = max(out.WindowSec, span)
+		sa, sb := ss[a], ss[b]
+		cpuCores += (sb.ProcessCPUSeconds - sa.ProcessCPUSeconds) / span
+		gcShare += (sb.GCSeconds - sa.GCSeconds) / span
+		out.GCCount += sb.GCCount - sa.GCCount
+		out.ShareCoordinatorWriteRateAvg += (sb.ShareCoordWrites - sa.ShareCoordWrites) / span
+		for k, v := range sb.Requests {
+			out.RequestsPerSec[k] += (v - sa.Requests[k]) / span
+		}
+		out.BytesInPerSec += (sb.BytesIn - sa.BytesIn) / span
+		out.BytesOutPerSec += (sb.BytesOut - sa.BytesOut) / span
+		for _, s := range ss[a : b+1] {
+			out.HeapUsedMaxBytes = max(out.HeapUsedMaxBytes, s.HeapUsedBytes)
+			out.HeapCommittedMaxBytes = max(out.HeapCommittedMaxBytes, s.HeapCommitted)
+			out.HeapAfterGCMaxBytes = max(out.HeapAfterGCMaxBytes, s.HeapAfterGCBytes)
+			out.InFlightMessagesMax = max(out.InFlightMessagesMax, s.InFlightMessages)
+			if !math.IsNaN(s.ShareCoordWriteLatencyMax) {
+				out.ShareCoordinatorWriteLatencyMaxMs = max(out.ShareCoordinatorWriteLatencyMaxMs, s.ShareCoordWriteLatencyMax)
+			}
+			idleMin = min(idleMin, s.RequestHandlerIdle)
+		}
+	}
+	if brokersInWindow > 0 {
+		out.CPUSeconds = cpuCores * windowSec
+		if cores > 0 {
+			out.CPUPercentAvg = 100 * cpuCores / float64(cores)
+		}
+		if completed > 0 {
+			out.CPUSecondsPerMillionRecords = out.CPUSeconds / float64(completed) * 1e6
+		}
+		out.GCTimePercent = 100 * gcShare / float64(brokersInWindow)
+		out.RequestHandlerIdleMin = idleMin
+	}
+	if len(out.AcksRun) == 0 {
+		out.AcksRun = nil
+	}
+	if len(out.RequestsPerSec) == 0 {
+		out.RequestsPerSec = nil
+	}
+	return out
+}
+
+// nearest returns the index of the sample closest in time to t.
+func nearest(ss []BrokerSample, t time.Time) int {
+	best := 0
+	for i, s := range ss {
+		if absDur(s.At.Sub(t)) < absDur(ss[best].At.Sub(t)) {
+			best = i
+		}
+	}
+	return best
+}
+
+func absDur(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}

@@ -1,0 +1,122 @@
+package collectors
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/sharebench/sharebench/results"
+)
+
+// LagFunc returns a group's total lag now.
+type LagFunc func(ctx context.Context) (int64, error)
+
+// LagSample is one lag reading.
+type LagSample struct {
+	At  time.Time
+	Lag int64
+}
+
+// LagSampler calls a LagFunc every interval in the background. Failed
+// readings are counted, never fatal.
+type LagSampler struct {
+	fn       LagFunc
+	interval time.Duration
+
+	mu      sync.Mutex
+	samples []LagSample
+	errors  int
+	lastErr string
+
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// NewLagSampler returns a sampler of fn every interval (default 1 s); each
+// reading is bounded by the interval (at least 2 s).
+func NewLagSampler(fn LagFunc, interval time.Duration) *LagSampler {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	return &LagSampler{fn: fn, interval: interval}
+}
+
+// Start samples at once, then every interval, until Stop or ctx ends.
+func (l *LagSampler) Start(ctx context.Context) {
+	ctx, l.cancel = context.WithCancel(ctx)
+	l.done = make(chan struct{})
+	go func() {
+		defer close(l.done)
+		t := time.NewTicker(l.interval)
+		defer t.Stop()
+		for {
+			l.sample(ctx)
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+}
+
+func (l *LagSampler) sample(ctx context.Context) {
+	rctx, cancel := context.WithTimeout(ctx, max(l.interval, 2*time.Second))
+	defer cancel()
+	at := time.Now()
+	lag, err := l.fn(rctx)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err != nil {
+		if ctx.Err() == nil {
+			l.errors++
+			l.lastErr = err.Error()
+		}
+		return
+	}
+	if len(l.samples) < maxSamples {
+		l.samples = append(l.samples, LagSample{At: at, Lag: lag})
+	}
+}
+
+// Stop ends the sampling loop.
+func (l *LagSampler) Stop() {
+	if l.cancel == nil {
+		return
+	}
+	l.cancel()
+	<-l.done
+	l.cancel = nil
+}
+
+// Samples returns a copy of the readings.
+func (l *LagSampler) Samples() []LagSample {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]LagSample(nil), l.samples...)
+}
+
+// Summary returns the run's lag summary; windowEnd picks AtWindowEnd.
+func (l *LagSampler) Summary(windowEnd time.Time) results.LagSummary {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := SummarizeLag(l.samples, l.errors, windowEnd)
+	out.LastError = l.lastErr
+	return out
+}
+
+// SummarizeLag is LagSampler.Summary on given readings.
+func SummarizeLag(samples []LagSample, errors int, windowEnd time.Time) results.LagSummary {
+	out := results.LagSummary{Samples: len(samples), Errors: errors}
+	best := -1
+	for i, s := range samples {
+		out.Max = max(out.Max, s.Lag)
+		if best < 0 || absDur(s.At.Sub(windowEnd)) < absDur(samples[best].At.Sub(windowEnd)) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		out.AtWindowEnd = samples[best].Lag
+	}
+	return out
+}
