@@ -26,6 +26,8 @@ type CampaignOptions struct {
 type CampaignResult struct {
 	Dir  string
 	Runs []results.RunRecord
+	// Expectations are the scenario's expect: claims, evaluated on Runs.
+	Expectations []results.ExpectationOutcome
 }
 
 // RunCampaign runs every RunSpec of the scenario, provisioning one cluster per
@@ -77,6 +79,8 @@ func RunCampaign(ctx context.Context, sc *scenarios.Scenario, opt CampaignOption
 	}
 	camp.Environment = envs
 	camp.FinishedAt = time.Now().UTC().Format(time.RFC3339)
+	camp.Expectations = EvaluateExpectations(sc, out.Runs)
+	out.Expectations = camp.Expectations
 	if err := results.WriteJSON(filepath.Join(dir, "campaign.json"), camp); err != nil {
 		return out, err
 	}

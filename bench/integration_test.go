@@ -56,7 +56,34 @@ func runSpec(t *testing.T, s scenarios.RunSpec, id string) results.RunRecord {
 	if !r.Environment.IsKafka || r.Environment.Provider != "process" {
 		t.Errorf("%s: environment %+v", id, r.Environment)
 	}
+	checkGauges(t, id, m, s)
 	return r
+}
+
+// checkGauges: every gauge of timeseries.csv has a reading in most seconds
+// of warm-up + window, and the window starts after the group was ready.
+func checkGauges(t *testing.T, id string, m *Measured, s scenarios.RunSpec) {
+	t.Helper()
+	ph := m.Record.Phases
+	if ph.WindowStartSec < ph.GroupReadySec+ph.WarmupSec {
+		t.Errorf("%s: window starts at %.1fs of the series, before group ready %.1fs + warm-up %.1fs", id, ph.WindowStartSec, ph.GroupReadySec, ph.WarmupSec)
+	}
+	from := int(ph.WindowStartSec - ph.WarmupSec)
+	span := int((s.Warmup + s.Duration) / time.Second)
+	for _, g := range []results.Gauge{results.Lag, results.BrokerCPUPercent, results.BrokerHeapUsedBytes,
+		results.HarnessCPUPercent, results.HarnessRSSBytes, results.BrokerRSSBytes} {
+		var n int
+		var peak float64
+		for i := from; i < from+span; i++ {
+			if v, ok := m.Series.GaugeAt(g, i); ok {
+				n++
+				peak = max(peak, v)
+			}
+		}
+		if n < span*3/4 || (g != results.Lag && peak <= 0) {
+			t.Errorf("%s: gauge %s read in %d of %d seconds, peak %v", id, g, n, span, peak)
+		}
+	}
 }
 
 // More members than partitions with 10 ms per record: the consumer group is

@@ -61,6 +61,15 @@ func RunOne(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, runID
 	seconds := int((groupReadyTimeout + spec.Warmup + spec.Duration + spec.DrainTimeout + time.Minute) / time.Second)
 	series := results.NewSeries(clock.Now(), seconds)
 	rec := results.NewRecorder(clock, results.RunTag(runID+"-"+suffix), results.NewLedger(spec.Producers, perProducer), series)
+	procs := collectors.NewProcSampler(cl.PIDs(), time.Second)
+	procs.Start(ctx)
+	defer procs.Stop()
+	live := harnessMetrics(ctx)
+	if live != nil {
+		live.Begin(collectors.LiveRun{RunID: runID, ConsumerType: spec.ConsumerType, OfferedPerSec: spec.Rate,
+			Recorder: rec, Warmup: spec.Warmup})
+		defer live.End()
+	}
 
 	ccfg := consumerConfig(spec, cl.Bootstrap(), topic, group)
 	cctx, stopConsumers := context.WithCancel(ctx)
@@ -106,6 +115,9 @@ func RunOne(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, runID
 	lag := collectors.NewLagSampler(adm.groupLag(group, topic, share), time.Second)
 	lag.Start(ctx)
 	defer lag.Stop()
+	if live != nil {
+		live.SetLag(lag)
+	}
 	if err := producer.Run(ctx, pcfg, rec); err != nil {
 		return nil, fmt.Errorf("producers: %w", err)
 	}
@@ -120,6 +132,7 @@ func RunOne(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, runID
 	}
 	lag.Stop()
 	scraper.Stop() // a final scrape: the consumers' last acknowledgements are in
+	procs.Stop()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -132,7 +145,12 @@ func RunOne(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, runID
 	r.Phases.DrainTimedOut = errors.Is(drainErr, errDrainTimeout)
 	usage := cpu.usage()
 	r.Broker = brokerSummary(scraper, clock, window, r.Throughput.CompletedPerSec*spec.Duration.Seconds())
+	r.Phases.WindowStartSec = float64(window.Start-series.Start()) / 1e9
 	r.Lag = lag.Summary(clock.Time(window.End))
+	if r.Lag.Samples > 0 {
+		r.Lag.DrainEstimateSec = results.DrainEstimate(r.Lag.AtWindowEnd, r.Throughput.ProducedPerSec, r.Throughput.CompletedPerSec)
+	}
+	fillGauges(series, scraper, lag, procs)
 	r.Validity = results.Check(results.ValidityInput{
 		IsKafka: cl.IsKafka(), Audit: r.Audit, DrainTimedOut: r.Phases.DrainTimedOut,
 		ScheduleLagP99Ms: r.Latency.ScheduleLagMs.P99, HarnessCPUPercent: usage.HarnessPercent,

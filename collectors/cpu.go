@@ -102,7 +102,12 @@ func hostTicks() (busy, total uint64, err error) {
 
 // procSeconds reads utime+stime of a process from /proc/<pid>/stat.
 func procSeconds(pid int) (float64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	return procSecondsAt(fmt.Sprintf("/proc/%d/stat", pid))
+}
+
+// procSecondsAt reads utime+stime from a /proc stat file.
+func procSecondsAt(path string) (float64, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0, err
 	}
@@ -110,16 +115,16 @@ func procSeconds(pid int) (float64, error) {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: malformed", pid)
+		return 0, fmt.Errorf("%s: malformed", path)
 	}
 	fields := strings.Fields(s[i+1:])
 	if len(fields) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: short", pid)
+		return 0, fmt.Errorf("%s: short", path)
 	}
 	ut, err1 := strconv.ParseUint(fields[11], 10, 64)
 	st, err2 := strconv.ParseUint(fields[12], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("/proc/%d/stat: bad utime/stime", pid)
+		return 0, fmt.Errorf("%s: bad utime/stime", path)
 	}
 	return float64(ut+st) / clockTicks, nil
 }

@@ -96,6 +96,16 @@ func (l *LagSampler) Samples() []LagSample {
 	return append([]LagSample(nil), l.samples...)
 }
 
+// Latest returns the most recent reading; ok is false before the first.
+func (l *LagSampler) Latest() (s LagSample, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.samples) == 0 {
+		return LagSample{}, false
+	}
+	return l.samples[len(l.samples)-1], true
+}
+
 // Summary returns the run's lag summary; windowEnd picks AtWindowEnd.
 func (l *LagSampler) Summary(windowEnd time.Time) results.LagSummary {
 	l.mu.Lock()

@@ -46,6 +46,7 @@ type htmlRun struct {
 	Color          string
 	Audit          string
 	Throughput     *svgChart
+	OverTime       []svgChart // gauges of timeseries.csv: broker CPU, memory, lag
 	Latency        *svgChart
 	AuditBars      []svgBar
 	CeilingBars    []svgBar
@@ -135,7 +136,9 @@ func newHTMLRun(dir string, r RunRecord, color string) htmlRun {
 	runDir := filepath.Join(dir, "runs", r.RunID)
 	if t, err := ReadSeriesCSV(filepath.Join(runDir, "timeseries.csv")); err == nil {
 		c := throughputChart(t, r.Ceiling.RecordsPerSec)
+		markPhases(&c, r.Phases, len(t.Rows))
 		hr.Throughput = &c
+		hr.OverTime = gaugeCharts(t, r.Phases)
 	} else {
 		hr.Notes = append(hr.Notes, err.Error())
 	}
@@ -210,9 +213,7 @@ func throughputChart(t SeriesTable, ceiling float64) svgChart {
 	}
 	column := func(name string) []float64 {
 		out := make([]float64, len(t.Rows)) // a missing column draws as zeros
-		for i, x := range t.Column(name) {
-			out[i] = float64(x)
-		}
+		copy(out, t.Column(name))
 		return out
 	}
 	produced, completed := column("produced"), column("completed")

@@ -33,6 +33,7 @@ func WriteMarkdown(w io.Writer, runs []RunRecord, camp Campaign) error {
 		}
 		fmt.Fprintln(bw)
 	}
+	writeMarkdownExpectations(bw, camp.Expectations)
 	fmt.Fprintln(bw, "## Runs")
 	fmt.Fprintln(bw)
 	writeMarkdownSideBySide(bw, runs)

@@ -292,3 +292,36 @@ func (r *Recorder) Merge() Merged {
 	}
 	return m
 }
+
+// LiveCounts are a run's counters so far, summed over the shards without
+// touching the histograms: cheap enough to read on every metrics scrape.
+type LiveCounts struct {
+	Produced    int64 // produce acknowledgements
+	Delivered   int64
+	Completed   int64
+	Redelivered int64 // deliveries with delivery count > 1, or seen again (consumer group)
+	Released    int64
+	Rejected    int64
+}
+
+// InFlight is deliveries minus finishes (completions, releases, rejects):
+// records held by the consumers now, as timeseries.csv's in_flight.
+func (c LiveCounts) InFlight() int64 { return c.Delivered - c.Completed - c.Released - c.Rejected }
+
+// Counts returns the counters so far; they equal Merge's once the run ends.
+func (r *Recorder) Counts() LiveCounts {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var c LiveCounts
+	for _, p := range r.producers {
+		c.Produced += p.Acked.Load()
+	}
+	for _, s := range r.members {
+		c.Delivered += s.Delivered.Load()
+		c.Completed += s.Completed.Load()
+		c.Redelivered += s.Redelivered.Load()
+		c.Released += s.Released.Load()
+		c.Rejected += s.Rejected.Load()
+	}
+	return c
+}

@@ -53,7 +53,9 @@ func TestRecorderWindowAndLatencies(t *testing.T) {
 	if err := series.WriteCSV(&b); err != nil {
 		t.Fatal(err)
 	}
-	want := "second,produced,delivered,completed,redelivered,released,rejected,lock_expired,in_flight\n0,10,10,10,0,0,0,0,0\n"
+	want := "second,produced,delivered,completed,redelivered,released,rejected,lock_expired,in_flight," +
+		"lag,broker_cpu_percent,broker_heap_used_bytes,harness_cpu_percent,harness_rss_bytes,broker_rss_bytes\n" +
+		"0,10,10,10,0,0,0,0,0,,,,,,\n"
 	if b.String() != want {
 		t.Fatalf("csv\n%q\nwant\n%q", b.String(), want)
 	}

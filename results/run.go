@@ -41,6 +41,10 @@ type Phases struct {
 	MeasureSec    float64 `json:"measure_s"`
 	DrainSec      float64 `json:"drain_s"` // producers done → all records finished (or timeout)
 	DrainTimedOut bool    `json:"drain_timed_out"`
+	// WindowStartSec is the time from the start of timeseries.csv (second 0,
+	// the run's clock start, before the group was ready) to the start of the
+	// measurement window; the warm-up precedes it by WarmupSec.
+	WindowStartSec float64 `json:"window_start_s,omitempty"`
 }
 
 // Throughput figures are records per second over the measurement window.

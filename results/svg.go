@@ -14,12 +14,23 @@ type svgChart struct {
 	XLabel, YLabel string
 	Lines          []svgLine
 	XTicks, YTicks []svgTick
+	Bands          []svgBand // shaded x ranges drawn under the lines
 }
 
 type svgLine struct {
 	Label, Color, Points string
 	Dash                 bool
 	LegendY              float64
+	// Key and Max, when Key is set, become data-series and data-max: the
+	// column drawn and its largest value, as read from the file.
+	Key, Max string
+}
+
+// svgBand is a shaded x range of a chart, in pixels; Name is its
+// data-band attribute, StartS and EndS its data range.
+type svgBand struct {
+	Name, Label, Color string
+	X, W, StartS, EndS float64
 }
 
 type svgTick struct {
@@ -31,7 +42,8 @@ type svgTick struct {
 type chartSeries struct {
 	Label, Color string
 	Dash         bool
-	X, Y         []float64
+	X, Y         []float64 // a NaN y is a missing reading: the point is skipped
+	Key, Max     string    // see svgLine
 }
 
 // axis maps data values to pixels, linearly or on log10.
@@ -60,9 +72,12 @@ func newChart(title, xLabel, yLabel string, series []chartSeries, x, y axis, xTi
 	for i, s := range series {
 		var b strings.Builder
 		for j := range s.X {
+			if math.IsNaN(s.Y[j]) {
+				continue
+			}
 			fmt.Fprintf(&b, "%.1f,%.1f ", px(s.X[j]), py(s.Y[j]))
 		}
-		c.Lines = append(c.Lines, svgLine{Label: s.Label, Color: s.Color, Dash: s.Dash,
+		c.Lines = append(c.Lines, svgLine{Label: s.Label, Color: s.Color, Dash: s.Dash, Key: s.Key, Max: s.Max,
 			Points: strings.TrimSpace(b.String()), LegendY: c.Y0 + 10 + 18*float64(i)})
 	}
 	for _, v := range xTicks {
@@ -72,6 +87,15 @@ func newChart(title, xLabel, yLabel string, series []chartSeries, x, y axis, xTi
 		c.YTicks = append(c.YTicks, svgTick{Pos: py(v), Label: yFmt(v)})
 	}
 	return c
+}
+
+// addBand shades data range [from, to] of the x axis (clipped to the plot).
+func (c *svgChart) addBand(x axis, name, label, color string, from, to float64) {
+	px := func(v float64) float64 { return min(max(c.X0+x.frac(v)*(c.X1-c.X0), c.X0), c.X1) }
+	if to <= from || px(to) <= px(from) {
+		return
+	}
+	c.Bands = append(c.Bands, svgBand{Name: name, Label: label, Color: color, X: px(from), W: px(to) - px(from), StartS: from, EndS: to})
 }
 
 // niceTicks returns about n round values from 0 to at least hi.

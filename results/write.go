@@ -18,6 +18,8 @@ type Campaign struct {
 	Scenario      any      `json:"scenario"` // the resolved scenario with its matrix
 	Environment   any      `json:"environment"`
 	Runs          []string `json:"runs"` // run ids, in execution order
+	// Expectations are the scenario's expect: claims, checked after the runs.
+	Expectations []ExpectationOutcome `json:"expectations,omitempty"`
 }
 
 // WriteJSON writes v as indented JSON to path.

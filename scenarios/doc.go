@@ -20,6 +20,7 @@
 //	repeat:      trials of every run, ≥ 1 (default 1)
 //	sweep:
 //	  together:  [[members, workers]]  groups of lists that advance in step
+//	expect:      claims the report checks after the campaign (below)
 //
 // Unknown keys are errors, at the top level and inside processing and sweep.
 // Durations are Go durations ("250ms", "30s", "2m"); a bare 0 is allowed.
@@ -40,6 +41,34 @@
 // repeat times (RunSpec.Trial 0, 1, ...). Scenario.Dimensions records the
 // keys with more than one value; Scenario.RunName and RunCoordinates name
 // the runs by them. A scenario expands to at most MaxRuns runs.
+//
+// # Expectations
+//
+// expect: is a list of named claims, each a measure (bounds on a field in
+// every selected run) or a ratio (bounds on field(numerator) /
+// field(denominator) over pairs of runs whose settings differ only in what
+// the two sides select by; consumer vs share pairs are results.Pairs):
+//
+//	expect:
+//	  - name: share group keeps up where partitions cap the consumer group
+//	    ratio: {measure: completed_per_sec, numerator: share, denominator: consumer, min: 2.0}
+//	  - name: consumer group reaches its worker ceiling
+//	    measure: {runs: consumer, field: efficiency, min: 0.9, max: 1.05}
+//	  - name: past the cliff throughput drops
+//	    ratio: {measure: completed_per_sec, numerator: {runs: share, where: {max_poll_records: 200}},
+//	            denominator: {runs: share, where: {max_poll_records: 10}}, max: 0.9}
+//
+// Fields are dotted run.json paths (ExpectFields: throughput.*, latency.<name>_ms.p99,
+// polls.empty_ratio, outcomes.*, audit.*, ceiling.*, phases.*, resources.*, lag.*;
+// plus audit.archived_ratio = archived ÷ produced), or the last part of one
+// when unique (efficiency, lost). runs: is consumer, share or all (the
+// default); where: selects by other scenario keys (max_poll_records,
+// processing.time, broker_config.<setting>), values checked like the knob's.
+// min and max are inclusive; give one or both. Unknown keys and fields,
+// bad values and a selector that picks no run of the file are load errors
+// naming the file, line, expectation and key. expect: cannot be overridden
+// by the environment or --set; a selector that an override empties is
+// reported NOT MET after the campaign instead.
 //
 // # Overrides
 //

@@ -64,6 +64,10 @@ func (l *loader) build() (*Scenario, error) {
 		return nil, err
 	}
 	s.Runs = replicate(runs, s.Repeat)
+	s.Expectations = l.file.expect
+	if bad := s.unmatched(); len(bad) > 0 && len(l.origin) == 0 {
+		return nil, fmt.Errorf("%s: %s", l.where("expect"), strings.Join(bad, "; "))
+	}
 	return s, nil
 }
 

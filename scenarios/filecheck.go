@@ -12,9 +12,10 @@ import (
 // fileInfo is what the structural check of a scenario file learns: the order
 // of its keys (the expansion order of list-valued knobs) and their lines.
 type fileInfo struct {
-	order []string            // top-level keys in file order
-	sub   map[string][]string // processing and broker_config sub-keys in file order
-	lines map[string]int      // key path ("rate", "processing.time") → line
+	order  []string            // top-level keys in file order
+	sub    map[string][]string // processing and broker_config sub-keys in file order
+	lines  map[string]int      // key path ("rate", "processing.time") → line
+	expect []Expectation       // the expect: list, checked
 }
 
 // fileChecker walks a scenario file's YAML tree and collects structural
@@ -72,6 +73,8 @@ func (c *fileChecker) top(k, v *yaml.Node) {
 		}
 	case "sweep":
 		c.sweep(v)
+	case "expect":
+		c.expect(v)
 	case "processing":
 		c.processing(v)
 	case "broker_config":

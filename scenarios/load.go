@@ -104,7 +104,7 @@ func (l *loader) applyEnv(env []string) error {
 // envPath maps the lower-cased remainder of a SHAREBENCH_ variable to a key
 // path, or reports that it names no scenario key.
 func envPath(s string) ([]string, bool) {
-	if s != "sweep" && slices.Contains(topLevelKeys(), s) {
+	if s != "sweep" && s != "expect" && slices.Contains(topLevelKeys(), s) {
 		return []string{s}, true
 	}
 	if sub, ok := strings.CutPrefix(s, "processing_"); ok && slices.Contains(processingKeys, sub) {
@@ -142,6 +142,8 @@ func (l *loader) applySets(sets []string) error {
 func setPath(key string) ([]string, error) {
 	top, rest, nested := strings.Cut(key, ".")
 	switch {
+	case top == "expect":
+		return nil, fmt.Errorf("expect: expectations are written in the scenario file, not overridden")
 	case !nested && slices.Contains(topLevelKeys(), top):
 		return []string{top}, nil
 	case top == "processing" && slices.Contains(processingKeys, rest):

@@ -57,7 +57,7 @@ var knobs = []knob{
 }
 
 // metaKeys are the top-level keys that describe the scenario rather than a run.
-var metaKeys = []string{"name", "description", "repeat", "sweep"}
+var metaKeys = []string{"name", "description", "repeat", "sweep", "expect"}
 
 // processingKeys are the keys of a processing model map, and the short
 // prefixes used for them in run names.

@@ -155,6 +155,8 @@ type Scenario struct {
 	// Together is sweep.together: groups of dimensions that advance in step
 	// instead of forming a cross product.
 	Together [][]string `json:"together,omitempty"`
+	// Expectations are the expect: claims, checked after the campaign.
+	Expectations []Expectation `json:"expectations,omitempty"`
 }
 
 // Defaults are the values of knobs a scenario leaves out. A scenario's

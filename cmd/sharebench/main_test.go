@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sharebench/sharebench/results"
 )
 
 func execute(t *testing.T, args ...string) (string, error) {
@@ -68,9 +70,77 @@ func TestScenariosListAndShow(t *testing.T) {
 	if err != nil || !strings.Contains(out, "partition-cap") || !strings.Contains(out, "2 run(s)") {
 		t.Fatalf("list: %v\n%s", err, out)
 	}
+	for _, name := range []string{"scale-past-partitions", "overhead-parity", "mpr-cliff", "poison-and-limit", "implicit-vs-explicit", "smoke"} {
+		if !strings.Contains(out, name) {
+			t.Errorf("list lacks %s:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(out, "3 expectation(s)  More consumers than partitions") {
+		t.Errorf("list lacks partition-cap's expectations and description:\n%s", out)
+	}
 	out, err = execute(t, "scenarios", "show", "partition-cap")
-	if err != nil || !strings.Contains(out, `"members": 12`) || !strings.Contains(out, `"consumer_type": "share"`) {
-		t.Fatalf("show: %v\n%s", err, out)
+	for _, w := range []string{
+		"# builtin:partition-cap.yaml", "members: 12", "expect:",
+		"runs (2):", "r02-share  share m12 w1 mpr20",
+		"  - share group keeps up where partitions cap the consumer group: share / consumer throughput.completed_per_sec ≥ 2",
+		"  - consumer group reaches its worker ceiling: consumer runs: ceiling.efficiency in [0.9, 1.05]",
+		"  - no record lost: all runs: audit.lost ≤ 0",
+	} {
+		if err != nil || !strings.Contains(out, w) {
+			t.Errorf("show lacks %q: %v\n%s", w, err, out)
+		}
+	}
+	out, err = execute(t, "scenarios", "show", "--json", "partition-cap")
+	if err != nil || !strings.Contains(out, `"members": 12`) || !strings.Contains(out, `"field": "ceiling.efficiency"`) {
+		t.Fatalf("show --json: %v\n%s", err, out)
+	}
+}
+
+// Expectations on the CLI path (kfake): printed after the verdict with
+// MET/NOT MET and stored in campaign.json and summary.md.
+func TestRunPrintsExpectations(t *testing.T) {
+	dir := t.TempDir()
+	sc := filepath.Join(dir, "exp.yaml")
+	yaml := `name: exp
+description: expectations end to end
+consumer_type: [consumer, share]
+partitions: 2
+members: 2
+rate: 200
+processing: {model: none}
+warmup: 1s
+duration: 2s
+drain_timeout: 30s
+expect:
+  - name: no record lost
+    measure: {runs: all, field: audit.lost, max: 0}
+  - name: impossible speed-up
+    ratio: {measure: completed_per_sec, numerator: share, denominator: consumer, min: 100}
+`
+	if err := os.WriteFile(sc, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := execute(t, "run", "--provider", "kfake", "--scenario", sc, "--results", dir)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, w := range []string{"expectations: 1 of 2 met", "  MET      no record lost: all runs: audit.lost ≤ 0: measured r01-consumer 0, r02-share 0",
+		"  NOT MET  impossible speed-up: share / consumer throughput.completed_per_sec ≥ 100: measured r02-share/r01-consumer"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	folders, _ := filepath.Glob(filepath.Join(dir, "exp-*"))
+	if len(folders) != 1 {
+		t.Fatalf("campaign folder: %v", folders)
+	}
+	camp, err := results.ReadCampaign(folders[0])
+	if err != nil || len(camp.Expectations) != 2 || !camp.Expectations[0].Met || camp.Expectations[1].Met {
+		t.Errorf("campaign.json expectations: %v %+v", err, camp.Expectations)
+	}
+	md, _ := os.ReadFile(filepath.Join(folders[0], "summary.md"))
+	if !strings.Contains(string(md), "- **NOT MET** impossible speed-up") {
+		t.Errorf("summary.md lacks the expectation:\n%s", md)
 	}
 }
 

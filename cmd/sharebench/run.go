@@ -18,12 +18,14 @@ type runFlags struct {
 	provider string
 	results  string
 	sets     []string
+	metrics  string // --metrics-addr
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.provider, "provider", "auto", "cluster provider: auto, process or kfake (kfake numbers are not Kafka's)")
 	cmd.Flags().StringVar(&f.results, "results", "results", "folder that receives the campaign folder")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a scenario key, e.g. --set max_poll_records=[10,100] (repeatable)")
+	cmd.Flags().StringVar(&f.metrics, "metrics-addr", "", "serve the harness's Prometheus /metrics on this loopback address while the campaign runs, e.g. 127.0.0.1:9464 (default off)")
 }
 
 func newRunCmd() *cobra.Command {
@@ -73,13 +75,19 @@ func runScenario(cmd *cobra.Command, f runFlags) error {
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "scenario %s: %d run(s)\n", sc.Name, len(sc.Runs))
-	res, err := bench.RunCampaign(cmd.Context(), sc, bench.CampaignOptions{
+	ctx, stopMetrics, err := serveMetrics(cmd.Context(), f.metrics, out)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+	res, err := bench.RunCampaign(ctx, sc, bench.CampaignOptions{
 		Provider: f.provider, ResultsDir: f.results, Log: out,
 	})
 	if res != nil && len(res.Runs) > 0 {
 		fmt.Fprintln(out)
 		_ = results.SideBySide(out, res.Runs)
 		printVerdict(out, res.Runs)
+		results.WriteExpectations(out, res.Expectations)
 		fmt.Fprintf(out, "\nresults: %s\n", res.Dir)
 	}
 	return err

@@ -1,0 +1,71 @@
+package bench
+
+import (
+	"testing"
+
+	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/scenarios"
+)
+
+// TestExpectFieldsResolve keeps the scenarios vocabulary and run.json in
+// step: every field a scenario may name must read as a number from a run.
+func TestExpectFieldsResolve(t *testing.T) {
+	r := results.RunRecord{Audit: results.Audit{Produced: 100, Archived: 2}}
+	for _, f := range scenarios.ExpectFields() {
+		if _, ok := results.FieldValue(r, f); !ok {
+			t.Errorf("expectation field %s does not resolve on a RunRecord", f)
+		}
+	}
+}
+
+// TestBuiltinExpectationsEvaluate converts partition-cap's expectations and
+// evaluates them on records carrying the real RunSpecs, so where: selectors
+// and pairing see what a campaign sees.
+func TestBuiltinExpectationsEvaluate(t *testing.T) {
+	sc, err := scenarios.Builtin("partition-cap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []results.RunRecord
+	for i, spec := range sc.Runs {
+		r := results.RunRecord{RunID: sc.RunName(i), ConsumerType: spec.ConsumerType, Spec: spec}
+		r.Throughput.CompletedPerSec = map[string]float64{"consumer": 380, "share": 1000}[spec.ConsumerType]
+		r.Ceiling.Efficiency = map[string]float64{"consumer": 0.95, "share": 1}[spec.ConsumerType]
+		runs = append(runs, r)
+	}
+	outs := EvaluateExpectations(sc, runs)
+	want := []struct {
+		name     string
+		measured string
+	}{
+		{"share group keeps up where partitions cap the consumer group", "r02-share/r01-consumer 2.632"},
+		{"consumer group reaches its worker ceiling", "r01-consumer 0.95"},
+		{"no record lost", "r01-consumer 0, r02-share 0"},
+	}
+	if len(outs) != len(want) {
+		t.Fatalf("got %d outcomes, want %d", len(outs), len(want))
+	}
+	for i, w := range want {
+		if o := outs[i]; o.Name != w.name || !o.Met || o.MeasuredText() != w.measured {
+			t.Errorf("outcome %d: got %+v (%s), want %s met with %s", i, o, o.MeasuredText(), w.name, w.measured)
+		}
+	}
+}
+
+func TestBuiltinWhereSelectorsEvaluate(t *testing.T) {
+	sc, err := scenarios.Builtin("mpr-cliff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []results.RunRecord
+	for i, spec := range sc.Runs {
+		r := results.RunRecord{RunID: sc.RunName(i), ConsumerType: spec.ConsumerType, Spec: spec}
+		r.Throughput.CompletedPerSec = 8000 / float64(spec.MaxPollRecords)
+		r.Throughput.CompletedRatio = 1
+		runs = append(runs, r)
+	}
+	outs := EvaluateExpectations(sc, runs)
+	if got := outs[1].MeasuredText(); got != "r03-share-mpr200/r01-share-mpr10 0.05" || !outs[1].Met {
+		t.Errorf("cliff ratio: got %s met %v", got, outs[1].Met)
+	}
+}

@@ -1,0 +1,185 @@
+package scenarios
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+const expectBase = "name: x\nconsumer_type: [consumer, share]\nmax_poll_records: [10, 200]\nexpect:\n"
+
+func TestExpectParses(t *testing.T) {
+	s := mustLoad(t, expectBase+`
+  - name: share keeps up
+    ratio: {measure: completed_per_sec, numerator: share, denominator: consumer, min: 2.0}
+  - name: consumer efficiency
+    measure: {runs: consumer, field: efficiency, min: 0.9, max: 1.05}
+  - name: no loss
+    measure: {field: audit.lost, max: 0}
+  - name: cliff
+    ratio:
+      measure: throughput.completed_per_sec
+      where: {consumer_type: share}
+      numerator: {where: {max_poll_records: 200}}
+      denominator: {runs: all, where: {max_poll_records: 10}}
+      max: 0.9
+`, nil, nil)
+	if len(s.Expectations) != 4 {
+		t.Fatalf("got %d expectations, want 4", len(s.Expectations))
+	}
+	r := s.Expectations[0].Ratio
+	if r == nil || r.Field != "throughput.completed_per_sec" || r.Numerator.Runs != "share" ||
+		r.Denominator.Runs != "consumer" || *r.Min != 2 || r.Max != nil {
+		t.Errorf("ratio: got %+v", r)
+	}
+	m := s.Expectations[1].Measure
+	if m == nil || m.Field != "ceiling.efficiency" || m.Runs != "consumer" || *m.Min != 0.9 || *m.Max != 1.05 {
+		t.Errorf("measure: got %+v", m)
+	}
+	if m := s.Expectations[2].Measure; m.Runs != "all" || m.Field != "audit.lost" {
+		t.Errorf("runs default: got %+v", m)
+	}
+	c := s.Expectations[3].Ratio
+	if got := c.Numerator.String(); got != "all where consumer_type=share, max_poll_records=200" {
+		t.Errorf("numerator: got %q", got)
+	}
+	if got := c.Denominator.String(); got != "all where consumer_type=share, max_poll_records=10" {
+		t.Errorf("denominator: got %q", got)
+	}
+}
+
+func TestExpectWhereValues(t *testing.T) {
+	s := mustLoad(t, `name: x
+processing: {model: constant, time: [5ms, 10ms]}
+batch_size: [16KiB, 32768]
+broker_config: {group.share.partition.max.record.locks: [100, 2000]}
+expect:
+  - name: w
+    measure:
+      where: {processing.time: 0.01s, batch_size: 32KiB, broker_config.group.share.partition.max.record.locks: 100}
+      field: lost
+      max: 0
+`, nil, nil)
+	want := map[string]string{"processing.time": "10ms", "batch_size": "32768",
+		"broker_config.group.share.partition.max.record.locks": "100"}
+	got := s.Expectations[0].Measure.Where
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("where %s: got %q, want %q", k, got[k], v)
+		}
+	}
+	n := 0
+	for _, r := range s.Runs {
+		if s.Expectations[0].Measure.selects(r) {
+			n++
+		}
+	}
+	if n != 2 { // both consumer types
+		t.Errorf("selector picks %d runs, want 2", n)
+	}
+}
+
+func TestExpectErrors(t *testing.T) {
+	tests := []struct{ name, yaml, want string }{
+		{"not a list", "name: x\nexpect: {name: a}\n",
+			"scenario.yaml:2: expect: expected a list of expectations"},
+		{"unknown item key", expectBase + "  - name: a\n    mesure: {field: lost, max: 0}\n",
+			`scenario.yaml:6: expect[1] (a): unknown key "mesure" in expect (did you mean "measure"?)`},
+		{"no name", expectBase + "  - measure: {field: lost, max: 0}\n",
+			"scenario.yaml:5: expect[1]: name: required"},
+		{"neither", expectBase + "  - name: a\n",
+			"expect[1] (a): give exactly one of measure: {runs, where, field, min, max} or ratio:"},
+		{"both", expectBase + "  - name: a\n    measure: {field: lost, max: 0}\n    ratio: {measure: lost, numerator: share, denominator: consumer, max: 1}\n",
+			"expect[1] (a): give exactly one of measure"},
+		{"unknown measure key", expectBase + "  - name: a\n    measure: {field: lost, maximum: 0}\n",
+			`expect[1] (a): unknown key "maximum" in measure (valid keys: runs, where, field, min, max)`},
+		{"unknown field", expectBase + "  - name: a\n    measure: {field: audit.lots, max: 0}\n",
+			`scenario.yaml:6: expect[1] (a): measure.field: unknown field "audit.lots" (did you mean "audit.lost"?)`},
+		{"far field", expectBase + "  - name: a\n    measure: {field: zzzzzzzzzzzz, max: 0}\n",
+			`measure.field: unknown field "zzzzzzzzzzzz" (expected a run.json path like throughput.completed_per_sec`},
+		{"ambiguous field", expectBase + "  - name: a\n    measure: {field: p99, max: 10}\n",
+			`measure.field: field "p99" is ambiguous: write one of latency.completion_ms.p99, latency.delivery_ms.p99`},
+		{"no field", expectBase + "  - name: a\n    measure: {max: 0}\n",
+			"measure.field: required; a run.json field like throughput.completed_per_sec"},
+		{"bad runs", expectBase + "  - name: a\n    measure: {runs: shared, field: lost, max: 0}\n",
+			`measure.runs: expected one of consumer, share, all, got the value "shared"`},
+		{"no bounds", expectBase + "  - name: a\n    measure: {field: lost}\n",
+			"expect[1] (a): measure: give min:, max: or both"},
+		{"min above max", expectBase + "  - name: a\n    measure: {field: lost, min: 2, max: 1}\n",
+			"measure: min 2 is above max 1"},
+		{"bound not a number", expectBase + "  - name: a\n    measure: {field: lost, max: none}\n",
+			`measure.max: expected a number, got the value "none"`},
+		{"unknown where key", expectBase + "  - name: a\n    measure: {where: {max_poll_record: 10}, field: lost, max: 0}\n",
+			`measure.where: unknown key "max_poll_record" (did you mean "max_poll_records"?)`},
+		{"bad where value", expectBase + "  - name: a\n    measure: {where: {max_poll_records: ten}, field: lost, max: 0}\n",
+			`measure.where: max_poll_records: expected an integer, got "ten"`},
+		{"where matches nothing", expectBase + "  - name: a\n    measure: {where: {max_poll_records: 1000}, field: lost, max: 0}\n",
+			"scenario.yaml:4: expect[1] (a): measure.runs all where max_poll_records=1000 matches no run of the scenario"},
+		{"ratio side missing", expectBase + "  - name: a\n    ratio: {measure: lost, numerator: share, max: 1}\n",
+			"ratio.denominator: required; a consumer type (consumer, share)"},
+		{"ratio bad side", expectBase + "  - name: a\n    ratio: {measure: lost, numerator: shares, denominator: consumer, max: 1}\n",
+			`ratio.numerator: expected one of consumer, share, all, got "shares"`},
+		{"ratio field key", expectBase + "  - name: a\n    ratio: {field: lost, numerator: share, denominator: consumer, max: 1}\n",
+			`unknown key "field" in ratio`},
+		{"ratio side unknown key", expectBase + "  - name: a\n    ratio: {measure: lost, numerator: {type: share}, denominator: consumer, max: 1}\n",
+			`unknown key "type" in ratio.numerator (valid keys: runs, where)`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := load(t, tc.yaml, nil, nil)
+			wantErr(t, err, tc.want)
+		})
+	}
+}
+
+func TestExpectNotOverridable(t *testing.T) {
+	_, err := load(t, "name: x\n", nil, []string{"expect=[]"})
+	wantErr(t, err, "--set expect=[]", "expectations are written in the scenario file")
+	// An override may take away the runs an expectation selects: the
+	// evaluation then reports it not met instead of refusing to load.
+	s := mustLoad(t, expectBase+"  - name: a\n    measure: {where: {max_poll_records: 200}, field: lost, max: 0}\n",
+		nil, []string{"max_poll_records=50"})
+	if len(s.Expectations) != 1 {
+		t.Errorf("expectations: got %d, want 1", len(s.Expectations))
+	}
+}
+
+func TestExpectFieldsUniqueAliases(t *testing.T) {
+	for _, alias := range []string{"efficiency", "completed_per_sec", "lost", "empty_ratio", "redelivered", "lock_expired_completions", "archived_ratio"} {
+		full, err := resolveField(alias)
+		if err != nil || !strings.HasSuffix(full, "."+alias) {
+			t.Errorf("%s: got %q, %v", alias, full, err)
+		}
+	}
+	all := ExpectFields()
+	if len(slices.Compact(slices.Sorted(slices.Values(all)))) != len(all) {
+		t.Error("ExpectFields has duplicates")
+	}
+}
+
+func TestBuiltinsLoadWithExpectations(t *testing.T) {
+	want := []string{"implicit-vs-explicit", "mpr-cliff", "overhead-parity", "partition-cap",
+		"poison-and-limit", "scale-past-partitions", "smoke"}
+	if got := BuiltinNames(); !slices.Equal(got, want) {
+		t.Fatalf("BuiltinNames: got %v, want %v", got, want)
+	}
+	for _, name := range want {
+		s, err := Builtin(name)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if s.Description == "" {
+			t.Errorf("%s: no description", name)
+		}
+		if name != "smoke" && len(s.Expectations) == 0 {
+			t.Errorf("%s: no expectations", name)
+		}
+		if bad := s.unmatched(); len(bad) > 0 {
+			t.Errorf("%s: %v", name, bad)
+		}
+		if len(s.Runs) > 3 {
+			t.Errorf("%s: %d runs; a built-in should run in 1-3 minutes on 2 cores", name, len(s.Runs))
+		}
+	}
+}
