@@ -17,7 +17,9 @@ import (
 
 // CampaignOptions say where a campaign runs and where it writes.
 type CampaignOptions struct {
-	Provider   string    // infra provider name: auto, process, kfake
+	Provider string // infra provider name: auto, process, kfake, external
+	// External describes the existing cluster when Provider is "external".
+	External   *infra.ExternalProvider
 	ResultsDir string    // parent of the campaign folder (default "results")
 	Log        io.Writer // progress lines (nil: discard)
 }
@@ -38,7 +40,7 @@ func RunCampaign(ctx context.Context, sc *scenarios.Scenario, opt CampaignOption
 	if log == nil {
 		log = io.Discard
 	}
-	prov, err := infra.NewProvider(opt.Provider)
+	prov, err := provider(opt)
 	if err != nil {
 		return nil, err
 	}
@@ -143,4 +145,15 @@ func clusterKey(r scenarios.RunSpec) string {
 func clusterSpec(r scenarios.RunSpec, logDir string, log io.Writer) infra.ClusterSpec {
 	return infra.ClusterSpec{Nodes: r.Nodes, KafkaVersion: r.KafkaVersion, Heap: r.BrokerHeap,
 		BrokerConfig: r.BrokerConfig, LogDir: logDir, Log: log}
+}
+
+// provider picks the cluster provider a campaign runs on.
+func provider(opt CampaignOptions) (infra.Provider, error) {
+	if opt.Provider == "external" {
+		if opt.External == nil {
+			return nil, fmt.Errorf("provider \"external\": --bootstrap: give the cluster's bootstrap servers")
+		}
+		return opt.External, nil
+	}
+	return infra.NewProvider(opt.Provider)
 }

@@ -80,7 +80,9 @@ func NewProvider(name string) (Provider, error) {
 		return &ProcessProvider{}, nil
 	case "kfake":
 		return KfakeProvider{}, nil
+	case "external":
+		return nil, fmt.Errorf("provider %q: needs the cluster's address: construct an ExternalProvider (CLI: --provider external --bootstrap HOST:PORT)", name)
 	default:
-		return nil, fmt.Errorf("provider %q: unknown; expected one of auto, process, kfake", name)
+		return nil, fmt.Errorf("provider %q: unknown; expected one of auto, process, kfake, external", name)
 	}
 }

@@ -48,6 +48,7 @@ func TestBadInputNamesWhatToFix(t *testing.T) {
 		{"unknown provider", []string{"run", "--provider", "cloud", "--scenario", "smoke"},
 			[]string{`provider "cloud"`, "process", "kfake"}},
 		{"missing scenario", []string{"run"}, []string{"--scenario", "partition-cap"}},
+		{"external without bootstrap", []string{"run", "--provider", "external", "--scenario", "smoke"}, []string{"--bootstrap"}},
 		{"no such file", []string{"run", "--scenario", filepath.Join(dir, "nope.yaml")}, []string{"nope.yaml"}},
 	}
 	for _, tc := range tests {

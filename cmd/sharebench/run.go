@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sharebench/sharebench/bench"
+	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
 )
@@ -19,10 +20,15 @@ type runFlags struct {
 	results  string
 	sets     []string
 	metrics  string // --metrics-addr
+	// external provider
+	bootstrap  []string
+	metricURLs []string
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.provider, "provider", "auto", "cluster provider: auto, process or kfake (kfake numbers are not Kafka's)")
+	cmd.Flags().StringVar(&f.provider, "provider", "auto", "cluster provider: auto, process, kfake (kfake numbers are not Kafka's) or external (an existing cluster: --bootstrap)")
+	cmd.Flags().StringSliceVar(&f.bootstrap, "bootstrap", nil, "external provider: bootstrap servers, HOST:PORT[,HOST:PORT...]")
+	cmd.Flags().StringArrayVar(&f.metricURLs, "metrics-url", nil, "external provider: a broker's Prometheus endpoint (JMX exporter or open monitoring), repeatable")
 	cmd.Flags().StringVar(&f.results, "results", "results", "folder that receives the campaign folder")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a scenario key, e.g. --set max_poll_records=[10,100] (repeatable)")
 	cmd.Flags().StringVar(&f.metrics, "metrics-addr", "", "serve the harness's Prometheus /metrics on this loopback address while the campaign runs, e.g. 127.0.0.1:9464 (default off)")
@@ -81,7 +87,7 @@ func runScenario(cmd *cobra.Command, f runFlags) error {
 	}
 	defer stopMetrics()
 	res, err := bench.RunCampaign(ctx, sc, bench.CampaignOptions{
-		Provider: f.provider, ResultsDir: f.results, Log: out,
+		Provider: f.provider, ResultsDir: f.results, Log: out, External: f.external(),
 	})
 	if res != nil && len(res.Runs) > 0 {
 		fmt.Fprintln(out)
@@ -114,4 +120,12 @@ func printVerdict(w io.Writer, runs []results.RunRecord) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// external returns the external provider the flags describe, or nil.
+func (f runFlags) external() *infra.ExternalProvider {
+	if f.provider != "external" {
+		return nil
+	}
+	return &infra.ExternalProvider{Bootstrap: f.bootstrap, MetricsURLs: f.metricURLs}
 }

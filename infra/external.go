@@ -1,0 +1,75 @@
+package infra
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// ExternalProvider uses a cluster that is already running (staging, a
+// managed service): it starts nothing and stops nothing. Broker metrics come
+// from the Prometheus URLs the user gives (a JMX exporter or a managed
+// service's open-monitoring endpoints).
+type ExternalProvider struct {
+	Bootstrap   []string // host:port seeds
+	MetricsURLs []string // Prometheus text-format endpoints, one per broker (optional)
+	// KafkaVersion is what the user says the brokers run; the protocol does
+	// not report a release version. Empty: "unknown".
+	KafkaVersion string
+}
+
+// Name implements Provider.
+func (*ExternalProvider) Name() string { return "external" }
+
+// Start checks that the cluster answers and counts its brokers. The spec's
+// node count, version, heap and broker configuration do not apply: the
+// cluster is what it is, and the run records what was found.
+func (p *ExternalProvider) Start(ctx context.Context, spec ClusterSpec) (Cluster, error) {
+	if len(p.Bootstrap) == 0 {
+		return nil, errors.New("external provider: --bootstrap: give the cluster's bootstrap servers (host:port, comma-separated)")
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.Bootstrap...), kgo.DialTimeout(5*time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("external provider: bootstrap %v: %w", p.Bootstrap, err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req := kmsg.NewPtrMetadataRequest()
+	req.Topics = []kmsg.MetadataRequestTopic{}
+	md, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return nil, fmt.Errorf("external provider: bootstrap %v: no metadata within 30s: %w", p.Bootstrap, err)
+	}
+	version := p.KafkaVersion
+	if version == "" && spec.KafkaVersion != "" {
+		version = spec.KafkaVersion + " (stated by the scenario, not checked)"
+	}
+	if version == "" {
+		version = "unknown (external)"
+	}
+	return &externalCluster{p: *p, nodes: len(md.Brokers), version: version}, nil
+}
+
+type externalCluster struct {
+	p       ExternalProvider
+	nodes   int
+	version string
+}
+
+func (c *externalCluster) Bootstrap() []string             { return c.p.Bootstrap }
+func (c *externalCluster) Provider() string                { return "external" }
+func (c *externalCluster) KafkaVersion() string            { return c.version }
+func (c *externalCluster) IsKafka() bool                   { return true }
+func (c *externalCluster) Nodes() int                      { return c.nodes }
+func (c *externalCluster) BrokerConfig() map[string]string { return nil }
+func (c *externalCluster) PIDs() []int                     { return nil }
+func (c *externalCluster) MetricsURLs() []string           { return c.p.MetricsURLs }
+func (c *externalCluster) LogDir() string                  { return "" }
+
+// Stop does nothing: the harness did not start this cluster.
+func (c *externalCluster) Stop(context.Context) error { return nil }
