@@ -31,136 +31,206 @@ type Measured struct {
 // The run's topic is created fresh and deleted afterwards. log receives one
 // line per phase.
 func RunOne(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, runID string, log io.Writer) (*Measured, error) {
-	share := spec.ConsumerType == "share"
+	r, err := newRunState(cl, spec, runID, log)
+	if err != nil {
+		return nil, err
+	}
+	defer r.adm.close()
+	if err := r.createTopicAndGroup(ctx); err != nil {
+		return nil, err
+	}
+	defer r.adm.deleteTopic(context.WithoutCancel(ctx), r.topic)
+	pcfg, err := r.newRecorder()
+	if err != nil {
+		return nil, err
+	}
+	r.procs.Start(ctx)
+	defer r.procs.Stop()
+	if live := harnessMetrics(ctx); live != nil {
+		live.Begin(collectors.LiveRun{RunID: runID, ConsumerType: spec.ConsumerType, OfferedPerSec: spec.Rate,
+			Recorder: r.rec, Warmup: spec.Warmup})
+		defer live.End()
+	}
+
+	cctx, stopConsumers := context.WithCancel(ctx)
+	defer stopConsumers()
+	ccfg := consumerConfig(spec, cl.Bootstrap(), r.topic, r.group)
+	go func() { r.consumerErr <- consumers.Run(cctx, ccfg, r.rec) }()
+	if err := r.waitGroupReady(ctx); err != nil {
+		return nil, err
+	}
+
+	r.openWindow(ctx, &pcfg)
+	defer r.scraper.Stop()
+	defer r.lag.Stop()
+	if live := harnessMetrics(ctx); live != nil {
+		live.SetLag(r.lag)
+	}
+	if err := producer.Run(ctx, pcfg, r.rec); err != nil {
+		return nil, fmt.Errorf("producers: %w", err)
+	}
+	r.drainThenStop(ctx, stopConsumers)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return r.measured(), nil
+}
+
+// runState is one run in progress: what RunOne's phases share.
+type runState struct {
+	cl           infra.Cluster
+	spec         scenarios.RunSpec
+	id, suffix   string
+	log          io.Writer
+	share        bool
+	topic, group string
+	adm          *admin
+
+	clock       *results.Clock
+	series      *results.Series
+	rec         *results.Recorder
+	consumerErr chan error
+	procs       *collectors.ProcSampler
+	scraper     *collectors.BrokerScraper
+	lag         *collectors.LagSampler
+	cpu         *cpuWindow
+
+	start              int64 // schedule start, Clock ns
+	window             results.Window
+	readySec, drainSec float64
+	drainErr           error
+	errs               []string
+}
+
+func newRunState(cl infra.Cluster, spec scenarios.RunSpec, runID string, log io.Writer) (*runState, error) {
 	suffix := randomSuffix()
-	topic, group := "sharebench-"+runID+"-"+suffix, "sharebench-"+runID+"-"+suffix
 	adm, err := newAdmin(cl.Bootstrap())
 	if err != nil {
 		return nil, err
 	}
-	defer adm.close()
-	if err := adm.createTopic(ctx, topic, spec.Partitions, min(cl.Nodes(), 3)); err != nil {
-		return nil, err
-	}
-	defer adm.deleteTopic(context.WithoutCancel(ctx), topic)
-	if share {
-		// Share groups start at "latest" by default; the whole schedule must
-		// be delivered, including records produced before a member's first fetch.
-		if err := adm.setGroupConfig(ctx, group, map[string]string{"share.auto.offset.reset": "earliest"}); err != nil {
-			return nil, err
-		}
-	}
+	name := "sharebench-" + runID + "-" + suffix
+	return &runState{cl: cl, spec: spec, id: runID, suffix: suffix, log: log, share: spec.ConsumerType == "share",
+		topic: name, group: name, adm: adm, consumerErr: make(chan error, 1)}, nil
+}
 
-	clock := results.NewClock()
-	pcfg := producerConfig(spec, cl.Bootstrap(), topic)
-	pcfg.Start = clock.Now() // provisional, for sizing only
+func (r *runState) createTopicAndGroup(ctx context.Context) error {
+	if err := r.adm.createTopic(ctx, r.topic, r.spec.Partitions, min(r.cl.Nodes(), 3)); err != nil {
+		return err
+	}
+	if !r.share {
+		return nil
+	}
+	// Share groups start at "latest" by default; the whole schedule must be
+	// delivered, including records produced before a member's first fetch.
+	return r.adm.setGroupConfig(ctx, r.group, map[string]string{"share.auto.offset.reset": "earliest"})
+}
+
+// newRecorder sizes the ledger and the time series for the run's schedule
+// and prepares the process sampler; the producer config it returns gets its
+// start time when the group is ready.
+func (r *runState) newRecorder() (producer.Config, error) {
+	r.clock = results.NewClock()
+	pcfg := producerConfig(r.spec, r.cl.Bootstrap(), r.topic)
+	pcfg.Start = r.clock.Now() // provisional, for sizing only
 	perProducer, err := pcfg.PerProducerMax()
 	if err != nil {
-		return nil, err
+		return pcfg, err
 	}
-	seconds := int((groupReadyTimeout + spec.Warmup + spec.Duration + spec.DrainTimeout + time.Minute) / time.Second)
-	series := results.NewSeries(clock.Now(), seconds)
-	rec := results.NewRecorder(clock, results.RunTag(runID+"-"+suffix), results.NewLedger(spec.Producers, perProducer), series)
-	procs := collectors.NewProcSampler(cl.PIDs(), time.Second)
-	procs.Start(ctx)
-	defer procs.Stop()
-	live := harnessMetrics(ctx)
-	if live != nil {
-		live.Begin(collectors.LiveRun{RunID: runID, ConsumerType: spec.ConsumerType, OfferedPerSec: spec.Rate,
-			Recorder: rec, Warmup: spec.Warmup})
-		defer live.End()
-	}
+	s := r.spec
+	seconds := int((groupReadyTimeout + s.Warmup + s.Duration + s.DrainTimeout + time.Minute) / time.Second)
+	r.series = results.NewSeries(r.clock.Now(), seconds)
+	r.rec = results.NewRecorder(r.clock, results.RunTag(r.id+"-"+r.suffix), results.NewLedger(s.Producers, perProducer), r.series)
+	r.procs = collectors.NewProcSampler(r.cl.PIDs(), time.Second)
+	return pcfg, nil
+}
 
-	ccfg := consumerConfig(spec, cl.Bootstrap(), topic, group)
-	cctx, stopConsumers := context.WithCancel(ctx)
-	defer stopConsumers()
-	consumerErr := make(chan error, 1)
-	go func() { consumerErr <- consumers.Run(cctx, ccfg, rec) }()
-
-	fmt.Fprintf(log, "  %s: waiting for %d %s members\n", runID, spec.Members, spec.ConsumerType)
+// waitGroupReady waits until every member has joined with an assignment.
+func (r *runState) waitGroupReady(ctx context.Context) error {
+	fmt.Fprintf(r.log, "  %s: waiting for %d %s members\n", r.id, r.spec.Members, r.spec.ConsumerType)
 	readyStart := time.Now()
-	err = poll(ctx, groupReadyTimeout, func() (bool, error) {
+	err := poll(ctx, groupReadyTimeout, func() (bool, error) {
 		select {
-		case err := <-consumerErr:
+		case err := <-r.consumerErr:
 			return false, fmt.Errorf("consumers stopped before the group was ready: %w", err)
 		default:
 		}
-		return adm.groupReady(ctx, group, share, spec.Members)
-	}, fmt.Sprintf("group %q: %d members never joined", group, spec.Members))
+		return r.adm.groupReady(ctx, r.group, r.share, r.spec.Members)
+	}, fmt.Sprintf("group %q: %d members never joined", r.group, r.spec.Members))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if share {
-		// The coordinator has assigned every member, but a member learns its
-		// assignment only on its next heartbeat: wait one interval so the
-		// warm-up does not start with members that cannot fetch yet.
-		if !sleepCtx(ctx, spec.ShareHeartbeatInterval()) {
-			return nil, ctx.Err()
-		}
+	// A share member learns its assignment only on its next heartbeat: wait
+	// one interval so the warm-up does not start with members that cannot
+	// fetch yet.
+	if r.share && !sleepCtx(ctx, r.spec.ShareHeartbeatInterval()) {
+		return ctx.Err()
 	}
-	readySec := time.Since(readyStart).Seconds()
-	fmt.Fprintf(log, "  %s: group ready in %.1fs; assignment %s\n", runID, readySec, adm.assignment(ctx, group, topic, share))
+	r.readySec = time.Since(readyStart).Seconds()
+	fmt.Fprintf(r.log, "  %s: group ready in %.1fs; assignment %s\n", r.id, r.readySec,
+		r.adm.assignment(ctx, r.group, r.topic, r.share))
+	return nil
+}
 
-	start := clock.Now() + int64(100*time.Millisecond)
-	window := results.Window{Start: start + int64(spec.Warmup), End: start + int64(spec.Warmup+spec.Duration)}
-	rec.SetWindow(window)
-	pcfg.Start = start
-	fmt.Fprintf(log, "  %s: producing %.0f records/s for %v warm-up + %v measurement\n", runID, spec.Rate, spec.Warmup, spec.Duration)
+// openWindow fixes the schedule start and the measurement window and starts
+// the samplers that watch it.
+func (r *runState) openWindow(ctx context.Context, pcfg *producer.Config) {
+	s := r.spec
+	r.start = r.clock.Now() + int64(100*time.Millisecond)
+	r.window = results.Window{Start: r.start + int64(s.Warmup), End: r.start + int64(s.Warmup+s.Duration)}
+	r.rec.SetWindow(r.window)
+	pcfg.Start = r.start
+	fmt.Fprintf(r.log, "  %s: producing %.0f records/s for %v warm-up + %v measurement\n", r.id, s.Rate, s.Warmup, s.Duration)
+	r.cpu = &cpuWindow{pids: r.cl.PIDs(), done: make(chan struct{})}
+	go r.cpu.watch(ctx, r.clock, r.window)
+	r.scraper = collectors.NewBrokerScraper(r.cl.MetricsURLs(), time.Second)
+	r.scraper.Start(ctx)
+	r.lag = collectors.NewLagSampler(r.adm.groupLag(r.group, r.topic, r.share), time.Second)
+	r.lag.Start(ctx)
+}
 
-	cpu := &cpuWindow{pids: cl.PIDs(), done: make(chan struct{})}
-	go cpu.watch(ctx, clock, window)
-	scraper := collectors.NewBrokerScraper(cl.MetricsURLs(), time.Second)
-	scraper.Start(ctx)
-	defer scraper.Stop()
-	lag := collectors.NewLagSampler(adm.groupLag(group, topic, share), time.Second)
-	lag.Start(ctx)
-	defer lag.Stop()
-	if live != nil {
-		live.SetLag(lag)
-	}
-	if err := producer.Run(ctx, pcfg, rec); err != nil {
-		return nil, fmt.Errorf("producers: %w", err)
-	}
+// drainThenStop waits for the consumers to finish every record (or the
+// drain timeout), stops them, and takes the samplers' final readings.
+func (r *runState) drainThenStop(ctx context.Context, stopConsumers context.CancelFunc) {
 	producedAt := time.Now()
-	fmt.Fprintf(log, "  %s: producers done; draining (timeout %v)\n", runID, spec.DrainTimeout)
-	drainErr := drain(ctx, rec.Ledger, spec.DrainTimeout, consumerErr)
-	drainSec := time.Since(producedAt).Seconds()
+	fmt.Fprintf(r.log, "  %s: producers done; draining (timeout %v)\n", r.id, r.spec.DrainTimeout)
+	r.drainErr = drain(ctx, r.rec.Ledger, r.spec.DrainTimeout, r.consumerErr)
+	r.drainSec = time.Since(producedAt).Seconds()
 	stopConsumers()
-	var errs []string
-	if cerr := waitConsumers(consumerErr, drainErr); cerr != nil {
-		errs = append(errs, cerr.Error())
+	if cerr := waitConsumers(r.consumerErr, r.drainErr); cerr != nil {
+		r.errs = append(r.errs, cerr.Error())
 	}
-	lag.Stop()
-	scraper.Stop() // a final scrape: the consumers' last acknowledgements are in
-	procs.Stop()
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
+	r.lag.Stop()
+	r.scraper.Stop() // a final scrape: the consumers' last acknowledgements are in
+	r.procs.Stop()
+}
 
-	m := rec.Merge()
-	r := summarize(spec, runID, m, rec.Ledger.Audit(), window, cl)
-	r.StartedAt = clock.Time(start).Format(time.RFC3339)
-	r.Phases.GroupReadySec = readySec
-	r.Phases.DrainSec = drainSec
-	r.Phases.DrainTimedOut = errors.Is(drainErr, errDrainTimeout)
-	usage := cpu.usage()
-	r.Broker = brokerSummary(scraper, clock, window, r.Throughput.CompletedPerSec*spec.Duration.Seconds())
-	r.Phases.WindowStartSec = float64(window.Start-series.Start()) / 1e9
-	r.Lag = lag.Summary(clock.Time(window.End))
-	if r.Lag.Samples > 0 {
-		r.Lag.DrainEstimateSec = results.DrainEstimate(r.Lag.AtWindowEnd, r.Throughput.ProducedPerSec, r.Throughput.CompletedPerSec)
+// measured turns the run's raw data into its record.
+func (r *runState) measured() *Measured {
+	m := r.rec.Merge()
+	rr := summarize(r.spec, r.id, m, r.rec.Ledger.Audit(), r.window, r.cl)
+	rr.StartedAt = r.clock.Time(r.start).Format(time.RFC3339)
+	rr.Phases.GroupReadySec = r.readySec
+	rr.Phases.DrainSec = r.drainSec
+	rr.Phases.DrainTimedOut = errors.Is(r.drainErr, errDrainTimeout)
+	rr.Phases.WindowStartSec = float64(r.window.Start-r.series.Start()) / 1e9
+	usage := r.cpu.usage()
+	rr.Broker = brokerSummary(r.scraper, r.clock, r.window, rr.Throughput.CompletedPerSec*r.spec.Duration.Seconds())
+	rr.Lag = r.lag.Summary(r.clock.Time(r.window.End))
+	if rr.Lag.Samples > 0 {
+		rr.Lag.DrainEstimateSec = results.DrainEstimate(rr.Lag.AtWindowEnd, rr.Throughput.ProducedPerSec, rr.Throughput.CompletedPerSec)
 	}
-	fillGauges(series, scraper, lag, procs)
-	r.Validity = results.Check(results.ValidityInput{
-		IsKafka: cl.IsKafka(), Audit: r.Audit, DrainTimedOut: r.Phases.DrainTimedOut,
-		ScheduleLagP99Ms: r.Latency.ScheduleLagMs.P99, HarnessCPUPercent: usage.HarnessPercent,
-		HostCPUPercent: usage.HostPercent, Ceiling: r.Ceiling, CompletedPerSec: r.Throughput.CompletedPerSec,
-		ProduceFailed: m.ProduceFailed, AckErrors: m.AckErrors, PollErrors: m.PollErrors, Errors: errs, CompletedThirds: series.Thirds(results.Completed, window),
-		Collectors: collectorHealth(r.Broker, r.Lag),
+	fillGauges(r.series, r.scraper, r.lag, r.procs)
+	rr.Validity = results.Check(results.ValidityInput{
+		IsKafka: r.cl.IsKafka(), Audit: rr.Audit, DrainTimedOut: rr.Phases.DrainTimedOut,
+		ScheduleLagP99Ms: rr.Latency.ScheduleLagMs.P99, HarnessCPUPercent: usage.HarnessPercent,
+		HostCPUPercent: usage.HostPercent, Ceiling: rr.Ceiling, CompletedPerSec: rr.Throughput.CompletedPerSec,
+		ProduceFailed: m.ProduceFailed, AckErrors: m.AckErrors, PollErrors: m.PollErrors, Errors: r.errs,
+		CompletedThirds: r.series.Thirds(results.Completed, r.window),
+		Collectors:      collectorHealth(rr.Broker, rr.Lag),
 	})
-	r.Resources = usage
-	r.Errors = errs
-	return &Measured{Record: r, Merged: m, Series: series}, nil
+	rr.Resources = usage
+	rr.Errors = r.errs
+	return &Measured{Record: rr, Merged: m, Series: r.series}
 }
 
 var errDrainTimeout = errors.New("drain timed out")
