@@ -22,6 +22,9 @@ type CampaignOptions struct {
 	External   *infra.ExternalProvider
 	ResultsDir string    // parent of the campaign folder (default "results")
 	Log        io.Writer // progress lines (nil: discard)
+	// Progress receives run i of N, the phase and live counters, e.g. for a
+	// terminal display (nil: NoProgress; the Log lines are written anyway).
+	Progress Progress
 }
 
 // CampaignResult is a finished campaign.
@@ -39,6 +42,10 @@ func RunCampaign(ctx context.Context, sc *scenarios.Scenario, opt CampaignOption
 	log := opt.Log
 	if log == nil {
 		log = io.Discard
+	}
+	progress := opt.Progress
+	if progress == nil {
+		progress = NoProgress{}
 	}
 	prov, err := provider(opt)
 	if err != nil {
@@ -67,7 +74,7 @@ func RunCampaign(ctx context.Context, sc *scenarios.Scenario, opt CampaignOption
 		envs = append(envs, environment(cl))
 		err = primeCluster(ctx, cl.Bootstrap(), cl.Nodes())
 		if err == nil {
-			err = runGroup(ctx, cl, sc, group, dir, out, &camp, log)
+			err = runGroup(ctx, cl, sc, group, dir, out, &camp, log, progress)
 		}
 		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		stopErr := cl.Stop(stopCtx)
@@ -91,11 +98,13 @@ func RunCampaign(ctx context.Context, sc *scenarios.Scenario, opt CampaignOption
 }
 
 func runGroup(ctx context.Context, cl infra.Cluster, sc *scenarios.Scenario, group []int, dir string,
-	out *CampaignResult, camp *results.Campaign, log io.Writer) error {
+	out *CampaignResult, camp *results.Campaign, log io.Writer, progress Progress) error {
 	for _, i := range group {
 		id := sc.RunName(i)
-		fmt.Fprintf(log, "run %d/%d %s\n", len(out.Runs)+1, len(sc.Runs), id)
-		m, err := RunOne(ctx, cl, sc.Runs[i], id, log)
+		n := len(out.Runs) + 1
+		fmt.Fprintf(log, "run %d/%d %s\n", n, len(sc.Runs), id)
+		m, err := RunOne(withProgress(ctx, runProgress{p: progress, run: n, runs: len(sc.Runs), id: id}), cl, sc.Runs[i], id, log)
+		progress.RunDone(n, len(sc.Runs), id, err)
 		if err != nil {
 			return fmt.Errorf("run %s: %w", id, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/sharebench/sharebench/collectors"
@@ -36,6 +37,8 @@ func RunOne(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, runID
 		return nil, err
 	}
 	defer r.adm.close()
+	r.progress = progressOf(ctx, runID)
+	r.progress.phase(PhaseSetup, groupReadyTimeout, nil)
 	if err := r.createTopicAndGroup(ctx); err != nil {
 		return nil, err
 	}
@@ -52,12 +55,28 @@ func RunOne(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, runID
 		defer live.End()
 	}
 
+	run := r.produceAndDrain
+	if spec.Backlog() {
+		run = r.fillThenDrain
+	}
+	if err := run(ctx, pcfg); err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return r.measured(), nil
+}
+
+// produceAndDrain is load_mode rate: the consumers join, the producers send
+// the open-loop schedule (warm-up + window), then the consumers drain.
+func (r *runState) produceAndDrain(ctx context.Context, pcfg producer.Config) error {
 	cctx, stopConsumers := context.WithCancel(ctx)
 	defer stopConsumers()
-	ccfg := consumerConfig(spec, cl.Bootstrap(), r.topic, r.group)
+	ccfg := consumerConfig(r.spec, r.cl.Bootstrap(), r.topic, r.group)
 	go func() { r.consumerErr <- consumers.Run(cctx, ccfg, r.rec) }()
 	if err := r.waitGroupReady(ctx); err != nil {
-		return nil, err
+		return err
 	}
 
 	r.openWindow(ctx, &pcfg)
@@ -67,13 +86,64 @@ func RunOne(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, runID
 		live.SetLag(r.lag)
 	}
 	if err := producer.Run(ctx, pcfg, r.rec); err != nil {
-		return nil, fmt.Errorf("producers: %w", err)
+		return fmt.Errorf("producers: %w", err)
 	}
 	r.drainThenStop(ctx, stopConsumers)
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
+	return nil
+}
+
+// fillThenDrain is load_mode backlog: the producers send backlog_records as
+// fast as they can and every acknowledgement is in before the consumers
+// start; the run then measures how long the consumers take to drain it.
+// The drain (the measurement window) is first delivery → last completion or
+// archive, so the members' join time is not part of it.
+func (r *runState) fillThenDrain(ctx context.Context, pcfg producer.Config) error {
+	// The recorder counts every record and completion; measured() reports
+	// them over the drain.
+	r.start = r.clock.Now()
+	r.rec.SetWindow(results.Window{Start: r.start, End: math.MaxInt64})
+	pcfg.Start = r.start
+	r.scraper = collectors.NewBrokerScraper(r.cl.MetricsURLs(), time.Second)
+	r.scraper.Start(ctx)
+	defer r.scraper.Stop()
+	r.lag = collectors.NewLagSampler(r.adm.groupLag(r.group, r.topic, r.share), time.Second)
+	r.lag.Start(ctx)
+	defer r.lag.Stop()
+	if live := harnessMetrics(ctx); live != nil {
+		live.SetLag(r.lag)
 	}
-	return r.measured(), nil
+	fmt.Fprintf(r.log, "  %s: filling a backlog of %d records\n", r.id, r.spec.BacklogRecords)
+	r.progress.phase(PhaseFill, 0, r.rec)
+	if err := producer.Run(ctx, pcfg, r.rec); err != nil {
+		return fmt.Errorf("producers: %w", err)
+	}
+	r.fillSec = float64(r.clock.Now()-r.start) / 1e9
+	acked := r.rec.Counts().Produced
+	fmt.Fprintf(r.log, "  %s: %d records acknowledged in %.1fs (%.0f records/s); starting the consumers\n",
+		r.id, acked, r.fillSec, float64(acked)/max(r.fillSec, 1e-9))
+
+	cctx, stopConsumers := context.WithCancel(ctx)
+	defer stopConsumers()
+	r.cpu = &cpuWindow{pids: r.cl.PIDs(), done: make(chan struct{})}
+	r.cpu.start = collectors.ReadCPU(r.cpu.pids)
+	r.progress.phase(PhaseDrain, groupReadyTimeout+r.spec.DrainTimeout, r.rec)
+	ccfg := consumerConfig(r.spec, r.cl.Bootstrap(), r.topic, r.group)
+	go func() { r.consumerErr <- consumers.Run(cctx, ccfg, r.rec) }()
+	if err := r.waitGroupReady(ctx); err != nil {
+		close(r.cpu.done)
+		return err
+	}
+	r.drainThenStop(ctx, stopConsumers)
+	r.cpu.end = collectors.ReadCPU(r.cpu.pids)
+	close(r.cpu.done)
+	first, last, ok := r.rec.Span()
+	if !ok {
+		first, last = r.start, r.clock.Now()
+	}
+	r.window = results.Window{Start: first, End: max(last, first+int64(time.Millisecond))}
+	r.drainSec = r.window.Seconds()
+	fmt.Fprintf(r.log, "  %s: drained in %.2fs (first delivery → last completion)\n", r.id, r.drainSec)
+	return nil
 }
 
 // runState is one run in progress: what RunOne's phases share.
@@ -98,6 +168,8 @@ type runState struct {
 	start              int64 // schedule start, Clock ns
 	window             results.Window
 	readySec, drainSec float64
+	fillSec            float64 // load_mode backlog
+	progress           runProgress
 	drainErr           error
 	errs               []string
 }
@@ -138,6 +210,12 @@ func (r *runState) newRecorder() (producer.Config, error) {
 	}
 	s := r.spec
 	seconds := int((groupReadyTimeout + s.Warmup + s.Duration + s.DrainTimeout + time.Minute) / time.Second)
+	if s.Backlog() {
+		pcfg.Backlog = uint64(s.BacklogRecords)
+		perProducer, _ = pcfg.PerProducerMax()
+		// the fill has no schedule: allow it as long as the drain
+		seconds = int((groupReadyTimeout + 2*s.DrainTimeout + time.Minute) / time.Second)
+	}
 	r.series = results.NewSeries(r.clock.Now(), seconds)
 	r.rec = results.NewRecorder(r.clock, results.RunTag(r.id+"-"+r.suffix), results.NewLedger(s.Producers, perProducer), r.series)
 	r.procs = collectors.NewProcSampler(r.cl.PIDs(), time.Second)
@@ -180,6 +258,12 @@ func (r *runState) openWindow(ctx context.Context, pcfg *producer.Config) {
 	r.rec.SetWindow(r.window)
 	pcfg.Start = r.start
 	fmt.Fprintf(r.log, "  %s: producing %.0f records/s for %v warm-up + %v measurement\n", r.id, s.Rate, s.Warmup, s.Duration)
+	r.progress.phase(PhaseWarmup, s.Warmup+100*time.Millisecond, r.rec)
+	go func() {
+		if sleepCtx(ctx, time.Duration(r.window.Start-r.clock.Now())) {
+			r.progress.phase(PhaseMeasure, s.Duration, r.rec)
+		}
+	}()
 	r.cpu = &cpuWindow{pids: r.cl.PIDs(), done: make(chan struct{})}
 	go r.cpu.watch(ctx, r.clock, r.window)
 	r.scraper = collectors.NewBrokerScraper(r.cl.MetricsURLs(), time.Second)
@@ -192,7 +276,14 @@ func (r *runState) openWindow(ctx context.Context, pcfg *producer.Config) {
 // drain timeout), stops them, and takes the samplers' final readings.
 func (r *runState) drainThenStop(ctx context.Context, stopConsumers context.CancelFunc) {
 	producedAt := time.Now()
-	fmt.Fprintf(r.log, "  %s: producers done; draining (timeout %v)\n", r.id, r.spec.DrainTimeout)
+	if !r.spec.Backlog() {
+		r.progress.phase(PhaseDrain, r.spec.DrainTimeout, r.rec)
+	}
+	if r.spec.Backlog() {
+		fmt.Fprintf(r.log, "  %s: draining the backlog (timeout %v)\n", r.id, r.spec.DrainTimeout)
+	} else {
+		fmt.Fprintf(r.log, "  %s: producers done; draining (timeout %v)\n", r.id, r.spec.DrainTimeout)
+	}
 	r.drainErr = drain(ctx, r.rec.Ledger, r.spec.DrainTimeout, r.consumerErr)
 	r.drainSec = time.Since(producedAt).Seconds()
 	stopConsumers()
@@ -213,8 +304,13 @@ func (r *runState) measured() *Measured {
 	rr.Phases.DrainSec = r.drainSec
 	rr.Phases.DrainTimedOut = errors.Is(r.drainErr, errDrainTimeout)
 	rr.Phases.WindowStartSec = float64(r.window.Start-r.series.Start()) / 1e9
+	thirds := r.series.Thirds(results.Completed, r.window)
+	if r.spec.Backlog() {
+		backlogFigures(&rr, r.spec, m, r.fillSec)
+		thirds = [3]int64{} // a drain has no steady state to check
+	}
 	usage := r.cpu.usage()
-	rr.Broker = brokerSummary(r.scraper, r.clock, r.window, rr.Throughput.CompletedPerSec*r.spec.Duration.Seconds())
+	rr.Broker = brokerSummary(r.scraper, r.clock, r.window, rr.Throughput.CompletedPerSec*r.window.Seconds())
 	rr.Lag = r.lag.Summary(r.clock.Time(r.window.End))
 	if rr.Lag.Samples > 0 {
 		rr.Lag.DrainEstimateSec = results.DrainEstimate(rr.Lag.AtWindowEnd, rr.Throughput.ProducedPerSec, rr.Throughput.CompletedPerSec)
@@ -225,7 +321,7 @@ func (r *runState) measured() *Measured {
 		ScheduleLagP99Ms: rr.Latency.ScheduleLagMs.P99, HarnessCPUPercent: usage.HarnessPercent,
 		HostCPUPercent: usage.HostPercent, Ceiling: rr.Ceiling, CompletedPerSec: rr.Throughput.CompletedPerSec,
 		ProduceFailed: m.ProduceFailed, AckErrors: m.AckErrors, PollErrors: m.PollErrors, Errors: r.errs,
-		CompletedThirds: r.series.Thirds(results.Completed, r.window),
+		CompletedThirds: thirds,
 		Collectors:      collectorHealth(rr.Broker, rr.Lag),
 	})
 	rr.Resources = usage

@@ -31,6 +31,8 @@ func consumerConfig(s scenarios.RunSpec, brokers []string, topic, group string) 
 			Mean: p.Mean, Median: p.Median, P99: p.P99},
 		TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
 		DeliveryLimit: s.DeliveryCountLimit(),
+		Renew:         s.Renew == "auto",
+		Continuous:    s.Style == "continuous", MaxInFlight: s.MaxInFlight,
 	}
 }
 
@@ -54,7 +56,7 @@ func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit result
 		Outcomes: results.Outcomes{
 			Delivered: m.Delivered, Completed: m.Completed, Redelivered: m.Redelivered,
 			Released: m.Released, Rejected: m.Rejected, RetriedInPlace: m.Retried,
-			LockExpiredCompleted: m.LockExpired, AckErrors: m.AckErrors, PollErrors: m.PollErrors, ProduceFailed: m.ProduceFailed,
+			LockExpiredCompleted: m.LockExpired, Renewals: m.Renewals, AckErrors: m.AckErrors, PollErrors: m.PollErrors, ProduceFailed: m.ProduceFailed,
 		},
 		PerMember:   m.PerMember,
 		Audit:       audit,

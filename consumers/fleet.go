@@ -46,6 +46,17 @@ type Config struct {
 	// DeliveryLimit is group.share.delivery.count.limit (share): a record
 	// released at this delivery count is archived by the broker.
 	DeliveryLimit int
+	// Renew renews acquisition locks (share, explicit acks; KIP-1222): a
+	// worker whose processing of a record runs past half of the time left
+	// until the record's acquisition deadline sends AckRenew, and keeps
+	// renewing until it is done.
+	Renew bool
+	// Continuous keeps the member polling while its workers are busy
+	// (style continuous), holding at most MaxInFlight records (0: Workers ×
+	// MaxPollRecords); otherwise the member processes each batch whole
+	// before polling again (style blocking).
+	Continuous  bool
+	MaxInFlight int
 	// CloseTimeout bounds the final commit/ack flush on shutdown (default 10s).
 	CloseTimeout time.Duration
 }
@@ -61,6 +72,10 @@ func Run(ctx context.Context, c Config, rec *results.Recorder) error {
 	if c.Members < 1 || c.Workers < 1 || c.MaxPollRecords < 1 {
 		return fmt.Errorf("consumers: members, workers and max_poll_records must be ≥ 1, got %d, %d, %d",
 			c.Members, c.Workers, c.MaxPollRecords)
+	}
+	if c.Continuous && c.Share {
+		return errors.New("consumers: style continuous is for consumer groups: franz-go ACCEPTs every record of " +
+			"the previous share poll that has no terminal acknowledgement yet, so polling while records are processed would accept them unprocessed")
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	for i := range c.Members {
@@ -85,6 +100,15 @@ type member struct {
 	shard   *results.MemberShard
 	cl      *kgo.Client
 	offsets *offsetTracker // consumer group only
+	// done holds, per partition, consumer-group records a continuous member
+	// finished whose offsets are not committed yet: they complete when a
+	// commit covers them.
+	doneMu sync.Mutex
+	done   map[int32][]*handled
+	// lockNs is the acquisition lock duration as seen by this member (share):
+	// the largest deadline − poll time over its polls, a lower bound of the
+	// broker's lock duration. Renewal deadlines are estimated with it.
+	lockNs atomic.Int64
 }
 
 // outcome is what a worker did with one record.
@@ -103,7 +127,8 @@ type handled struct {
 	st        results.Stamp
 	delivered int64
 	outcome   outcome
-	foreign   bool // not stamped by this run
+	foreign   bool  // not stamped by this run
+	deadline  int64 // estimated acquisition deadline, Clock ns (share; 0 = none)
 }
 
 func (m *member) run(ctx context.Context) error {
@@ -116,6 +141,9 @@ func (m *member) run(ctx context.Context) error {
 	workerRNGs := make([]*rand.Rand, m.c.Workers)
 	for w := range workerRNGs {
 		workerRNGs[w] = rand.New(rand.NewPCG(m.rec.Run, uint64(m.id<<16|w)))
+	}
+	if m.c.Continuous {
+		return m.runContinuous(ctx, workerRNGs)
 	}
 	for ctx.Err() == nil {
 		recs, err := m.poll(ctx)
@@ -158,20 +186,44 @@ func (m *member) clientOpts() []kgo.Opt {
 		return opts
 	}
 	m.offsets = newOffsetTracker()
-	return append(opts, kgo.ConsumerGroup(m.c.Group), kgo.DisableAutoCommit(), kgo.BlockRebalanceOnPoll(),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.OnPartitionsRevoked(m.forget), kgo.OnPartitionsLost(m.forget))
+	opts = append(opts, kgo.ConsumerGroup(m.c.Group), kgo.DisableAutoCommit(),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.OnPartitionsLost(m.forget))
+	if m.c.Continuous {
+		// Records are in flight across polls, so rebalances cannot wait for
+		// a poll boundary: a revocation commits the completed prefix first.
+		return append(opts, kgo.OnPartitionsRevoked(m.revoked))
+	}
+	return append(opts, kgo.BlockRebalanceOnPoll(), kgo.OnPartitionsRevoked(m.forget))
 }
 
 func (m *member) forget(_ context.Context, _ *kgo.Client, lost map[string][]int32) {
 	m.offsets.forget(lost[m.c.Topic])
+	if m.c.Continuous {
+		m.doneMu.Lock()
+		for _, p := range lost[m.c.Topic] {
+			delete(m.done, p) // finished but uncommitted: the next owner redelivers them
+		}
+		m.doneMu.Unlock()
+	}
+}
+
+// revoked (continuous) commits what is complete on the revoked partitions
+// before they go, then forgets them; records still being processed there
+// are redelivered to the next owner.
+func (m *member) revoked(ctx context.Context, cl *kgo.Client, revoked map[string][]int32) {
+	m.commitDone(context.WithoutCancel(ctx), true)
+	m.forget(ctx, cl, revoked)
 }
 
 // poll returns the next batch. Under batch_optimized the share broker may
 // hand over whole producer batches beyond max.poll.records, and the member
 // takes everything fetched, as the Java share consumer does.
 func (m *member) poll(ctx context.Context) ([]*kgo.Record, error) {
-	n := m.c.MaxPollRecords
+	return m.pollN(ctx, m.c.MaxPollRecords)
+}
+
+// pollN is poll with at most n records (consumer groups, record_limit).
+func (m *member) pollN(ctx context.Context, n int) ([]*kgo.Record, error) {
 	if m.c.Share && !m.c.RecordLimit {
 		n = -1
 	}
@@ -196,6 +248,7 @@ func (m *member) poll(ctx context.Context) ([]*kgo.Record, error) {
 // whole batch is done).
 func (m *member) processBatch(ctx context.Context, recs []*kgo.Record, rngs []*rand.Rand) []handled {
 	batch := make([]handled, len(recs))
+	m.noteLock(recs)
 	for i, r := range recs {
 		batch[i].r = r
 		if m.offsets != nil {
@@ -234,10 +287,13 @@ func (m *member) handle(ctx context.Context, h *handled, rng *rand.Rand) {
 	}
 	h.st = st
 	h.delivered = m.rec.Clock.Now()
+	if d := h.r.AcquisitionDeadline(); !d.IsZero() {
+		h.deadline = d.UnixNano()
+	}
 	m.shard.RecordDelivery(st, h.r.DeliveryCount(), h.r.Timestamp.UnixNano(), h.delivered)
 	poison := isPoison(st, m.c.PoisonRate)
 	for {
-		if !sleepCtx(ctx, m.sampler.Sample(rng)) {
+		if !m.process(ctx, h, m.sampler.Sample(rng)) {
 			h.outcome = abandoned
 			return
 		}
@@ -259,6 +315,11 @@ func (m *member) handle(ctx context.Context, h *handled, rng *rand.Rand) {
 		m.ackNow(h)
 	}
 	if m.offsets != nil {
+		if m.c.Continuous && (h.outcome == accepted || h.outcome == rejected) {
+			m.doneMu.Lock()
+			m.done[h.r.Partition] = append(m.done[h.r.Partition], h)
+			m.doneMu.Unlock()
+		}
 		m.offsets.finished(h.r.Partition, h.r.Offset)
 	}
 }
@@ -269,7 +330,7 @@ func (m *member) ackNow(h *handled) {
 	switch h.outcome {
 	case accepted:
 		h.r.Ack(kgo.AckAccept)
-		m.shard.RecordCompletion(h.st, h.delivered, now, lockExpired(h.r, now))
+		m.shard.RecordCompletion(h.st, h.delivered, now, h.lockExpired(now))
 	case released:
 		h.r.Ack(kgo.AckRelease)
 		m.shard.RecordRelease(h.st, now, int(h.r.DeliveryCount()) >= m.c.DeliveryLimit)
@@ -279,9 +340,83 @@ func (m *member) ackNow(h *handled) {
 	}
 }
 
-func lockExpired(r *kgo.Record, now int64) bool {
-	d := r.AcquisitionDeadline()
-	return !d.IsZero() && now > d.UnixNano()
+// lockExpired reports whether now is past the record's acquisition deadline
+// (as renewed, when the worker renewed the lock).
+func (h *handled) lockExpired(now int64) bool { return h.deadline > 0 && now > h.deadline }
+
+// renewing reports whether workers renew acquisition locks.
+func (m *member) renewing() bool { return m.c.Share && m.c.ExplicitAck && m.c.Renew }
+
+// noteLock updates the member's view of the lock duration from a poll's
+// records: deadline − now is the lock the broker granted minus the time
+// the response took to arrive, so the largest value seen is a lower bound.
+func (m *member) noteLock(recs []*kgo.Record) {
+	if !m.renewing() {
+		return
+	}
+	now := m.rec.Clock.Now()
+	for _, r := range recs {
+		d := r.AcquisitionDeadline()
+		if d.IsZero() {
+			continue
+		}
+		if left := d.UnixNano() - now; left > m.lockNs.Load() {
+			m.lockNs.Store(left) // only this member's poll loop writes
+		}
+	}
+}
+
+// minRenewGap keeps the renewal loop from spinning when a deadline is
+// already (nearly) due.
+const minRenewGap = 5 * time.Millisecond
+
+// process is one processing attempt of d. Without renewal it is a sleep;
+// with renewal it is a sleep that wakes at the renewal points: whenever the
+// attempt would run past half of the time left until the record's
+// (estimated) deadline, the worker wakes there, renews the lock and sleeps
+// on. The attempt ends at start + d either way, so renewing does not lengthen
+// it. It reports whether the attempt finished (false: shutdown came first).
+func (m *member) process(ctx context.Context, h *handled, d time.Duration) bool {
+	if !m.renewing() || h.deadline == 0 {
+		return sleepCtx(ctx, d)
+	}
+	end := m.rec.Clock.Now() + int64(d)
+	for {
+		now := m.rec.Clock.Now()
+		if now >= end {
+			return ctx.Err() == nil
+		}
+		renewAt := now + max((h.deadline-now)/2, int64(minRenewGap))
+		if renewAt >= end {
+			return sleepCtx(ctx, time.Duration(end-now))
+		}
+		if !sleepCtx(ctx, time.Duration(renewAt-now)) {
+			return false
+		}
+		m.renew(ctx, h)
+	}
+}
+
+// renewTimeout bounds how long a worker waits for a renewal to reach the
+// broker; processing time runs on meanwhile.
+const renewTimeout = time.Second
+
+// renew sends AckRenew for the record and flushes it at once (franz-go would
+// otherwise hold it up to a second, and a renew issued while an earlier one
+// is in flight is dropped). Once the flush completes the estimated deadline
+// moves to the renewal's send time + the lock duration: the broker restarts
+// the lock when the renewal arrives, so the estimate errs early. A flush that
+// does not complete leaves the deadline alone, so the loop renews again soon.
+func (m *member) renew(ctx context.Context, h *handled) {
+	sent := m.rec.Clock.Now()
+	h.r.Ack(kgo.AckRenew)
+	m.shard.Renewals.Add(1)
+	fctx, cancel := context.WithTimeout(ctx, renewTimeout)
+	err := m.cl.FlushAcks(fctx)
+	cancel()
+	if lock := m.lockNs.Load(); err == nil && lock > 0 {
+		h.deadline = max(h.deadline, sent+lock)
+	}
 }
 
 // settle tells the broker what became of the batch: consumer groups commit
@@ -300,7 +435,7 @@ func (m *member) settle(ctx context.Context, batch []handled) error {
 		}
 		switch h.outcome {
 		case accepted:
-			m.shard.RecordCompletion(h.st, h.delivered, now, m.c.Share && lockExpired(h.r, now))
+			m.shard.RecordCompletion(h.st, h.delivered, now, m.c.Share && h.lockExpired(now))
 		case rejected:
 			m.shard.RecordReject(h.st, now) // consumer group dead letter
 		case abandoned:
@@ -327,6 +462,11 @@ func (m *member) commit(ctx context.Context, sync bool) {
 	if sync {
 		points = m.offsets.latestPoints()
 	}
+	m.commitPoints(ctx, points, sync)
+}
+
+// commitPoints commits the given points (see commit).
+func (m *member) commitPoints(ctx context.Context, points map[int32]commitPoint, sync bool) {
 	if len(points) == 0 {
 		return
 	}

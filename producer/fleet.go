@@ -26,6 +26,11 @@ type Config struct {
 	BatchSize   int           // kgo.ProducerBatchMaxBytes
 	Start       int64         // Clock ns when the schedule starts
 	Duration    time.Duration // schedule length: records due in [Start, Start+Duration) are sent
+	// Backlog, when > 0, replaces the schedule: the fleet sends Backlog
+	// records in total (split evenly, the first producers taking the
+	// remainder) as fast as it can, each stamped with its send time as the
+	// intended time; Rate and Duration are ignored.
+	Backlog uint64
 	// FlushTimeout bounds the wait for outstanding acknowledgements after the
 	// last send (default 30s).
 	FlushTimeout time.Duration
@@ -34,11 +39,27 @@ type Config struct {
 // PerProducerMax is the most records any producer of the fleet sends: the
 // ledger is sized with it.
 func (c Config) PerProducerMax() (uint64, error) {
+	if c.Backlog > 0 {
+		if c.Producers < 1 {
+			return 0, fmt.Errorf("producers: must be ≥ 1, got %d", c.Producers)
+		}
+		return c.backlogShare(0), nil
+	}
 	scheds, err := FleetSchedules(c.Start, c.Rate, c.Producers)
 	if err != nil {
 		return 0, err
 	}
 	return scheds[0].CountWithin(c.Duration), nil
+}
+
+// backlogShare is producer id's part of the backlog.
+func (c Config) backlogShare(id int) uint64 {
+	n := uint64(c.Producers)
+	share := c.Backlog / n
+	if uint64(id) < c.Backlog%n {
+		share++
+	}
+	return share
 }
 
 func (c Config) clientOpts() ([]kgo.Opt, error) {
@@ -77,7 +98,11 @@ func Run(ctx context.Context, c Config, rec *results.Recorder) error {
 	if c.MessageSize < results.StampSize {
 		return fmt.Errorf("message_size: must be ≥ %d bytes (the record stamp), got %d", results.StampSize, c.MessageSize)
 	}
-	scheds, err := FleetSchedules(c.Start, c.Rate, c.Producers)
+	rate := c.Rate
+	if c.Backlog > 0 {
+		rate = 1 // unused: the backlog is not paced
+	}
+	scheds, err := FleetSchedules(c.Start, rate, c.Producers)
 	if err != nil {
 		return err
 	}
@@ -100,6 +125,9 @@ func Run(ctx context.Context, c Config, rec *results.Recorder) error {
 }
 
 func produce(ctx context.Context, cl *kgo.Client, c Config, id uint32, s Schedule, shard *results.ProducerShard, rec *results.Recorder) error {
+	if c.Backlog > 0 {
+		return produceBacklog(ctx, cl, c, id, shard, rec)
+	}
 	count := s.CountWithin(c.Duration)
 	rng := rand.New(rand.NewPCG(uint64(id), rec.Run))
 	timer := time.NewTimer(time.Hour)
@@ -116,22 +144,40 @@ func produce(ctx context.Context, cl *kgo.Client, c Config, id uint32, s Schedul
 		} else if ctx.Err() != nil {
 			return flush(cl, c, true)
 		}
-		r := &kgo.Record{Value: make([]byte, c.MessageSize)}
-		if c.KeyMode == "random" {
-			r.Key = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, rng.Uint64()), rng.Uint64())
-		}
-		st := results.Stamp{Run: rec.Run, Producer: id, Seq: seq, Intended: due, Sent: rec.Clock.Now()}
-		st.Put(r.Value)
-		shard.Sent.Add(1)
-		cl.Produce(ctx, r, func(_ *kgo.Record, err error) {
-			if err != nil {
-				shard.RecordFailure()
-				return
-			}
-			shard.RecordAck(st, rec.Clock.Now())
-		})
+		send(ctx, cl, c, rng, results.Stamp{Run: rec.Run, Producer: id, Seq: seq, Intended: due, Sent: rec.Clock.Now()}, shard, rec)
 	}
 	return flush(cl, c, false)
+}
+
+// produceBacklog sends this producer's share of the backlog without pacing:
+// Produce blocks only when the client's buffer is full.
+func produceBacklog(ctx context.Context, cl *kgo.Client, c Config, id uint32, shard *results.ProducerShard, rec *results.Recorder) error {
+	rng := rand.New(rand.NewPCG(uint64(id), rec.Run))
+	for seq := range c.backlogShare(int(id)) {
+		if ctx.Err() != nil {
+			return flush(cl, c, true)
+		}
+		now := rec.Clock.Now()
+		send(ctx, cl, c, rng, results.Stamp{Run: rec.Run, Producer: id, Seq: seq, Intended: now, Sent: now}, shard, rec)
+	}
+	return flush(cl, c, false)
+}
+
+// send produces one stamped record and counts its acknowledgement.
+func send(ctx context.Context, cl *kgo.Client, c Config, rng *rand.Rand, st results.Stamp, shard *results.ProducerShard, rec *results.Recorder) {
+	r := &kgo.Record{Value: make([]byte, c.MessageSize)}
+	if c.KeyMode == "random" {
+		r.Key = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, rng.Uint64()), rng.Uint64())
+	}
+	st.Put(r.Value)
+	shard.Sent.Add(1)
+	cl.Produce(ctx, r, func(_ *kgo.Record, err error) {
+		if err != nil {
+			shard.RecordFailure()
+			return
+		}
+		shard.RecordAck(st, rec.Clock.Now())
+	})
 }
 
 // flush waits for outstanding acknowledgements, bounded by FlushTimeout (5 s

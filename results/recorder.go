@@ -116,12 +116,52 @@ type MemberShard struct {
 	Rejected          atomic.Int64
 	Retried           atomic.Int64
 	LockExpired       atomic.Int64
+	Renewals          atomic.Int64 // share RENEW acknowledgements sent (lock renewals)
 	Duplicates        atomic.Int64
 	AckErrors         atomic.Int64 // acknowledgements or commits the broker refused
 	PollErrors        atomic.Int64 // polls that returned an error
 	// DeliveryCounts[i] counts deliveries with delivery count i+1 (the last
 	// slot holds every count beyond).
 	DeliveryCounts [10]atomic.Int64
+
+	// firstDelivery and lastFinish are this member's earliest delivery and
+	// latest completion or archive, Clock ns (0: none yet); Recorder.Span
+	// combines them.
+	firstDelivery, lastFinish atomic.Int64
+}
+
+// Span returns the earliest delivery and the latest finish (completion or
+// archive) of the run so far, Clock ns; ok is false before any record was
+// both delivered and finished. A backlog run's drain is this span.
+func (r *Recorder) Span() (first, last int64, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.members {
+		if f := s.firstDelivery.Load(); f != 0 && (first == 0 || f < first) {
+			first = f
+		}
+		last = max(last, s.lastFinish.Load())
+	}
+	return first, last, first != 0 && last != 0
+}
+
+// storeMin lowers v to ns (0 counts as unset); storeMax raises it.
+func storeMin(v *atomic.Int64, ns int64) {
+	for {
+		cur := v.Load()
+		if cur != 0 && cur <= ns || v.CompareAndSwap(cur, ns) {
+			return
+		}
+	}
+}
+
+func storeMax(v *atomic.Int64, ns int64) {
+	for {
+		cur := v.Load()
+		if cur >= ns || v.CompareAndSwap(cur, ns) {
+			return
+		}
+	}
 }
 
 // MemberShard returns a new shard for one consumer member.
@@ -151,6 +191,7 @@ func (s *MemberShard) RecordPoll(n int) {
 // consumer groups; appendNs is the broker's log-append time.
 func (s *MemberShard) RecordDelivery(st Stamp, deliveryCount int32, appendNs, nowNs int64) {
 	s.Delivered.Add(1)
+	storeMin(&s.firstDelivery, nowNs)
 	again := s.r.Ledger.Delivered(st.Producer, st.Seq)
 	s.r.Series.Add(Delivered, nowNs, 1)
 	if deliveryCount > 1 || (deliveryCount == 0 && again) {
@@ -175,6 +216,7 @@ func (s *MemberShard) RecordDelivery(st Stamp, deliveryCount int32, appendNs, no
 // acquisition deadline.
 func (s *MemberShard) RecordCompletion(st Stamp, deliveredNs, nowNs int64, lockExpired bool) {
 	s.Completed.Add(1)
+	storeMax(&s.lastFinish, nowNs)
 	s.r.completionLog.Record(nowNs, nowNs-st.Intended)
 	if s.r.Ledger.Completed(st.Producer, st.Seq) {
 		s.Duplicates.Add(1)
@@ -203,6 +245,7 @@ func (s *MemberShard) RecordRelease(st Stamp, nowNs int64, archived bool) {
 	s.r.Series.Add(Released, nowNs, 1)
 	if archived {
 		s.r.Ledger.Archived(st.Producer, st.Seq)
+		storeMax(&s.lastFinish, nowNs)
 	}
 }
 
@@ -217,6 +260,7 @@ func (s *MemberShard) RecordRetry(nowNs int64) {
 func (s *MemberShard) RecordReject(st Stamp, nowNs int64) {
 	s.Rejected.Add(1)
 	s.r.Ledger.Archived(st.Producer, st.Seq)
+	storeMax(&s.lastFinish, nowNs)
 	s.r.Series.Add(Rejected, nowNs, 1)
 }
 
@@ -230,6 +274,7 @@ type Merged struct {
 	CompletedInWindow, Redelivered, Released int64
 	Rejected, Retried, LockExpired           int64
 	Duplicates, AckErrors, PollErrors        int64
+	Renewals                                 int64
 	DeliveryCounts                           [10]int64
 	PerMember                                []int64 // completions per member, in shard order
 	// IntervalLogs are the encoded .hlog files by name ("completion.hlog").
@@ -273,6 +318,7 @@ func (r *Recorder) Merge() Merged {
 		m.Rejected += s.Rejected.Load()
 		m.Retried += s.Retried.Load()
 		m.LockExpired += s.LockExpired.Load()
+		m.Renewals += s.Renewals.Load()
 		m.Duplicates += s.Duplicates.Load()
 		m.AckErrors += s.AckErrors.Load()
 		m.PollErrors += s.PollErrors.Load()

@@ -109,3 +109,22 @@ func TestSeriesThirds(t *testing.T) {
 		t.Fatalf("5%% ramp flagged: %+v", ok.Flags)
 	}
 }
+
+func TestRecorderSpan(t *testing.T) {
+	clock := NewClock()
+	series := NewSeries(clock.Now(), 10)
+	r := NewRecorder(clock, 7, NewLedger(1, 10), series)
+	if _, _, ok := r.Span(); ok {
+		t.Fatal("span before any delivery")
+	}
+	a, b := r.MemberShard(), r.MemberShard()
+	st := Stamp{Run: 7, Seq: 1}
+	a.RecordDelivery(st, 1, 100, 500)
+	b.RecordDelivery(st, 1, 100, 300)
+	a.RecordCompletion(st, 500, 900, false)
+	b.RecordReject(Stamp{Run: 7, Seq: 2}, 1200)
+	first, last, ok := r.Span()
+	if !ok || first != 300 || last != 1200 {
+		t.Errorf("span %d..%d ok %v, want 300..1200", first, last, ok)
+	}
+}

@@ -39,7 +39,13 @@ type Phases struct {
 	GroupReadySec float64 `json:"group_ready_s"` // consumers started → group ready
 	WarmupSec     float64 `json:"warmup_s"`
 	MeasureSec    float64 `json:"measure_s"`
-	DrainSec      float64 `json:"drain_s"` // producers done → all records finished (or timeout)
+	// DrainSec is producers done → all records finished (or timeout); in
+	// load_mode backlog it is the measured time to drain (ETD) the
+	// pre-filled backlog: first delivery → last completion or archive.
+	DrainSec float64 `json:"drain_s"`
+	// FillSec is load_mode backlog's fill: first send → last produce
+	// acknowledgement, before the consumers started.
+	FillSec       float64 `json:"fill_s,omitempty"`
 	DrainTimedOut bool    `json:"drain_timed_out"`
 	// WindowStartSec is the time from the start of timeseries.csv (second 0,
 	// the run's clock start, before the group was ready) to the start of the
@@ -85,6 +91,7 @@ type Outcomes struct {
 	Rejected             int64   `json:"rejected"`    // share REJECT or consumer-group dead letters
 	RetriedInPlace       int64   `json:"retried_in_place"`
 	LockExpiredCompleted int64   `json:"lock_expired_completions"` // completed after the acquisition deadline
+	Renewals             int64   `json:"renewals"`                 // share RENEW acknowledgements sent (renew auto)
 	AckErrors            int64   `json:"ack_errors"`
 	PollErrors           int64   `json:"poll_errors"`
 	ProduceFailed        int64   `json:"produce_failed"`

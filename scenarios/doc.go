@@ -13,7 +13,7 @@
 // (consumer_type, partitions, producers, rate, message_size, key_mode, acks,
 // linger, batch_size, members, workers, max_poll_records, acquire_mode,
 // ack_mode, processing, transient_rate, poison_rate, warmup, duration,
-// drain_timeout, nodes, kafka_version, broker_heap, broker_config) it has:
+// drain_timeout, load_mode, backlog_records, nodes, kafka_version, broker_heap, broker_config) it has:
 //
 //	name:        required; letters, digits, '.', '_', '-' (names the results directory)
 //	description: optional free text

@@ -92,7 +92,7 @@ var expectFieldGroups = []struct {
 	{"polls.", []string{"count", "empty", "empty_ratio"}},
 	{"polls.records_per_poll.", percentileLeaves},
 	{"outcomes.", []string{"delivered", "completed", "redelivered", "released", "rejected", "retried_in_place",
-		"lock_expired_completions", "ack_errors", "poll_errors", "produce_failed"}},
+		"lock_expired_completions", "renewals", "ack_errors", "poll_errors", "produce_failed"}},
 	{"audit.", []string{"produced", "completed_once", "duplicates", "duplicate_completions", "archived",
 		"in_flight", "lost", "unacknowledged", "foreign", "balanced", "archived_ratio"}},
 	{"ceiling.", []string{"records_per_sec", "producer_rate", "workers", "locks", "active_members", "efficiency"}},

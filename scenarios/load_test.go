@@ -140,6 +140,10 @@ func TestValidationErrors(t *testing.T) {
 		{"stray parameter", "processing: {model: constant, time: 5ms, max: 9ms}", []string{"processing.max: not a parameter of the constant model (it takes time)"}},
 		{"none takes nothing", "processing: {model: none, time: 5ms}", []string{"processing.time: not a parameter of the none model (it takes none)"}},
 		{"negative constant", "processing: {model: constant, time: -1ms}", []string{"processing.time: must be ≥ 0"}},
+		{"load mode", "load_mode: burst", []string{`load_mode: expected one of rate, backlog, got "burst"`}},
+		{"backlog without records", "load_mode: backlog",
+			[]string{"backlog_records: required with load_mode backlog: the records to pre-fill, an integer ≥ 1, got 0"}},
+		{"negative backlog", "load_mode: rate\nbacklog_records: -3", []string{"backlog_records: must be ≥ 0 (≥ 1 with load_mode backlog), got -3"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -441,6 +445,24 @@ func TestProcessingList(t *testing.T) {
 	}
 	if got := s.RunName(0); got != "r01-share-t5ms" {
 		t.Errorf("RunName(0) = %q", got)
+	}
+}
+
+func TestBacklogMode(t *testing.T) {
+	sc := mustLoad(t, "name: x\nconsumer_type: share\nload_mode: backlog\nbacklog_records: [1000, 5000]\n", nil, nil)
+	if len(sc.Runs) != 2 || !sc.Runs[0].Backlog() || sc.Runs[0].BacklogRecords != 1000 || sc.Runs[1].BacklogRecords != 5000 {
+		t.Fatalf("runs %+v", sc.Runs)
+	}
+	if got := sc.RunName(1); !strings.Contains(got, "backlog5000") {
+		t.Errorf("run name %q does not name the backlog", got)
+	}
+	def := mustLoad(t, "name: x\nconsumer_type: share\n", nil, nil)
+	if def.Runs[0].LoadMode != "rate" || def.Runs[0].Backlog() {
+		t.Errorf("default load_mode %q", def.Runs[0].LoadMode)
+	}
+	set := mustLoad(t, "name: x\nconsumer_type: share\n", nil, []string{"load_mode=backlog", "backlog_records=200"})
+	if !set.Runs[0].Backlog() || set.Runs[0].BacklogRecords != 200 {
+		t.Errorf("--set backlog: %+v", set.Runs[0])
 	}
 }
 

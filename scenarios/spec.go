@@ -68,6 +68,24 @@ type RunSpec struct {
 	// single record, so transient_rate and poison_rate must be 0).
 	// Ignored by consumer groups. [ack_mode: explicit]
 	AckMode string `mapstructure:"ack_mode" json:"ack_mode"`
+	// Renew is the share group's acquisition-lock renewal (KIP-1222,
+	// Kafka 4.2): "none" or "auto" (a worker whose processing of a record
+	// runs past half of the time left until the record's acquisition
+	// deadline sends RENEW, and keeps renewing until it is done). auto needs
+	// consumer_type share and ack_mode explicit. [renew: none]
+	Renew string `mapstructure:"renew" json:"renew,omitempty"`
+	// Style is the member's client-local parallelism: "blocking" (poll,
+	// process the whole batch on the workers, poll again) or "continuous"
+	// (keep polling while the workers are busy, at most max_in_flight
+	// records held; consumer groups commit the contiguous completed prefix).
+	// continuous needs consumer_type consumer: a share poll ACCEPTs the
+	// previous poll's records that are not acknowledged yet (implicit mode,
+	// and franz-go in explicit mode too). [style: blocking]
+	Style string `mapstructure:"style" json:"style,omitempty"`
+	// MaxInFlight bounds the records a continuous member holds (polled and
+	// not yet finished); 0 means workers × max_poll_records. Ignored with
+	// style blocking. ≥ 0. [max_in_flight: 0]
+	MaxInFlight int `mapstructure:"max_in_flight" json:"max_in_flight,omitempty"`
 
 	// Processing is the per-record processing-time model. See Processing.
 	// [processing: {model: constant, time: 1ms}]
@@ -92,6 +110,19 @@ type RunSpec struct {
 	// DrainTimeout bounds the drain after producers stop: consumers run
 	// until every record is done or this passes. > 0. [drain_timeout: 2m]
 	DrainTimeout time.Duration `mapstructure:"drain_timeout" json:"drain_timeout"`
+
+	// LoadMode is how the producers load the topic: "rate" (an open-loop
+	// schedule of rate records/s for warmup + duration, consumers running
+	// throughout) or "backlog" (backlog_records records are produced as fast
+	// as the producers can, all acknowledged, before the consumers start;
+	// the run measures how long the consumers take to drain them: rate,
+	// warmup and duration are ignored, drain_timeout bounds the drain).
+	// [load_mode: rate]
+	LoadMode string `mapstructure:"load_mode" json:"load_mode"`
+	// BacklogRecords is the backlog size in records for load_mode backlog,
+	// split evenly over the producers; ≥ 1, required in backlog mode and
+	// ignored in rate mode. [backlog_records: 0]
+	BacklogRecords int `mapstructure:"backlog_records" json:"backlog_records,omitempty"`
 
 	// Nodes is the number of Kafka brokers the harness starts: 1 or 3
 	// (KRaft, combined broker and controller). [nodes: 1]
@@ -118,6 +149,9 @@ type RunSpec struct {
 	// Trial is the repetition index (0-based) when repeat > 1.
 	Trial int `mapstructure:"-" json:"trial"`
 }
+
+// Backlog reports whether the run pre-fills a backlog (load_mode backlog).
+func (r RunSpec) Backlog() bool { return r.LoadMode == "backlog" }
 
 // Processing is a processing-time model: how long a worker spends on each
 // record. Model selects which parameters apply; every parameter is a Go
@@ -177,12 +211,17 @@ func Defaults() map[string]any {
 		"max_poll_records": 100,
 		"acquire_mode":     "batch_optimized",
 		"ack_mode":         "explicit",
+		"renew":            "none",
+		"style":            "blocking",
+		"max_in_flight":    0,
 		"processing":       map[string]any{"model": "constant", "time": "1ms"},
 		"transient_rate":   0.0,
 		"poison_rate":      0.0,
 		"warmup":           "5s",
 		"duration":         "20s",
 		"drain_timeout":    "2m",
+		"load_mode":        "rate",
+		"backlog_records":  0,
 		"nodes":            1,
 		"kafka_version":    "4.2.2",
 		"broker_heap":      "1g",

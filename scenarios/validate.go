@@ -131,6 +131,7 @@ func (r RunSpec) checkConsumers(p *problems) {
 	}
 	oneOf(p, "acquire_mode", r.AcquireMode, "batch_optimized", "record_limit")
 	oneOf(p, "ack_mode", r.AckMode, "implicit", "explicit")
+	r.checkRenewAndStyle(p)
 	if r.ConsumerType != "share" {
 		return
 	}
@@ -147,6 +148,28 @@ func (r RunSpec) checkConsumers(p *problems) {
 		p.addf("ack_mode", "implicit acknowledgement cannot fail a single record (the next poll accepts the whole batch), "+
 			"so transient_rate (%s) and poison_rate (%s) must be 0; use ack_mode explicit",
 			formatScalar(r.TransientRate), formatScalar(r.PoisonRate))
+	}
+}
+
+// checkRenewAndStyle checks lock renewal and the client-local parallelism
+// style against the group type and acknowledgement mode they need.
+func (r RunSpec) checkRenewAndStyle(p *problems) {
+	oneOf(p, "renew", r.Renew, "none", "auto")
+	if r.Renew == "auto" && (r.ConsumerType != "share" || r.AckMode != "explicit") {
+		p.addf("renew", "auto renews share-group acquisition locks record by record, so it needs consumer_type share "+
+			"and ack_mode explicit, got consumer_type %q and ack_mode %q; use renew none otherwise", r.ConsumerType, r.AckMode)
+	}
+	oneOf(p, "style", r.Style, "blocking", "continuous")
+	if r.MaxInFlight < 0 {
+		p.addf("max_in_flight", "must be ≥ 0 (0: workers × max_poll_records), got %d", r.MaxInFlight)
+	}
+	if r.Style == "continuous" && r.ConsumerType == "share" {
+		// Implicit mode ACCEPTs the previous batch on the next poll; franz-go
+		// (v1.22.3) does the same in explicit mode for every record of the
+		// previous poll that has no terminal acknowledgement yet.
+		p.addf("style", "continuous polls while records are still being processed, and a share poll ACCEPTs "+
+			"the previous poll's unacknowledged records (with ack_mode %s too, in franz-go), so it needs consumer_type consumer; "+
+			"use style blocking for share groups", r.AckMode)
 	}
 }
 
@@ -173,6 +196,12 @@ func (r RunSpec) checkPhases(p *problems) {
 	}
 	if r.DrainTimeout <= 0 {
 		p.addf("drain_timeout", "must be > 0, got %v", r.DrainTimeout)
+	}
+	oneOf(p, "load_mode", r.LoadMode, "rate", "backlog")
+	if r.LoadMode == "backlog" && r.BacklogRecords < 1 {
+		p.addf("backlog_records", "required with load_mode backlog: the records to pre-fill, an integer ≥ 1, got %d", r.BacklogRecords)
+	} else if r.BacklogRecords < 0 {
+		p.addf("backlog_records", "must be ≥ 0 (≥ 1 with load_mode backlog), got %d", r.BacklogRecords)
 	}
 }
 

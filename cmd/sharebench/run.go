@@ -86,9 +86,11 @@ func runScenario(cmd *cobra.Command, f runFlags) error {
 		return err
 	}
 	defer stopMetrics()
+	progress, log, stopProgress := newProgress(out)
 	res, err := bench.RunCampaign(ctx, sc, bench.CampaignOptions{
-		Provider: f.provider, ResultsDir: f.results, Log: out, External: f.external(),
+		Provider: f.provider, ResultsDir: f.results, Log: log, Progress: progress, External: f.external(),
 	})
+	stopProgress()
 	if res != nil && len(res.Runs) > 0 {
 		fmt.Fprintln(out)
 		_ = results.SideBySide(out, res.Runs)

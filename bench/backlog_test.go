@@ -1,0 +1,98 @@
+package bench
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/scenarios"
+)
+
+func backlogSpec(typ string, records int) scenarios.RunSpec {
+	s := baseSpec()
+	s.ConsumerType, s.LoadMode, s.BacklogRecords = typ, "backlog", records
+	s.Producers = 2
+	return s
+}
+
+// checkBacklog: every record drained, the audit balances, and the reported
+// throughput is the backlog over the drain.
+func checkBacklog(t *testing.T, m *Measured, s scenarios.RunSpec) {
+	t.Helper()
+	r := m.Record
+	n := int64(s.BacklogRecords)
+	if !r.Audit.Balanced || r.Audit.Produced != n || r.Audit.CompletedOnce+r.Audit.Duplicates != n || r.Audit.Lost != 0 || r.Audit.InFlight != 0 {
+		t.Errorf("%s: audit %+v, want %d records completed and balanced", s.ConsumerType, r.Audit, n)
+	}
+	if r.Phases.DrainTimedOut || r.Phases.DrainSec <= 0 || r.Phases.FillSec <= 0 {
+		t.Errorf("%s: phases %+v", s.ConsumerType, r.Phases)
+	}
+	if got := r.Throughput.CompletedPerSec * r.Phases.DrainSec; math.Abs(got-float64(n)) > 0.01*float64(n) {
+		t.Errorf("%s: completed_per_sec %.1f × drain %.3fs = %.0f, want ≈ %d", s.ConsumerType,
+			r.Throughput.CompletedPerSec, r.Phases.DrainSec, got, n)
+	}
+	if r.Latency.CompletionMs.Count != n {
+		t.Errorf("%s: completion latency over %d records, want all %d", s.ConsumerType, r.Latency.CompletionMs.Count, n)
+	}
+	if r.Throughput.OfferedPerSec != 0 || r.Ceiling.ProducerRate != 0 || r.Ceiling.Bound == "producer" {
+		t.Errorf("%s: backlog run reports a producer rate: %+v %+v", s.ConsumerType, r.Throughput, r.Ceiling)
+	}
+	if len(r.Errors) > 0 {
+		t.Errorf("%s: run errors: %v", s.ConsumerType, r.Errors)
+	}
+}
+
+// A backlog run on kfake: the fill is acknowledged before the consumers
+// start, both group types drain all of it with a balanced audit.
+func TestBacklogRunOnKfake(t *testing.T) {
+	p, _ := infra.NewProvider("kfake")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cl, err := p.Start(ctx, infra.ClusterSpec{Nodes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Stop(context.Background())
+	for _, typ := range []string{"consumer", "share"} {
+		s := backlogSpec(typ, 1001) // odd: the producers split it unevenly
+		s.Members = 2
+		s.Processing.Time = time.Millisecond
+		m, err := RunOne(ctx, cl, s, "kfake-backlog-"+typ, testLog(t))
+		if err != nil {
+			t.Fatalf("%s: %v", typ, err)
+		}
+		t.Logf("%s: fill %.2fs drain %.2fs completed %.0f/s ceiling %.0f (%s)", typ, m.Record.Phases.FillSec,
+			m.Record.Phases.DrainSec, m.Record.Throughput.CompletedPerSec, m.Record.Ceiling.RecordsPerSec, m.Record.Ceiling.Bound)
+		checkBacklog(t, m, s)
+	}
+}
+
+// On Kafka the measured drain time of a share group's backlog is within 25 %
+// of the ceiling formula backlog ÷ worker ceiling (REFERENCE §4; the
+// members' ramp-up and poll overheads make it a little longer).
+func TestBacklogDrainMatchesCeilingOnKafka(t *testing.T) {
+	cl := needKafka(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	s := backlogSpec("share", 4000)
+	s.Members, s.MaxPollRecords = 4, 10
+	s.Processing.Time = 10 * time.Millisecond // ceiling 4 × 1000/10 = 400 records/s → 10 s
+	s.DrainTimeout = 40 * time.Second
+	m, err := RunOne(ctx, cl, s, "backlog-share", testLog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBacklog(t, m, s)
+	r := m.Record
+	predicted := float64(s.BacklogRecords) / r.Ceiling.Workers
+	t.Logf("fill %.2fs, drain %.2fs, predicted %.2fs (ceiling %.0f/s), completed %.1f/s, completion p99 %.0f ms",
+		r.Phases.FillSec, r.Phases.DrainSec, predicted, r.Ceiling.Workers, r.Throughput.CompletedPerSec, r.Latency.CompletionMs.P99)
+	if r.Ceiling.Bound != "workers" || r.Ceiling.Workers != 400 {
+		t.Errorf("ceiling %+v, want workers-bound 400/s", r.Ceiling)
+	}
+	if ratio := r.Phases.DrainSec / predicted; ratio < 0.97 || ratio > 1.25 {
+		t.Errorf("drain %.2fs is %.2f× the predicted %.2fs, want 0.97–1.25×", r.Phases.DrainSec, ratio, predicted)
+	}
+}
