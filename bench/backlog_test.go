@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -47,14 +46,7 @@ func checkBacklog(t *testing.T, m *Measured, s scenarios.RunSpec) {
 // A backlog run on kfake: the fill is acknowledged before the consumers
 // start, both group types drain all of it with a balanced audit.
 func TestBacklogRunOnKfake(t *testing.T) {
-	p, _ := infra.NewProvider("kfake")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cl, err := p.Start(ctx, infra.ClusterSpec{Nodes: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Stop(context.Background())
+	ctx, cl := startKfake(t)
 	for _, typ := range []string{"consumer", "share"} {
 		s := backlogSpec(typ, 1001) // odd: the producers split it unevenly
 		s.Members = 2

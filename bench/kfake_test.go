@@ -11,14 +11,7 @@ import (
 // The whole run pipeline on kfake (not Kafka): both consumer types balance
 // their audits and the run is flagged not_kafka. Fast enough for -short.
 func TestRunOnKfakeIsLabelledNotKafka(t *testing.T) {
-	p, _ := infra.NewProvider("kfake")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cl, err := p.Start(ctx, infra.ClusterSpec{Nodes: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Stop(context.Background())
+	ctx, cl := startKfake(t)
 	for _, typ := range []string{"consumer", "share"} {
 		s := baseSpec()
 		s.ConsumerType, s.Members, s.Rate = typ, 2, 200
@@ -43,4 +36,19 @@ func TestRunOnKfakeIsLabelledNotKafka(t *testing.T) {
 			t.Errorf("%s: kfake run not labelled: %+v", typ, r.Validity)
 		}
 	}
+}
+
+// startKfake starts an in-process kfake cluster (not Kafka) that the test's
+// cleanup stops, and a context bounding the test to two minutes.
+func startKfake(t *testing.T) (context.Context, infra.Cluster) {
+	t.Helper()
+	p, _ := infra.NewProvider("kfake")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	cl, err := p.Start(ctx, infra.ClusterSpec{Nodes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cl.Stop(context.Background()) })
+	return ctx, cl
 }

@@ -74,19 +74,3 @@ func (s Sampler) Sample(r *rand.Rand) time.Duration {
 		return 0
 	}
 }
-
-// Mean is the model's expected processing time.
-func (s Sampler) Mean() time.Duration {
-	switch s.p.Model {
-	case "constant":
-		return s.p.Time
-	case "uniform":
-		return (s.p.Min + s.p.Max) / 2
-	case "exponential":
-		return s.p.Mean
-	case "lognormal":
-		return time.Duration(float64(s.p.Median) * math.Exp(s.sigma*s.sigma/2))
-	default:
-		return 0
-	}
-}

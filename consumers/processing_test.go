@@ -31,9 +31,6 @@ func TestSamplerMatchesModel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := math.Abs(float64(s.Mean()-tc.mean)) / math.Max(float64(tc.mean), 1); d > 0.001 {
-				t.Fatalf("Mean() = %v, want %v", s.Mean(), tc.mean)
-			}
 			r := rand.New(rand.NewPCG(1, 2))
 			const n = 200000
 			xs := make([]float64, n)
