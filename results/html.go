@@ -38,6 +38,8 @@ type htmlReport struct {
 	Rows                         [][]string // side-by-side: label, one cell per run
 	Completion                   *svgChart  // completion percentiles of every run
 	Sweeps                       []sweepSection
+	Recommendations              []Recommendation
+	MaxRate                      []htmlMaxRate
 	Runs                         []htmlRun
 }
 
@@ -78,6 +80,8 @@ func WriteHTML(w io.Writer, dir string, runs []RunRecord, camp Campaign) error {
 	}
 	rep.Header, rep.Rows = sideBySideCells(runs)
 	rep.Sweeps = sweepSections(runs)
+	rep.Recommendations = camp.Recommendations
+	rep.MaxRate = maxRateSections(runs)
 	var curves []chartSeries
 	for i, r := range runs {
 		hr := newHTMLRun(dir, r, palette[i%len(palette)])

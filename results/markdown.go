@@ -34,6 +34,8 @@ func WriteMarkdown(w io.Writer, runs []RunRecord, camp Campaign) error {
 		fmt.Fprintln(bw)
 	}
 	writeMarkdownExpectations(bw, camp.Expectations)
+	writeMarkdownMaxRate(bw, runs)
+	writeMarkdownRecommendations(bw, camp.Recommendations)
 	fmt.Fprintln(bw, "## Runs")
 	fmt.Fprintln(bw)
 	writeMarkdownSideBySide(bw, runs)

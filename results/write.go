@@ -20,6 +20,9 @@ type Campaign struct {
 	Runs          []string `json:"runs"` // run ids, in execution order
 	// Expectations are the scenario's expect: claims, checked after the runs.
 	Expectations []ExpectationOutcome `json:"expectations,omitempty"`
+	// Recommendations answer the scenario's recommend: query (the best
+	// value of a knob under constraints), computed after the runs.
+	Recommendations []Recommendation `json:"recommendations,omitempty"`
 }
 
 // WriteJSON writes v as indented JSON to path.

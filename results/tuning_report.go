@@ -1,0 +1,150 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+)
+
+// maxRateHeader is the column row of a max-rate step table.
+var maxRateHeader = []string{"step", "offered/s", "completed/s", "completed ratio", "p99 ms", "result", "why", "flags"}
+
+func maxRateCells(i int, s MaxRateStep) []string {
+	result := "pass"
+	if !s.Pass {
+		result = "FAIL"
+	}
+	step := fmt.Sprint(i + 1)
+	if s.Retry {
+		step += " (retry)"
+	}
+	return []string{step, fmt.Sprintf("%.6g", s.OfferedPerSec), fmt.Sprintf("%.1f", s.CompletedPerSec),
+		fmt.Sprintf("%.4f", s.CompletedRatio), fmt.Sprintf("%.1f", s.P99Ms), result, s.Why, strings.Join(s.Flags, ",")}
+}
+
+// WriteMaxRate prints every max-rate run's step table and found rate.
+func WriteMaxRate(w io.Writer, runs []RunRecord) error {
+	for _, r := range runs {
+		if r.MaxRate == nil {
+			continue
+		}
+		fmt.Fprintf(w, "\nmax-rate search %s\n", r.RunID)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, strings.Join(maxRateHeader, "\t"))
+		for i, s := range r.MaxRate.Steps {
+			fmt.Fprintln(tw, strings.Join(maxRateCells(i, s), "\t"))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(w, r.MaxRate.Line(r.RunID))
+	}
+	return nil
+}
+
+// WriteRecommendations prints the campaign's recommendations.
+func WriteRecommendations(w io.Writer, recs []Recommendation) {
+	for _, rec := range recs {
+		fmt.Fprintf(w, "\nrecommendation: %s\n", rec.Query)
+		for _, l := range rec.Lines() {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
+}
+
+func writeMarkdownMaxRate(w io.Writer, runs []RunRecord) {
+	for _, r := range runs {
+		if r.MaxRate == nil {
+			continue
+		}
+		fmt.Fprintf(w, "## Max-rate search: %s\n\n", r.RunID)
+		fmt.Fprintf(w, "%s\n\n", r.MaxRate.Line(r.RunID))
+		mdHeader(w, "---:", maxRateHeader...)
+		for i, s := range r.MaxRate.Steps {
+			mdRow(w, maxRateCells(i, s)...)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func writeMarkdownRecommendations(w io.Writer, recs []Recommendation) {
+	for _, rec := range recs {
+		fmt.Fprintf(w, "## Recommendation: %s\n\n", rec.Query)
+		for _, g := range rec.Groups {
+			best := "**none qualifies**"
+			if g.Best != "" {
+				best = fmt.Sprintf("**%s=%s** (%s %.4g)", rec.Query.Knob, g.Best, rec.Query.Maximize, g.Figure)
+				if len(g.Tied) > 0 {
+					best += ", tied with " + strings.Join(g.Tied, ", ")
+				}
+			}
+			fmt.Fprintf(w, "- %s: %s\n", g.Label, best)
+			for _, c := range g.Candidates {
+				if !c.Qualifies() {
+					fmt.Fprintf(w, "  - %s=%s excluded by %s\n", rec.Query.Knob, c.Value, strings.Join(c.Excluded, "; "))
+				}
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// htmlMaxRate is report.html's max-rate section of one run.
+type htmlMaxRate struct {
+	RunID  string
+	Line   string
+	Header []string
+	Rows   [][]string
+	Charts []svgChart
+}
+
+func maxRateSections(runs []RunRecord) []htmlMaxRate {
+	var out []htmlMaxRate
+	for _, r := range runs {
+		m := r.MaxRate
+		if m == nil || len(m.Steps) == 0 {
+			continue
+		}
+		sec := htmlMaxRate{RunID: r.RunID, Line: m.Line(r.RunID), Header: maxRateHeader}
+		var offered, completed, threshold, p99, bound []float64
+		for i, s := range m.Steps {
+			sec.Rows = append(sec.Rows, maxRateCells(i, s))
+			offered = append(offered, s.OfferedPerSec)
+			completed = append(completed, s.CompletedPerSec)
+			threshold = append(threshold, m.Criteria.CompletedRatio*s.OfferedPerSec)
+			p99 = append(p99, s.P99Ms)
+			bound = append(bound, m.Criteria.P99BoundMs)
+		}
+		xAxis := axis{lo: 0, hi: slicesMax(offered) * 1.05}
+		xTicks, _ := niceTicks(xAxis.hi, 5)
+		yTicks, top := niceTicks(slicesMax(append(slicesClone(offered), completed...)), 5)
+		sec.Charts = append(sec.Charts, newChart("completed vs offered, "+r.RunID, "offered records/s", "records/s",
+			[]chartSeries{
+				{Label: "completed", Color: palette[0], X: offered, Y: completed},
+				{Label: "offered", Color: "#999", Dash: true, X: offered, Y: offered},
+				{Label: fmt.Sprintf("pass bound (%.4g × offered)", m.Criteria.CompletedRatio), Color: palette[1], Dash: true, X: offered, Y: threshold},
+			}, xAxis, axis{lo: 0, hi: top}, xTicks, yTicks, fmtTick, fmtTick))
+		pTicks, pTop := niceTicks(math.Max(slicesMax(p99), m.Criteria.P99BoundMs)*1.05, 5)
+		sec.Charts = append(sec.Charts, newChart("completion p99 vs offered, "+r.RunID, "offered records/s", "ms",
+			[]chartSeries{
+				{Label: "completion p99", Color: palette[0], X: offered, Y: p99},
+				{Label: fmt.Sprintf("p99 bound %.4g ms", m.Criteria.P99BoundMs), Color: palette[1], Dash: true, X: offered, Y: bound},
+			}, xAxis, axis{lo: 0, hi: pTop}, xTicks, pTicks, fmtTick, fmtTick))
+		out = append(out, sec)
+	}
+	return out
+}
+
+func slicesMax(v []float64) float64 {
+	hi := 0.0
+	for _, x := range v {
+		if !math.IsNaN(x) {
+			hi = math.Max(hi, x)
+		}
+	}
+	return hi
+}
+
+func slicesClone(v []float64) []float64 { return append([]float64(nil), v...) }
