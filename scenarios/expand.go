@@ -65,6 +65,10 @@ func (l *loader) build() (*Scenario, error) {
 	}
 	s.Runs = replicate(runs, s.Repeat)
 	s.Expectations = l.file.expect
+	s.Recommend = l.file.recommend
+	if err := s.checkTuning(l.file.maxRate); err != nil && len(l.origin) == 0 {
+		return nil, fmt.Errorf("%s: %w", l.src, err)
+	}
 	if bad := s.unmatched(); len(bad) > 0 && len(l.origin) == 0 {
 		return nil, fmt.Errorf("%s: %s", l.where("expect"), strings.Join(bad, "; "))
 	}
@@ -339,6 +343,9 @@ func (l *loader) decodeAll(s *Scenario, combos []map[string]any) ([]RunSpec, err
 		r, err := decodeRun(m)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s%w", l.src, s.runPrefix(i), err)
+		}
+		if r.LoadMode == "max_rate" {
+			r.MaxRate = l.file.maxRate
 		}
 		s.Runs[i] = r
 		probs[i] = dedupe(append(processingKeyProblems(m["processing"]), r.problems()...))

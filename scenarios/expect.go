@@ -99,6 +99,9 @@ var expectFieldGroups = []struct {
 	{"phases.", []string{"group_ready_s", "warmup_s", "measure_s", "drain_s", "drain_timed_out"}},
 	{"resources.", []string{"host_percent", "harness_percent", "broker_percent"}},
 	{"lag.", []string{"max", "at_window_end"}},
+	{"broker.", []string{"acquisition_lock_timeouts_total", "cpu_percent_avg", "cpu_seconds_per_million_records",
+		"heap_after_gc_max_bytes", "gc_time_percent", "share_coordinator_write_rate_avg", "in_flight_messages_max"}},
+	{"max_rate.", []string{"found_rate"}},
 }
 
 // resolveField turns a field as written into its full dotted path.

@@ -16,6 +16,9 @@ type fileInfo struct {
 	sub    map[string][]string // processing and broker_config sub-keys in file order
 	lines  map[string]int      // key path ("rate", "processing.time") → line
 	expect []Expectation       // the expect: list, checked
+	// maxRate and recommend are the max_rate: and recommend: blocks, checked.
+	maxRate   *MaxRate
+	recommend *Recommend
 }
 
 // fileChecker walks a scenario file's YAML tree and collects structural
@@ -75,6 +78,10 @@ func (c *fileChecker) top(k, v *yaml.Node) {
 		c.sweep(v)
 	case "expect":
 		c.expect(v)
+	case "max_rate":
+		c.maxRate(v)
+	case "recommend":
+		c.recommend(v)
 	case "processing":
 		c.processing(v)
 	case "broker_config":

@@ -140,7 +140,7 @@ func TestValidationErrors(t *testing.T) {
 		{"stray parameter", "processing: {model: constant, time: 5ms, max: 9ms}", []string{"processing.max: not a parameter of the constant model (it takes time)"}},
 		{"none takes nothing", "processing: {model: none, time: 5ms}", []string{"processing.time: not a parameter of the none model (it takes none)"}},
 		{"negative constant", "processing: {model: constant, time: -1ms}", []string{"processing.time: must be ≥ 0"}},
-		{"load mode", "load_mode: burst", []string{`load_mode: expected one of rate, backlog, got "burst"`}},
+		{"load mode", "load_mode: burst", []string{`load_mode: expected one of rate, backlog, max_rate, got "burst"`}},
 		{"backlog without records", "load_mode: backlog",
 			[]string{"backlog_records: required with load_mode backlog: the records to pre-fill, an integer ≥ 1, got 0"}},
 		{"negative backlog", "load_mode: rate\nbacklog_records: -3", []string{"backlog_records: must be ≥ 0 (≥ 1 with load_mode backlog), got -3"}},

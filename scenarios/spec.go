@@ -123,6 +123,9 @@ type RunSpec struct {
 	// split evenly over the producers; ≥ 1, required in backlog mode and
 	// ignored in rate mode. [backlog_records: 0]
 	BacklogRecords int `mapstructure:"backlog_records" json:"backlog_records,omitempty"`
+	// MaxRate is the scenario's max_rate: block, set on runs with load_mode
+	// max_rate (nil otherwise). See MaxRate.
+	MaxRate *MaxRate `mapstructure:"-" json:"max_rate,omitempty"`
 
 	// Nodes is the number of Kafka brokers the harness starts: 1 or 3
 	// (KRaft, combined broker and controller). [nodes: 1]
@@ -191,6 +194,8 @@ type Scenario struct {
 	Together [][]string `json:"together,omitempty"`
 	// Expectations are the expect: claims, checked after the campaign.
 	Expectations []Expectation `json:"expectations,omitempty"`
+	// Recommend is the recommend: query, answered after the campaign.
+	Recommend *Recommend `json:"recommend,omitempty"`
 }
 
 // Defaults are the values of knobs a scenario leaves out. A scenario's

@@ -197,7 +197,10 @@ func (r RunSpec) checkPhases(p *problems) {
 	if r.DrainTimeout <= 0 {
 		p.addf("drain_timeout", "must be > 0, got %v", r.DrainTimeout)
 	}
-	oneOf(p, "load_mode", r.LoadMode, "rate", "backlog")
+	oneOf(p, "load_mode", r.LoadMode, "rate", "backlog", "max_rate")
+	if r.LoadMode == "max_rate" && r.MaxRate == nil {
+		p.addf("max_rate", "required with load_mode max_rate: a map like {start: 100, step: 50, max: 500, p99_bound: 500ms}")
+	}
 	if r.LoadMode == "backlog" && r.BacklogRecords < 1 {
 		p.addf("backlog_records", "required with load_mode backlog: the records to pre-fill, an integer ≥ 1, got %d", r.BacklogRecords)
 	} else if r.BacklogRecords < 0 {
