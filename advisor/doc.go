@@ -33,7 +33,18 @@
 // share-partition are not enough, the partitions needed at the same W are
 // ceil(R'·W / (1000·10000)).
 //
+// # Verification
+//
+// VerifyScenario writes the narrow sweep of `sharebench advise --verify`:
+// share and consumer groups at the recommendation and at its neighbours
+// (VerifyPoints: members ± max(1, round(m/4)), max.poll.records ÷ 2 and × 2),
+// offered R', with a recommend: block; Verify reads the finished runs: the
+// measured best max.poll.records and members per consumer type
+// (results.Recommend) and whether the share group reached the formula's
+// ceiling at the recommended point (completed ≥ 0.95 · min(R', ceiling)).
+//
 // advisor reads only scenarios (the processing model and its mean, the
-// names of the broker settings) and results (the ceiling formulas); it does
-// not touch Kafka.
+// names of the broker settings, scenario loading for the verify sweep) and
+// results (the ceiling formulas, run records, recommendations); it does not
+// touch Kafka: the CLI runs the verify sweep.
 package advisor

@@ -33,6 +33,8 @@ type CampaignResult struct {
 	Runs []results.RunRecord
 	// Expectations are the scenario's expect: claims, evaluated on Runs.
 	Expectations []results.ExpectationOutcome
+	// Recommendations answer the scenario's recommend: query.
+	Recommendations []results.Recommendation
 }
 
 // RunCampaign runs every RunSpec of the scenario, provisioning one cluster per
@@ -90,6 +92,15 @@ func RunCampaign(ctx context.Context, sc *scenarios.Scenario, opt CampaignOption
 	camp.FinishedAt = time.Now().UTC().Format(time.RFC3339)
 	camp.Expectations = EvaluateExpectations(sc, out.Runs)
 	out.Expectations = camp.Expectations
+	if sc.Recommend != nil {
+		rec, err := results.Recommend(out.Runs, RecommendQuery(*sc.Recommend))
+		if err != nil {
+			fmt.Fprintf(log, "recommend: %v\n", err)
+		} else {
+			camp.Recommendations = []results.Recommendation{rec}
+		}
+	}
+	out.Recommendations = camp.Recommendations
 	if err := results.WriteJSON(filepath.Join(dir, "campaign.json"), camp); err != nil {
 		return out, err
 	}

@@ -37,3 +37,13 @@ func EvaluateExpectations(sc *scenarios.Scenario, runs []results.RunRecord) []re
 	}
 	return results.EvaluateExpectations(runs, Expectations(sc))
 }
+
+// RecommendQuery converts a scenario's recommend: block (or the CLI's
+// flags, parsed by scenarios.ParseRecommend) into results' form.
+func RecommendQuery(r scenarios.Recommend) results.RecommendQuery {
+	q := results.RecommendQuery{Knob: r.Knob, Maximize: r.Maximize}
+	for _, c := range r.Where {
+		q.Where = append(q.Where, results.Clause{Field: c.Field, Op: c.Op, Value: c.Value, Text: c.Text})
+	}
+	return q
+}

@@ -32,6 +32,9 @@ type Measured struct {
 // The run's topic is created fresh and deleted afterwards. log receives one
 // line per phase.
 func RunOne(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, runID string, log io.Writer) (*Measured, error) {
+	if spec.LoadMode == "max_rate" {
+		return runMaxRate(ctx, cl, spec, runID, log)
+	}
 	r, err := newRunState(cl, spec, runID, log)
 	if err != nil {
 		return nil, err

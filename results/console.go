@@ -100,9 +100,14 @@ func validityCodes(r RunRecord) string {
 	if r.Validity.Valid {
 		return "ok"
 	}
-	codes := make([]string, len(r.Validity.Flags))
-	for i, f := range r.Validity.Flags {
+	return strings.Join(r.Validity.Codes(), ",")
+}
+
+// Codes lists the flags' codes.
+func (v Validity) Codes() []string {
+	codes := make([]string, len(v.Flags))
+	for i, f := range v.Flags {
 		codes[i] = f.Code
 	}
-	return strings.Join(codes, ",")
+	return codes
 }

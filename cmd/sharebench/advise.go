@@ -4,10 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sharebench/sharebench/advisor"
+	"github.com/sharebench/sharebench/bench"
+	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/scenarios"
 )
 
 // newAdviseCmd is `sharebench advise`: flags → advisor.Input → advisor.Advise
@@ -15,7 +20,9 @@ import (
 func newAdviseCmd() *cobra.Command {
 	in := advisor.Defaults()
 	var processing string
-	var asJSON bool
+	var asJSON, verify bool
+	var rf runFlags
+	vopt := advisor.DefaultVerifyOptions()
 	cmd := &cobra.Command{
 		Use:   "advise",
 		Short: "Size a share group for a target rate: members, max.poll.records, record locks, lock duration, ceiling",
@@ -49,12 +56,15 @@ func newAdviseCmd() *cobra.Command {
 				return err
 			}
 			out := cmd.OutOrStdout()
-			if asJSON {
+			if asJSON && !verify {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(a)
 			}
-			return a.WriteText(out)
+			if err := a.WriteText(out); err != nil || !verify {
+				return err
+			}
+			return verifyAdvice(cmd, in, a, vopt, rf)
 		},
 	}
 	f := cmd.Flags()
@@ -67,5 +77,37 @@ func newAdviseCmd() *cobra.Command {
 	f.Float64Var(&in.Headroom, "headroom", in.Headroom, "plan for this fraction above --rate (0.2 = 20%)")
 	f.DurationVar(&in.PollOverhead, "poll-overhead", in.PollOverhead, "time per poll/ack round trip, added to W")
 	f.BoolVar(&asJSON, "json", false, "print the plan as JSON (the fields of advisor.Advice)")
+	f.BoolVar(&verify, "verify", false, "run a narrow sweep around the plan on a cluster (members ± a step, max.poll.records ÷2 and ×2, "+
+		"share and consumer) and report the measured best next to it; takes the provider flags of run")
+	f.DurationVar(&vopt.Warmup, "verify-warmup", vopt.Warmup, "--verify: warm-up of each run")
+	f.DurationVar(&vopt.Duration, "verify-duration", vopt.Duration, "--verify: measurement window of each run")
+	f.StringArrayVar(&vopt.Where, "verify-where", nil, "--verify: a constraint the measured best must meet, e.g. 'latency.completion_ms.p99<=500ms' (repeatable)")
+	rf.register(cmd)
 	return cmd
+}
+
+// verifyAdvice runs the verify sweep around the advice and prints the
+// measured best next to it; verify.json goes into the campaign folder.
+func verifyAdvice(cmd *cobra.Command, in advisor.Input, a advisor.Advice, opt advisor.VerifyOptions, rf runFlags) error {
+	yaml, err := advisor.VerifyScenario(in, a, opt)
+	if err != nil {
+		return err
+	}
+	sc, err := scenarios.LoadBytes("advise --verify", yaml, os.Environ(), rf.sets)
+	if err != nil {
+		return fmt.Errorf("verify scenario: %w", err)
+	}
+	if sc.Recommend == nil {
+		return fmt.Errorf("verify scenario: no recommend block")
+	}
+	res, err := runCampaign(cmd, sc, rf)
+	if err != nil {
+		return err
+	}
+	v, err := advisor.Verify(a, res.Runs, bench.RecommendQuery(*sc.Recommend).Where)
+	if err != nil {
+		return err
+	}
+	v.WriteText(cmd.OutOrStdout())
+	return results.WriteJSON(filepath.Join(res.Dir, "verify.json"), v)
 }

@@ -79,11 +79,18 @@ func runScenario(cmd *cobra.Command, f runFlags) error {
 	if err != nil {
 		return err
 	}
+	_, err = runCampaign(cmd, sc, f)
+	return err
+}
+
+// runCampaign runs a loaded scenario with the provider flags and prints the
+// results.
+func runCampaign(cmd *cobra.Command, sc *scenarios.Scenario, f runFlags) (*bench.CampaignResult, error) {
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "scenario %s: %d run(s)\n", sc.Name, len(sc.Runs))
 	ctx, stopMetrics, err := serveMetrics(cmd.Context(), f.metrics, out)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer stopMetrics()
 	progress, log, stopProgress := newProgress(out)
@@ -96,9 +103,11 @@ func runScenario(cmd *cobra.Command, f runFlags) error {
 		_ = results.SideBySide(out, res.Runs)
 		printVerdict(out, res.Runs)
 		results.WriteExpectations(out, res.Expectations)
+		_ = results.WriteMaxRate(out, res.Runs)
+		results.WriteRecommendations(out, res.Recommendations)
 		fmt.Fprintf(out, "\nresults: %s\n", res.Dir)
 	}
-	return err
+	return res, err
 }
 
 // printVerdict states, for each pair of consumer/share runs with otherwise

@@ -1,0 +1,73 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/scenarios"
+)
+
+// runMaxRate is load_mode max_rate: each rate of the schedule is a run of
+// its own (RunOne with load_mode rate at that rate: a fresh topic and
+// group, a fresh member fleet, its own warm-up, window and drain), judged
+// by results.SearchMaxRate, which stops at the first failing step.
+//
+// Fresh per step, not one fleet across steps: a step that overloads the
+// consumers leaves a backlog, and a shared fleet and topic would carry it
+// (and its latency) into the next step; fresh steps are independent
+// measurements of one rate each. The cost is a group join per step, which
+// lies outside every window.
+//
+// The returned record is the step at the found rate (the first step when
+// none passed) with Record.MaxRate holding every step.
+func runMaxRate(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, runID string, log io.Writer) (*Measured, error) {
+	mr := spec.MaxRate
+	if mr == nil {
+		return nil, fmt.Errorf("load_mode max_rate: no max_rate block")
+	}
+	crit := results.MaxRateCriteria{CompletedRatio: mr.CompletedRatio,
+		P99BoundMs: float64(mr.P99Bound) / 1e6, Confirm: mr.Confirm}
+	var first, best *Measured
+	res, err := results.SearchMaxRate(mr.Schedule(), crit, func(n int, rate float64, retry bool) (results.MaxRateStep, error) {
+		step := stepSpec(spec, rate)
+		id := fmt.Sprintf("%s-step%d", runID, n+1)
+		fmt.Fprintf(log, "  %s: max-rate step %d at %.6g records/s\n", runID, n+1, rate)
+		m, err := RunOne(ctx, cl, step, id, log)
+		if err != nil {
+			return results.MaxRateStep{RunID: id}, err
+		}
+		if first == nil {
+			first = m
+		}
+		s := results.MaxRateStep{RunID: id, OfferedPerSec: rate, CompletedPerSec: m.Record.Throughput.CompletedPerSec,
+			P99Ms: m.Record.Latency.CompletionMs.P99, Flags: m.Record.Validity.Codes()}
+		crit.Judge(&s)
+		if s.Pass {
+			best = m
+		}
+		fmt.Fprintf(log, "  %s: step %d %s: %s\n", runID, n+1, map[bool]string{true: "pass", false: "FAIL"}[s.Pass], s.Why)
+		return s, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	kept := first
+	if best != nil {
+		kept = best
+	}
+	kept.Record.RunID = runID
+	kept.Record.Spec = spec
+	kept.Record.MaxRate = &res
+	fmt.Fprintf(log, "  %s\n", res.Line(runID))
+	return kept, nil
+}
+
+// stepSpec is one step of a max-rate search: the run at a fixed rate.
+func stepSpec(spec scenarios.RunSpec, rate float64) scenarios.RunSpec {
+	s := spec
+	s.LoadMode, s.Rate, s.MaxRate = "rate", rate, nil
+	return s
+}
