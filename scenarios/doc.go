@@ -21,6 +21,8 @@
 //	sweep:
 //	  together:  [[members, workers]]  groups of lists that advance in step
 //	expect:      claims the report checks after the campaign (below)
+//	max_rate:    the step schedule of load_mode max_rate (MaxRate)
+//	recommend:   the best value of a swept knob under constraints (Recommend)
 //
 // Unknown keys are errors, at the top level and inside processing and sweep.
 // Durations are Go durations ("250ms", "30s", "2m"); a bare 0 is allowed.

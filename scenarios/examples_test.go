@@ -1,0 +1,58 @@
+package scenarios
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestEveryDimensionExample loads scenarios/examples/every-dimension.yaml,
+// checks that it writes every key of the schema (so a new key without an
+// example fails here), that it expands to the matrix its comments describe,
+// and that the README shows it verbatim.
+func TestEveryDimensionExample(t *testing.T) {
+	const path = "examples/every-dimension.yaml"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := checkFile(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range topLevelKeys() {
+		if _, ok := info.lines[key]; !ok {
+			t.Errorf("%s has no example of %q", path, key)
+		}
+	}
+	s, err := Load(path, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// together(consumer_type, style, renew) 2 × partitions 2 × together(members, workers) 2 ×
+	// max_poll_records 2 × processing.p99 2 × load_mode 3 × locks 2 = 192, × repeat 2.
+	if len(s.Runs) != 384 {
+		t.Errorf("%d runs, want 384", len(s.Runs))
+	}
+	for _, r := range s.Runs {
+		if (r.ConsumerType == "share") != (r.Style == "blocking" && r.Renew == "auto") {
+			t.Fatalf("consumer_type, style and renew must advance together: %+v", r)
+		}
+		if (r.Members == 4) != (r.Workers == 2) {
+			t.Fatalf("members and workers must advance together: %+v", r)
+		}
+		if (r.LoadMode == "max_rate") != (r.MaxRate != nil) {
+			t.Fatalf("max_rate block on load_mode %s: %v", r.LoadMode, r.MaxRate)
+		}
+	}
+	if s.Recommend == nil || len(s.Expectations) != 2 {
+		t.Errorf("recommend %+v, %d expectations", s.Recommend, len(s.Expectations))
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "```yaml\n"+string(data)+"```\n") {
+		t.Errorf("README.md must show %s verbatim in a yaml block", path)
+	}
+}
