@@ -117,20 +117,20 @@ func maxRateSections(runs []RunRecord) []htmlMaxRate {
 			p99 = append(p99, s.P99Ms)
 			bound = append(bound, m.Criteria.P99BoundMs)
 		}
-		xAxis := axis{lo: 0, hi: slicesMax(offered) * 1.05}
-		xTicks, _ := niceTicks(xAxis.hi, 5)
+		xTicks, xTop := niceTicks(slicesMax(offered), 5)
+		xAxis := axis{lo: 0, hi: xTop}
 		yTicks, top := niceTicks(slicesMax(append(slicesClone(offered), completed...)), 5)
 		sec.Charts = append(sec.Charts, newChart("completed vs offered, "+r.RunID, "offered records/s", "records/s",
 			[]chartSeries{
 				{Label: "completed", Color: palette[0], X: offered, Y: completed},
 				{Label: "offered", Color: "#999", Dash: true, X: offered, Y: offered},
-				{Label: fmt.Sprintf("pass bound (%.4g × offered)", m.Criteria.CompletedRatio), Color: palette[1], Dash: true, X: offered, Y: threshold},
+				{Label: fmt.Sprintf("pass: %.4g×offered", m.Criteria.CompletedRatio), Color: palette[1], Dash: true, X: offered, Y: threshold},
 			}, xAxis, axis{lo: 0, hi: top}, xTicks, yTicks, fmtTick, fmtTick))
 		pTicks, pTop := niceTicks(math.Max(slicesMax(p99), m.Criteria.P99BoundMs)*1.05, 5)
 		sec.Charts = append(sec.Charts, newChart("completion p99 vs offered, "+r.RunID, "offered records/s", "ms",
 			[]chartSeries{
 				{Label: "completion p99", Color: palette[0], X: offered, Y: p99},
-				{Label: fmt.Sprintf("p99 bound %.4g ms", m.Criteria.P99BoundMs), Color: palette[1], Dash: true, X: offered, Y: bound},
+				{Label: fmt.Sprintf("bound %.4gms", m.Criteria.P99BoundMs), Color: palette[1], Dash: true, X: offered, Y: bound},
 			}, xAxis, axis{lo: 0, hi: pTop}, xTicks, pTicks, fmtTick, fmtTick))
 		out = append(out, sec)
 	}
