@@ -147,3 +147,21 @@ func TestAdviseFlagErrors(t *testing.T) {
 		})
 	}
 }
+
+// advise --verify checks its sweep and provider before starting anything.
+func TestAdviseVerifyBadInput(t *testing.T) {
+	base := []string{"advise", "--rate", "100", "--processing", "10ms", "--partitions", "2", "--verify"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--verify-where", "p99<=1s"}, `clause "p99<=1s": field "p99" is ambiguous`},
+		{[]string{"--verify-duration", "0s"}, "duration: must be > 0"},
+		{[]string{"--provider", "cloud"}, `provider "cloud"`},
+	} {
+		_, err := execute(t, append(base, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
