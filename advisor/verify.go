@@ -194,7 +194,8 @@ func (v Verified) WriteText(w io.Writer) {
 		v.Recommended.Members, v.Recommended.MaxPollRecords, v.Ceiling)
 	fmt.Fprintf(w, "  share at the recommendation (%s): completed %.1f records/s of %.6g offered = %.3f of min(offered, ceiling); ceiling reached (≥ %.2f): %s\n",
 		v.RunID, v.Completed, v.Offered, v.Efficiency, ReachedEfficiency, reached)
-	for _, rec := range []results.Recommendation{v.BestMaxPollRecords, v.BestMembers} {
+	for i, rec := range []results.Recommendation{v.BestMaxPollRecords, v.BestMembers} {
+		recommended := fmt.Sprint([]int{v.Recommended.MaxPollRecords, v.Recommended.Members}[i])
 		fmt.Fprintf(w, "  measured %s:\n", rec.Query)
 		for _, g := range rec.Groups {
 			if len(g.Candidates) < 2 {
@@ -203,6 +204,29 @@ func (v Verified) WriteText(w io.Writer) {
 			for _, l := range (results.Recommendation{Query: rec.Query, Groups: []results.RecommendGroup{g}}).Lines() {
 				fmt.Fprintf(w, "    %s\n", l)
 			}
+			if line := versusRecommended(g, rec.Query, recommended); line != "" {
+				fmt.Fprintf(w, "      %s\n", line)
+			}
 		}
 	}
+}
+
+// versusRecommended compares a group's best with the recommended value:
+// "recommended 800: 240.2 (best 400 is +0.5%)".
+func versusRecommended(g results.RecommendGroup, q results.RecommendQuery, recommended string) string {
+	for _, c := range g.Candidates {
+		if c.Value != recommended {
+			continue
+		}
+		status := "qualifies"
+		if !c.Qualifies() {
+			status = "excluded"
+		}
+		if g.Best == "" || g.Best == recommended || c.Figure == 0 {
+			return fmt.Sprintf("recommended %s=%s: %s %.4g (%s)", q.Knob, recommended, q.Maximize, c.Figure, status)
+		}
+		return fmt.Sprintf("recommended %s=%s: %s %.4g (%s); the best is %+.1f%% above it",
+			q.Knob, recommended, q.Maximize, c.Figure, status, 100*(g.Figure/c.Figure-1))
+	}
+	return ""
 }
