@@ -131,3 +131,12 @@ func floatsEqual(a, b []float64) bool {
 	}
 	return true
 }
+
+func TestFoundRateField(t *testing.T) {
+	if _, ok := FieldValue(RunRecord{}, "max_rate.found_rate"); ok {
+		t.Error("a rate-mode run (no max_rate) must not read a found rate")
+	}
+	if v, ok := FieldValue(RunRecord{MaxRate: &MaxRateResult{FoundRate: 450}}, "max_rate.found_rate"); !ok || v != 450 {
+		t.Errorf("found rate %v %v, want 450", v, ok)
+	}
+}
