@@ -115,7 +115,7 @@ func TestMaxRateReports(t *testing.T) {
 			t.Errorf("%s lacks %q or the failing step:\n%s", name, want, out)
 		}
 	}
-	if !strings.Contains(html.String(), "completed vs offered, r01-share") || !strings.Contains(html.String(), "bound 500ms") {
+	if !strings.Contains(html.String(), "completed vs offered, r01-share") || !strings.Contains(html.String(), "p99 bound") {
 		t.Errorf("report.html lacks the max-rate charts")
 	}
 }

@@ -91,7 +91,10 @@ func writeMarkdownRecommendations(w io.Writer, recs []Recommendation) {
 	}
 }
 
-// htmlMaxRate is report.html's max-rate section of one run.
+// htmlMaxRate is report.html's max-rate section of one run: the step table
+// and two charts over the offered rate, completed records/s (with the
+// offered line and the pass bound completed_ratio × offered) and completion
+// p99 (with its bound); a step that was retried is drawn by its retry.
 type htmlMaxRate struct {
 	RunID  string
 	Line   string
@@ -111,6 +114,9 @@ func maxRateSections(runs []RunRecord) []htmlMaxRate {
 		var offered, completed, threshold, p99, bound []float64
 		for i, s := range m.Steps {
 			sec.Rows = append(sec.Rows, maxRateCells(i, s))
+			if i+1 < len(m.Steps) && m.Steps[i+1].Retry {
+				continue // the chart shows the attempt that decided the step
+			}
 			offered = append(offered, s.OfferedPerSec)
 			completed = append(completed, s.CompletedPerSec)
 			threshold = append(threshold, m.Criteria.CompletedRatio*s.OfferedPerSec)
@@ -124,13 +130,13 @@ func maxRateSections(runs []RunRecord) []htmlMaxRate {
 			[]chartSeries{
 				{Label: "completed", Color: palette[0], X: offered, Y: completed},
 				{Label: "offered", Color: "#999", Dash: true, X: offered, Y: offered},
-				{Label: fmt.Sprintf("pass: %.4g×offered", m.Criteria.CompletedRatio), Color: palette[1], Dash: true, X: offered, Y: threshold},
+				{Label: "pass bound", Color: palette[1], Dash: true, X: offered, Y: threshold},
 			}, xAxis, axis{lo: 0, hi: top}, xTicks, yTicks, fmtTick, fmtTick))
 		pTicks, pTop := niceTicks(math.Max(slicesMax(p99), m.Criteria.P99BoundMs)*1.05, 5)
 		sec.Charts = append(sec.Charts, newChart("completion p99 vs offered, "+r.RunID, "offered records/s", "ms",
 			[]chartSeries{
 				{Label: "completion p99", Color: palette[0], X: offered, Y: p99},
-				{Label: fmt.Sprintf("bound %.4gms", m.Criteria.P99BoundMs), Color: palette[1], Dash: true, X: offered, Y: bound},
+				{Label: "p99 bound", Color: palette[1], Dash: true, X: offered, Y: bound},
 			}, xAxis, axis{lo: 0, hi: pTop}, xTicks, pTicks, fmtTick, fmtTick))
 		out = append(out, sec)
 	}
