@@ -16,26 +16,27 @@ type RunRecord struct {
 	Spec          any    `json:"spec"`          // the resolved run spec
 	StartedAt     string `json:"started_at"`    // UTC RFC 3339
 
-	Phases     Phases        `json:"phases"`
-	Throughput Throughput    `json:"throughput"`
-	Latency    Latencies     `json:"latency"`
-	Polls      Polls         `json:"polls"`
-	Outcomes   Outcomes      `json:"outcomes"`
-	PerMember  []int64       `json:"per_member_completed"`
-	Audit      Audit         `json:"audit"`
-	Ceiling    Ceiling       `json:"ceiling"`
-	Validity   Validity      `json:"validity"`
-	Resources  CPUUsage      `json:"resources"` // CPU over the measurement window
-	Broker     BrokerMetrics `json:"broker"`    // the brokers' own metrics (JMX exporter)
-	Lag        LagSummary    `json:"lag"`
+	Phases      Phases        `json:"phases"`
+	Throughput  Throughput    `json:"throughput"`
+	Latency     Latencies     `json:"latency"`
+	Polls       Polls         `json:"polls"`
+	Outcomes    Outcomes      `json:"outcomes"`
+	PerMember   []int64       `json:"per_member_completed"`
+	Audit       Audit         `json:"audit"`
+	Ceiling     Ceiling       `json:"ceiling"`
+	Validity    Validity      `json:"validity"`
+	Resources   CPUUsage      `json:"resources"` // CPU over the measurement window
+	Broker      BrokerMetrics `json:"broker"`    // the brokers' own metrics (JMX exporter)
+	Lag         LagSummary    `json:"lag"`
+	Environment Environment   `json:"environment"`
+	Errors      []string      `json:"errors,omitempty"`
+	Files       []string      `json:"files"` // files written beside run.json
+	Elapsed     time.Duration `json:"-"`
+
 	// MaxRate is load_mode max_rate's search: every step and the found
 	// rate; the other figures of the record are those of the step at the
 	// found rate (of the first step when none passed).
-	MaxRate     *MaxRateResult `json:"max_rate,omitempty"`
-	Environment Environment    `json:"environment"`
-	Errors      []string       `json:"errors,omitempty"`
-	Files       []string       `json:"files"` // files written beside run.json
-	Elapsed     time.Duration  `json:"-"`
+	MaxRate *MaxRateResult `json:"max_rate,omitempty"`
 }
 
 // Phases are the run's phase lengths in seconds.
