@@ -340,6 +340,7 @@ func (l *loader) decodeAll(s *Scenario, combos []map[string]any) ([]RunSpec, err
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s%w", l.src, s.runPrefix(i), err)
 		}
+		r.Events = slices.Clone(l.file.events)
 		s.Runs[i] = r
 		probs[i] = dedupe(append(processingKeyProblems(m["processing"]), r.problems()...))
 	}

@@ -16,6 +16,7 @@ type fileInfo struct {
 	sub    map[string][]string // processing and broker_config sub-keys in file order
 	lines  map[string]int      // key path ("rate", "processing.time") → line
 	expect []Expectation       // the expect: list, checked
+	events []Event             // the events: list, checked
 }
 
 // fileChecker walks a scenario file's YAML tree and collects structural
@@ -75,6 +76,8 @@ func (c *fileChecker) top(k, v *yaml.Node) {
 		c.sweep(v)
 	case "expect":
 		c.expect(v)
+	case "events":
+		c.events(v)
 	case "processing":
 		c.processing(v)
 	case "broker_config":

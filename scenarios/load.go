@@ -104,7 +104,7 @@ func (l *loader) applyEnv(env []string) error {
 // envPath maps the lower-cased remainder of a SHAREBENCH_ variable to a key
 // path, or reports that it names no scenario key.
 func envPath(s string) ([]string, bool) {
-	if s != "sweep" && s != "expect" && slices.Contains(topLevelKeys(), s) {
+	if s != "sweep" && s != "expect" && s != "events" && slices.Contains(topLevelKeys(), s) {
 		return []string{s}, true
 	}
 	if sub, ok := strings.CutPrefix(s, "processing_"); ok && slices.Contains(processingKeys, sub) {
@@ -144,6 +144,8 @@ func setPath(key string) ([]string, error) {
 	switch {
 	case top == "expect":
 		return nil, fmt.Errorf("expect: expectations are written in the scenario file, not overridden")
+	case top == "events":
+		return nil, fmt.Errorf("events: events are written in the scenario file, not overridden")
 	case !nested && slices.Contains(topLevelKeys(), top):
 		return []string{top}, nil
 	case top == "processing" && slices.Contains(processingKeys, rest):

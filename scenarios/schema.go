@@ -62,7 +62,7 @@ var knobs = []knob{
 }
 
 // metaKeys are the top-level keys that describe the scenario rather than a run.
-var metaKeys = []string{"name", "description", "repeat", "sweep", "expect"}
+var metaKeys = []string{"name", "description", "repeat", "sweep", "expect", "events"}
 
 // processingKeys are the keys of a processing model map, and the short
 // prefixes used for them in run names.
