@@ -33,6 +33,7 @@ type Recorder struct {
 	mu        sync.Mutex
 	producers []*ProducerShard
 	members   []*MemberShard
+	pauses    []RebalancePause
 
 	// Interval logs (.hlog) of the whole run, one-second intervals.
 	completionLog, publishLog *IntervalLog
@@ -128,6 +129,7 @@ type MemberShard struct {
 	// latest completion or archive, Clock ns (0: none yet); Recorder.Span
 	// combines them.
 	firstDelivery, lastFinish atomic.Int64
+	life                      memberLife
 }
 
 // Span returns the earliest delivery and the latest finish (completion or
@@ -192,6 +194,7 @@ func (s *MemberShard) RecordPoll(n int) {
 func (s *MemberShard) RecordDelivery(st Stamp, deliveryCount int32, appendNs, nowNs int64) {
 	s.Delivered.Add(1)
 	storeMin(&s.firstDelivery, nowNs)
+	s.life.noteDelivery(nowNs)
 	again := s.r.Ledger.Delivered(st.Producer, st.Seq)
 	s.r.Series.Add(Delivered, nowNs, 1)
 	if deliveryCount > 1 || (deliveryCount == 0 && again) {
@@ -277,6 +280,8 @@ type Merged struct {
 	Renewals                                 int64
 	DeliveryCounts                           [10]int64
 	PerMember                                []int64 // completions per member, in shard order
+	Members                                  []MemberTimes
+	Pauses                                   []RebalancePause
 	// IntervalLogs are the encoded .hlog files by name ("completion.hlog").
 	IntervalLogs map[string][]byte
 	// IntervalLogErr says why an interval log could not be encoded.
@@ -327,6 +332,8 @@ func (r *Recorder) Merge() Merged {
 		}
 		m.PerMember = append(m.PerMember, s.Completed.Load())
 	}
+	m.Members = r.memberTimes()
+	m.Pauses = r.sortedPauses()
 	m.IntervalLogs = map[string][]byte{}
 	for name, l := range map[string]*IntervalLog{"completion.hlog": r.completionLog, "publish.hlog": r.publishLog} {
 		b, err := l.Bytes()

@@ -1,0 +1,276 @@
+package consumers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sharebench/sharebench/results"
+)
+
+// Fleet is a running consumer fleet whose membership and processing speed
+// can change while it runs (scale events).
+type Fleet struct {
+	c       Config
+	sampler Sampler
+	rec     *results.Recorder
+	g       *errgroup.Group
+	gctx    context.Context
+	slow    slowState
+	rebal   *rebalanceWatch
+
+	mu     sync.Mutex
+	active []*member // oldest first
+	nextID int
+}
+
+// Start validates c and starts c.Members members. The fleet runs until ctx
+// ends (then every member flushes and leaves) or a member fails.
+func Start(ctx context.Context, c Config, rec *results.Recorder) (*Fleet, error) {
+	sampler, err := NewSampler(c.Processing)
+	if err != nil {
+		return nil, err
+	}
+	if c.Members < 1 || c.Workers < 1 || c.MaxPollRecords < 1 {
+		return nil, fmt.Errorf("consumers: members, workers and max_poll_records must be ≥ 1, got %d, %d, %d",
+			c.Members, c.Workers, c.MaxPollRecords)
+	}
+	if c.Continuous && c.Share {
+		return nil, errors.New("consumers: style continuous is for consumer groups: franz-go ACCEPTs every record of " +
+			"the previous share poll that has no terminal acknowledgement yet, so polling while records are processed would accept them unprocessed")
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	f := &Fleet{c: c, sampler: sampler, rec: rec, g: g, gctx: gctx, rebal: newRebalanceWatch(rec)}
+	f.Join(c.Members)
+	return f, nil
+}
+
+// Run starts the fleet and consumes until ctx ends, then flushes
+// acknowledgements/commits and leaves the group. It returns the first member
+// error other than the context ending.
+func Run(ctx context.Context, c Config, rec *results.Recorder) error {
+	f, err := Start(ctx, c, rec)
+	if err != nil {
+		return err
+	}
+	return f.Wait()
+}
+
+// Wait waits for every member to stop and returns the first member error
+// other than the context ending.
+func (f *Fleet) Wait() error { return f.g.Wait() }
+
+// Members is the number of members running now.
+func (f *Fleet) Members() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.active)
+}
+
+// Join starts n more members; each records its join request time.
+func (f *Fleet) Join(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for range n {
+		id := f.nextID
+		f.nextID++
+		mctx, stop := context.WithCancel(f.gctx)
+		pctx, stopPolling := context.WithCancel(mctx)
+		m := &member{id: id, c: f.c, sampler: f.sampler, rec: f.rec, shard: f.rec.MemberShard(),
+			slow: &f.slow, rebal: f.rebal, pollCtx: pctx, stopPolling: stopPolling, stop: stop,
+			dialer: &crashDialer{}, exited: make(chan struct{})}
+		m.shard.Joined(id, f.rec.Clock.Now())
+		f.active = append(f.active, m)
+		f.g.Go(func() error {
+			defer close(m.exited)
+			defer stop()
+			err := m.run(mctx)
+			if mctx.Err() == nil && !m.crashed.Load() {
+				m.shard.Left(f.rec.Clock.Now(), false) // left gracefully (Leave)
+			}
+			if err != nil && !errors.Is(err, context.Canceled) {
+				return fmt.Errorf("member %d: %w", id, err)
+			}
+			return nil
+		})
+	}
+}
+
+// take removes the n oldest members from the active set.
+func (f *Fleet) take(n int) ([]*member, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if n < 1 || n >= len(f.active) {
+		return nil, fmt.Errorf("consumers: cannot remove %d of %d members: at least one must stay", n, len(f.active))
+	}
+	out := f.active[:n:n]
+	f.active = f.active[n:]
+	return out, nil
+}
+
+// Leave makes the n oldest members leave gracefully: each stops polling,
+// finishes the records it holds, acknowledges or commits them and leaves
+// the group. It returns when they have left (or ctx ends).
+func (f *Fleet) Leave(ctx context.Context, n int) error {
+	ms, err := f.take(n)
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		m.stopPolling()
+	}
+	return waitMembers(ctx, ms)
+}
+
+// Crash stops the n oldest members dead: their connections are closed and
+// new dials fail, so no acknowledgement, commit or leave request reaches the
+// broker, which notices only by timeouts (share: acquisition locks expire;
+// consumer group: the session times out). Their clients are still closed
+// (bounded by CloseTimeout). It returns once they have stopped.
+func (f *Fleet) Crash(ctx context.Context, n int) error {
+	ms, err := f.take(n)
+	if err != nil {
+		return err
+	}
+	now := f.rec.Clock.Now()
+	for _, m := range ms {
+		m.crashed.Store(true)
+		m.dialer.crash()
+		m.shard.Left(now, true)
+		f.rebal.crashed(m.id, now)
+		m.stop()
+	}
+	return waitMembers(ctx, ms)
+}
+
+func waitMembers(ctx context.Context, ms []*member) error {
+	for _, m := range ms {
+		select {
+		case <-m.exited:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// SlowDown multiplies every processing time by factor for d, from now.
+func (f *Fleet) SlowDown(factor float64, d time.Duration) {
+	f.slow.set(factor, f.rec.Clock.Now()+int64(d))
+}
+
+// slowState is the fleet's processing-time multiplier and until when it
+// applies (Clock ns).
+type slowState struct {
+	factor atomic.Uint64 // float64 bits
+	until  atomic.Int64
+}
+
+func (s *slowState) set(factor float64, until int64) {
+	s.factor.Store(math.Float64bits(factor))
+	s.until.Store(until)
+}
+
+// scale applies the slow-down in force at now to d.
+func (s *slowState) scale(d time.Duration, now int64) time.Duration {
+	if s == nil || now >= s.until.Load() {
+		return d
+	}
+	return time.Duration(float64(d) * math.Float64frombits(s.factor.Load()))
+}
+
+// crashDialer dials normally until crash; then every connection it made is
+// closed and every new dial fails, so the client can no longer talk to the
+// brokers: the member stops dead from the cluster's point of view.
+type crashDialer struct {
+	mu    sync.Mutex
+	dead  bool
+	conns []net.Conn
+	d     net.Dialer
+}
+
+var errCrashed = errors.New("member crashed (simulated): network unreachable")
+
+func (c *crashDialer) dial(ctx context.Context, network, host string) (net.Conn, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dead {
+		return nil, errCrashed
+	}
+	conn, err := c.d.DialContext(ctx, network, host)
+	if err == nil {
+		c.conns = append(c.conns, conn)
+	}
+	return conn, err
+}
+
+func (c *crashDialer) crash() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.dead = true
+	for _, conn := range c.conns {
+		_ = conn.Close()
+	}
+	c.conns = nil
+}
+
+// rebalanceWatch turns consumer-group assignment callbacks into rebalance
+// pauses: a partition revoked from or lost by a member (or held by a member
+// that crashed) pauses until it is assigned again, to any member.
+type rebalanceWatch struct {
+	rec     *results.Recorder
+	mu      sync.Mutex
+	owner   map[int32]int // partition → member
+	pending map[int32]results.RebalancePause
+}
+
+func newRebalanceWatch(rec *results.Recorder) *rebalanceWatch {
+	return &rebalanceWatch{rec: rec, owner: map[int32]int{}, pending: map[int32]results.RebalancePause{}}
+}
+
+func (w *rebalanceWatch) assigned(member int, ps []int32) {
+	now := w.rec.Clock.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range ps {
+		w.owner[p] = member
+		if pp, ok := w.pending[p]; ok {
+			pp.EndNs = now
+			w.rec.RecordPause(pp)
+			delete(w.pending, p)
+		}
+	}
+}
+
+// revoked notes partitions a member gave up (revoked or lost).
+func (w *rebalanceWatch) revoked(member int, ps []int32) {
+	now := w.rec.Clock.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range ps {
+		if o, ok := w.owner[p]; !ok || o != member {
+			continue // assigned elsewhere already, or never ours
+		}
+		delete(w.owner, p)
+		w.pending[p] = results.RebalancePause{Member: member, Partition: p, StartNs: now}
+	}
+}
+
+// crashed marks every partition the member owned as paused from now.
+func (w *rebalanceWatch) crashed(member int, now int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for p, o := range w.owner {
+		if o == member {
+			delete(w.owner, p)
+			w.pending[p] = results.RebalancePause{Member: member, Partition: p, StartNs: now}
+		}
+	}
+}
