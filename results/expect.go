@@ -308,6 +308,12 @@ func FieldValue(r RunRecord, path string) (float64, bool) {
 	}
 	v := reflect.ValueOf(r)
 	for _, part := range strings.Split(path, ".") {
+		if v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return 0, false
+			}
+			v = v.Elem()
+		}
 		if v.Kind() != reflect.Struct {
 			return 0, false
 		}
@@ -316,6 +322,12 @@ func FieldValue(r RunRecord, path string) (float64, bool) {
 			return 0, false
 		}
 		v = f
+	}
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return 0, false
+		}
+		v = v.Elem()
 	}
 	switch v.Kind() {
 	case reflect.Float32, reflect.Float64:

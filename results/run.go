@@ -28,6 +28,10 @@ type RunRecord struct {
 	Resources   CPUUsage      `json:"resources"` // CPU over the measurement window
 	Broker      BrokerMetrics `json:"broker"`    // the brokers' own metrics (JMX exporter)
 	Lag         LagSummary    `json:"lag"`
+	// Events are the run's scale events and faults with what each did;
+	// EventSummary aggregates them (absent without events).
+	Events       []EventReport `json:"events,omitempty"`
+	EventSummary *EventSummary `json:"event_summary,omitempty"`
 	Environment Environment   `json:"environment"`
 	Errors      []string      `json:"errors,omitempty"`
 	Files       []string      `json:"files"` // files written beside run.json
