@@ -74,12 +74,15 @@ func (f *Fleet) Members() int {
 	return len(f.active)
 }
 
-// Join starts n more members; each records its join request time.
-func (f *Fleet) Join(n int) {
+// Join starts n more members (each records its join request time) and
+// returns their ids.
+func (f *Fleet) Join(n int) []int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	var ids []int
 	for range n {
 		id := f.nextID
+		ids = append(ids, id)
 		f.nextID++
 		mctx, stop := context.WithCancel(f.gctx)
 		pctx, stopPolling := context.WithCancel(mctx)
@@ -101,6 +104,7 @@ func (f *Fleet) Join(n int) {
 			return nil
 		})
 	}
+	return ids
 }
 
 // take removes the n oldest members from the active set.
@@ -118,15 +122,23 @@ func (f *Fleet) take(n int) ([]*member, error) {
 // Leave makes the n oldest members leave gracefully: each stops polling,
 // finishes the records it holds, acknowledges or commits them and leaves
 // the group. It returns when they have left (or ctx ends).
-func (f *Fleet) Leave(ctx context.Context, n int) error {
+func (f *Fleet) Leave(ctx context.Context, n int) ([]int, error) {
 	ms, err := f.take(n)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, m := range ms {
 		m.stopPolling()
 	}
-	return waitMembers(ctx, ms)
+	return ids(ms), waitMembers(ctx, ms)
+}
+
+func ids(ms []*member) []int {
+	out := make([]int, len(ms))
+	for i, m := range ms {
+		out[i] = m.id
+	}
+	return out
 }
 
 // Crash stops the n oldest members dead: their connections are closed and
@@ -134,10 +146,10 @@ func (f *Fleet) Leave(ctx context.Context, n int) error {
 // broker, which notices only by timeouts (share: acquisition locks expire;
 // consumer group: the session times out). Their clients are still closed
 // (bounded by CloseTimeout). It returns once they have stopped.
-func (f *Fleet) Crash(ctx context.Context, n int) error {
+func (f *Fleet) Crash(ctx context.Context, n int) ([]int, error) {
 	ms, err := f.take(n)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	now := f.rec.Clock.Now()
 	for _, m := range ms {
@@ -147,7 +159,7 @@ func (f *Fleet) Crash(ctx context.Context, n int) error {
 		f.rebal.crashed(m.id, now)
 		m.stop()
 	}
-	return waitMembers(ctx, ms)
+	return ids(ms), waitMembers(ctx, ms)
 }
 
 func waitMembers(ctx context.Context, ms []*member) error {

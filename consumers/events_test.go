@@ -62,7 +62,7 @@ func TestCrashShareMemberOnKfake(t *testing.T) {
 		return len(ms) == 2 && ms[0].FirstDeliveryNs > 0 && ms[1].FirstDeliveryNs > 0
 	})
 	t0 := time.Now()
-	if err := fl.Crash(context.Background(), 1); err != nil {
+	if _, err := fl.Crash(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
 	if took := time.Since(t0); took > f.c.CloseTimeout+time.Second {
@@ -71,7 +71,7 @@ func TestCrashShareMemberOnKfake(t *testing.T) {
 	if fl.Members() != 1 {
 		t.Errorf("members after crash %d, want 1", fl.Members())
 	}
-	if err := fl.Crash(context.Background(), 1); err == nil {
+	if _, err := fl.Crash(context.Background(), 1); err == nil {
 		t.Error("crashing the last member: want an error")
 	}
 	waitFor(t, 20*time.Second, "every record completed", f.allDone)
@@ -109,7 +109,7 @@ func TestJoinLeaveConsumerGroupOnKfake(t *testing.T) {
 		ms := f.rec.Merge().Members
 		return len(ms) == 4 && (ms[2].FirstDeliveryNs > 0 || ms[3].FirstDeliveryNs > 0)
 	})
-	if err := fl.Leave(context.Background(), 1); err != nil {
+	if _, err := fl.Leave(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 30*time.Second, "every record completed", f.allDone)

@@ -54,7 +54,8 @@ type EventReport struct {
 	// (0 when no second fell below the baseline).
 	LowestPerSec float64 `json:"lowest_per_sec"`
 	DipPercent   float64 `json:"dip_percent"`
-	// RecoverySec is from the event (the end of a timed event) to the start
+	// RecoverySec is from the event (the end of a timed event: start +
+	// duration, or when the fault was undone if later) to the start
 	// of the first of 3 consecutive seconds at ≥ 90 % of the baseline; nil:
 	// not recovered before the window ended.
 	RecoverySec *float64 `json:"recovery_s"`
@@ -146,7 +147,7 @@ func AnalyzeEvents(in EventInput) []EventReport {
 		}
 		ref := e.StartNs
 		if e.Duration > 0 {
-			ref = e.StartNs + int64(e.Duration)
+			ref = max(e.StartNs+int64(e.Duration), e.EndNs)
 		}
 		redeliverTo := windowEnd
 		if r.BaselinePerSec > 0 {
