@@ -47,7 +47,10 @@ func (f *fakeFleet) Join(n int) []int {
 	}
 	return ids
 }
-func (f *fakeFleet) Leave(_ context.Context, n int) ([]int, error) { f.add("leave"); return []int{0}, nil }
+func (f *fakeFleet) Leave(_ context.Context, n int) ([]int, error) {
+	f.add("leave")
+	return []int{0}, nil
+}
 func (f *fakeFleet) Crash(_ context.Context, n int) ([]int, error) {
 	f.add("crash")
 	return nil, errors.New("cannot remove")

@@ -45,6 +45,10 @@ type EventInput struct {
 // EventReport is what one event did (run.json events[]).
 type EventReport struct {
 	Event
+	// StartSec and EndSec are the event's start and end from the start of
+	// the measurement window (the actual times; AtSec is the plan).
+	StartSec float64 `json:"start_s"`
+	EndSec   float64 `json:"end_s"`
 	// BaselinePerSec is the mean completions/s over the (up to) 5 whole
 	// seconds before the event's second, not before the load started.
 	BaselinePerSec float64 `json:"baseline_per_sec"`
@@ -122,7 +126,10 @@ func AnalyzeEvents(in EventInput) []EventReport {
 	loadFirst := sec(in.LoadStart) + 1
 	out := make([]EventReport, len(in.Events))
 	for k, e := range in.Events {
-		r := EventReport{Event: e}
+		r := EventReport{Event: e, StartSec: float64(e.StartNs-in.Window.Start) / 1e9}
+		if e.EndNs > 0 {
+			r.EndSec = float64(max(e.EndNs, e.StartNs+int64(e.Duration))-in.Window.Start) / 1e9
+		}
 		b := sec(e.StartNs)
 		limit := windowEnd
 		if k+1 < len(in.Events) {

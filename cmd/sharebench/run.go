@@ -94,6 +94,7 @@ func runScenario(cmd *cobra.Command, f runFlags) error {
 	if res != nil && len(res.Runs) > 0 {
 		fmt.Fprintln(out)
 		_ = results.SideBySide(out, res.Runs)
+		results.WriteEvents(out, res.Runs)
 		printVerdict(out, res.Runs)
 		results.WriteExpectations(out, res.Expectations)
 		fmt.Fprintf(out, "\nresults: %s\n", res.Dir)
