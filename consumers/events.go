@@ -96,7 +96,7 @@ func (f *Fleet) Join(n int) []int {
 			defer stop()
 			err := m.run(mctx)
 			if mctx.Err() == nil && !m.crashed.Load() {
-				m.shard.Left(f.rec.Clock.Now(), false) // left gracefully (Leave)
+				m.shard.Left(f.rec.Clock.Now()) // left gracefully (Leave)
 			}
 			if err != nil && !errors.Is(err, context.Canceled) {
 				return fmt.Errorf("member %d: %w", id, err)
@@ -155,7 +155,7 @@ func (f *Fleet) Crash(ctx context.Context, n int) ([]int, error) {
 	for _, m := range ms {
 		m.crashed.Store(true)
 		m.dialer.crash()
-		m.shard.Left(now, true)
+		m.shard.Crashed(now)
 		f.rebal.crashed(m.id, now)
 		m.stop()
 	}

@@ -2,6 +2,7 @@ package results
 
 import (
 	"math"
+	"slices"
 	"time"
 )
 
@@ -73,6 +74,16 @@ type EventReport struct {
 	// IdleGapMaxSec is the longest gap between two deliveries of one member
 	// that began in the effect span (members' longest gaps only).
 	IdleGapMaxSec float64 `json:"idle_gap_max_s"`
+	// AfterPerSec is the mean completions/s over the last (up to) 5 whole
+	// seconds of the effect span: the rate the event settled at.
+	AfterPerSec float64 `json:"after_per_sec"`
+	// FirstRedeliverySec is from the event to the start of the first
+	// second with a redelivery (nil: none in the span); for a crash, when
+	// the held records came back (share: the lock expired; consumer group:
+	// the session timed out).
+	FirstRedeliverySec *float64 `json:"first_redelivery_s"`
+	// HeldByCrashed is what the crashed members held when they crashed.
+	HeldByCrashed int64 `json:"held_by_crashed,omitempty"`
 	// Redeliveries counts redelivered records (share: delivery count ≥ 2;
 	// consumer group: delivered again) from the event's second to the end
 	// of its recovery (or the window's end), plus CrashGrace for a crash.
@@ -102,6 +113,12 @@ type EventSummary struct {
 	// recover before the window ended.
 	RecoveryMaxSec *float64 `json:"recovery_max_s,omitempty"`
 	IdleGapMaxSec  float64  `json:"idle_gap_max_s"`
+	// AfterPerSec is the last event's AfterPerSec.
+	AfterPerSec float64 `json:"after_per_sec"`
+	// HeldByCrashed sums the events' HeldByCrashed; FirstRedeliveryMaxSec
+	// is the latest first redelivery of a crash (nil: no crash redelivered).
+	HeldByCrashed         int64    `json:"held_by_crashed"`
+	FirstRedeliveryMaxSec *float64 `json:"first_redelivery_max_s,omitempty"`
 }
 
 // Event analysis constants (README "Measurement definitions").
@@ -176,6 +193,19 @@ func AnalyzeEvents(in EventInput) []EventReport {
 		}
 		for i := b; i < redeliverTo; i++ {
 			r.Redeliveries += count(in.Redelivered, i)
+			if r.FirstRedeliverySec == nil && count(in.Redelivered, i) > 0 {
+				v := max(0, float64(at(i)-e.StartNs)/1e9)
+				r.FirstRedeliverySec = &v
+			}
+		}
+		n = 0
+		sum = 0
+		for i := max(limit-baselineSeconds, b+1); i < limit; i++ {
+			sum += count(in.Completed, i)
+			n++
+		}
+		if n > 0 {
+			r.AfterPerSec = float64(sum) / float64(n)
 		}
 		spanEnd := at(max(limit, b+1))
 		for _, p := range in.Pauses {
@@ -189,6 +219,13 @@ func AnalyzeEvents(in EventInput) []EventReport {
 		for _, m := range in.Members {
 			if m.IdleStartNs >= e.StartNs && m.IdleStartNs < spanEnd {
 				r.IdleGapMaxSec = max(r.IdleGapMaxSec, float64(m.LongestIdleNs)/1e9)
+			}
+		}
+		if e.Action == "crash" {
+			for _, m := range in.Members {
+				if slices.Contains(e.Members, m.ID) {
+					r.HeldByCrashed += m.HeldAtCrash
+				}
 			}
 		}
 		if e.Action == "join" {
@@ -214,7 +251,15 @@ func SummarizeEvents(reports []EventReport, pauses []RebalancePause) EventSummar
 	var firstMax, recMax float64
 	firstAll, recAll := true, true
 	joined := false
+	var redeliveryMax float64
+	crashRedelivered := false
 	for _, r := range reports {
+		s.AfterPerSec = r.AfterPerSec
+		s.HeldByCrashed += r.HeldByCrashed
+		if r.Action == "crash" && r.FirstRedeliverySec != nil {
+			crashRedelivered = true
+			redeliveryMax = max(redeliveryMax, *r.FirstRedeliverySec)
+		}
 		s.Redeliveries += r.Redeliveries
 		s.DipMaxPercent = max(s.DipMaxPercent, r.DipPercent)
 		s.IdleGapMaxSec = max(s.IdleGapMaxSec, r.IdleGapMaxSec)
@@ -232,6 +277,9 @@ func SummarizeEvents(reports []EventReport, pauses []RebalancePause) EventSummar
 				firstMax = max(firstMax, *f.Sec)
 			}
 		}
+	}
+	if crashRedelivered {
+		s.FirstRedeliveryMaxSec = &redeliveryMax
 	}
 	if joined && firstAll {
 		s.FirstRecordMaxSec = &firstMax

@@ -46,6 +46,11 @@ func TestAnalyzeEvents(t *testing.T) {
 		want      []want
 		firstRecs [][]*float64
 		summary   EventSummary
+		// after: mean of the span's last 5 s; firstRedelivery: event →
+		// first second with a redelivery; held: crashed members' holdings.
+		after           []float64
+		firstRedelivery []*float64
+		held            []int64
 	}{
 		{
 			// baseline s5..9 = 100; lowest 30 (s12) → dip 70 %; slow ends at
@@ -59,7 +64,8 @@ func TestAnalyzeEvents(t *testing.T) {
 				Events:      []Event{{Action: "slow", StartNs: 10*sec + sec/2, Duration: 2 * time.Second}},
 			},
 			want:    []want{{baseline: 100, lowest: 30, dip: 70, recovery: fptr(1.5), redeliveries: 8}},
-			summary: EventSummary{Events: 1, Redeliveries: 8, DipMaxPercent: 70, RecoveryMaxSec: fptr(1.5)},
+			summary: EventSummary{Events: 1, Redeliveries: 8, DipMaxPercent: 70, RecoveryMaxSec: fptr(1.5), AfterPerSec: 100},
+			after:   []float64{100}, firstRedelivery: []*float64{fptr(0.5)}, held: []int64{0},
 		},
 		{
 			// throughput halves for good: never 3 s at ≥ 90; redeliveries to
@@ -72,7 +78,8 @@ func TestAnalyzeEvents(t *testing.T) {
 				Events:      []Event{{Action: "crash", StartNs: 10 * sec, Members: []int{0}}},
 			},
 			want:    []want{{baseline: 100, lowest: 50, dip: 50, recovery: nil, redeliveries: 7}},
-			summary: EventSummary{Events: 1, Redeliveries: 7, DipMaxPercent: 50},
+			summary: EventSummary{Events: 1, Redeliveries: 7, DipMaxPercent: 50, AfterPerSec: 50, FirstRedeliveryMaxSec: fptr(10)},
+			after:   []float64{50}, firstRedelivery: []*float64{fptr(10)}, held: []int64{0},
 		},
 		{
 			// join at 8.2 s: baseline s3..7 (load from s0, so s1 on) = 100, its
@@ -91,7 +98,7 @@ func TestAnalyzeEvents(t *testing.T) {
 					{Action: "crash", StartNs: 15 * sec, Members: []int{0}},
 				},
 				Members: []MemberTimes{
-					{ID: 0, JoinNs: 1 * sec, FirstDeliveryNs: 1*sec + sec/10},
+					{ID: 0, JoinNs: 1 * sec, FirstDeliveryNs: 1*sec + sec/10, Crashed: true, HeldAtCrash: 7},
 					{ID: 2, JoinNs: 8*sec + sec/5, FirstDeliveryNs: 8*sec + sec/2, IdleStartNs: 9 * sec, LongestIdleNs: 2 * sec},
 					{ID: 3, JoinNs: 8*sec + sec/5},
 				},
@@ -107,7 +114,9 @@ func TestAnalyzeEvents(t *testing.T) {
 			},
 			firstRecs: [][]*float64{{fptr(0.3), nil}, nil},
 			summary: EventSummary{Events: 2, JoinedWithout: 1, RebalancePauses: 2, RebalancePauseSec: 6.5, RebalancePauseMaxS: 6,
-				Redeliveries: 12, DipMaxPercent: 40, RecoveryMaxSec: fptr(2), IdleGapMaxSec: 2},
+				Redeliveries: 12, DipMaxPercent: 40, RecoveryMaxSec: fptr(2), IdleGapMaxSec: 2,
+				AfterPerSec: 100, HeldByCrashed: 7, FirstRedeliveryMaxSec: fptr(1)},
+			after: []float64{100, 100}, firstRedelivery: []*float64{nil, fptr(1)}, held: []int64{0, 7},
 		},
 	}
 	for _, tc := range tests {
@@ -134,12 +143,19 @@ func TestAnalyzeEvents(t *testing.T) {
 					}
 				}
 			}
+			for i := range got {
+				if got[i].AfterPerSec != tc.after[i] || !sameF(got[i].FirstRedeliverySec, tc.firstRedelivery[i]) || got[i].HeldByCrashed != tc.held[i] {
+					t.Errorf("event %d: after %v first redelivery %v held %d, want %v %v %d", i, got[i].AfterPerSec,
+						got[i].FirstRedeliverySec, got[i].HeldByCrashed, tc.after[i], tc.firstRedelivery[i], tc.held[i])
+				}
+			}
 			s := SummarizeEvents(got, tc.in.Pauses)
 			w := tc.summary
 			if s.Events != w.Events || s.JoinedWithout != w.JoinedWithout || s.RebalancePauses != w.RebalancePauses ||
 				math.Abs(s.RebalancePauseSec-w.RebalancePauseSec) > 1e-9 || s.RebalancePauseMaxS != w.RebalancePauseMaxS ||
 				s.Redeliveries != w.Redeliveries || math.Abs(s.DipMaxPercent-w.DipMaxPercent) > 1e-9 ||
-				!sameF(s.RecoveryMaxSec, w.RecoveryMaxSec) || !sameF(s.FirstRecordMaxSec, w.FirstRecordMaxSec) || s.IdleGapMaxSec != w.IdleGapMaxSec {
+				!sameF(s.RecoveryMaxSec, w.RecoveryMaxSec) || !sameF(s.FirstRecordMaxSec, w.FirstRecordMaxSec) || s.IdleGapMaxSec != w.IdleGapMaxSec ||
+				s.AfterPerSec != w.AfterPerSec || s.HeldByCrashed != w.HeldByCrashed || !sameF(s.FirstRedeliveryMaxSec, w.FirstRedeliveryMaxSec) {
 				t.Errorf("summary %+v\nwant    %+v", s, w)
 			}
 		})

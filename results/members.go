@@ -15,6 +15,9 @@ type MemberTimes struct {
 	// LeftNs is when it left gracefully or crashed (0: ran to the end).
 	LeftNs  int64 `json:"left_ns,omitempty"`
 	Crashed bool  `json:"crashed,omitempty"`
+	// HeldAtCrash is what the member held when it crashed: delivered −
+	// completed − released − rejected.
+	HeldAtCrash int64 `json:"held_at_crash,omitempty"`
 	// LongestIdleNs is its longest gap between consecutive deliveries, and
 	// IdleStartNs the delivery that began it (the idle-gap measure of share
 	// members, which have no rebalance).
@@ -38,6 +41,7 @@ type memberLife struct {
 	ID                int
 	joined, left      atomic.Int64
 	crashed           atomic.Bool
+	held              atomic.Int64
 	lastDelivery      atomic.Int64
 	idleNs, idleStart atomic.Int64
 }
@@ -45,9 +49,13 @@ type memberLife struct {
 // Joined records the member's join request at ns.
 func (s *MemberShard) Joined(id int, ns int64) { s.life.ID = id; s.life.joined.Store(ns) }
 
-// Left records the member leaving (or crashing) at ns.
-func (s *MemberShard) Left(ns int64, crashed bool) {
-	s.life.crashed.Store(crashed)
+// Left records the member leaving gracefully at ns.
+func (s *MemberShard) Left(ns int64) { s.life.left.Store(ns) }
+
+// Crashed records the member crashing at ns, with the records it held.
+func (s *MemberShard) Crashed(ns int64) {
+	s.life.crashed.Store(true)
+	s.life.held.Store(s.Delivered.Load() - s.Completed.Load() - s.Released.Load() - s.Rejected.Load())
 	s.life.left.Store(ns)
 }
 
@@ -77,7 +85,7 @@ func (r *Recorder) memberTimes() []MemberTimes {
 	var out []MemberTimes
 	for _, s := range r.members {
 		out = append(out, MemberTimes{ID: s.life.ID, JoinNs: s.life.joined.Load(), FirstDeliveryNs: s.firstDelivery.Load(),
-			LeftNs: s.life.left.Load(), Crashed: s.life.crashed.Load(), LongestIdleNs: s.life.idleNs.Load(),
+			LeftNs: s.life.left.Load(), Crashed: s.life.crashed.Load(), HeldAtCrash: s.life.held.Load(), LongestIdleNs: s.life.idleNs.Load(),
 			IdleStartNs: s.life.idleStart.Load(), Completed: s.Completed.Load()})
 	}
 	return out
