@@ -113,7 +113,8 @@ func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit result
 		r.Outcomes.DeliveryCounts = trimZeros(m.DeliveryCounts[:])
 	}
 	r.Ceiling = results.ComputeCeiling(results.CeilingInput{
-		Share: s.ConsumerType == "share", Members: s.MaxMembers(), // joins raise it: an upper bound with events Workers: s.Workers, Partitions: s.Partitions,
+		// With joins the largest membership: an upper bound over the window.
+		Share: s.ConsumerType == "share", Members: s.MaxMembers(), Workers: s.Workers, Partitions: s.Partitions,
 		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
 		ProducerRate: s.Rate, RecordLocks: s.RecordLocks(), HoldMs: r.Latency.HoldMs.Mean,
 	}).WithMeasured(r.Throughput.CompletedPerSec)
