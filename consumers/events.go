@@ -26,9 +26,10 @@ type Fleet struct {
 	slow    slowState
 	rebal   *rebalanceWatch
 
-	mu     sync.Mutex
-	active []*member // oldest first
-	nextID int
+	mu      sync.Mutex
+	active  []*member // oldest first
+	crashed []*member
+	nextID  int
 }
 
 // Start validates c and starts c.Members members. The fleet runs until ctx
@@ -64,8 +65,17 @@ func Run(ctx context.Context, c Config, rec *results.Recorder) error {
 }
 
 // Wait waits for every member to stop and returns the first member error
-// other than the context ending.
-func (f *Fleet) Wait() error { return f.g.Wait() }
+// other than the context ending. Crashed members' connections are closed
+// then.
+func (f *Fleet) Wait() error {
+	err := f.g.Wait()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, m := range f.crashed {
+		m.dialer.release()
+	}
+	return err
+}
 
 // Members is the number of members running now.
 func (f *Fleet) Members() int {
@@ -152,6 +162,9 @@ func (f *Fleet) Crash(ctx context.Context, n int) ([]int, error) {
 		return nil, err
 	}
 	now := f.rec.Clock.Now()
+	f.mu.Lock()
+	f.crashed = append(f.crashed, ms...)
+	f.mu.Unlock()
 	for _, m := range ms {
 		m.crashed.Store(true)
 		m.dialer.crash()
@@ -198,13 +211,17 @@ func (s *slowState) scale(d time.Duration, now int64) time.Duration {
 	return time.Duration(float64(d) * math.Float64frombits(s.factor.Load()))
 }
 
-// crashDialer dials normally until crash; then every connection it made is
-// closed and every new dial fails, so the client can no longer talk to the
-// brokers: the member stops dead from the cluster's point of view.
+// crashDialer dials normally until crash; then every connection it made
+// freezes (writes are swallowed, reads block) and every new dial fails, so
+// nothing the client sends reaches the brokers and nothing they send is
+// read. The TCP connections stay open until release: a closed connection
+// would tell the broker at once (a share-partition leader releases a closed
+// session's records), while a crashed host or a partition is noticed only
+// by timeouts (acquisition locks, session timeouts).
 type crashDialer struct {
 	mu    sync.Mutex
 	dead  bool
-	conns []net.Conn
+	conns []*freezableConn
 	d     net.Dialer
 }
 
@@ -217,20 +234,80 @@ func (c *crashDialer) dial(ctx context.Context, network, host string) (net.Conn,
 		return nil, errCrashed
 	}
 	conn, err := c.d.DialContext(ctx, network, host)
-	if err == nil {
-		c.conns = append(c.conns, conn)
+	if err != nil {
+		return nil, err
 	}
-	return conn, err
+	fc := &freezableConn{Conn: conn, frozen: make(chan struct{}), closed: make(chan struct{})}
+	c.conns = append(c.conns, fc)
+	return fc, nil
 }
 
 func (c *crashDialer) crash() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.dead = true
-	for _, conn := range c.conns {
-		_ = conn.Close()
+	for _, fc := range c.conns {
+		close(fc.frozen)
+	}
+}
+
+// release closes the real connections of a crashed client (at the end of
+// the fleet, when the broker has long timed the member out).
+func (c *crashDialer) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, fc := range c.conns {
+		_ = fc.Conn.Close()
 	}
 	c.conns = nil
+}
+
+// freezableConn passes through until frozen; then Write swallows, Read
+// blocks until Close, and Close leaves the real connection open (release
+// closes it).
+type freezableConn struct {
+	net.Conn
+	frozen    chan struct{}
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+func (f *freezableConn) isFrozen() bool {
+	select {
+	case <-f.frozen:
+		return true
+	default:
+		return false
+	}
+}
+
+func (f *freezableConn) Write(b []byte) (int, error) {
+	if f.isFrozen() {
+		return len(b), nil
+	}
+	return f.Conn.Write(b)
+}
+
+func (f *freezableConn) Read(b []byte) (int, error) {
+	if f.isFrozen() {
+		<-f.closed
+		return 0, net.ErrClosed
+	}
+	// A read in progress when the freeze comes: its bytes are dropped.
+	n, err := f.Conn.Read(b)
+	if f.isFrozen() {
+		<-f.closed
+		return 0, net.ErrClosed
+	}
+	return n, err
+}
+
+func (f *freezableConn) Close() error {
+	f.closeOnce.Do(func() { close(f.closed) })
+	if f.isFrozen() {
+		return nil
+	}
+	return f.Conn.Close()
 }
 
 // rebalanceWatch turns consumer-group assignment callbacks into rebalance

@@ -160,7 +160,7 @@ func (m *member) clientOpts() []kgo.Opt {
 		opts = append(opts, kgo.ShareGroup(m.c.Group), kgo.ShareMaxRecords(int32(m.c.MaxPollRecords)),
 			kgo.ShareAckCallback(func(_ *kgo.Client, res kgo.ShareAckResults) {
 				for _, r := range res {
-					if r.Err != nil {
+					if r.Err != nil && !m.crashed.Load() {
 						m.shard.AckErrors.Add(1)
 					}
 				}
@@ -482,6 +482,9 @@ func (m *member) commitPoints(ctx context.Context, points map[int32]commitPoint,
 		offs[m.c.Topic][p] = kgo.EpochOffset{Epoch: cp.epoch, Offset: cp.offset}
 	}
 	done := func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		if m.crashed.Load() {
+			return // a crashed member's failures are the crash, not errors of the run
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				m.shard.AckErrors.Add(1)

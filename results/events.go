@@ -60,9 +60,10 @@ type EventReport struct {
 	LowestPerSec float64 `json:"lowest_per_sec"`
 	DipPercent   float64 `json:"dip_percent"`
 	// RecoverySec is from the event (the end of a timed event: start +
-	// duration, or when the fault was undone if later) to the start
-	// of the first of 3 consecutive seconds at ≥ 90 % of the baseline; nil:
-	// not recovered before the window ended.
+	// duration, or when the fault was undone if later) to the start of the
+	// first of 3 consecutive seconds at ≥ 90 % of the baseline after the
+	// dip's lowest second (0 when no second fell below 90 %); nil: not
+	// recovered before the window ended.
 	RecoverySec *float64 `json:"recovery_s"`
 	// FirstRecord lists, for a join, each new member's join request → its
 	// first delivered record (nil: none in the run).
@@ -175,7 +176,16 @@ func AnalyzeEvents(in EventInput) []EventReport {
 		}
 		redeliverTo := windowEnd
 		if r.BaselinePerSec > 0 {
-			for i := sec(ref); i+recoverySeconds <= windowEnd; i++ {
+			from := sec(ref) // no dip below the threshold: recovered at once
+			if r.LowestPerSec < recoveryFraction*r.BaselinePerSec {
+				for i := b; i < max(limit, b+1); i++ {
+					if count(in.Completed, i) == lowest {
+						from = max(from, i+1) // recovery comes after the dip's lowest second
+						break
+					}
+				}
+			}
+			for i := from; i+recoverySeconds <= windowEnd; i++ {
 				ok := true
 				for j := i; j < i+recoverySeconds; j++ {
 					ok = ok && float64(count(in.Completed, j)) >= recoveryFraction*r.BaselinePerSec

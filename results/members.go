@@ -15,8 +15,10 @@ type MemberTimes struct {
 	// LeftNs is when it left gracefully or crashed (0: ran to the end).
 	LeftNs  int64 `json:"left_ns,omitempty"`
 	Crashed bool  `json:"crashed,omitempty"`
-	// HeldAtCrash is what the member held when it crashed: delivered −
-	// completed − released − rejected.
+	// HeldAtCrash is what the member held when it crashed: records polled
+	// − completed − released − rejected (records a client prefetched but
+	// did not return from a poll are not seen; record_limit turns prefetch
+	// off).
 	HeldAtCrash int64 `json:"held_at_crash,omitempty"`
 	// LongestIdleNs is its longest gap between consecutive deliveries, and
 	// IdleStartNs the delivery that began it (the idle-gap measure of share
@@ -55,7 +57,7 @@ func (s *MemberShard) Left(ns int64) { s.life.left.Store(ns) }
 // Crashed records the member crashing at ns, with the records it held.
 func (s *MemberShard) Crashed(ns int64) {
 	s.life.crashed.Store(true)
-	s.life.held.Store(s.Delivered.Load() - s.Completed.Load() - s.Released.Load() - s.Rejected.Load())
+	s.life.held.Store(s.polled.Load() - s.Completed.Load() - s.Released.Load() - s.Rejected.Load())
 	s.life.left.Store(ns)
 }
 

@@ -109,6 +109,7 @@ type MemberShard struct {
 	pollSize   *hdrhistogram.Histogram // records per non-empty poll (count, not µs)
 
 	Polls, EmptyPolls atomic.Int64
+	polled            atomic.Int64 // records returned by polls
 	Delivered         atomic.Int64
 	Completed         atomic.Int64 // completions at any time
 	CompletedInWindow atomic.Int64
@@ -179,6 +180,7 @@ func (r *Recorder) MemberShard() *MemberShard {
 // RecordPoll counts one poll that returned n records.
 func (s *MemberShard) RecordPoll(n int) {
 	s.Polls.Add(1)
+	s.polled.Add(int64(n))
 	if n == 0 {
 		s.EmptyPolls.Add(1)
 		return
