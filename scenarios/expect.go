@@ -101,7 +101,7 @@ var expectFieldGroups = []struct {
 	{"lag.", []string{"max", "at_window_end"}},
 	{"event_summary.", []string{"events", "first_record_max_s", "joined_without_records", "rebalance_pauses",
 		"rebalance_pause_total_s", "rebalance_pause_max_s", "redeliveries", "dip_max_percent", "recovery_max_s", "idle_gap_max_s",
-		"after_per_sec", "held_by_crashed", "first_redelivery_max_s", "redeliveries_per_held"}},
+		"after_per_sec", "held_by_crashed", "first_redelivery_max_s", "redeliveries_beyond_held"}},
 }
 
 // resolveField turns a field as written into its full dotted path.
