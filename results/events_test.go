@@ -2,6 +2,7 @@ package results
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -173,5 +174,39 @@ func TestFieldValueEventSummary(t *testing.T) {
 	}
 	if _, ok := FieldValue(RunRecord{}, "event_summary.rebalance_pauses"); ok {
 		t.Error("a run without events has no event_summary")
+	}
+}
+
+// The event report renders in every output: one console line, a summary.md
+// table, an HTML table; share runs say why they show no rebalance pause.
+func TestEventRendering(t *testing.T) {
+	r := RunRecord{RunID: "r02-share", ConsumerType: "share", Events: []EventReport{{
+		Event:          Event{AtSec: 8, Action: "join", Label: "join 1", Target: "members 2", Members: []int{2}},
+		BaselinePerSec: 200, DipPercent: 0, RecoverySec: fptr(0), FirstRecord: []MemberFirstRecord{{Member: 2, Sec: fptr(0.31)}},
+		IdleGapMaxSec: 0.4,
+	}}}
+	line := EventLine(r, r.Events[0])
+	for _, want := range []string{"+8.0s join 1 (members 2)", "baseline 200.0/s", "first record m2 0.31s",
+		"rebalance pauses 0 (share groups do not revoke; longest member idle gap 0.4s)"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("line %q lacks %q", line, want)
+		}
+	}
+	var md, html, con strings.Builder
+	if err := WriteMarkdown(&md, []RunRecord{r}, Campaign{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "## Events") || !strings.Contains(md.String(), "| r02-share | +8.0s | join 1 |") {
+		t.Errorf("summary.md has no events table:\n%s", md.String())
+	}
+	if err := WriteHTML(&html, "", []RunRecord{r}, Campaign{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(html.String(), `data-table="events"`) || !strings.Contains(html.String(), "m2 0.31s") {
+		t.Error("report.html has no events table")
+	}
+	WriteEvents(&con, []RunRecord{r, {RunID: "r01"}})
+	if got := strings.Count(con.String(), "\n"); got != 2 {
+		t.Errorf("console: %d lines, want a header and one event:\n%s", got, con.String())
 	}
 }
