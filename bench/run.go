@@ -338,6 +338,7 @@ func (r *runState) measured() *Measured {
 	if len(r.spec.Events) > 0 {
 		thirds = [3]int64{} // intentional dips are not a short warm-up
 		rr.Events, rr.EventSummary = eventReports(r.spec, r.series, r.start, r.window, r.events, m)
+		rr.Members = results.MemberLives(m.Members, r.window)
 	}
 	fillGauges(r.series, r.scraper, r.lag, r.procs)
 	rr.Validity = results.Check(results.ValidityInput{

@@ -210,3 +210,14 @@ func TestEventRendering(t *testing.T) {
 		t.Errorf("console: %d lines, want a header and one event:\n%s", got, con.String())
 	}
 }
+
+func TestMemberLives(t *testing.T) {
+	w := Window{Start: 10 * sec}
+	got := MemberLives([]MemberTimes{{ID: 3, JoinNs: 12 * sec, FirstDeliveryNs: 12*sec + sec/2, LeftNs: 15 * sec, Crashed: true, HeldAtCrash: 4}}, w)
+	if g := got[0]; g.ID != 3 || g.JoinS != 2 || !sameF(g.FirstRecordS, fptr(2.5)) || !sameF(g.LeftS, fptr(5)) || !g.Crashed || g.HeldAtCrash != 4 {
+		t.Errorf("%+v", g)
+	}
+	if got := MemberLives([]MemberTimes{{JoinNs: 9 * sec}}, w)[0]; got.JoinS != -1 || got.FirstRecordS != nil || got.LeftS != nil {
+		t.Errorf("before the window, no record, not left: %+v", got)
+	}
+}

@@ -32,6 +32,9 @@ type RunRecord struct {
 	// EventSummary aggregates them (absent without events).
 	Events       []EventReport `json:"events,omitempty"`
 	EventSummary *EventSummary `json:"event_summary,omitempty"`
+	// Members are the members' join, first record and leave times (runs
+	// with events).
+	Members []MemberLife `json:"members,omitempty"`
 	Environment  Environment   `json:"environment"`
 	Errors       []string      `json:"errors,omitempty"`
 	Files        []string      `json:"files"` // files written beside run.json
