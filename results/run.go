@@ -34,11 +34,11 @@ type RunRecord struct {
 	EventSummary *EventSummary `json:"event_summary,omitempty"`
 	// Members are the members' join, first record and leave times (runs
 	// with events).
-	Members []MemberLife `json:"members,omitempty"`
-	Environment  Environment   `json:"environment"`
-	Errors       []string      `json:"errors,omitempty"`
-	Files        []string      `json:"files"` // files written beside run.json
-	Elapsed      time.Duration `json:"-"`
+	Members     []MemberLife  `json:"members,omitempty"`
+	Environment Environment   `json:"environment"`
+	Errors      []string      `json:"errors,omitempty"`
+	Files       []string      `json:"files"` // files written beside run.json
+	Elapsed     time.Duration `json:"-"`
 }
 
 // Phases are the run's phase lengths in seconds.
