@@ -2,6 +2,8 @@ package results
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -219,5 +221,35 @@ func TestMemberLives(t *testing.T) {
 	}
 	if got := MemberLives([]MemberTimes{{JoinNs: 9 * sec}}, w)[0]; got.JoinS != -1 || got.FirstRecordS != nil || got.LeftS != nil {
 		t.Errorf("before the window, no record, not left: %+v", got)
+	}
+}
+
+// Events are shaded on the throughput chart of report.html.
+func TestEventBandsOnThroughputChart(t *testing.T) {
+	dir := t.TempDir()
+	s := NewSeries(0, 20)
+	for i := range 20 {
+		s.Add(Completed, int64(i)*sec, 100)
+	}
+	runDir := filepath.Join(dir, "runs", "r1")
+	if err := os.MkdirAll(runDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(runDir, "timeseries.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WriteCSV(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r := RunRecord{RunID: "r1", ConsumerType: "share", Phases: Phases{WindowStartSec: 4, WarmupSec: 2, MeasureSec: 12},
+		Events: []EventReport{{Event: Event{Label: "slow ×2 for 3s"}, StartSec: 3, EndSec: 6}}}
+	var b strings.Builder
+	if err := WriteHTML(&b, dir, []RunRecord{r}, Campaign{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `data-band="event-1" data-start-s="7.0" data-end-s="10.0"`) {
+		t.Errorf("no event band at 7–10 s on the chart")
 	}
 }
