@@ -62,8 +62,8 @@ type EventReport struct {
 	// RecoverySec is from the event (the end of a timed event: start +
 	// duration, or when the fault was undone if later) to the start of the
 	// first of 3 consecutive seconds at ≥ 90 % of the baseline after the
-	// dip's lowest second (0 when no second fell below 90 %); nil: not
-	// recovered before the window ended.
+	// first second below 90 % from then on (0 when none fell below); nil:
+	// not recovered before the window ended.
 	RecoverySec *float64 `json:"recovery_s"`
 	// FirstRecord lists, for a join, each new member's join request → its
 	// first delivered record (nil: none in the run).
@@ -176,13 +176,14 @@ func AnalyzeEvents(in EventInput) []EventReport {
 		}
 		redeliverTo := windowEnd
 		if r.BaselinePerSec > 0 {
-			from := sec(ref) // no dip below the threshold: recovered at once
-			if r.LowestPerSec < recoveryFraction*r.BaselinePerSec {
-				for i := b; i < max(limit, b+1); i++ {
-					if count(in.Completed, i) == lowest {
-						from = max(from, i+1) // recovery comes after the dip's lowest second
-						break
-					}
+			// Recovery is counted after the first second below the
+			// threshold from ref on, in the effect span (none: recovered
+			// at once).
+			from := sec(ref)
+			for i := sec(ref); i < max(limit, b+1); i++ {
+				if float64(count(in.Completed, i)) < recoveryFraction*r.BaselinePerSec {
+					from = i + 1
+					break
 				}
 			}
 			for i := from; i+recoverySeconds <= windowEnd; i++ {
