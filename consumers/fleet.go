@@ -185,21 +185,6 @@ func (m *member) clientOpts() []kgo.Opt {
 	return append(opts, kgo.BlockRebalanceOnPoll(), kgo.OnPartitionsRevoked(m.lost))
 }
 
-// assigned and lost feed the fleet's rebalance watch (consumer groups).
-func (m *member) assigned(_ context.Context, _ *kgo.Client, got map[string][]int32) {
-	if m.rebal != nil {
-		m.rebal.assigned(m.id, got[m.c.Topic])
-	}
-}
-
-// lost forgets partitions revoked from or lost by the member.
-func (m *member) lost(ctx context.Context, cl *kgo.Client, gone map[string][]int32) {
-	if m.rebal != nil && !m.crashed.Load() {
-		m.rebal.revoked(m.id, gone[m.c.Topic])
-	}
-	m.forget(ctx, cl, gone)
-}
-
 func (m *member) forget(_ context.Context, _ *kgo.Client, lost map[string][]int32) {
 	m.offsets.forget(lost[m.c.Topic])
 	if m.c.Continuous {
@@ -530,24 +515,6 @@ func (m *member) close() {
 		m.cl.AllowRebalance()
 	}
 	m.cl.Close()
-}
-
-// closeCrashed closes a crashed member's client: its dials fail, so the
-// leave and release requests Close sends fail fast; d bounds the wait all the
-// same, and the Close goroutine ends when Close returns.
-func (m *member) closeCrashed(d time.Duration) {
-	if !m.c.Share {
-		m.cl.AllowRebalance()
-	}
-	closed := make(chan struct{})
-	go func() {
-		m.cl.Close()
-		close(closed)
-	}()
-	select {
-	case <-closed:
-	case <-time.After(d):
-	}
 }
 
 // sleepCtx sleeps d unless ctx ends first; it reports whether it slept fully.

@@ -132,128 +132,150 @@ const (
 // AnalyzeEvents computes each event's report from the run's series and
 // member data.
 func AnalyzeEvents(in EventInput) []EventReport {
-	sec := func(ns int64) int { return int(math.Floor(float64(ns-in.SeriesStart) / 1e9)) }
-	at := func(i int) int64 { return in.SeriesStart + int64(i)*int64(time.Second) }
-	count := func(c []int64, i int) int64 {
-		if i < 0 || i >= len(c) {
-			return 0
-		}
-		return c[i]
-	}
-	windowEnd := sec(in.Window.End) // the second holding the window's end is partial
-	loadFirst := sec(in.LoadStart) + 1
+	a := eventAnalysis{in: in}
 	out := make([]EventReport, len(in.Events))
 	for k, e := range in.Events {
-		r := EventReport{Event: e, StartSec: float64(e.StartNs-in.Window.Start) / 1e9}
-		if e.EndNs > 0 {
-			r.EndSec = float64(max(e.EndNs, e.StartNs+int64(e.Duration))-in.Window.Start) / 1e9
-		}
-		b := sec(e.StartNs)
-		limit := windowEnd
+		spanEnd := a.sec(in.Window.End) // the second holding the window's end is partial
 		if k+1 < len(in.Events) {
-			limit = min(limit, max(sec(in.Events[k+1].StartNs), b+1))
+			spanEnd = min(spanEnd, a.sec(in.Events[k+1].StartNs))
 		}
-		var sum int64
-		n := 0
-		for i := max(b-baselineSeconds, loadFirst); i < b; i++ {
-			sum += count(in.Completed, i)
-			n++
-		}
-		if n > 0 {
-			r.BaselinePerSec = float64(sum) / float64(n)
-		}
-		lowest := int64(math.MaxInt64)
-		for i := b; i < max(limit, b+1); i++ {
-			lowest = min(lowest, count(in.Completed, i))
-		}
-		r.LowestPerSec = float64(lowest)
-		if r.BaselinePerSec > 0 {
-			r.DipPercent = max(0, 1-r.LowestPerSec/r.BaselinePerSec) * 100
-		}
-		ref := e.StartNs
-		if e.Duration > 0 {
-			ref = max(e.StartNs+int64(e.Duration), e.EndNs)
-		}
-		redeliverTo := windowEnd
-		if r.BaselinePerSec > 0 {
-			// Recovery is counted after the first second below the
-			// threshold from ref on, in the effect span (none: recovered
-			// at once).
-			from := sec(ref)
-			for i := sec(ref); i < max(limit, b+1); i++ {
-				if float64(count(in.Completed, i)) < recoveryFraction*r.BaselinePerSec {
-					from = i + 1
-					break
-				}
-			}
-			for i := from; i+recoverySeconds <= windowEnd; i++ {
-				ok := true
-				for j := i; j < i+recoverySeconds; j++ {
-					ok = ok && float64(count(in.Completed, j)) >= recoveryFraction*r.BaselinePerSec
-				}
-				if ok {
-					v := max(0, float64(at(i)-ref)/1e9)
-					r.RecoverySec = &v
-					redeliverTo = i + recoverySeconds
-					break
-				}
-			}
-		}
-		if e.Action == "crash" {
-			redeliverTo = max(redeliverTo, sec(ref+int64(in.CrashGrace))+1)
-		}
-		for i := b; i < redeliverTo; i++ {
-			r.Redeliveries += count(in.Redelivered, i)
-			if r.FirstRedeliverySec == nil && count(in.Redelivered, i) > 0 {
-				v := max(0, float64(at(i)-e.StartNs)/1e9)
-				r.FirstRedeliverySec = &v
-			}
-		}
-		n = 0
-		sum = 0
-		for i := max(limit-baselineSeconds, b+1); i < limit; i++ {
-			sum += count(in.Completed, i)
-			n++
-		}
-		if n > 0 {
-			r.AfterPerSec = float64(sum) / float64(n)
-		}
-		spanEnd := at(max(limit, b+1))
-		for _, p := range in.Pauses {
-			if p.StartNs >= e.StartNs && p.StartNs < spanEnd {
-				d := float64(p.EndNs-p.StartNs) / 1e9
-				r.RebalancePauses++
-				r.RebalancePauseSec += d
-				r.RebalancePauseMaxS = max(r.RebalancePauseMaxS, d)
-			}
-		}
-		for _, m := range in.Members {
-			if m.IdleStartNs >= e.StartNs && m.IdleStartNs < spanEnd {
-				r.IdleGapMaxSec = max(r.IdleGapMaxSec, float64(m.LongestIdleNs)/1e9)
-			}
-		}
-		if e.Action == "crash" {
-			for _, m := range in.Members {
-				if slices.Contains(e.Members, m.ID) {
-					r.HeldByCrashed += m.HeldAtCrash
-				}
-			}
-		}
-		if e.Action == "join" {
-			for _, id := range e.Members {
-				fr := MemberFirstRecord{Member: id}
-				for _, m := range in.Members {
-					if m.ID == id && m.FirstDeliveryNs > 0 {
-						v := float64(m.FirstDeliveryNs-m.JoinNs) / 1e9
-						fr.Sec = &v
-					}
-				}
-				r.FirstRecord = append(r.FirstRecord, fr)
-			}
-		}
-		out[k] = r
+		out[k] = a.event(e, max(spanEnd, a.sec(e.StartNs)+1))
 	}
 	return out
+}
+
+// eventAnalysis reads one run's series in whole seconds.
+type eventAnalysis struct{ in EventInput }
+
+// sec is the series second holding ns; at is the start of second i.
+func (a eventAnalysis) sec(ns int64) int {
+	return int(math.Floor(float64(ns-a.in.SeriesStart) / 1e9))
+}
+func (a eventAnalysis) at(i int) int64 { return a.in.SeriesStart + int64(i)*int64(time.Second) }
+
+// count is c[i], 0 outside the series.
+func count(c []int64, i int) int64 {
+	if i < 0 || i >= len(c) {
+		return 0
+	}
+	return c[i]
+}
+
+// meanCount is the mean count over seconds [from, to); 0 for none.
+func meanCount(c []int64, from, to int) float64 {
+	var sum int64
+	for i := from; i < to; i++ {
+		sum += count(c, i)
+	}
+	if to <= from {
+		return 0
+	}
+	return float64(sum) / float64(to-from)
+}
+
+// event reports one event whose effect span is seconds [b, spanEnd).
+func (a eventAnalysis) event(e Event, spanEnd int) EventReport {
+	in := a.in
+	r := EventReport{Event: e, StartSec: float64(e.StartNs-in.Window.Start) / 1e9}
+	if e.EndNs > 0 {
+		r.EndSec = float64(max(e.EndNs, e.StartNs+int64(e.Duration))-in.Window.Start) / 1e9
+	}
+	b := a.sec(e.StartNs)
+	r.BaselinePerSec = meanCount(in.Completed, max(b-baselineSeconds, a.sec(in.LoadStart)+1), b)
+	lowest := int64(math.MaxInt64)
+	for i := b; i < spanEnd; i++ {
+		lowest = min(lowest, count(in.Completed, i))
+	}
+	r.LowestPerSec = float64(lowest)
+	if r.BaselinePerSec > 0 {
+		r.DipPercent = max(0, 1-r.LowestPerSec/r.BaselinePerSec) * 100
+	}
+	r.AfterPerSec = meanCount(in.Completed, max(spanEnd-baselineSeconds, b+1), spanEnd)
+	ref := e.StartNs
+	if e.Duration > 0 {
+		ref = max(e.StartNs+int64(e.Duration), e.EndNs)
+	}
+	redeliverTo := a.sec(in.Window.End)
+	if rec, ok := a.recovery(r.BaselinePerSec, ref, spanEnd); ok {
+		v := max(0, float64(a.at(rec)-ref)/1e9)
+		r.RecoverySec = &v
+		redeliverTo = rec + recoverySeconds
+	}
+	if e.Action == "crash" {
+		redeliverTo = max(redeliverTo, a.sec(ref+int64(in.CrashGrace))+1)
+		for _, m := range in.Members {
+			if slices.Contains(e.Members, m.ID) {
+				r.HeldByCrashed += m.HeldAtCrash
+			}
+		}
+	}
+	for i := b; i < redeliverTo; i++ {
+		r.Redeliveries += count(in.Redelivered, i)
+		if r.FirstRedeliverySec == nil && count(in.Redelivered, i) > 0 {
+			v := max(0, float64(a.at(i)-e.StartNs)/1e9)
+			r.FirstRedeliverySec = &v
+		}
+	}
+	a.members(&r, e, a.at(spanEnd))
+	return r
+}
+
+// recovery returns the second that starts the first 3 consecutive seconds
+// at ≥ 90 % of the baseline after the first second below it in the span
+// (from ref on); none below: ref's second.
+func (a eventAnalysis) recovery(baseline float64, ref int64, spanEnd int) (int, bool) {
+	if baseline <= 0 {
+		return 0, false
+	}
+	good := func(i int) bool { return float64(count(a.in.Completed, i)) >= recoveryFraction*baseline }
+	from := a.sec(ref)
+	for i := from; i < spanEnd; i++ {
+		if !good(i) {
+			from = i + 1
+			break
+		}
+	}
+	for i := from; i+recoverySeconds <= a.sec(a.in.Window.End); i++ {
+		ok := true
+		for j := i; j < i+recoverySeconds; j++ {
+			ok = ok && good(j)
+		}
+		if ok {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// members fills the figures from the members' own data: rebalance pauses
+// and idle gaps that began in the span, and a join's first records.
+func (a eventAnalysis) members(r *EventReport, e Event, spanEnd int64) {
+	for _, p := range a.in.Pauses {
+		if p.StartNs >= e.StartNs && p.StartNs < spanEnd {
+			d := float64(p.EndNs-p.StartNs) / 1e9
+			r.RebalancePauses++
+			r.RebalancePauseSec += d
+			r.RebalancePauseMaxS = max(r.RebalancePauseMaxS, d)
+		}
+	}
+	for _, m := range a.in.Members {
+		if m.IdleStartNs >= e.StartNs && m.IdleStartNs < spanEnd {
+			r.IdleGapMaxSec = max(r.IdleGapMaxSec, float64(m.LongestIdleNs)/1e9)
+		}
+	}
+	if e.Action != "join" {
+		return
+	}
+	for _, id := range e.Members {
+		fr := MemberFirstRecord{Member: id}
+		for _, m := range a.in.Members {
+			if m.ID == id && m.FirstDeliveryNs > 0 {
+				v := float64(m.FirstDeliveryNs-m.JoinNs) / 1e9
+				fr.Sec = &v
+			}
+		}
+		r.FirstRecord = append(r.FirstRecord, fr)
+	}
 }
 
 // SummarizeEvents aggregates the reports and the run's pauses.
