@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -45,6 +46,7 @@ type eventRunner struct {
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	out    []results.Event
+	down   []int // brokers killed for the rest of the run (broker_kill, duration 0)
 }
 
 // start fires every event at windowStart + at (Clock ns) until stop.
@@ -145,6 +147,12 @@ func (r *eventRunner) brokerFault(ctx context.Context, e scenarios.Event) (strin
 		do = f.KillBroker
 		if e.Duration > 0 {
 			undo = f.StartBroker
+		} else {
+			defer func() {
+				r.mu.Lock()
+				r.down = append(r.down, node)
+				r.mu.Unlock()
+			}()
 		}
 	case scenarios.ActionBrokerPause:
 		do, undo = f.PauseBroker, f.ResumeBroker
@@ -166,6 +174,31 @@ func (r *eventRunner) brokerFault(ctx context.Context, e scenarios.Event) (strin
 		return target, fmt.Errorf("%s %s: undo: %w", e.Action, target, err)
 	}
 	return target, nil
+}
+
+// restartKilled starts the brokers killed for the rest of the run again
+// (after the drain), so the next run on the cluster finds every broker up.
+func (r *eventRunner) restartKilled(ctx context.Context) error {
+	r.mu.Lock()
+	down := slices.Clone(r.down)
+	r.down = nil
+	r.mu.Unlock()
+	if len(down) == 0 {
+		return nil
+	}
+	f, err := r.faults()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, node := range down {
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+		if err := f.StartBroker(uctx, node); err != nil {
+			errs = append(errs, fmt.Errorf("restart broker %d after the run: %w", node, err))
+		}
+		cancel()
+	}
+	return errors.Join(errs...)
 }
 
 // resolveBroker turns an event's broker into a node id: a number as given,

@@ -105,6 +105,13 @@ func TestEventRunnerDispatch(t *testing.T) {
 	if calls := log.get(); !slices.Equal(calls, want) {
 		t.Errorf("calls %v, want %v", calls, want)
 	}
+	// broker 1 was killed for the rest of the run: started after it.
+	if err := r.restartKilled(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if calls := log.get(); calls[len(calls)-1] != "start 1" {
+		t.Errorf("after the run: calls %v, want a final start 1", calls)
+	}
 	if got[0].Target != "members 2,3" || !slices.Equal(got[0].Members, []int{2, 3}) {
 		t.Errorf("join recorded %+v", got[0])
 	}

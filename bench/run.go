@@ -100,6 +100,11 @@ func (r *runState) produceAndDrain(ctx context.Context, pcfg producer.Config) er
 	}
 	r.stopEvents() // before the drain: timed faults are undone first
 	r.drainThenStop(ctx, stopConsumers)
+	if r.runner != nil {
+		if err := r.runner.restartKilled(ctx); err != nil {
+			r.errs = append(r.errs, err.Error())
+		}
+	}
 	return nil
 }
 
