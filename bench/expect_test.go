@@ -10,7 +10,9 @@ import (
 // TestExpectFieldsResolve keeps the scenarios vocabulary and run.json in
 // step: every field a scenario may name must read as a number from a run.
 func TestExpectFieldsResolve(t *testing.T) {
-	r := results.RunRecord{Audit: results.Audit{Produced: 100, Archived: 2}}
+	v := 1.0
+	r := results.RunRecord{Audit: results.Audit{Produced: 100, Archived: 2},
+		EventSummary: &results.EventSummary{FirstRecordMaxSec: &v, RecoveryMaxSec: &v, FirstRedeliveryMaxSec: &v}}
 	for _, f := range scenarios.ExpectFields() {
 		if _, ok := results.FieldValue(r, f); !ok {
 			t.Errorf("expectation field %s does not resolve on a RunRecord", f)
