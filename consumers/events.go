@@ -89,6 +89,9 @@ func (f *Fleet) Join(n int) []int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var ids []int
+	if f.gctx.Err() != nil {
+		return nil // the fleet is stopping: Wait may be returning
+	}
 	for range n {
 		id := f.nextID
 		ids = append(ids, id)
