@@ -99,7 +99,7 @@ func writeMarkdownEvents(w io.Writer, runs []RunRecord) {
 	}
 	fmt.Fprintln(w, "## Events")
 	fmt.Fprintln(w)
-	mdHeader(w, "l", eventHeader...)
+	mdHeader(w, "---", eventHeader...)
 	for _, r := range runs {
 		for _, e := range r.Events {
 			mdRow(w, eventRow(r, e)...)

@@ -198,7 +198,8 @@ func TestEventRendering(t *testing.T) {
 	if err := WriteMarkdown(&md, []RunRecord{r}, Campaign{}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(md.String(), "## Events") || !strings.Contains(md.String(), "| r02-share | +8.0s | join 1 |") {
+	if !strings.Contains(md.String(), "## Events") || !strings.Contains(md.String(), "| r02-share | +8.0s | join 1 |") ||
+		!strings.Contains(md.String(), "| --- | --- | --- |") {
 		t.Errorf("summary.md has no events table:\n%s", md.String())
 	}
 	if err := WriteHTML(&html, "", []RunRecord{r}, Campaign{}); err != nil {
