@@ -11,7 +11,9 @@ import (
 // step: every field a scenario may name must read as a number from a run.
 func TestExpectFieldsResolve(t *testing.T) {
 	// max_rate.* exists on load_mode max_rate runs only (a pointer in RunRecord).
-	r := results.RunRecord{Audit: results.Audit{Produced: 100, Archived: 2}, MaxRate: &results.MaxRateResult{}}
+	v := 1.0
+	r := results.RunRecord{Audit: results.Audit{Produced: 100, Archived: 2}, MaxRate: &results.MaxRateResult{},
+		EventSummary: &results.EventSummary{FirstRecordMaxSec: &v, RecoveryMaxSec: &v, FirstRedeliveryMaxSec: &v}}
 	for _, f := range scenarios.ExpectFields() {
 		if _, ok := results.FieldValue(r, f); !ok {
 			t.Errorf("expectation field %s does not resolve on a RunRecord", f)

@@ -32,6 +32,13 @@ func testLog(t *testing.T) io.Writer {
 
 func runSpec(t *testing.T, s scenarios.RunSpec, id string) results.RunRecord {
 	t.Helper()
+	return runMeasured(t, s, id).Record
+}
+
+// runMeasured runs one spec on the shared broker, checks what every run
+// must satisfy, and returns the measurements.
+func runMeasured(t *testing.T, s scenarios.RunSpec, id string) *Measured {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	m, err := RunOne(ctx, needKafka(t), s, id, testLog(t))
@@ -57,7 +64,7 @@ func runSpec(t *testing.T, s scenarios.RunSpec, id string) results.RunRecord {
 		t.Errorf("%s: environment %+v", id, r.Environment)
 	}
 	checkGauges(t, id, m, s)
-	return r
+	return m
 }
 
 // checkGauges: every gauge of timeseries.csv has a reading in most seconds

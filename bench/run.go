@@ -77,12 +77,22 @@ func (r *runState) produceAndDrain(ctx context.Context, pcfg producer.Config) er
 	cctx, stopConsumers := context.WithCancel(ctx)
 	defer stopConsumers()
 	ccfg := consumerConfig(r.spec, r.cl.Bootstrap(), r.topic, r.group)
-	go func() { r.consumerErr <- consumers.Run(cctx, ccfg, r.rec) }()
+	fleet, err := consumers.Start(cctx, ccfg, r.rec)
+	if err != nil {
+		return err
+	}
+	go func() { r.consumerErr <- fleet.Wait() }()
 	if err := r.waitGroupReady(ctx); err != nil {
 		return err
 	}
 
 	r.openWindow(ctx, &pcfg)
+	if len(r.spec.Events) > 0 {
+		r.runner = &eventRunner{events: r.spec.Events, fleet: fleet, clock: r.clock, log: r.log,
+			faults: func() (infra.Faults, error) { return infra.FaultsOf(r.cl) }, broker: r.resolveBroker}
+		r.runner.start(ctx, r.window.Start)
+		defer r.stopEvents() // on every path: no broker stays paused or cut off
+	}
 	defer r.scraper.Stop()
 	defer r.lag.Stop()
 	if live := harnessMetrics(ctx); live != nil {
@@ -91,8 +101,21 @@ func (r *runState) produceAndDrain(ctx context.Context, pcfg producer.Config) er
 	if err := producer.Run(ctx, pcfg, r.rec); err != nil {
 		return fmt.Errorf("producers: %w", err)
 	}
+	r.stopEvents() // before the drain: timed faults are undone first
 	r.drainThenStop(ctx, stopConsumers)
+	if r.runner != nil {
+		if err := r.runner.restartKilled(ctx); err != nil {
+			r.errs = append(r.errs, err.Error())
+		}
+	}
 	return nil
+}
+
+// stopEvents stops the event runner once and keeps what it recorded.
+func (r *runState) stopEvents() {
+	if r.runner != nil && r.events == nil {
+		r.events = r.runner.stop()
+	}
 }
 
 // fillThenDrain is load_mode backlog: the producers send backlog_records as
@@ -173,6 +196,8 @@ type runState struct {
 	readySec, drainSec float64
 	fillSec            float64 // load_mode backlog
 	progress           runProgress
+	runner             *eventRunner
+	events             []results.Event
 	drainErr           error
 	errs               []string
 }
@@ -317,6 +342,11 @@ func (r *runState) measured() *Measured {
 	rr.Lag = r.lag.Summary(r.clock.Time(r.window.End))
 	if rr.Lag.Samples > 0 {
 		rr.Lag.DrainEstimateSec = results.DrainEstimate(rr.Lag.AtWindowEnd, rr.Throughput.ProducedPerSec, rr.Throughput.CompletedPerSec)
+	}
+	if len(r.spec.Events) > 0 {
+		thirds = [3]int64{} // intentional dips are not a short warm-up
+		rr.Events, rr.EventSummary = eventReports(r.spec, r.series, r.start, r.window, r.events, m)
+		rr.Members = results.MemberLives(m.Members, r.window)
 	}
 	fillGauges(r.series, r.scraper, r.lag, r.procs)
 	rr.Validity = results.Check(results.ValidityInput{

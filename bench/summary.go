@@ -3,7 +3,10 @@ package bench
 import (
 	"os"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sharebench/sharebench/consumers"
 	"github.com/sharebench/sharebench/infra"
@@ -33,7 +36,45 @@ func consumerConfig(s scenarios.RunSpec, brokers []string, topic, group string) 
 		DeliveryLimit: s.DeliveryCountLimit(),
 		Renew:         s.Renew == "auto",
 		Continuous:    s.Style == "continuous", MaxInFlight: s.MaxInFlight,
+		SessionTimeout: sessionTimeout(s),
 	}
+}
+
+// defaultMinSessionTimeout is Kafka's group.min.session.timeout.ms default.
+const defaultMinSessionTimeout = 6 * time.Second
+
+// sessionTimeout is the consumer-group session timeout of a run that
+// crashes members: the broker's minimum (group.min.session.timeout.ms from
+// broker_config, else Kafka's 6 s), so a crashed member's partitions move
+// soon; 0 (franz-go's 45 s) otherwise. The harness uses the classic group
+// protocol (franz-go without ServerSideBalancer).
+func sessionTimeout(s scenarios.RunSpec) time.Duration {
+	if s.ConsumerType == "share" || !slices.ContainsFunc(s.Events, func(e scenarios.Event) bool { return e.Action == scenarios.ActionCrash }) {
+		return 0
+	}
+	if ms, err := strconv.Atoi(s.BrokerConfig["group.min.session.timeout.ms"]); err == nil && ms > 0 {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return defaultMinSessionTimeout
+}
+
+// eventReports analyses the run's events (see results.AnalyzeEvents).
+func eventReports(s scenarios.RunSpec, series *results.Series, loadStart int64, w results.Window, events []results.Event, m results.Merged) ([]results.EventReport, *results.EventSummary) {
+	n := series.Len()
+	completed, redelivered := make([]int64, n), make([]int64, n)
+	for i := range n {
+		completed[i] = series.Count(results.Completed, i)
+		redelivered[i] = series.Count(results.Redelivered, i)
+	}
+	grace := s.RecordLockDuration()
+	if s.ConsumerType != "share" {
+		grace = sessionTimeout(s)
+	}
+	reports := results.AnalyzeEvents(results.EventInput{Completed: completed, Redelivered: redelivered,
+		SeriesStart: series.Start(), LoadStart: loadStart, Window: w, Events: events, Members: m.Members,
+		Pauses: m.Pauses, Share: s.ConsumerType == "share", CrashGrace: grace})
+	sum := results.SummarizeEvents(reports, m.Pauses)
+	return reports, &sum
 }
 
 // summarize turns a run's merged measurements into its record.
@@ -72,7 +113,8 @@ func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit result
 		r.Outcomes.DeliveryCounts = trimZeros(m.DeliveryCounts[:])
 	}
 	r.Ceiling = results.ComputeCeiling(results.CeilingInput{
-		Share: s.ConsumerType == "share", Members: s.Members, Workers: s.Workers, Partitions: s.Partitions,
+		// With joins the largest membership: an upper bound over the window.
+		Share: s.ConsumerType == "share", Members: s.MaxMembers(), Workers: s.Workers, Partitions: s.Partitions,
 		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
 		ProducerRate: s.Rate, RecordLocks: s.RecordLocks(), HoldMs: r.Latency.HoldMs.Mean,
 	}).WithMeasured(r.Throughput.CompletedPerSec)

@@ -42,7 +42,7 @@ func (m *member) runContinuous(ctx context.Context, rngs []*rand.Rand) error {
 		defer t.Stop()
 		for {
 			select {
-			case <-ctx.Done():
+			case <-m.pollCtx.Done():
 				return
 			case <-t.C:
 				m.commitDone(context.WithoutCancel(ctx), false)
@@ -55,19 +55,19 @@ func (m *member) runContinuous(ctx context.Context, rngs []*rand.Rand) error {
 		<-commitDone
 		m.commitDone(context.Background(), false) // what finished last; close() commits it synchronously
 	}()
-	for ctx.Err() == nil {
+	for m.pollCtx.Err() == nil {
 		free := limit - len(slots)
 		if free == 0 {
 			// Full: wait for a worker to finish a record.
 			select {
 			case slots <- struct{}{}:
 				<-slots
-			case <-ctx.Done():
+			case <-m.pollCtx.Done():
 			}
 			continue
 		}
-		recs, err := m.pollN(ctx, min(free, m.c.MaxPollRecords))
-		if ctx.Err() != nil {
+		recs, err := m.pollN(m.pollCtx, min(free, m.c.MaxPollRecords))
+		if m.pollCtx.Err() != nil {
 			break
 		}
 		if err != nil {
@@ -88,6 +88,9 @@ func (m *member) runContinuous(ctx context.Context, rngs []*rand.Rand) error {
 // commitDone commits every partition's completed prefix and records the
 // finished records it covers as completed (or dead-lettered) now.
 func (m *member) commitDone(ctx context.Context, sync bool) {
+	if m.crashed.Load() {
+		return
+	}
 	points := m.offsets.committable()
 	if len(points) == 0 {
 		return

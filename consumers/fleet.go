@@ -11,7 +11,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/sharebench/sharebench/results"
 )
@@ -59,36 +58,11 @@ type Config struct {
 	MaxInFlight int
 	// CloseTimeout bounds the final commit/ack flush on shutdown (default 10s).
 	CloseTimeout time.Duration
-}
-
-// Run starts the fleet and consumes until ctx ends, then flushes
-// acknowledgements/commits and leaves the group. It returns the first member
-// error other than the context ending.
-func Run(ctx context.Context, c Config, rec *results.Recorder) error {
-	sampler, err := NewSampler(c.Processing)
-	if err != nil {
-		return err
-	}
-	if c.Members < 1 || c.Workers < 1 || c.MaxPollRecords < 1 {
-		return fmt.Errorf("consumers: members, workers and max_poll_records must be ≥ 1, got %d, %d, %d",
-			c.Members, c.Workers, c.MaxPollRecords)
-	}
-	if c.Continuous && c.Share {
-		return errors.New("consumers: style continuous is for consumer groups: franz-go ACCEPTs every record of " +
-			"the previous share poll that has no terminal acknowledgement yet, so polling while records are processed would accept them unprocessed")
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	for i := range c.Members {
-		m := &member{id: i, c: c, sampler: sampler, rec: rec, shard: rec.MemberShard()}
-		g.Go(func() error {
-			err := m.run(gctx)
-			if err != nil && !errors.Is(err, context.Canceled) {
-				return fmt.Errorf("member %d: %w", i, err)
-			}
-			return nil
-		})
-	}
-	return g.Wait()
+	// SessionTimeout is the consumer group's session.timeout.ms (0: franz-go's
+	// 45s); a crashed member's partitions move after it. It must lie within
+	// the broker's group.min/max.session.timeout.ms (6s–30min by default).
+	// The heartbeat interval is a third of it.
+	SessionTimeout time.Duration
 }
 
 // member is one group member: a client, its poll loop and its workers.
@@ -109,6 +83,16 @@ type member struct {
 	// the largest deadline − poll time over its polls, a lower bound of the
 	// broker's lock duration. Renewal deadlines are estimated with it.
 	lockNs atomic.Int64
+
+	// Scale events (see Fleet).
+	slow        *slowState
+	rebal       *rebalanceWatch
+	pollCtx     context.Context // ends when the member should stop polling (Leave) or stop
+	stopPolling context.CancelFunc
+	stop        context.CancelFunc // ends the member at once (Crash)
+	dialer      *crashDialer
+	crashed     atomic.Bool
+	exited      chan struct{}
 }
 
 // outcome is what a worker did with one record.
@@ -145,10 +129,10 @@ func (m *member) run(ctx context.Context) error {
 	if m.c.Continuous {
 		return m.runContinuous(ctx, workerRNGs)
 	}
-	for ctx.Err() == nil {
-		recs, err := m.poll(ctx)
-		if ctx.Err() != nil {
-			break // the poll that shutdown cut short is not a poll of the run
+	for m.pollCtx.Err() == nil {
+		recs, err := m.poll(m.pollCtx)
+		if m.pollCtx.Err() != nil {
+			break // the poll that shutdown (or leaving) cut short is not a poll of the run
 		}
 		if err != nil {
 			// franz-go retries what can be retried; what reaches us is
@@ -170,12 +154,13 @@ func (m *member) run(ctx context.Context) error {
 }
 
 func (m *member) clientOpts() []kgo.Opt {
-	opts := []kgo.Opt{kgo.SeedBrokers(m.c.Brokers...), kgo.ConsumeTopics(m.c.Topic), kgo.ClientID(fmt.Sprintf("sharebench-%d", m.id))}
+	opts := []kgo.Opt{kgo.SeedBrokers(m.c.Brokers...), kgo.ConsumeTopics(m.c.Topic), kgo.ClientID(fmt.Sprintf("sharebench-%d", m.id)),
+		kgo.Dialer(m.dialer.dial)}
 	if m.c.Share {
 		opts = append(opts, kgo.ShareGroup(m.c.Group), kgo.ShareMaxRecords(int32(m.c.MaxPollRecords)),
 			kgo.ShareAckCallback(func(_ *kgo.Client, res kgo.ShareAckResults) {
 				for _, r := range res {
-					if r.Err != nil {
+					if r.Err != nil && !m.crashed.Load() {
 						m.shard.AckErrors.Add(1)
 					}
 				}
@@ -187,13 +172,17 @@ func (m *member) clientOpts() []kgo.Opt {
 	}
 	m.offsets = newOffsetTracker()
 	opts = append(opts, kgo.ConsumerGroup(m.c.Group), kgo.DisableAutoCommit(),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.OnPartitionsLost(m.forget))
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.OnPartitionsLost(m.lost),
+		kgo.OnPartitionsAssigned(m.assigned))
+	if m.c.SessionTimeout > 0 {
+		opts = append(opts, kgo.SessionTimeout(m.c.SessionTimeout), kgo.HeartbeatInterval(m.c.SessionTimeout/3))
+	}
 	if m.c.Continuous {
 		// Records are in flight across polls, so rebalances cannot wait for
 		// a poll boundary: a revocation commits the completed prefix first.
 		return append(opts, kgo.OnPartitionsRevoked(m.revoked))
 	}
-	return append(opts, kgo.BlockRebalanceOnPoll(), kgo.OnPartitionsRevoked(m.forget))
+	return append(opts, kgo.BlockRebalanceOnPoll(), kgo.OnPartitionsRevoked(m.lost))
 }
 
 func (m *member) forget(_ context.Context, _ *kgo.Client, lost map[string][]int32) {
@@ -212,7 +201,7 @@ func (m *member) forget(_ context.Context, _ *kgo.Client, lost map[string][]int3
 // are redelivered to the next owner.
 func (m *member) revoked(ctx context.Context, cl *kgo.Client, revoked map[string][]int32) {
 	m.commitDone(context.WithoutCancel(ctx), true)
-	m.forget(ctx, cl, revoked)
+	m.lost(ctx, cl, revoked)
 }
 
 // poll returns the next batch. Under batch_optimized the share broker may
@@ -293,7 +282,7 @@ func (m *member) handle(ctx context.Context, h *handled, rng *rand.Rand) {
 	m.shard.RecordDelivery(st, h.r.DeliveryCount(), h.r.Timestamp.UnixNano(), h.delivered)
 	poison := isPoison(st, m.c.PoisonRate)
 	for {
-		if !m.process(ctx, h, m.sampler.Sample(rng)) {
+		if !m.process(ctx, h, m.slow.scale(m.sampler.Sample(rng), m.rec.Clock.Now())) {
 			h.outcome = abandoned
 			return
 		}
@@ -326,6 +315,9 @@ func (m *member) handle(ctx context.Context, h *handled, rng *rand.Rand) {
 
 // ackNow acknowledges one record as its worker finishes (explicit mode).
 func (m *member) ackNow(h *handled) {
+	if m.crashed.Load() {
+		return // nothing reaches the broker any more
+	}
 	now := m.rec.Clock.Now()
 	switch h.outcome {
 	case accepted:
@@ -424,7 +416,7 @@ func (m *member) renew(ctx context.Context, h *handled) {
 // the next poll (so that is when the records complete), explicit share mode
 // has already acknowledged each record.
 func (m *member) settle(ctx context.Context, batch []handled) error {
-	if m.c.Share && m.c.ExplicitAck {
+	if m.c.Share && m.c.ExplicitAck || m.crashed.Load() {
 		return nil
 	}
 	now := m.rec.Clock.Now()
@@ -475,6 +467,9 @@ func (m *member) commitPoints(ctx context.Context, points map[int32]commitPoint,
 		offs[m.c.Topic][p] = kgo.EpochOffset{Epoch: cp.epoch, Offset: cp.offset}
 	}
 	done := func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		if m.crashed.Load() {
+			return // a crashed member's failures are the crash, not errors of the run
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				m.shard.AckErrors.Add(1)
@@ -504,6 +499,10 @@ func (m *member) close() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
+	if m.crashed.Load() {
+		m.closeCrashed(d)
+		return
+	}
 	if m.c.Share {
 		if !m.c.ExplicitAck {
 			m.cl.MarkAcks(kgo.AckAccept) // the implicit ACCEPT of the last, fully processed batch

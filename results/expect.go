@@ -56,6 +56,16 @@ type Measured struct {
 // DerivedFields are expectation fields computed from run.json figures rather
 // than stored in it.
 var DerivedFields = map[string]func(RunRecord) (float64, bool){
+	// event_summary.redeliveries_beyond_held: redeliveries caused by the
+	// events − records the crashed members held (as their clients saw them):
+	// ≥ 0 when every held record came back; records acquired by a fetch
+	// whose response the crashed member never read come back too.
+	"event_summary.redeliveries_beyond_held": func(r RunRecord) (float64, bool) {
+		if r.EventSummary == nil {
+			return 0, false
+		}
+		return float64(r.EventSummary.Redeliveries - r.EventSummary.HeldByCrashed), true
+	},
 	// audit.archived_ratio: archived ÷ produced.
 	"audit.archived_ratio": func(r RunRecord) (float64, bool) {
 		if r.Audit.Produced == 0 {
@@ -322,6 +332,12 @@ func FieldValue(r RunRecord, path string) (float64, bool) {
 			return 0, false
 		}
 		v = f
+	}
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return 0, false
+		}
+		v = v.Elem()
 	}
 	switch v.Kind() {
 	case reflect.Float32, reflect.Float64:

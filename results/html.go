@@ -54,7 +54,8 @@ type htmlRun struct {
 	CeilingBars    []svgBar
 	DeliveryCounts []svgBar
 	Spec, Env      string
-	Notes          []string // files that could not be read
+	Events         [][]string // the events table, one row per event (eventHeader)
+	Notes          []string   // files that could not be read
 }
 
 // svgBar is a horizontal bar segment, in pixels.
@@ -134,6 +135,9 @@ func newHTMLRun(dir string, r RunRecord, color string) htmlRun {
 	hr.AuditBars = auditBars(r.Audit)
 	hr.CeilingBars = ceilingBars(r)
 	hr.DeliveryCounts = deliveryCountBars(r.Outcomes.DeliveryCounts)
+	for _, e := range r.Events {
+		hr.Events = append(hr.Events, eventRow(r, e)[1:])
+	}
 	if dir == "" {
 		return hr
 	}
@@ -141,6 +145,7 @@ func newHTMLRun(dir string, r RunRecord, color string) htmlRun {
 	if t, err := ReadSeriesCSV(filepath.Join(runDir, "timeseries.csv")); err == nil {
 		c := throughputChart(t, r.Ceiling.RecordsPerSec)
 		markPhases(&c, r.Phases, len(t.Rows))
+		markEvents(&c, r, len(t.Rows))
 		hr.Throughput = &c
 		hr.OverTime = gaugeCharts(t, r.Phases)
 	} else {

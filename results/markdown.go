@@ -39,6 +39,7 @@ func WriteMarkdown(w io.Writer, runs []RunRecord, camp Campaign) error {
 	fmt.Fprintln(bw, "## Runs")
 	fmt.Fprintln(bw)
 	writeMarkdownSideBySide(bw, runs)
+	writeMarkdownEvents(bw, runs)
 	writeMarkdownPercentiles(bw, runs)
 	writeMarkdownAudit(bw, runs)
 	writeMarkdownValidity(bw, runs)

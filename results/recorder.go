@@ -33,6 +33,7 @@ type Recorder struct {
 	mu        sync.Mutex
 	producers []*ProducerShard
 	members   []*MemberShard
+	pauses    []RebalancePause
 
 	// Interval logs (.hlog) of the whole run, one-second intervals.
 	completionLog, publishLog *IntervalLog
@@ -108,6 +109,7 @@ type MemberShard struct {
 	pollSize   *hdrhistogram.Histogram // records per non-empty poll (count, not µs)
 
 	Polls, EmptyPolls atomic.Int64
+	polled            atomic.Int64 // records returned by polls
 	Delivered         atomic.Int64
 	Completed         atomic.Int64 // completions at any time
 	CompletedInWindow atomic.Int64
@@ -128,6 +130,7 @@ type MemberShard struct {
 	// latest completion or archive, Clock ns (0: none yet); Recorder.Span
 	// combines them.
 	firstDelivery, lastFinish atomic.Int64
+	life                      memberLife
 }
 
 // Span returns the earliest delivery and the latest finish (completion or
@@ -177,6 +180,7 @@ func (r *Recorder) MemberShard() *MemberShard {
 // RecordPoll counts one poll that returned n records.
 func (s *MemberShard) RecordPoll(n int) {
 	s.Polls.Add(1)
+	s.polled.Add(int64(n))
 	if n == 0 {
 		s.EmptyPolls.Add(1)
 		return
@@ -192,6 +196,7 @@ func (s *MemberShard) RecordPoll(n int) {
 func (s *MemberShard) RecordDelivery(st Stamp, deliveryCount int32, appendNs, nowNs int64) {
 	s.Delivered.Add(1)
 	storeMin(&s.firstDelivery, nowNs)
+	s.life.noteDelivery(nowNs)
 	again := s.r.Ledger.Delivered(st.Producer, st.Seq)
 	s.r.Series.Add(Delivered, nowNs, 1)
 	if deliveryCount > 1 || (deliveryCount == 0 && again) {
@@ -277,6 +282,8 @@ type Merged struct {
 	Renewals                                 int64
 	DeliveryCounts                           [10]int64
 	PerMember                                []int64 // completions per member, in shard order
+	Members                                  []MemberTimes
+	Pauses                                   []RebalancePause
 	// IntervalLogs are the encoded .hlog files by name ("completion.hlog").
 	IntervalLogs map[string][]byte
 	// IntervalLogErr says why an interval log could not be encoded.
@@ -327,6 +334,8 @@ func (r *Recorder) Merge() Merged {
 		}
 		m.PerMember = append(m.PerMember, s.Completed.Load())
 	}
+	m.Members = r.memberTimes()
+	m.Pauses = r.sortedPauses()
 	m.IntervalLogs = map[string][]byte{}
 	for name, l := range map[string]*IntervalLog{"completion.hlog": r.completionLog, "publish.hlog": r.publishLog} {
 		b, err := l.Bytes()

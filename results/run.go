@@ -16,18 +16,25 @@ type RunRecord struct {
 	Spec          any    `json:"spec"`          // the resolved run spec
 	StartedAt     string `json:"started_at"`    // UTC RFC 3339
 
-	Phases      Phases        `json:"phases"`
-	Throughput  Throughput    `json:"throughput"`
-	Latency     Latencies     `json:"latency"`
-	Polls       Polls         `json:"polls"`
-	Outcomes    Outcomes      `json:"outcomes"`
-	PerMember   []int64       `json:"per_member_completed"`
-	Audit       Audit         `json:"audit"`
-	Ceiling     Ceiling       `json:"ceiling"`
-	Validity    Validity      `json:"validity"`
-	Resources   CPUUsage      `json:"resources"` // CPU over the measurement window
-	Broker      BrokerMetrics `json:"broker"`    // the brokers' own metrics (JMX exporter)
-	Lag         LagSummary    `json:"lag"`
+	Phases     Phases        `json:"phases"`
+	Throughput Throughput    `json:"throughput"`
+	Latency    Latencies     `json:"latency"`
+	Polls      Polls         `json:"polls"`
+	Outcomes   Outcomes      `json:"outcomes"`
+	PerMember  []int64       `json:"per_member_completed"`
+	Audit      Audit         `json:"audit"`
+	Ceiling    Ceiling       `json:"ceiling"`
+	Validity   Validity      `json:"validity"`
+	Resources  CPUUsage      `json:"resources"` // CPU over the measurement window
+	Broker     BrokerMetrics `json:"broker"`    // the brokers' own metrics (JMX exporter)
+	Lag        LagSummary    `json:"lag"`
+	// Events are the run's scale events and faults with what each did;
+	// EventSummary aggregates them (absent without events).
+	Events       []EventReport `json:"events,omitempty"`
+	EventSummary *EventSummary `json:"event_summary,omitempty"`
+	// Members are the members' join, first record and leave times (runs
+	// with events).
+	Members     []MemberLife  `json:"members,omitempty"`
 	Environment Environment   `json:"environment"`
 	Errors      []string      `json:"errors,omitempty"`
 	Files       []string      `json:"files"` // files written beside run.json

@@ -30,9 +30,9 @@ func TestEveryDimensionExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	// together(consumer_type, style, renew) 2 × partitions 2 × together(members, workers) 2 ×
-	// max_poll_records 2 × processing.p99 2 × load_mode 3 × locks 2 = 192, × repeat 2.
-	if len(s.Runs) != 384 {
-		t.Errorf("%d runs, want 384", len(s.Runs))
+	// max_poll_records 2 × processing.p99 2 × load_mode 2 × locks 2 = 128, × repeat 2.
+	if len(s.Runs) != 256 {
+		t.Errorf("%d runs, want 256", len(s.Runs))
 	}
 	for _, r := range s.Runs {
 		if (r.ConsumerType == "share") != (r.Style == "blocking" && r.Renew == "auto") {
@@ -40,6 +40,9 @@ func TestEveryDimensionExample(t *testing.T) {
 		}
 		if (r.Members == 4) != (r.Workers == 2) {
 			t.Fatalf("members and workers must advance together: %+v", r)
+		}
+		if len(r.Events) != 2 {
+			t.Fatalf("every run carries the 2 events: %+v", r.Events)
 		}
 		if (r.LoadMode == "max_rate") != (r.MaxRate != nil) {
 			t.Fatalf("max_rate block on load_mode %s: %v", r.LoadMode, r.MaxRate)

@@ -347,6 +347,7 @@ func (l *loader) decodeAll(s *Scenario, combos []map[string]any) ([]RunSpec, err
 		if r.LoadMode == "max_rate" {
 			r.MaxRate = l.file.maxRate
 		}
+		r.Events = slices.Clone(l.file.events)
 		s.Runs[i] = r
 		probs[i] = dedupe(append(processingKeyProblems(m["processing"]), r.problems()...))
 	}

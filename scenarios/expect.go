@@ -102,6 +102,9 @@ var expectFieldGroups = []struct {
 	{"broker.", []string{"acquisition_lock_timeouts_total", "cpu_percent_avg", "cpu_seconds_per_million_records",
 		"heap_after_gc_max_bytes", "gc_time_percent", "share_coordinator_write_rate_avg", "in_flight_messages_max"}},
 	{"max_rate.", []string{"found_rate"}},
+	{"event_summary.", []string{"events", "first_record_max_s", "joined_without_records", "rebalance_pauses",
+		"rebalance_pause_total_s", "rebalance_pause_max_s", "redeliveries", "dip_max_percent", "recovery_max_s", "idle_gap_max_s",
+		"after_per_sec", "held_by_crashed", "first_redelivery_max_s", "redeliveries_beyond_held"}},
 }
 
 // resolveField turns a field as written into its full dotted path.

@@ -19,6 +19,7 @@ type fileInfo struct {
 	// maxRate and recommend are the max_rate: and recommend: blocks, checked.
 	maxRate   *MaxRate
 	recommend *Recommend
+	events    []Event // the events: list, checked
 }
 
 // fileChecker walks a scenario file's YAML tree and collects structural
@@ -82,6 +83,8 @@ func (c *fileChecker) top(k, v *yaml.Node) {
 		c.maxRate(v)
 	case "recommend":
 		c.recommend(v)
+	case "events":
+		c.events(v)
 	case "processing":
 		c.processing(v)
 	case "broker_config":

@@ -146,6 +146,8 @@ func setPath(key string) ([]string, error) {
 		return nil, fmt.Errorf("expect: expectations are written in the scenario file, not overridden")
 	case top == "max_rate" || top == "recommend":
 		return nil, fmt.Errorf("%s: written in the scenario file, not overridden", top)
+	case top == "events":
+		return nil, fmt.Errorf("events: events are written in the scenario file, not overridden")
 	case !nested && slices.Contains(topLevelKeys(), top):
 		return []string{top}, nil
 	case top == "processing" && slices.Contains(processingKeys, rest):

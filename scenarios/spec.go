@@ -149,6 +149,11 @@ type RunSpec struct {
 	// [broker_config: {}]
 	BrokerConfig map[string]string `mapstructure:"broker_config" json:"broker_config,omitempty"`
 
+	// Events are the scenario's events: list (the same for every run; not
+	// a sweep dimension): joins, leaves, crashes, slow-downs and broker
+	// faults at offsets into the measurement window. See Event.
+	Events []Event `mapstructure:"-" json:"events,omitempty"`
+
 	// Trial is the repetition index (0-based) when repeat > 1.
 	Trial int `mapstructure:"-" json:"trial"`
 }

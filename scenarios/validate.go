@@ -86,6 +86,7 @@ func (r RunSpec) problems() []string {
 	r.checkCluster(&p)
 	r.Processing.check(&p)
 	r.checkBrokerConfig(&p)
+	r.checkEvents(&p)
 	return p
 }
 

@@ -101,6 +101,7 @@ func runCampaign(cmd *cobra.Command, sc *scenarios.Scenario, f runFlags) (*bench
 	if res != nil && len(res.Runs) > 0 {
 		fmt.Fprintln(out)
 		_ = results.SideBySide(out, res.Runs)
+		results.WriteEvents(out, res.Runs)
 		printVerdict(out, res.Runs)
 		results.WriteExpectations(out, res.Expectations)
 		_ = results.WriteMaxRate(out, res.Runs)

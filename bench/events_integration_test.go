@@ -1,0 +1,105 @@
+package bench
+
+import (
+	"testing"
+	"time"
+
+	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/scenarios"
+)
+
+// Scale events on a real broker, share group: a member joins at +2 s and
+// gets its first record within one heartbeat interval (5 s) + margin, with
+// no rebalance pause; at +7 s processing slows ×4 for 6 s and the
+// completions in the slow span fall to the worker ceiling
+// members × workers × 1000 / (factor × t) = 3 × 2 × 1000 / (4 × 10) = 150
+// records/s (300 offered), within generous margins. About 35 s.
+func TestShareJoinAndSlowDownOnKafka(t *testing.T) {
+	needKafka(t)
+	s := baseSpec()
+	s.ConsumerType, s.Partitions, s.Members, s.Workers, s.MaxPollRecords = "share", 1, 2, 2, 10
+	s.AcquireMode, s.Rate, s.Warmup, s.Duration = "record_limit", 300, 2*time.Second, 16*time.Second
+	const factor, slowFor = 4.0, 6 * time.Second
+	s.Events = []scenarios.Event{
+		{At: 2 * time.Second, Action: scenarios.ActionJoin, Members: 1},
+		{At: 7 * time.Second, Action: scenarios.ActionSlow, Factor: factor, Duration: slowFor},
+	}
+	m := runMeasured(t, s, "events-share")
+	r := m.Record
+	if len(r.Events) != 2 || r.EventSummary == nil {
+		t.Fatalf("events %+v", r.Events)
+	}
+	for _, e := range r.Events {
+		t.Logf("%s", results.EventLine(r, e))
+		if e.Error != "" {
+			t.Errorf("event %s: %s", e.Label, e.Error)
+		}
+	}
+	join := r.Events[0]
+	if len(join.FirstRecord) != 1 || join.FirstRecord[0].Sec == nil {
+		t.Fatalf("join: first record %+v", join.FirstRecord)
+	}
+	if got, limit := *join.FirstRecord[0].Sec, s.ShareHeartbeatInterval().Seconds()+3; got > limit {
+		t.Errorf("new share member's first record after %.2fs, want ≤ heartbeat %v + 3s margin", got, s.ShareHeartbeatInterval())
+	}
+	if r.EventSummary.RebalancePauses != 0 {
+		t.Errorf("share group: %d rebalance pauses, want 0", r.EventSummary.RebalancePauses)
+	}
+	// Mean completions over the whole seconds inside the slow span, from
+	// its second second on (the first drains work started before it).
+	slow := r.Events[1]
+	from := m.Series.Bucket(slow.StartNs) + 2
+	to := m.Series.Bucket(slow.StartNs + int64(slowFor))
+	var sum int64
+	for i := from; i < to; i++ {
+		sum += m.Series.Count(results.Completed, i)
+	}
+	mean := float64(sum) / float64(to-from)
+	ceiling := float64(s.Members+1) * float64(s.Workers) * 1000 / (factor * 10)
+	t.Logf("slow ×%.0f: %.1f completed/s in seconds %d..%d, formula %.1f; dip %.0f%%", factor, mean, from, to-1, ceiling, slow.DipPercent)
+	if mean < 0.6*ceiling || mean > 1.15*ceiling {
+		t.Errorf("completions during the slow-down %.1f/s, want within [0.6, 1.15] × %.1f", mean, ceiling)
+	}
+	if slow.DipPercent < 25 {
+		t.Errorf("slow ×%.0f: dip %.0f%%, want ≥ 25%% (300 offered vs 150 possible)", factor, slow.DipPercent)
+	}
+}
+
+// Scale events on a real broker, consumer group: 2 members on 4 partitions,
+// 2 join at +2 s: partitions move, each a measured rebalance pause (revoke
+// → assign) > 0. At +6 s a member crashes: after the session timeout (6 s,
+// the broker's minimum) its partition moves and its uncommitted records are
+// delivered again; nothing is lost and the audit balances. About 45 s.
+func TestConsumerJoinAndCrashOnKafka(t *testing.T) {
+	needKafka(t)
+	s := baseSpec()
+	s.ConsumerType, s.Partitions, s.Members, s.Workers, s.MaxPollRecords = "consumer", 4, 2, 2, 10
+	s.Rate, s.Warmup, s.Duration = 200, 2*time.Second, 18*time.Second
+	s.Events = []scenarios.Event{
+		{At: 2 * time.Second, Action: scenarios.ActionJoin, Members: 2},
+		{At: 6 * time.Second, Action: scenarios.ActionCrash, Members: 1},
+	}
+	m := runMeasured(t, s, "events-consumer")
+	r := m.Record
+	for _, e := range r.Events {
+		t.Logf("%s", results.EventLine(r, e))
+		if e.Error != "" {
+			t.Errorf("event %s: %s", e.Label, e.Error)
+		}
+	}
+	if r.Events[0].RebalancePauses == 0 || r.Events[0].RebalancePauseMaxS <= 0 {
+		t.Errorf("join: pauses %d, longest %.3fs: want a measured rebalance pause > 0", r.Events[0].RebalancePauses, r.Events[0].RebalancePauseMaxS)
+	}
+	crash := r.Events[1]
+	if crash.Redeliveries == 0 {
+		t.Errorf("crash: no redelivery")
+	}
+	if crash.FirstRedeliverySec != nil && *crash.FirstRedeliverySec < 4 {
+		t.Errorf("crash: first redelivery %.1fs after the crash, before the 6 s session timeout could expire", *crash.FirstRedeliverySec)
+	}
+	for _, f := range r.Validity.Flags {
+		if f.Code == "client_errors" {
+			t.Errorf("the crashed member's failed commits were counted as client errors: %s", f.Message)
+		}
+	}
+}

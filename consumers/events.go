@@ -1,0 +1,214 @@
+package consumers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sharebench/sharebench/results"
+)
+
+// Fleet is a running consumer fleet whose membership and processing speed
+// can change while it runs (scale events).
+type Fleet struct {
+	c       Config
+	sampler Sampler
+	rec     *results.Recorder
+	g       *errgroup.Group
+	gctx    context.Context
+	slow    slowState
+	rebal   *rebalanceWatch
+
+	mu      sync.Mutex
+	active  []*member // oldest first
+	crashed []*member
+	nextID  int
+}
+
+// Start validates c and starts c.Members members. The fleet runs until ctx
+// ends (then every member flushes and leaves) or a member fails.
+func Start(ctx context.Context, c Config, rec *results.Recorder) (*Fleet, error) {
+	sampler, err := NewSampler(c.Processing)
+	if err != nil {
+		return nil, err
+	}
+	if c.Members < 1 || c.Workers < 1 || c.MaxPollRecords < 1 {
+		return nil, fmt.Errorf("consumers: members, workers and max_poll_records must be ≥ 1, got %d, %d, %d",
+			c.Members, c.Workers, c.MaxPollRecords)
+	}
+	if c.Continuous && c.Share {
+		return nil, errors.New("consumers: style continuous is for consumer groups: franz-go ACCEPTs every record of " +
+			"the previous share poll that has no terminal acknowledgement yet, so polling while records are processed would accept them unprocessed")
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	f := &Fleet{c: c, sampler: sampler, rec: rec, g: g, gctx: gctx, rebal: newRebalanceWatch(rec)}
+	f.Join(c.Members)
+	return f, nil
+}
+
+// Run starts the fleet and consumes until ctx ends, then flushes
+// acknowledgements/commits and leaves the group. It returns the first member
+// error other than the context ending.
+func Run(ctx context.Context, c Config, rec *results.Recorder) error {
+	f, err := Start(ctx, c, rec)
+	if err != nil {
+		return err
+	}
+	return f.Wait()
+}
+
+// Wait waits for every member to stop and returns the first member error
+// other than the context ending. Crashed members' connections are closed
+// then.
+func (f *Fleet) Wait() error {
+	err := f.g.Wait()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, m := range f.crashed {
+		m.dialer.release()
+	}
+	return err
+}
+
+// Members is the number of members running now.
+func (f *Fleet) Members() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.active)
+}
+
+// Join starts n more members (each records its join request time) and
+// returns their ids.
+func (f *Fleet) Join(n int) []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var ids []int
+	if f.gctx.Err() != nil {
+		return nil // the fleet is stopping: Wait may be returning
+	}
+	for range n {
+		id := f.nextID
+		ids = append(ids, id)
+		f.nextID++
+		mctx, stop := context.WithCancel(f.gctx)
+		pctx, stopPolling := context.WithCancel(mctx)
+		m := &member{id: id, c: f.c, sampler: f.sampler, rec: f.rec, shard: f.rec.MemberShard(),
+			slow: &f.slow, rebal: f.rebal, pollCtx: pctx, stopPolling: stopPolling, stop: stop,
+			dialer: &crashDialer{}, exited: make(chan struct{})}
+		m.shard.Joined(id, f.rec.Clock.Now())
+		f.active = append(f.active, m)
+		f.g.Go(func() error {
+			defer close(m.exited)
+			defer stop()
+			err := m.run(mctx)
+			if mctx.Err() == nil && !m.crashed.Load() {
+				m.shard.Left(f.rec.Clock.Now()) // left gracefully (Leave)
+			}
+			if err != nil && !errors.Is(err, context.Canceled) {
+				return fmt.Errorf("member %d: %w", id, err)
+			}
+			return nil
+		})
+	}
+	return ids
+}
+
+// take removes the n oldest members from the active set.
+func (f *Fleet) take(n int) ([]*member, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if n < 1 || n >= len(f.active) {
+		return nil, fmt.Errorf("consumers: cannot remove %d of %d members: at least one must stay", n, len(f.active))
+	}
+	out := f.active[:n:n]
+	f.active = f.active[n:]
+	return out, nil
+}
+
+// Leave makes the n oldest members leave gracefully: each stops polling,
+// finishes the records it holds, acknowledges or commits them and leaves
+// the group. It returns when they have left (or ctx ends).
+func (f *Fleet) Leave(ctx context.Context, n int) ([]int, error) {
+	ms, err := f.take(n)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range ms {
+		m.stopPolling()
+	}
+	return ids(ms), waitMembers(ctx, ms)
+}
+
+func ids(ms []*member) []int {
+	out := make([]int, len(ms))
+	for i, m := range ms {
+		out[i] = m.id
+	}
+	return out
+}
+
+// Crash stops the n oldest members dead: their connections are closed and
+// new dials fail, so no acknowledgement, commit or leave request reaches the
+// broker, which notices only by timeouts (share: acquisition locks expire;
+// consumer group: the session times out). Their clients are still closed
+// (bounded by CloseTimeout). It returns once they have stopped.
+func (f *Fleet) Crash(ctx context.Context, n int) ([]int, error) {
+	ms, err := f.take(n)
+	if err != nil {
+		return nil, err
+	}
+	now := f.rec.Clock.Now()
+	f.mu.Lock()
+	f.crashed = append(f.crashed, ms...)
+	f.mu.Unlock()
+	for _, m := range ms {
+		m.crashed.Store(true)
+		m.dialer.crash()
+		m.shard.Crashed(now)
+		f.rebal.crashed(m.id, now)
+		m.stop()
+	}
+	return ids(ms), waitMembers(ctx, ms)
+}
+
+func waitMembers(ctx context.Context, ms []*member) error {
+	for _, m := range ms {
+		select {
+		case <-m.exited:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// SlowDown multiplies every processing time by factor for d, from now.
+func (f *Fleet) SlowDown(factor float64, d time.Duration) {
+	f.slow.set(factor, f.rec.Clock.Now()+int64(d))
+}
+
+// slowState is the fleet's processing-time multiplier and until when it
+// applies (Clock ns).
+type slowState struct {
+	factor atomic.Uint64 // float64 bits
+	until  atomic.Int64
+}
+
+func (s *slowState) set(factor float64, until int64) {
+	s.factor.Store(math.Float64bits(factor))
+	s.until.Store(until)
+}
+
+// scale applies the slow-down in force at now to d.
+func (s *slowState) scale(d time.Duration, now int64) time.Duration {
+	if s == nil || now >= s.until.Load() {
+		return d
+	}
+	return time.Duration(float64(d) * math.Float64frombits(s.factor.Load()))
+}

@@ -1,0 +1,79 @@
+package consumers
+
+import (
+	"context"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharebench/sharebench/results"
+)
+
+// rebalanceWatch turns consumer-group assignment callbacks into rebalance
+// pauses: a partition revoked from or lost by a member (or held by a member
+// that crashed) pauses until it is assigned again, to any member.
+type rebalanceWatch struct {
+	rec     *results.Recorder
+	mu      sync.Mutex
+	owner   map[int32]int // partition → member
+	pending map[int32]results.RebalancePause
+}
+
+func newRebalanceWatch(rec *results.Recorder) *rebalanceWatch {
+	return &rebalanceWatch{rec: rec, owner: map[int32]int{}, pending: map[int32]results.RebalancePause{}}
+}
+
+func (w *rebalanceWatch) assigned(member int, ps []int32) {
+	now := w.rec.Clock.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range ps {
+		w.owner[p] = member
+		if pp, ok := w.pending[p]; ok {
+			pp.EndNs = now
+			w.rec.RecordPause(pp)
+			delete(w.pending, p)
+		}
+	}
+}
+
+// revoked notes partitions a member gave up (revoked or lost).
+func (w *rebalanceWatch) revoked(member int, ps []int32) {
+	now := w.rec.Clock.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range ps {
+		if o, ok := w.owner[p]; !ok || o != member {
+			continue // assigned elsewhere already, or never ours
+		}
+		delete(w.owner, p)
+		w.pending[p] = results.RebalancePause{Member: member, Partition: p, StartNs: now}
+	}
+}
+
+// crashed marks every partition the member owned as paused from now.
+func (w *rebalanceWatch) crashed(member int, now int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for p, o := range w.owner {
+		if o == member {
+			delete(w.owner, p)
+			w.pending[p] = results.RebalancePause{Member: member, Partition: p, StartNs: now}
+		}
+	}
+}
+
+// assigned and lost feed the fleet's rebalance watch (consumer groups).
+func (m *member) assigned(_ context.Context, _ *kgo.Client, got map[string][]int32) {
+	if m.rebal != nil {
+		m.rebal.assigned(m.id, got[m.c.Topic])
+	}
+}
+
+// lost forgets partitions revoked from or lost by the member.
+func (m *member) lost(ctx context.Context, cl *kgo.Client, gone map[string][]int32) {
+	if m.rebal != nil && !m.crashed.Load() {
+		m.rebal.revoked(m.id, gone[m.c.Topic])
+	}
+	m.forget(ctx, cl, gone)
+}

@@ -1,0 +1,137 @@
+package results
+
+import (
+	"slices"
+	"sync/atomic"
+)
+
+// MemberTimes is one consumer member's life in a run, Clock ns (0: never).
+type MemberTimes struct {
+	ID int `json:"id"`
+	// JoinNs is when the member's client was created and asked to join.
+	JoinNs int64 `json:"join_ns"`
+	// FirstDeliveryNs is when its first record was handed to a worker.
+	FirstDeliveryNs int64 `json:"first_delivery_ns,omitempty"`
+	// LeftNs is when it left gracefully or crashed (0: ran to the end).
+	LeftNs  int64 `json:"left_ns,omitempty"`
+	Crashed bool  `json:"crashed,omitempty"`
+	// HeldAtCrash is what the member held when it crashed: records polled
+	// − completed − released − rejected (records a client prefetched but
+	// did not return from a poll are not seen; record_limit turns prefetch
+	// off).
+	HeldAtCrash int64 `json:"held_at_crash,omitempty"`
+	// LongestIdleNs is its longest gap between consecutive deliveries, and
+	// IdleStartNs the delivery that began it (the idle-gap measure of share
+	// members, which have no rebalance).
+	LongestIdleNs int64 `json:"longest_idle_ns,omitempty"`
+	IdleStartNs   int64 `json:"idle_start_ns,omitempty"`
+	Completed     int64 `json:"completed"`
+}
+
+// RebalancePause is one partition not consumed by anyone during a
+// rebalance: revoked from (or lost by, or crashed with) Member at StartNs,
+// assigned again (to any member) at EndNs.
+type RebalancePause struct {
+	Member    int   `json:"member"`
+	Partition int32 `json:"partition"`
+	StartNs   int64 `json:"start_ns"`
+	EndNs     int64 `json:"end_ns"`
+}
+
+// memberLife is the part of a MemberShard the fleet sets.
+type memberLife struct {
+	ID                int
+	joined, left      atomic.Int64
+	crashed           atomic.Bool
+	held              atomic.Int64
+	lastDelivery      atomic.Int64
+	idleNs, idleStart atomic.Int64
+}
+
+// Joined records the member's join request at ns.
+func (s *MemberShard) Joined(id int, ns int64) { s.life.ID = id; s.life.joined.Store(ns) }
+
+// Left records the member leaving gracefully at ns.
+func (s *MemberShard) Left(ns int64) { s.life.left.Store(ns) }
+
+// Crashed records the member crashing at ns, with the records it held.
+func (s *MemberShard) Crashed(ns int64) {
+	s.life.crashed.Store(true)
+	s.life.held.Store(s.polled.Load() - s.Completed.Load() - s.Released.Load() - s.Rejected.Load())
+	s.life.left.Store(ns)
+}
+
+// FirstDelivery is the member's first delivery, Clock ns (0: none yet).
+func (s *MemberShard) FirstDelivery() int64 { return s.firstDelivery.Load() }
+
+// noteDelivery keeps the longest gap between the member's deliveries. One
+// member's deliveries come from its own workers, so the last-delivery swap
+// races only with itself.
+func (l *memberLife) noteDelivery(ns int64) {
+	prev := l.lastDelivery.Swap(ns)
+	if prev != 0 && ns-prev > l.idleNs.Load() {
+		l.idleNs.Store(ns - prev)
+		l.idleStart.Store(prev)
+	}
+}
+
+// RecordPause records a rebalance pause of one partition.
+func (r *Recorder) RecordPause(p RebalancePause) {
+	r.mu.Lock()
+	r.pauses = append(r.pauses, p)
+	r.mu.Unlock()
+}
+
+// members lists the members' times; callers hold r.mu.
+func (r *Recorder) memberTimes() []MemberTimes {
+	var out []MemberTimes
+	for _, s := range r.members {
+		out = append(out, MemberTimes{ID: s.life.ID, JoinNs: s.life.joined.Load(), FirstDeliveryNs: s.firstDelivery.Load(),
+			LeftNs: s.life.left.Load(), Crashed: s.life.crashed.Load(), HeldAtCrash: s.life.held.Load(), LongestIdleNs: s.life.idleNs.Load(),
+			IdleStartNs: s.life.idleStart.Load(), Completed: s.Completed.Load()})
+	}
+	return out
+}
+
+// Pauses returns the rebalance pauses recorded so far, by start time.
+func (r *Recorder) Pauses() []RebalancePause {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sortedPauses()
+}
+
+// sortedPauses copies the pauses by start time; callers hold r.mu.
+func (r *Recorder) sortedPauses() []RebalancePause {
+	out := slices.Clone(r.pauses)
+	slices.SortFunc(out, func(a, b RebalancePause) int { return int(a.StartNs - b.StartNs) })
+	return out
+}
+
+// MemberLife is a member's times in run.json (runs with events), seconds
+// from the measurement window's start (negative: before it).
+type MemberLife struct {
+	ID           int      `json:"id"`
+	JoinS        float64  `json:"join_s"`
+	FirstRecordS *float64 `json:"first_record_s"` // nil: never got a record
+	LeftS        *float64 `json:"left_s,omitempty"`
+	Crashed      bool     `json:"crashed,omitempty"`
+	HeldAtCrash  int64    `json:"held_at_crash,omitempty"`
+	Completed    int64    `json:"completed"`
+}
+
+// MemberLives converts the members' times for run.json.
+func MemberLives(ms []MemberTimes, w Window) []MemberLife {
+	rel := func(ns int64) *float64 {
+		if ns == 0 {
+			return nil
+		}
+		v := float64(ns-w.Start) / 1e9
+		return &v
+	}
+	out := make([]MemberLife, len(ms))
+	for i, m := range ms {
+		out[i] = MemberLife{ID: m.ID, JoinS: float64(m.JoinNs-w.Start) / 1e9, FirstRecordS: rel(m.FirstDeliveryNs),
+			LeftS: rel(m.LeftNs), Crashed: m.Crashed, HeldAtCrash: m.HeldAtCrash, Completed: m.Completed}
+	}
+	return out
+}

@@ -1,0 +1,259 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Event is one scheduled change inside a run's measurement window (the
+// top-level events: list). Events are not a sweep dimension: every run of
+// the scenario gets the same list, recorded in its spec (run.json).
+type Event struct {
+	// At is the offset into the measurement window, 0 ≤ at < duration.
+	At time.Duration `json:"at"`
+	// Action is join, leave, crash, slow, broker_kill, broker_restart,
+	// broker_pause or broker_disconnect.
+	Action string `json:"action"`
+	// Members joins, leaves or crashes this many members (default 1).
+	Members int `json:"members,omitempty"`
+	// Factor multiplies the processing time (slow; > 1).
+	Factor float64 `json:"factor,omitempty"`
+	// Duration is how long slow, broker_pause and broker_disconnect last
+	// (> 0), and how long a killed broker stays down (broker_kill; 0: for
+	// the rest of the run).
+	Duration time.Duration `json:"duration,omitempty"`
+	// Broker names the broker of a broker action: a node id 1..nodes,
+	// share-coordinator, group-coordinator or partition-leader (of
+	// partition 0 of the run's topic).
+	Broker string `json:"broker,omitempty"`
+}
+
+// Event actions.
+const (
+	ActionJoin             = "join"
+	ActionLeave            = "leave"
+	ActionCrash            = "crash"
+	ActionSlow             = "slow"
+	ActionBrokerKill       = "broker_kill"
+	ActionBrokerRestart    = "broker_restart"
+	ActionBrokerPause      = "broker_pause"
+	ActionBrokerDisconnect = "broker_disconnect"
+)
+
+var (
+	eventActions = []string{ActionJoin, ActionLeave, ActionCrash, ActionSlow,
+		ActionBrokerKill, ActionBrokerRestart, ActionBrokerPause, ActionBrokerDisconnect}
+	eventKeys     = []string{"at", "action", "members", "factor", "duration", "broker"}
+	brokerTargets = []string{"share-coordinator", "group-coordinator", "partition-leader"}
+)
+
+// IsBroker reports whether the event disturbs a broker.
+func (e Event) IsBroker() bool { return strings.HasPrefix(e.Action, "broker_") }
+
+// Timed reports whether the event lasts (slow, pause, disconnect, a kill
+// with a restart): its effect is measured from its end.
+func (e Event) Timed() bool { return e.Duration > 0 }
+
+// String is a short label: "join 2", "slow ×3 for 5s", "broker_kill 1".
+func (e Event) String() string {
+	s := e.Action
+	switch e.Action {
+	case ActionJoin, ActionLeave, ActionCrash:
+		s += " " + strconv.Itoa(e.Members)
+	case ActionSlow:
+		s += " ×" + strconv.FormatFloat(e.Factor, 'f', -1, 64)
+	default:
+		s += " " + e.Broker
+	}
+	if e.Duration > 0 {
+		s += " for " + e.Duration.String()
+	}
+	return s
+}
+
+// events checks the events: list and collects its events. Checks that need
+// a run's values (duration, members, nodes) are RunSpec.checkEvents.
+func (c *fileChecker) events(v *yaml.Node) {
+	if v.Kind != yaml.SequenceNode {
+		c.errorf(v.Line, "events: expected a list of events like - {at: 10s, action: join, members: 2}, got %s", nodeKind(v))
+		return
+	}
+	for i, item := range v.Content {
+		if e, ok := c.event(fmt.Sprintf("events[%d]", i+1), resolve(item)); ok {
+			c.info.events = append(c.info.events, e)
+		}
+	}
+}
+
+// event parses one events: item.
+func (c *fileChecker) event(where string, n *yaml.Node) (Event, bool) {
+	e := Event{Members: 1}
+	if n.Kind != yaml.MappingNode {
+		c.errorf(n.Line, "%s: expected a map with keys %s, got %s", where, strings.Join(eventKeys, ", "), nodeKind(n))
+		return e, false
+	}
+	ok := true
+	bad := func(line int, key, format string, args ...any) {
+		c.errorf(line, "%s.%s: %s", where, key, fmt.Sprintf(format, args...))
+		ok = false
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], resolve(n.Content[i+1])
+		if !slices.Contains(eventKeys, k.Value) {
+			c.errorf(k.Line, "%s: unknown key %q%s", where, k.Value, suggest(k.Value, eventKeys))
+			ok = false
+			continue
+		}
+		seen[k.Value] = true
+		if val.Kind != yaml.ScalarNode || isNull(val) {
+			bad(val.Line, k.Value, "expected a single value, got %s", nodeKind(val))
+			continue
+		}
+		switch k.Value {
+		case "at", "duration":
+			d, err := time.ParseDuration(val.Value)
+			if err != nil || d < 0 {
+				bad(val.Line, k.Value, "expected a Go duration ≥ 0 like 10s, got %q", val.Value)
+			} else if k.Value == "at" {
+				e.At = d
+			} else {
+				e.Duration = d
+			}
+		case "action":
+			if !slices.Contains(eventActions, val.Value) {
+				bad(val.Line, k.Value, "expected one of %s, got %q", strings.Join(eventActions, ", "), val.Value)
+			}
+			e.Action = val.Value
+		case "members":
+			m, err := strconv.Atoi(val.Value)
+			if err != nil || m < 1 {
+				bad(val.Line, k.Value, "expected an integer ≥ 1, got %q", val.Value)
+			}
+			e.Members = m
+		case "factor":
+			f, err := strconv.ParseFloat(val.Value, 64)
+			if err != nil || !(f > 1) {
+				bad(val.Line, k.Value, "expected a number > 1 (processing time × factor), got %q", val.Value)
+			}
+			e.Factor = f
+		case "broker":
+			e.Broker = val.Value
+			if id, err := strconv.Atoi(val.Value); (err != nil || id < 1) && !slices.Contains(brokerTargets, val.Value) {
+				bad(val.Line, k.Value, "expected a node id ≥ 1 or one of %s, got %q", strings.Join(brokerTargets, ", "), val.Value)
+			}
+		}
+	}
+	if !ok {
+		return e, false
+	}
+	for _, req := range []string{"at", "action"} {
+		if !seen[req] {
+			bad(n.Line, req, "required")
+		}
+	}
+	for _, p := range e.keyProblems(seen) {
+		bad(n.Line, p[0], "%s", p[1])
+	}
+	if e.Action != ActionJoin && e.Action != ActionLeave && e.Action != ActionCrash {
+		e.Members = 0
+	}
+	return e, ok
+}
+
+// keyProblems checks which keys the action needs and allows.
+func (e Event) keyProblems(seen map[string]bool) [][2]string {
+	var out [][2]string
+	need := func(key, what string) {
+		if !seen[key] {
+			out = append(out, [2]string{key, "required with action " + e.Action + ": " + what})
+		}
+	}
+	refuse := func(keys ...string) {
+		for _, k := range keys {
+			if seen[k] {
+				out = append(out, [2]string{k, "not used by action " + e.Action + "; remove it"})
+			}
+		}
+	}
+	switch e.Action {
+	case ActionJoin, ActionLeave, ActionCrash:
+		refuse("factor", "duration", "broker")
+	case ActionSlow:
+		refuse("members", "broker")
+		need("factor", "the processing-time multiplier, a number > 1")
+		need("duration", "how long the slow-down lasts, a Go duration > 0")
+	case ActionBrokerKill, ActionBrokerRestart, ActionBrokerPause, ActionBrokerDisconnect:
+		refuse("members", "factor")
+		need("broker", "a node id or "+strings.Join(brokerTargets, ", "))
+		if e.Action == ActionBrokerRestart {
+			refuse("duration")
+		}
+		if e.Action == ActionBrokerPause || e.Action == ActionBrokerDisconnect {
+			need("duration", "how long the fault lasts, a Go duration > 0")
+		}
+	}
+	if seen["duration"] && e.Duration == 0 && (e.Action == ActionSlow || e.Action == ActionBrokerPause || e.Action == ActionBrokerDisconnect) {
+		out = append(out, [2]string{"duration", "must be > 0 with action " + e.Action + ", got 0s"})
+	}
+	return out
+}
+
+// checkEvents checks the events against the run: offsets inside the
+// window, leaves and crashes that keep at least one member, broker ids that
+// exist. Events are refused in load_mode backlog (a drain has no window
+// fixed in advance to place them in).
+func (r RunSpec) checkEvents(p *problems) {
+	if len(r.Events) == 0 {
+		return
+	}
+	if r.Backlog() {
+		p.addf("events", "not supported with load_mode backlog (the drain has no fixed window to place offsets in); use load_mode rate")
+		return
+	}
+	members := r.Members
+	order := slices.Clone(r.Events)
+	idx := make([]int, len(order))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return int(order[a].At - order[b].At) })
+	for _, i := range idx {
+		e, key := r.Events[i], fmt.Sprintf("events[%d]", i+1)
+		if e.At >= r.Duration {
+			p.addf(key+".at", "must be < duration (%v), an offset into the measurement window, got %v", r.Duration, e.At)
+		}
+		switch e.Action {
+		case ActionJoin:
+			members += e.Members
+		case ActionLeave, ActionCrash:
+			if e.Members >= members {
+				p.addf(key+".members", "must be < the %d member(s) in the group at %v: at least one member must stay, got %d", members, e.At, e.Members)
+			}
+			members -= e.Members
+		}
+		if id, err := strconv.Atoi(e.Broker); err == nil && id > r.Nodes {
+			p.addf(key+".broker", "node id must be in 1..nodes (%d), got %d", r.Nodes, id)
+		}
+		if e.Broker == "share-coordinator" && r.ConsumerType != "share" {
+			p.addf(key+".broker", "share-coordinator needs consumer_type share, got %q; use group-coordinator or partition-leader", r.ConsumerType)
+		}
+	}
+}
+
+// MaxMembers is the most members the group has at any time: members plus
+// every join.
+func (r RunSpec) MaxMembers() int {
+	n := r.Members
+	for _, e := range r.Events {
+		if e.Action == ActionJoin {
+			n += e.Members
+		}
+	}
+	return n
+}
