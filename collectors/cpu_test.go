@@ -54,3 +54,17 @@ func TestReadCPUReportsMissingProcess(t *testing.T) {
 		t.Fatalf("vanished process counted: %+v", u)
 	}
 }
+
+// Snapshots read the cluster's current pids, so a broker started again
+// between two readings appears only in the second: all of its CPU time is
+// in the span. A killed broker's time is lost with it (documented
+// undercount), never subtracted.
+func TestUsageFollowsARestartedBroker(t *testing.T) {
+	at := time.Now()
+	a := CPUSnapshot{At: at, Procs: map[int]float64{100: 10, 200: 50}}
+	b := CPUSnapshot{At: at.Add(10 * time.Second), Procs: map[int]float64{100: 12.5, 300: 3}}
+	u := Usage(a, b)
+	if want := 2.5 + 3.0; u.BrokerCPUSeconds != want {
+		t.Errorf("broker CPU %.2fs, want %.2fs (100 grew 2.5 s, 300 started and used 3 s, 200 was killed)", u.BrokerCPUSeconds, want)
+	}
+}
