@@ -24,26 +24,38 @@ const shareStateTopic = "__share_group_state"
 // records) in __share_group_state, so that it survives the failure of the
 // broker leading that state.
 //
-// On its own 3-node cluster (state topic RF 3, min ISR 2): N records in one
-// batch on a 1-partition RF-3 topic; one share member takes all of them in
-// one poll (delivery count 1), accepts the even offsets and releases the
-// odd ones, and leaves (its acknowledgements ride on its final request, so
-// no fetch of its own can acquire the released records again). The share
-// coordinator of the share-partition is found (bench.ShareCoordinator,
-// checked against the leader of the __share_group_state partition that
-// Kafka's hashing gives for the key) and killed. A fresh member of the same
-// group must then receive every released record with delivery count 2 (the
-// count survived), no accepted record (acknowledged state survived), and
-// nothing may be missing; the share-partition start offset must end at N.
-// The dead broker is then started again.
+// On its own 3-node cluster (state topic RF 3, min ISR 2), twice, each time
+// with a fresh topic (1 partition, RF 3) and group:
+//
+//   - "coordinator": the share coordinator's broker is killed while another
+//     broker leads the topic partition (the share-partition leader keeps
+//     the state in memory; the new coordinator must take over its writes);
+//   - "coordinator+leader": the topic partition's leadership is first moved
+//     to the share coordinator's broker, so the kill also takes the
+//     in-memory state: the new share-partition leader can only learn the
+//     state from what the coordinator persisted.
+//
+// Each case: N records in one batch; one share member takes all of them in
+// one poll (delivery count 1), accepts the even offsets, releases the odd
+// ones, and leaves (its acknowledgements ride on its final request, so no
+// fetch of its own can acquire the released records again). The coordinator
+// (bench.ShareCoordinator, checked against the leader of the
+// __share_group_state partition Kafka's hashing gives for the key) is
+// killed. A fresh member must then receive every released record with
+// delivery count 2 (the count survived), no accepted record (acknowledged
+// state survived), nothing missing; a third member after it gets nothing.
+// The dead broker is started again before the next case.
 func TestShareCoordinatorFailover(t *testing.T) {
 	needKafka(t) // skips where real brokers cannot run
-	const n = 100
-	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 
 	p, _ := infra.NewProvider("process")
-	cluster, err := p.Start(ctx, infra.ClusterSpec{Nodes: 3, Log: testLog(t), StartTimeout: 8 * time.Minute})
+	cluster, err := p.Start(ctx, infra.ClusterSpec{Nodes: 3, Log: testLog(t), StartTimeout: 8 * time.Minute,
+		BrokerConfig: map[string]string{
+			"broker.session.timeout.ms":    strconv.Itoa(int(failoverSession.Milliseconds())),
+			"broker.heartbeat.interval.ms": strconv.Itoa(int(failoverHeartbeat.Milliseconds())),
+		}})
 	if err != nil {
 		t.Fatalf("start 3 nodes: %v", err)
 	}
@@ -59,12 +71,27 @@ func TestShareCoordinatorFailover(t *testing.T) {
 	if got := cluster.BrokerConfig()["share.coordinator.state.topic.replication.factor"]; got != "3" {
 		t.Fatalf("state topic replication factor %q, want 3", got)
 	}
-
 	adm, err := newAdmin(cluster.Bootstrap())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer adm.close()
+	for _, colocated := range []bool{false, true} {
+		name := map[bool]string{false: "coordinator", true: "coordinator+leader"}[colocated]
+		t.Run(name, func(t *testing.T) {
+			failoverCase(ctx, t, cluster, faults, adm, colocated)
+		})
+	}
+}
+
+// Kafka's defaults, stated in the test's broker configuration: the
+// controller fences a broker whose heartbeats stopped for the session
+// timeout, and only then moves the leadership of its partitions (the share
+// coordinator's among them).
+const failoverSession, failoverHeartbeat = 9 * time.Second, 2 * time.Second
+
+func failoverCase(ctx context.Context, t *testing.T, cluster infra.Cluster, faults infra.Faults, adm *admin, colocated bool) {
+	const n = 100
 	suffix := randomSuffix()
 	topic, group := "failover-"+suffix, "failover-"+suffix
 	if err := adm.createTopic(ctx, topic, 1, 3); err != nil {
@@ -73,6 +100,36 @@ func TestShareCoordinatorFailover(t *testing.T) {
 	if err := adm.setGroupConfig(ctx, group, map[string]string{"share.auto.offset.reset": "earliest"}); err != nil {
 		t.Fatal(err)
 	}
+
+	// The coordinator that will hold this share-partition's state, and
+	// the topic partition's leader placed with it or away from it.
+	topicID := topicIDOf(ctx, t, adm, topic)
+	var coord int32
+	err := poll(ctx, 2*time.Minute, func() (bool, error) {
+		var err error
+		coord, err = ShareCoordinator(ctx, adm.cl, group, topicID, 0)
+		return err == nil, nil // the state topic may still be being created
+	}, "no share coordinator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := fmt.Sprintf("%s:%s:%d", group, base64.RawURLEncoding.EncodeToString(topicID[:]), 0)
+	statePart, stateLeader := stateLeaderFor(ctx, t, adm, key)
+	if coord != stateLeader {
+		t.Fatalf("ShareCoordinator says node %d; the leader of %s partition %d (Kafka's hash of %q) is node %d", coord, shareStateTopic, statePart, key, stateLeader)
+	}
+	wantLeader := coord
+	if !colocated {
+		wantLeader = coord%3 + 1
+	}
+	moveLeader(ctx, t, adm, topic, wantLeader)
+	groupCoord := "unknown yet (no member has joined)"
+	if g, err := GroupCoordinator(ctx, adm.cl, group); err == nil {
+		groupCoord = fmt.Sprintf("node %d", g)
+	}
+	t.Logf("share coordinator: node %d (leader of %s-%d); topic partition leader node %d; group coordinator %s",
+		coord, shareStateTopic, statePart, wantLeader, groupCoord)
+
 	produceOneBatch(ctx, t, cluster.Bootstrap(), topic, n)
 
 	// Session 1: one poll, every record acknowledged, then leave.
@@ -96,23 +153,7 @@ func TestShareCoordinatorFailover(t *testing.T) {
 		}
 	}
 	first.Close()
-	spso1 := startOffset(ctx, t, adm, group, topic)
-
-	// The coordinator holding this share-partition's state.
-	topicID := topicIDOf(ctx, t, adm, topic)
-	coord, err := ShareCoordinator(ctx, adm.cl, group, topicID, 0)
-	if err != nil {
-		t.Fatalf("share coordinator: %v", err)
-	}
-	key := fmt.Sprintf("%s:%s:%d", group, base64.RawURLEncoding.EncodeToString(topicID[:]), 0)
-	statePart, stateLeader := stateLeaderFor(ctx, t, adm, key)
-	if coord != stateLeader {
-		t.Fatalf("ShareCoordinator says node %d; the leader of %s partition %d (Kafka's hash of %q) is node %d", coord, shareStateTopic, statePart, key, stateLeader)
-	}
-	partLeader := leaderOf(ctx, t, adm, topic, 0)
-	groupCoord, _ := GroupCoordinator(ctx, adm.cl, group)
-	t.Logf("share coordinator: node %d (leader of %s-%d); topic partition leader node %d; group coordinator node %d",
-		coord, shareStateTopic, statePart, partLeader, groupCoord)
+	spso1 := startOffset(ctx, t, cluster.Bootstrap(), group, topic)
 
 	// Kill it; time until another broker answers for the key.
 	if err := faults.KillBroker(ctx, int(coord)); err != nil {
@@ -184,8 +225,13 @@ func TestShareCoordinatorFailover(t *testing.T) {
 		byCount[c]++
 	}
 	slices.Sort(missing)
-	t.Logf("FAILOVER node %d killed; new share coordinator node %d answered after %v; first record back after %v; released %d, accepted %d; redelivered by delivery count %v; missing %d; wrong %d",
-		coord, newCoord, coordFailover.Round(time.Millisecond), firstBack.Round(time.Millisecond), len(released), len(accepted), byCount, len(missing), len(wrong))
+	t.Logf("FAILOVER %s: node %d killed; new share coordinator node %d answered after %v; first record back after %v; released %d, accepted %d; redelivered by delivery count %v; missing %d; wrong %d",
+		t.Name(), coord, newCoord, coordFailover.Round(time.Millisecond), firstBack.Round(time.Millisecond), len(released), len(accepted), byCount, len(missing), len(wrong))
+	// The last heartbeat came at most one interval before the kill; the
+	// upper bound is a loaded host's margin, not a budget.
+	if lo, hi := failoverSession-failoverHeartbeat, 4*failoverSession+30*time.Second; coordFailover < lo || coordFailover > hi {
+		t.Errorf("new share coordinator after %v, want between %v (session timeout - heartbeat interval) and %v", coordFailover, lo, hi)
+	}
 	if len(missing) > 0 {
 		t.Errorf("%d released record(s) never came back after the failover (lost): offsets %v", len(missing), missing)
 	}
@@ -215,8 +261,8 @@ func TestShareCoordinatorFailover(t *testing.T) {
 	// (after the first member: 0, not 1; after the second: 1, not 100),
 	// as if each write carried the start offset from before the
 	// acknowledgements it records. A fact for the lag figures, logged.
-	spso2 := startOffset(ctx, t, adm, group, topic)
-	t.Logf("FAILOVER persisted share-partition start offset: %d after the first member (offset 0 accepted: 1 expected), %d after the second (all accepted, a third member got nothing: %d expected)", spso1, spso2, n)
+	spso2 := startOffset(ctx, t, cluster.Bootstrap(), group, topic)
+	t.Logf("FAILOVER %s: persisted share-partition start offset: %d after the first member (offset 0 accepted: 1 expected), %d after the second (all accepted, a third member got nothing: %d expected)", t.Name(), spso1, spso2, n)
 	if spso2 < 0 || spso2 > n {
 		t.Errorf("share-partition start offset %d after the second member: outside 0..%d", spso2, n)
 	}
@@ -226,6 +272,34 @@ func TestShareCoordinatorFailover(t *testing.T) {
 	}
 	if got := len(cluster.PIDs()); got != 3 {
 		t.Errorf("%d brokers running after the start, want 3", got)
+	}
+}
+
+// moveLeader makes node the leader of topic's partition 0 (RF 3, so every
+// broker already holds a replica: the reassignment only reorders them and
+// the preferred-leader election moves the leadership).
+func moveLeader(ctx context.Context, t *testing.T, a *admin, topic string, node int32) {
+	t.Helper()
+	if leaderOf(ctx, t, a, topic, 0) == node {
+		return
+	}
+	replicas := []int32{node}
+	for id := int32(1); id <= 3; id++ {
+		if id != node {
+			replicas = append(replicas, id)
+		}
+	}
+	var req kadm.AlterPartitionAssignmentsReq
+	req.Assign(topic, 0, replicas)
+	if _, err := a.adm.AlterPartitionAssignments(ctx, req); err != nil {
+		t.Fatalf("reorder replicas of %q: %v", topic, err)
+	}
+	err := poll(ctx, time.Minute, func() (bool, error) {
+		_, _ = a.adm.ElectLeaders(ctx, kadm.ElectPreferredReplica, kadm.TopicsSet{topic: {0: {}}})
+		return leaderOf(ctx, t, a, topic, 0) == node, nil
+	}, fmt.Sprintf("topic %q: leadership never moved to node %d", topic, node))
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -327,16 +401,28 @@ func javaAbs(n int32) int32 {
 }
 
 // startOffset is the share-partition start offset of partition 0 that the
-// group coordinator reports (DescribeShareGroupOffsets), or -1.
-func startOffset(ctx context.Context, t *testing.T, a *admin, group, topic string) int64 {
+// group coordinator reports (DescribeShareGroupOffsets), or -1 if it gives
+// none within 30 s. A fresh client each time: after a kill, a client that
+// knew the dead broker as group coordinator kept dialling it for more than
+// 30 s (franz-go v1.22.3 / kadm v1.20.0).
+func startOffset(ctx context.Context, t *testing.T, seeds []string, group, topic string) int64 {
 	t.Helper()
-	resp, err := a.adm.DescribeShareGroupOffsets(ctx, group)
-	if err != nil {
-		t.Logf("describe share group offsets: %v", err)
-		return -1
+	var last error
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(time.Second) {
+		a, err := newAdmin(seeds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := a.adm.DescribeShareGroupOffsets(ctx, group)
+		a.close()
+		if err != nil {
+			last = err
+			continue
+		}
+		if o, ok := resp[group].Offsets.Lookup(topic, 0); ok && o.Err == nil {
+			return o.StartOffset
+		}
 	}
-	if o, ok := resp[group].Offsets.Lookup(topic, 0); ok && o.Err == nil {
-		return o.StartOffset
-	}
+	t.Logf("describe share group offsets: %v", last)
 	return -1
 }
