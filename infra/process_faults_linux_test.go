@@ -29,6 +29,21 @@ func TestProcessFaultsOneNode(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	var f Faults = c
+	// Samplers read PIDs while faults change the brokers (go test -race).
+	sampling := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			select {
+			case <-sampling:
+				return
+			case <-time.After(10 * time.Millisecond):
+				_ = c.PIDs()
+			}
+		}
+	}()
+	defer func() { close(sampling); <-sampled }()
 
 	topic := "faults-" + randomHex(3)
 	cl := newTestClient(t, c, kgo.RecordDeliveryTimeout(5*time.Second))

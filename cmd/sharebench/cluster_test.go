@@ -116,7 +116,7 @@ func TestClusterUpRunDown(t *testing.T) {
 	})
 
 	out, err := sharebench(8*time.Minute, "cluster", "up", "--provider", "process", "--nodes", "1", "--name", "t1",
-		"--set", "broker_config.group.share.delivery.count.limit=7")
+		"--set", "broker_config.group.share.partition.max.record.locks=4000")
 	if err != nil {
 		t.Fatalf("up: %v", err)
 	}
@@ -136,8 +136,8 @@ func TestClusterUpRunDown(t *testing.T) {
 	if !strings.Contains(out, "bootstrap: "+st.Bootstrap[0]) || !strings.Contains(out, st.MetricsURLs[0]) {
 		t.Errorf("up did not print the bootstrap %v and metrics %v", st.Bootstrap, st.MetricsURLs)
 	}
-	if st.BrokerConfig["group.share.delivery.count.limit"] != "7" || st.Provider != "process" || st.Nodes != 1 {
-		t.Errorf("state: provider %q nodes %d delivery limit %q", st.Provider, st.Nodes, st.BrokerConfig["group.share.delivery.count.limit"])
+	if st.BrokerConfig["group.share.partition.max.record.locks"] != "4000" || st.Provider != "process" || st.Nodes != 1 {
+		t.Errorf("state: provider %q nodes %d record locks %q", st.Provider, st.Nodes, st.BrokerConfig["group.share.partition.max.record.locks"])
 	}
 	// up has returned: the brokers live on under the supervisor.
 	if !processAlive(brokers[0]) {
