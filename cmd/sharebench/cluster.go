@@ -148,6 +148,11 @@ func clusterUp(cmd *cobra.Command, f clusterFlags) error {
 	if _, err := f.spec(""); err != nil {
 		return err
 	}
+	if f.provider == "kfake" || f.provider == "external" {
+		// Runs on a named cluster are recorded as Kafka (external): only a
+		// real broker qualifies, and an external one is up already.
+		return fmt.Errorf("--provider %s: cluster up starts Kafka brokers: use auto, process or container", f.provider)
+	}
 	if _, err := infra.NewProvider(f.provider); err != nil {
 		return err
 	}

@@ -26,6 +26,14 @@ func TestClusterUnknownNameIsAClearError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `no cluster named "nope"`) {
 		t.Errorf("run --cluster of an unknown name: %v", err)
 	}
+	_, err = execute(t, "run", "--cluster", "nope", "--provider", "process", "--scenario", "smoke")
+	if err == nil || !strings.Contains(err.Error(), "drop --provider") {
+		t.Errorf("run --cluster with --provider: %v, want it to refuse the conflict", err)
+	}
+	_, err = execute(t, "cluster", "up", "--provider", "kfake")
+	if err == nil || !strings.Contains(err.Error(), "auto, process or container") {
+		t.Errorf("cluster up --provider kfake: %v, want a refusal naming the providers", err)
+	}
 	_, err = execute(t, "cluster", "up", "--set", "max_poll_records=5")
 	if err == nil || !strings.Contains(err.Error(), "broker_config.KEY=VALUE") {
 		t.Errorf("cluster up with a scenario key: %v, want it to ask for broker_config.KEY=VALUE", err)
