@@ -2,16 +2,26 @@ package collectors
 
 import (
 	"os"
+	"syscall"
 	"testing"
 	"time"
 )
 
-// burn keeps one core busy for d.
+// burn spins until this process has used d more CPU time (or 20 s of wall
+// time pass): CPU time, not wall time, so that a loaded host that gives the
+// loop less than a core still produces the amount the tests expect.
 func burn(d time.Duration) {
-	end := time.Now().Add(d)
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	start, deadline := cpu(), time.Now().Add(20*time.Second)
 	x := 0
-	for time.Now().Before(end) {
-		x++
+	for cpu()-start < d && time.Now().Before(deadline) {
+		for range 10000 {
+			x++
+		}
 	}
 	_ = x
 }
