@@ -49,11 +49,12 @@ func TestMain(m *testing.M) {
 			return 1
 		}
 		code := m.Run()
+		pids := cl.PIDs() // the running brokers: after Stop there are none to list
 		if err := cl.Stop(context.Background()); err != nil {
 			fmt.Fprintln(os.Stderr, "stop Kafka:", err)
 			return 1
 		}
-		for _, pid := range cl.PIDs() {
+		for _, pid := range pids {
 			if syscall.Kill(pid, 0) == nil {
 				fmt.Fprintf(os.Stderr, "broker JVM %d still running after Stop\n", pid)
 				return 1

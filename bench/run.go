@@ -150,8 +150,8 @@ func (r *runState) fillThenDrain(ctx context.Context, pcfg producer.Config) erro
 
 	cctx, stopConsumers := context.WithCancel(ctx)
 	defer stopConsumers()
-	r.cpu = &cpuWindow{pids: r.cl.PIDs(), done: make(chan struct{})}
-	r.cpu.start = collectors.ReadCPU(r.cpu.pids)
+	r.cpu = &cpuWindow{pids: r.cl.PIDs, done: make(chan struct{})}
+	r.cpu.start = collectors.ReadCPU(r.cpu.pids())
 	r.progress.phase(PhaseDrain, groupReadyTimeout+r.spec.DrainTimeout, r.rec)
 	ccfg := consumerConfig(r.spec, r.cl.Bootstrap(), r.topic, r.group)
 	go func() { r.consumerErr <- consumers.Run(cctx, ccfg, r.rec) }()
@@ -160,7 +160,7 @@ func (r *runState) fillThenDrain(ctx context.Context, pcfg producer.Config) erro
 		return err
 	}
 	r.drainThenStop(ctx, stopConsumers)
-	r.cpu.end = collectors.ReadCPU(r.cpu.pids)
+	r.cpu.end = collectors.ReadCPU(r.cpu.pids())
 	close(r.cpu.done)
 	first, last, ok := r.rec.Span()
 	if !ok {
@@ -246,7 +246,7 @@ func (r *runState) newRecorder() (producer.Config, error) {
 	}
 	r.series = results.NewSeries(r.clock.Now(), seconds)
 	r.rec = results.NewRecorder(r.clock, results.RunTag(r.id+"-"+r.suffix), results.NewLedger(s.Producers, perProducer), r.series)
-	r.procs = collectors.NewProcSampler(r.cl.PIDs(), time.Second)
+	r.procs = collectors.NewProcSampler(r.cl.PIDs, time.Second)
 	return pcfg, nil
 }
 
@@ -292,7 +292,7 @@ func (r *runState) openWindow(ctx context.Context, pcfg *producer.Config) {
 			r.progress.phase(PhaseMeasure, s.Duration, r.rec)
 		}
 	}()
-	r.cpu = &cpuWindow{pids: r.cl.PIDs(), done: make(chan struct{})}
+	r.cpu = &cpuWindow{pids: r.cl.PIDs, done: make(chan struct{})}
 	go r.cpu.watch(ctx, r.clock, r.window)
 	r.scraper = collectors.NewBrokerScraper(r.cl.MetricsURLs(), time.Second)
 	r.scraper.Start(ctx)
@@ -421,9 +421,11 @@ func randomSuffix() string {
 	return hex.EncodeToString(b)
 }
 
-// cpuWindow samples CPU counters at the measurement window's edges.
+// cpuWindow samples CPU counters at the measurement window's edges. pids
+// is asked at each edge, so a broker started again after a fault is counted
+// on its new pid (collectors.Usage).
 type cpuWindow struct {
-	pids       []int
+	pids       func() []int
 	start, end collectors.CPUSnapshot
 	done       chan struct{}
 }
@@ -441,11 +443,11 @@ func (c *cpuWindow) watch(ctx context.Context, clock *results.Clock, w results.W
 	if !sleep(w.Start) {
 		return
 	}
-	c.start = collectors.ReadCPU(c.pids)
+	c.start = collectors.ReadCPU(c.pids())
 	if !sleep(w.End) {
 		return
 	}
-	c.end = collectors.ReadCPU(c.pids)
+	c.end = collectors.ReadCPU(c.pids())
 }
 
 func (c *cpuWindow) usage() results.CPUUsage {

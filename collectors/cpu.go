@@ -53,7 +53,13 @@ func ReadCPU(pids []int) CPUSnapshot {
 
 func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
 
-// Usage computes what happened between a and b.
+// Usage computes what happened between a and b. A broker process read in b
+// but not in a was started in between (a broker started again after a
+// fault: snapshots read the cluster's current pids): all its CPU time falls
+// between a and b and counts. A broker process read in a but gone by b (a
+// killed broker) took its counters with it: its CPU between a and its death
+// is not counted, so broker CPU is an undercount when a broker was killed
+// in the span.
 func Usage(a, b CPUSnapshot) results.CPUUsage {
 	u := results.CPUUsage{Seconds: b.At.Sub(a.At).Seconds(), Cores: runtime.NumCPU()}
 	if b.HostTotal > a.HostTotal {
@@ -61,9 +67,7 @@ func Usage(a, b CPUSnapshot) results.CPUUsage {
 	}
 	u.HarnessCPUSeconds = b.SelfSeconds - a.SelfSeconds
 	for pid, sec := range b.Procs {
-		if before, ok := a.Procs[pid]; ok {
-			u.BrokerCPUSeconds += sec - before
-		}
+		u.BrokerCPUSeconds += sec - a.Procs[pid] // 0 before a new process
 	}
 	if u.Seconds > 0 {
 		u.HarnessPercent = 100 * u.HarnessCPUSeconds / u.Seconds / float64(u.Cores)

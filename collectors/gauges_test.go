@@ -1,8 +1,10 @@
 package collectors
 
 import (
+	"context"
 	"os"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -84,5 +86,34 @@ func TestReadProcSelf(t *testing.T) {
 	}
 	if none := ReadProc([]int{1 << 30}); none.BrokerRSSKnown {
 		t.Errorf("a missing pid reads as known: %+v", none)
+	}
+}
+
+// The sampler asks for the broker pids at every reading, so a broker that
+// comes back on a new pid (a restart) is measured from the next reading on.
+func TestProcSamplerFollowsNewPIDs(t *testing.T) {
+	var mu sync.Mutex
+	pids := []int{1 << 30} // a "killed" broker: nothing to read
+	s := NewProcSampler(func() []int {
+		mu.Lock()
+		defer mu.Unlock()
+		return pids
+	}, 20*time.Millisecond)
+	s.Start(context.Background())
+	time.Sleep(100 * time.Millisecond)
+	mu.Lock()
+	pids = []int{os.Getpid()} // "started again"
+	mu.Unlock()
+	time.Sleep(100 * time.Millisecond)
+	s.Stop()
+	samples := s.Samples()
+	if len(samples) < 4 {
+		t.Fatalf("%d samples", len(samples))
+	}
+	if first := samples[0]; first.BrokerRSSKnown {
+		t.Errorf("first sample read the RSS of a pid that does not exist: %+v", first)
+	}
+	if last := samples[len(samples)-1]; !last.BrokerRSSKnown || last.BrokerRSSBytes <= 0 {
+		t.Errorf("last sample did not follow the new pid: %+v", last)
 	}
 }

@@ -70,7 +70,7 @@ func vmRSS(path string) (int64, error) {
 
 // ProcSampler reads ReadProc every interval in the background.
 type ProcSampler struct {
-	pids     []int
+	pids     func() []int
 	interval time.Duration
 
 	mu      sync.Mutex
@@ -80,9 +80,11 @@ type ProcSampler struct {
 	done   chan struct{}
 }
 
-// NewProcSampler returns a sampler of the harness and the broker pids every
-// interval (default 1 s).
-func NewProcSampler(pids []int, interval time.Duration) *ProcSampler {
+// NewProcSampler returns a sampler of the harness and the broker processes
+// every interval (default 1 s). pids is asked at every reading (typically
+// infra.Cluster.PIDs), so a broker started again after a fault is followed
+// on its new pid.
+func NewProcSampler(pids func() []int, interval time.Duration) *ProcSampler {
 	if interval <= 0 {
 		interval = time.Second
 	}
@@ -98,7 +100,7 @@ func (p *ProcSampler) Start(ctx context.Context) {
 		t := time.NewTicker(p.interval)
 		defer t.Stop()
 		for {
-			s := ReadProc(p.pids)
+			s := ReadProc(p.pids())
 			p.mu.Lock()
 			if len(p.samples) < maxSamples {
 				p.samples = append(p.samples, s)

@@ -106,23 +106,49 @@ type processCluster struct {
 	// metricsPorts are the JMX exporter agents' HTTP ports, in node order.
 	metricsPorts []int
 	brokers      []*broker // the ones started so far
+	java         JavaRuntime
+	jars         string // the classpath directory (ResolveJars)
+
+	// mu guards every broker's proc and state, and stopping: faults
+	// (process_faults.go) change them while samplers read PIDs and Stop
+	// may begin.
+	mu       sync.Mutex
+	stopping bool // Stop has begun: no broker may be started any more
+	// faultMu serialises fault injections, so that two faults on one
+	// broker never interleave.
+	faultMu sync.Mutex
 
 	stopOnce sync.Once
 	stopErr  error
 }
 
-// broker is one running node.
+// broker is one node: its current JVM and what faults did to it.
 type broker struct {
 	addr         nodeAddr
+	index        int // position in the cluster's node list (0-based)
 	logPath      string
-	proc         *proc
-	exitReported bool // an error already told that it died
+	proc         *proc // the current JVM; a new one after each start
+	state        brokerState
+	exitReported bool // an error already told that it died, or it was killed on purpose
+}
+
+// brokerState is what fault injection did to a broker.
+type brokerState int
+
+const (
+	brokerRunning brokerState = iota
+	brokerPaused              // SIGSTOP: frozen until SIGCONT
+	brokerKilled              // SIGKILL (or stopped by a restart): no JVM until started again
+)
+
+func (s brokerState) String() string {
+	return [...]string{"running", "paused", "killed"}[s]
 }
 
 // startProcessCluster makes one attempt at starting the cluster; on error
 // it stops whatever it started.
 func startProcessCluster(ctx context.Context, spec ClusterSpec, java JavaRuntime, jars string, cfg map[string]string) (_ *processCluster, err error) {
-	c := &processCluster{spec: spec, cfg: cfg}
+	c := &processCluster{spec: spec, cfg: cfg, java: java, jars: jars}
 	defer func() {
 		if err != nil {
 			// The start error is the headline; brokers that died during
@@ -149,9 +175,11 @@ func startProcessCluster(ctx context.Context, spec ClusterSpec, java JavaRuntime
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("cluster: start: %w", context.Cause(ctx))
 		}
-		if err := c.launch(n, java, jars, c.agentArg(jars, i)); err != nil {
+		p, err := c.startJVM(n, i)
+		if err != nil {
 			return nil, err
 		}
+		c.brokers = append(c.brokers, &broker{addr: n, index: i, logPath: c.logPath(n), proc: p})
 	}
 	if err := c.waitReady(ctx); err != nil {
 		return nil, err
@@ -230,8 +258,8 @@ var jmxExporterConfig []byte
 
 // agentArg is the -javaagent flag that serves node i's metrics on
 // 127.0.0.1:<metrics port> (the 1.0.1 agent's [host:]port:config syntax).
-func (c *processCluster) agentArg(jars string, i int) string {
-	return fmt.Sprintf("-javaagent:%s=%s:%d:%s", filepath.Join(jars, JMXExporterJar()), loopback, c.metricsPorts[i], c.jmxConfigPath())
+func (c *processCluster) agentArg(i int) string {
+	return fmt.Sprintf("-javaagent:%s=%s:%d:%s", filepath.Join(c.jars, JMXExporterJar()), loopback, c.metricsPorts[i], c.jmxConfigPath())
 }
 
 // format formats every node's storage for one fresh cluster id, in
@@ -271,13 +299,15 @@ func (c *processCluster) formatNode(ctx context.Context, n nodeAddr, clusterID s
 	return nil
 }
 
-// launch starts node n's JVM, with the JMX exporter agent flag agent, its
-// output appended to its log file.
-func (c *processCluster) launch(n nodeAddr, java JavaRuntime, jars, agent string) error {
+// startJVM starts the JVM of node n (the i-th node), with its JMX exporter
+// agent, its output appended to its log file. A node started again after a
+// fault runs exactly the same command: same data directory, properties,
+// ports and agent port.
+func (c *processCluster) startJVM(n nodeAddr, i int) (*proc, error) {
 	logPath := c.logPath(n)
 	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return fmt.Errorf("broker %d: log: %w", n.ID, err)
+		return nil, fmt.Errorf("broker %d: log: %w", n.ID, err)
 	}
 	// The child holds its own descriptor; ours is not needed after Start.
 	defer logFile.Close()
@@ -289,20 +319,19 @@ func (c *processCluster) launch(n nodeAddr, java JavaRuntime, jars, agent string
 		"-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent",
 		"-Djava.awt.headless=true",
 		"-Dlog4j2.configurationFile=" + c.log4jPath(),
-		agent,
-		"-cp", filepath.Join(jars, "*"),
+		c.agentArg(i),
+		"-cp", filepath.Join(c.jars, "*"),
 		"kafka.Kafka", c.propsPath(n),
 	}
-	cmd := exec.Command(java.Path, args...)
+	cmd := exec.Command(c.java.Path, args...)
 	cmd.Dir = c.nodeDir(n)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	p, err := startProc(cmd)
 	if err != nil {
-		return fmt.Errorf("broker %d: start: %w", n.ID, err)
+		return nil, fmt.Errorf("broker %d: start: %w", n.ID, err)
 	}
-	c.brokers = append(c.brokers, &broker{addr: n, logPath: logPath, proc: p})
 	progress(c.spec.Log, "broker %d: started, pid %d, port %d, log %s", n.ID, p.pid(), n.BrokerPort, logPath)
-	return nil
+	return p, nil
 }
 
 // Bootstrap returns every broker's PLAINTEXT address.
@@ -331,11 +360,18 @@ func (c *processCluster) Nodes() int { return c.spec.Nodes }
 // (EffectiveBrokerConfig), without the per-node layout settings.
 func (c *processCluster) BrokerConfig() map[string]string { return maps.Clone(c.cfg) }
 
-// PIDs returns the broker JVMs' process ids, in node order.
+// PIDs returns the process ids of the broker JVMs running now, in node
+// order: a broker started again after a fault has a new pid, and a killed
+// broker has none until it is started again. Samplers that must follow
+// restarts call PIDs at every reading.
 func (c *processCluster) PIDs() []int {
-	pids := make([]int, len(c.brokers))
-	for i, b := range c.brokers {
-		pids[i] = b.proc.pid()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pids := make([]int, 0, len(c.brokers))
+	for _, b := range c.brokers {
+		if !b.proc.exited() {
+			pids = append(pids, b.proc.pid())
+		}
 	}
 	return pids
 }
@@ -359,17 +395,32 @@ func (c *processCluster) LogDir() string { return c.logDir }
 // if the cluster created one. Pass a live context: one that has already
 // ended means "kill now". Stop is idempotent (later calls return the first
 // result) and safe on a partially started cluster. A broker that had died
-// before Stop is reported as an error naming it.
+// before Stop is reported as an error naming it, unless a fault killed it on
+// purpose; paused brokers are resumed first (a frozen JVM cannot shut down).
 func (c *processCluster) Stop(ctx context.Context) error {
-	c.stopOnce.Do(func() { c.stopErr = c.stop(ctx) })
+	c.stopOnce.Do(func() {
+		// From here on no fault starts a JVM, so the procs below are final.
+		c.mu.Lock()
+		c.stopping = true
+		c.mu.Unlock()
+		c.stopErr = c.stop(ctx)
+	})
 	return c.stopErr
 }
 
 func (c *processCluster) stop(ctx context.Context) error {
 	var errs []error
 	for _, b := range c.brokers {
+		c.mu.Lock()
+		paused, reported := b.state == brokerPaused, b.exitReported
+		c.mu.Unlock()
+		if paused {
+			if err := b.proc.signal(syscall.SIGCONT); err != nil {
+				errs = append(errs, fmt.Errorf("broker %d: resume before stop: %w", b.addr.ID, err))
+			}
+		}
 		if b.proc.exited() {
-			if b.exitReported {
+			if reported {
 				continue
 			}
 			errs = append(errs, fmt.Errorf("broker %d: had exited before stop (%v); %s ends:\n%s",

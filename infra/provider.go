@@ -51,7 +51,9 @@ type Cluster interface {
 	Nodes() int
 	// BrokerConfig is the effective configuration applied to every broker.
 	BrokerConfig() map[string]string
-	// PIDs of the broker processes (empty for in-process providers).
+	// PIDs of the broker processes running now (empty for in-process
+	// providers): a broker started again after a fault has a new pid, a
+	// killed one none, so samplers ask at every reading.
 	PIDs() []int
 	// MetricsURLs are the brokers' Prometheus scrape endpoints (the JMX
 	// exporter agent of the process provider), in node order; nil when the

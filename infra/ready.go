@@ -81,15 +81,22 @@ type readyStep struct {
 }
 
 // waitReady returns once the cluster serves clients, judged through a
-// client rather than log lines: metadata lists every broker and a
-// controller; a probe topic replicated on every broker is created, accepts a
-// record with acks=all, and is deleted. Each step is retried with backoff
-// until ctx ends. If a broker JVM exits meanwhile, waitReady fails at once
-// with the end of its log.
+// client rather than log lines (waitServing with every broker).
 func (c *processCluster) waitReady(ctx context.Context) error {
+	return c.waitServing(ctx, c.brokers)
+}
+
+// waitServing returns once brokers serve clients: metadata lists each of
+// them and a controller; a probe topic with one replica on each of them is
+// created, accepts a record with acks=all, and is deleted. Each step is
+// retried with backoff until ctx ends. If one of their JVMs exits
+// meanwhile, waitServing fails at once with the end of its log. The
+// cluster start checks every broker; a start after a fault checks the one
+// broker, whatever the others are doing.
+func (c *processCluster) waitServing(ctx context.Context, brokers []*broker) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	stopWatching := c.watchExits(cancel)
+	stopWatching := watchExits(brokers, cancel)
 	defer stopWatching()
 
 	cl, err := kgo.NewClient(
@@ -106,10 +113,13 @@ func (c *processCluster) waitReady(ctx context.Context) error {
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
 
-	n := len(c.nodes)
+	want := make([]int32, len(brokers))
+	for i, b := range brokers {
+		want[i] = int32(b.addr.ID)
+	}
 	topic := "sharebench-probe-" + randomHex(4)
 	steps := []readyStep{
-		{fmt.Sprintf("metadata lists %d broker(s) and a controller", n), func(ctx context.Context) error {
+		{fmt.Sprintf("metadata lists broker(s) %v and a controller", want), func(ctx context.Context) error {
 			// A raw request: kadm's BrokerMetadata answers from kgo's
 			// cache once the client knows any broker, and would keep
 			// reporting the first brokers seen.
@@ -119,25 +129,23 @@ func (c *processCluster) waitReady(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if len(md.Brokers) < n {
-				ids := make([]int32, len(md.Brokers))
-				for i, b := range md.Brokers {
-					ids[i] = b.NodeID
+			ids := make([]int32, len(md.Brokers))
+			for i, b := range md.Brokers {
+				ids[i] = b.NodeID
+			}
+			slices.Sort(ids)
+			for _, id := range want {
+				if !slices.Contains(ids, id) {
+					return fmt.Errorf("broker %d not yet registered and unfenced (listed: %v)", id, ids)
 				}
-				slices.Sort(ids)
-				return fmt.Errorf("%d of %d brokers registered and unfenced (ids %v)", len(md.Brokers), n, ids)
 			}
 			if md.ControllerID < 0 {
 				return errors.New("no controller")
 			}
 			return nil
 		}},
-		{fmt.Sprintf("create probe topic %q (replication factor %d)", topic, n), func(ctx context.Context) error {
-			_, err := adm.CreateTopic(ctx, 1, int16(n), nil, topic)
-			if errors.Is(err, kerr.TopicAlreadyExists) {
-				return nil // an earlier attempt got through after all
-			}
-			return err
+		{fmt.Sprintf("create probe topic %q (replicas %v)", topic, want), func(ctx context.Context) error {
+			return createTopicOn(ctx, cl, topic, want)
 		}},
 		{fmt.Sprintf("produce to probe topic %q", topic), func(ctx context.Context) error {
 			return cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("probe")}).FirstErr()
@@ -187,16 +195,44 @@ func retryUntil(ctx context.Context, step readyStep) error {
 	}
 }
 
+// createTopicOn creates topic with one partition replicated on exactly
+// replicas (an explicit assignment, so that a probe reaches the brokers it
+// is about). An existing topic counts as created: an earlier attempt got
+// through after all.
+func createTopicOn(ctx context.Context, cl *kgo.Client, topic string, replicas []int32) error {
+	req := kmsg.NewPtrCreateTopicsRequest()
+	t := kmsg.NewCreateTopicsRequestTopic()
+	t.Topic, t.NumPartitions, t.ReplicationFactor = topic, -1, -1
+	a := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
+	a.Partition, a.Replicas = 0, replicas
+	t.ReplicaAssignment = []kmsg.CreateTopicsRequestTopicReplicaAssignment{a}
+	req.Topics = []kmsg.CreateTopicsRequestTopic{t}
+	req.TimeoutMillis = 10_000
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return err
+	}
+	if len(resp.Topics) != 1 {
+		return fmt.Errorf("create topic %q: %d answers, expected 1", topic, len(resp.Topics))
+	}
+	err = kerr.ErrorForCode(resp.Topics[0].ErrorCode)
+	if errors.Is(err, kerr.TopicAlreadyExists) {
+		return nil
+	}
+	return err
+}
+
 // watchExits cancels ctx (through cancel) with a *brokerExitError as soon
-// as any started broker exits. The returned function ends the watch and
-// waits for its goroutines.
-func (c *processCluster) watchExits(cancel context.CancelCauseFunc) (stop func()) {
+// as one of brokers' current JVMs exits. The returned function ends the
+// watch and waits for its goroutines.
+func watchExits(brokers []*broker, cancel context.CancelCauseFunc) (stop func()) {
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
-	for _, b := range c.brokers {
+	for _, b := range brokers {
+		p := b.proc
 		wg.Go(func() {
 			select {
-			case <-b.proc.done:
+			case <-p.done:
 				cancel(newBrokerExitError(b))
 			case <-quit:
 			}

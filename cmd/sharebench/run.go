@@ -23,12 +23,14 @@ type runFlags struct {
 	// external provider
 	bootstrap  []string
 	metricURLs []string
+	cluster    string // --cluster: a cluster started by `cluster up`
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.provider, "provider", "auto", "cluster provider: auto, process, kfake (kfake numbers are not Kafka's) or external (an existing cluster: --bootstrap)")
 	cmd.Flags().StringSliceVar(&f.bootstrap, "bootstrap", nil, "external provider: bootstrap servers, HOST:PORT[,HOST:PORT...]")
 	cmd.Flags().StringArrayVar(&f.metricURLs, "metrics-url", nil, "external provider: a broker's Prometheus endpoint (JMX exporter or open monitoring), repeatable")
+	cmd.Flags().StringVar(&f.cluster, "cluster", "", "run on the cluster `sharebench cluster up --name NAME` started (the external provider with its addresses)")
 	cmd.Flags().StringVar(&f.results, "results", "results", "folder that receives the campaign folder")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a scenario key, e.g. --set max_poll_records=[10,100] (repeatable)")
 	cmd.Flags().StringVar(&f.metrics, "metrics-addr", "", "serve the harness's Prometheus /metrics on this loopback address while the campaign runs, e.g. 127.0.0.1:9464 (default off)")
@@ -86,6 +88,10 @@ func runScenario(cmd *cobra.Command, f runFlags) error {
 // runCampaign runs a loaded scenario with the provider flags and prints the
 // results.
 func runCampaign(cmd *cobra.Command, sc *scenarios.Scenario, f runFlags) (*bench.CampaignResult, error) {
+	ext, err := f.external(cmd)
+	if err != nil {
+		return nil, err
+	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "scenario %s: %d run(s)\n", sc.Name, len(sc.Runs))
 	ctx, stopMetrics, err := serveMetrics(cmd.Context(), f.metrics, out)
@@ -95,7 +101,7 @@ func runCampaign(cmd *cobra.Command, sc *scenarios.Scenario, f runFlags) (*bench
 	defer stopMetrics()
 	progress, log, stopProgress := newProgress(out)
 	res, err := bench.RunCampaign(ctx, sc, bench.CampaignOptions{
-		Provider: f.provider, ResultsDir: f.results, Log: log, Progress: progress, External: f.external(),
+		Provider: f.provider, ResultsDir: f.results, Log: log, Progress: progress, External: ext,
 	})
 	stopProgress()
 	if res != nil && len(res.Runs) > 0 {
@@ -134,10 +140,27 @@ func printVerdict(w io.Writer, runs []results.RunRecord) {
 	}
 }
 
-// external returns the external provider the flags describe, or nil.
-func (f runFlags) external() *infra.ExternalProvider {
-	if f.provider != "external" {
-		return nil
+// external returns the external provider the flags describe (--provider
+// external, or --cluster NAME, which also sets f.provider), or nil.
+func (f *runFlags) external(cmd *cobra.Command) (*infra.ExternalProvider, error) {
+	if f.cluster != "" {
+		for _, flag := range []string{"provider", "bootstrap", "metrics-url"} {
+			if cmd.Flags().Changed(flag) {
+				return nil, fmt.Errorf("--cluster %s: the cluster's state gives the provider and addresses; drop --%s", f.cluster, flag)
+			}
+		}
+		st, err := readClusterState(f.cluster)
+		if err != nil {
+			return nil, err
+		}
+		if !supervisorAlive(st) {
+			return nil, fmt.Errorf("--cluster %s: supervisor pid %d is not running: the cluster is gone (start it again with `sharebench cluster up --name %s`)", f.cluster, st.SupervisorPID, f.cluster)
+		}
+		f.provider = "external"
+		return &infra.ExternalProvider{Bootstrap: st.Bootstrap, MetricsURLs: st.MetricsURLs, KafkaVersion: st.KafkaVersion}, nil
 	}
-	return &infra.ExternalProvider{Bootstrap: f.bootstrap, MetricsURLs: f.metricURLs}
+	if f.provider != "external" {
+		return nil, nil
+	}
+	return &infra.ExternalProvider{Bootstrap: f.bootstrap, MetricsURLs: f.metricURLs}, nil
 }
