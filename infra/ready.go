@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -80,20 +81,30 @@ type readyStep struct {
 	try  func(ctx context.Context) error
 }
 
-// waitReady returns once the cluster serves clients, judged through a
-// client rather than log lines: metadata lists every broker and a
-// controller; a probe topic replicated on every broker is created, accepts a
-// record with acks=all, and is deleted. Each step is retried with backoff
-// until ctx ends. If a broker JVM exits meanwhile, waitReady fails at once
-// with the end of its log.
+// waitReady returns once the cluster serves clients (waitServing). If a
+// broker JVM exits meanwhile, waitReady fails at once with the end of its
+// log.
 func (c *processCluster) waitReady(ctx context.Context) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stopWatching := c.watchExits(cancel)
 	defer stopWatching()
+	err := waitServing(ctx, c.Bootstrap(), len(c.nodes), c.spec.KafkaVersion, c.spec.Log)
+	if exit, ok := errors.AsType[*brokerExitError](context.Cause(ctx)); ok && err != nil {
+		return exit
+	}
+	return err
+}
 
+// waitServing returns once the n brokers behind bootstrap serve clients,
+// judged through a client rather than log lines: metadata lists every
+// broker and a controller; a probe topic replicated on every broker is
+// created, accepts a record with acks=all, and is deleted. Each step is
+// retried with backoff until ctx ends. Every provider that starts brokers
+// uses it, after a start and after a broker fault.
+func waitServing(ctx context.Context, bootstrap []string, n int, version string, log io.Writer) error {
 	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(c.Bootstrap()...),
+		kgo.SeedBrokers(bootstrap...),
 		kgo.DialTimeout(2*time.Second),
 		kgo.MetadataMinAge(200*time.Millisecond),
 		kgo.RetryBackoffFn(func(int) time.Duration { return 200 * time.Millisecond }),
@@ -106,7 +117,6 @@ func (c *processCluster) waitReady(ctx context.Context) error {
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
 
-	n := len(c.nodes)
 	topic := "sharebench-probe-" + randomHex(4)
 	steps := []readyStep{
 		{fmt.Sprintf("metadata lists %d broker(s) and a controller", n), func(ctx context.Context) error {
@@ -153,15 +163,12 @@ func (c *processCluster) waitReady(ctx context.Context) error {
 	began := time.Now()
 	for _, s := range steps {
 		err := retryUntil(ctx, s)
-		progress(c.spec.Log, "ready check %q: %s after %v", s.what, passOrFail(err), time.Since(began).Round(10*time.Millisecond))
+		progress(log, "ready check %q: %s after %v", s.what, passOrFail(err), time.Since(began).Round(10*time.Millisecond))
 		if err != nil {
-			if exit, ok := errors.AsType[*brokerExitError](context.Cause(ctx)); ok {
-				return exit
-			}
 			return fmt.Errorf("cluster: not ready: %w", err)
 		}
 	}
-	c.noteVersion(ctx, adm)
+	noteVersion(ctx, adm, version, log)
 	return nil
 }
 
@@ -210,20 +217,20 @@ func (c *processCluster) watchExits(cancel context.CancelCauseFunc) (stop func()
 
 // noteVersion logs the Kafka release the brokers' ApiVersions look like, a
 // cross-check of the jars' version (patch releases are indistinguishable).
-func (c *processCluster) noteVersion(ctx context.Context, adm *kadm.Client) {
-	if c.spec.Log == nil {
+func noteVersion(ctx context.Context, adm *kadm.Client, version string, log io.Writer) {
+	if log == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	vs, err := adm.ApiVersions(ctx)
 	if err != nil {
-		progress(c.spec.Log, "ApiVersions: %v", err)
+		progress(log, "ApiVersions: %v", err)
 		return
 	}
 	for _, v := range vs.Sorted() {
 		if v.Err == nil {
-			progress(c.spec.Log, "broker %d: jars Kafka %s, ApiVersions look like Kafka %s", v.NodeID, c.spec.KafkaVersion, v.VersionGuess())
+			progress(log, "broker %d: Kafka %s, ApiVersions look like Kafka %s", v.NodeID, version, v.VersionGuess())
 			return
 		}
 	}

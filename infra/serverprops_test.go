@@ -63,7 +63,7 @@ func TestServerPropertiesOneNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := parseProperties(t, renderProperties(serverProperties(nodes[0], nodes, "/data/b1", cfg)))
+	got := parseProperties(t, renderProperties(serverProperties(processLayout(nodes[0], nodes, "/data/b1"), cfg)))
 	want := map[string]string{
 		"process.roles":                                    "broker,controller",
 		"node.id":                                          "1",
@@ -99,7 +99,7 @@ func TestServerPropertiesThreeNodes(t *testing.T) {
 	}
 	voters := "1@127.0.0.1:9101,2@127.0.0.1:9102,3@127.0.0.1:9103"
 	for _, n := range nodes {
-		got := parseProperties(t, renderProperties(serverProperties(n, nodes, "/d", cfg)))
+		got := parseProperties(t, renderProperties(serverProperties(processLayout(n, nodes, "/d"), cfg)))
 		want := map[string]string{
 			"node.id":                                          fmt.Sprint(n.ID),
 			"controller.quorum.voters":                         voters,
