@@ -64,13 +64,17 @@ func dockerClient(ctx context.Context) (*testcontainers.DockerClient, error) {
 	return dc, nil
 }
 
-// DockerAvailable reports whether a Docker engine answers, and if not, why.
-func DockerAvailable(ctx context.Context) error {
+// ContainerImage reports whether the container provider can run brokers of
+// version here: a Docker engine answers and a broker image is usable
+// (chooseImage; an absent public image is pulled once). It returns the
+// image, or an error that says what is missing.
+func ContainerImage(ctx context.Context, version string) (string, error) {
 	dc, err := dockerClient(ctx)
 	if err != nil {
-		return err
+		return "", err
 	}
-	return dc.Close()
+	defer dc.Close()
+	return chooseImage(ctx, dc, "", version, io.Discard)
 }
 
 // ownLabels are the labels of everything a cluster creates.

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/results"
+)
+
+// A smoke run on the container provider records provider "container" and
+// the image in run.json, and the broker figures come from the containers:
+// the JMX exporter endpoints are scraped, and the brokers' CPU read from
+// /proc under the containers' host pids agrees with the CPU the JVM itself
+// reports through JMX.
+func TestRunSmokeOnContainers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a broker container; skipped with -short")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	image, err := infra.ContainerImage(ctx, infra.DefaultKafkaVersion)
+	if err != nil {
+		t.Skipf("skipping: container provider unusable here: %v", err)
+	}
+	dir := t.TempDir()
+	out, err := execute(t, "run", "--provider", "container", "--scenario", "smoke", "--results", dir,
+		"--set", "duration=4s", "--set", "warmup=2s")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	runs, _ := filepath.Glob(filepath.Join(dir, "smoke-*", "runs", "*", "run.json"))
+	if len(runs) != 2 {
+		t.Fatalf("want 2 run.json files, got %v\n%s", runs, out)
+	}
+	for _, path := range runs {
+		r, err := results.ReadRun(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := r.Environment
+		if e.Provider != "container" || e.Image != image || !e.IsKafka {
+			t.Errorf("%s: environment provider %q image %q is_kafka %v; want container, %s, true", r.RunID, e.Provider, e.Image, e.IsKafka, image)
+		}
+		if !r.Audit.Balanced || r.Audit.Lost != 0 {
+			t.Errorf("%s: audit %+v", r.RunID, r.Audit)
+		}
+		b := r.Broker
+		if b.Endpoints != 1 || b.Samples == 0 || b.ScrapeErrors != 0 {
+			t.Errorf("%s: broker scrapes %+v; want the container's JMX exporter scraped without errors", r.RunID, b)
+		}
+		proc, jmx := r.Resources.BrokerCPUSeconds, b.CPUSeconds
+		t.Logf("%s: %.0f records/s completed; broker CPU %.2f s (/proc) vs %.2f s (JMX)", r.RunID, r.Throughput.CompletedPerSec, proc, jmx)
+		if proc <= 0 || math.Abs(proc-jmx) > math.Max(0.5, 0.5*jmx) {
+			t.Errorf("%s: broker CPU %.2f s from /proc (container host pid) vs %.2f s from JMX; want them to agree", r.RunID, proc, jmx)
+		}
+	}
+}
