@@ -6,17 +6,18 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/network"
 	"github.com/testcontainers/testcontainers-go"
+	tclog "github.com/testcontainers/testcontainers-go/log"
 	tcnetwork "github.com/testcontainers/testcontainers-go/network"
 )
 
@@ -137,10 +138,16 @@ func startContainerCluster(ctx context.Context, dc *testcontainers.DockerClient,
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range c.nodes {
-		if err := c.create(ctx, n, kraftID, files); err != nil {
-			return nil, err
-		}
+	// In parallel: on the vfs storage driver, creating a container copies
+	// the whole image.
+	errs := make([]error, len(c.nodes))
+	var wg sync.WaitGroup
+	for i, n := range c.nodes {
+		wg.Go(func() { errs[i] = c.create(ctx, n, kraftID, files) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	if err := c.waitReady(ctx); err != nil {
 		return nil, err
@@ -210,34 +217,34 @@ func anyAddr(port int) string { return "0.0.0.0:" + strconv.Itoa(port) }
 // agentJarPath is where the JMX exporter agent is copied in.
 const agentJarPath = ctrDir + "/jmx_prometheus_javaagent.jar"
 
+// ctrFile is a file the provider copies into a broker container.
+type ctrFile struct {
+	path string
+	data []byte
+	mode int64
+}
+
 // sharedFiles are the files every broker container gets besides its own
 // server.properties.
-func (c *containerCluster) sharedFiles(jars string) ([]testcontainers.ContainerFile, error) {
+func (c *containerCluster) sharedFiles(jars string) ([]ctrFile, error) {
 	agent, err := os.ReadFile(filepath.Join(jars, JMXExporterJar()))
 	if err != nil {
 		return nil, fmt.Errorf("cluster: JMX exporter agent: %w", err)
 	}
-	return []testcontainers.ContainerFile{
-		{Reader: bytes.NewReader(containerStartScript), ContainerFilePath: ctrDir + "/start.sh", FileMode: 0o755},
-		{Reader: bytes.NewReader([]byte(log4j2Properties)), ContainerFilePath: ctrDir + "/log4j2.properties", FileMode: 0o644},
-		{Reader: bytes.NewReader(jmxExporterConfig), ContainerFilePath: ctrDir + "/jmx-exporter.yaml", FileMode: 0o644},
-		{Reader: bytes.NewReader(agent), ContainerFilePath: agentJarPath, FileMode: 0o644},
+	return []ctrFile{
+		{ctrDir + "/start.sh", containerStartScript, 0o755},
+		{ctrDir + "/log4j2.properties", []byte(log4j2Properties), 0o644},
+		{ctrDir + "/jmx-exporter.yaml", jmxExporterConfig, 0o644},
+		{agentJarPath, agent, 0o644},
 	}, nil
 }
 
 // create creates and starts node n's container.
-func (c *containerCluster) create(ctx context.Context, n *ctrNode, kraftID string, shared []testcontainers.ContainerFile) error {
+func (c *containerCluster) create(ctx context.Context, n *ctrNode, kraftID string, shared []ctrFile) error {
 	props := renderProperties(serverProperties(c.containerLayout(n), c.cfg))
-	files := append([]testcontainers.ContainerFile{
-		{Reader: bytes.NewReader(props), ContainerFilePath: ctrDir + "/server.properties", FileMode: 0o644},
-	}, shared...)
-	// Readers are consumed by the copy: give each container fresh ones.
-	for i := range files {
-		if r, ok := files[i].Reader.(*bytes.Reader); ok {
-			b := make([]byte, r.Size())
-			_, _ = r.ReadAt(b, 0)
-			files[i].Reader = bytes.NewReader(b)
-		}
+	var files []testcontainers.ContainerFile
+	for _, f := range append([]ctrFile{{ctrDir + "/server.properties", props, 0o644}}, shared...) {
+		files = append(files, testcontainers.ContainerFile{Reader: bytes.NewReader(f.data), ContainerFilePath: f.path, FileMode: f.mode})
 	}
 	agent := fmt.Sprintf("-javaagent:%s=%d:%s/jmx-exporter.yaml", agentJarPath, ctrMetricsPort, ctrDir)
 	cmd := append([]string{"/bin/sh", ctrDir + "/start.sh"},
@@ -262,7 +269,9 @@ func (c *containerCluster) create(ctx context.Context, n *ctrNode, kraftID strin
 		},
 	}
 	ctr, err := testcontainers.GenericContainer(ctx, testcontainers.GenericContainerRequest{
-		ContainerRequest: req, Started: true, Logger: providerLogger{c.spec.Log},
+		// testcontainers' own step-by-step lines stay quiet; the
+		// provider reports progress and errors carry the cause.
+		ContainerRequest: req, Started: true, Logger: tclog.NewNoopLogger(),
 	})
 	if ctr != nil {
 		// Recorded even when the start failed, so that Stop removes it.
@@ -274,15 +283,6 @@ func (c *containerCluster) create(ctx context.Context, n *ctrNode, kraftID strin
 	progress(c.spec.Log, "broker %d: container %s started, client port 127.0.0.1:%d, metrics port %d",
 		n.id, name, n.clientPort, n.metricsPort)
 	return nil
-}
-
-// providerLogger passes testcontainers' lines to the progress log.
-type providerLogger struct{ w io.Writer }
-
-func (l providerLogger) Printf(format string, v ...any) {
-	if l.w != nil {
-		progress(l.w, "testcontainers: "+format, v...)
-	}
 }
 
 // waitReady waits until the cluster serves (waitServing); a container that
