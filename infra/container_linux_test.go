@@ -2,7 +2,6 @@ package infra
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,8 +24,6 @@ import (
 // image of `make image`). .ci/run starts an engine and builds the image, so
 // on this project's machines they run.
 
-var skipNotice sync.Once
-
 func requireDocker(t *testing.T) *testcontainers.DockerClient {
 	t.Helper()
 	requireKafka(t) // the JMX exporter agent comes from the jar cache
@@ -40,9 +36,7 @@ func requireDocker(t *testing.T) *testcontainers.DockerClient {
 		}
 	}
 	if err != nil {
-		// Loud on purpose: `go test` without -v hides skip messages.
-		skipNotice.Do(func() { fmt.Fprintf(os.Stderr, "infra: CONTAINER TESTS SKIPPED: %v\n", err) })
-		t.Skipf("skipping container test: %v", err)
+		t.Skipf("skipping container test: %v (.ci/run starts dockerd and runs make image)", err)
 	}
 	t.Cleanup(func() { dc.Close() })
 	return dc
@@ -335,5 +329,16 @@ func TestContainerRemovesOrphans(t *testing.T) {
 	assertNoneLeft(t, dc, labelCluster, orphanLabels[labelCluster])
 	if _, ns := ours(t, dc, labelCluster, liveLabels[labelCluster]); len(ns) != 1 {
 		t.Errorf("network of a live harness: %v, want it kept", ns)
+	}
+}
+
+// Where an engine answers and an image is usable, auto picks the container
+// provider with that image.
+func TestAutoPicksContainers(t *testing.T) {
+	requireDocker(t)
+	p, why := chooseProvider(context.Background(), ClusterSpec{})
+	cp, ok := p.(*ContainerProvider)
+	if !ok || cp.Image == "" || !strings.Contains(why, cp.Image) {
+		t.Errorf("auto chose %s (%s); want the container provider with its image named", p.Name(), why)
 	}
 }

@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"math"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,5 +60,32 @@ func TestRunSmokeOnContainers(t *testing.T) {
 		if proc <= 0 || math.Abs(proc-jmx) > math.Max(0.5, 0.5*jmx) {
 			t.Errorf("%s: broker CPU %.2f s from /proc (container host pid) vs %.2f s from JMX; want them to agree", r.RunID, proc, jmx)
 		}
+	}
+}
+
+// `sharebench jars` prints the jar cache directory that `make image` copies.
+func TestJarsPrintsTheJarDirectory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("may resolve the jars with Maven; skipped with -short")
+	}
+	want, err := infra.JarDir(infra.DefaultKafkaVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("mvn"); err != nil {
+		if _, statErr := os.Stat(want); statErr != nil {
+			t.Skipf("skipping: mvn not on PATH and no jar cache in %s", want)
+		}
+	}
+	out, err := execute(t, "jars")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if got := lines[len(lines)-1]; got != want {
+		t.Errorf("jars printed %q last, want the jar directory %q", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(want, infra.JMXExporterJar())); err != nil {
+		t.Errorf("the agent jar is not in the printed directory: %v", err)
 	}
 }
