@@ -41,7 +41,8 @@ type ClusterSpec struct {
 type Cluster interface {
 	// Bootstrap returns the client bootstrap addresses (host:port on 127.0.0.1).
 	Bootstrap() []string
-	// Provider names the provider that started it ("process", "kfake").
+	// Provider names the provider that started it ("process",
+	// "container", "kfake", "external").
 	Provider() string
 	// KafkaVersion is the broker version actually running ("kfake (not
 	// Kafka)" for the fake).
