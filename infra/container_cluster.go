@@ -240,11 +240,7 @@ func (c *containerCluster) stop(ctx context.Context) error {
 		wg.Go(func() { errs[i] = c.stopNode(work, n, grace) })
 	}
 	wg.Wait()
-	if c.network != "" {
-		if _, err := c.dc.NetworkRemove(work, c.network, client.NetworkRemoveOptions{}); err != nil {
-			errs = append(errs, fmt.Errorf("cluster: remove network %s: %w", c.network, err))
-		}
-	}
+	errs = append(errs, c.removeByLabel(work))
 	if c.tmpDir != "" {
 		if err := os.RemoveAll(c.tmpDir); err != nil {
 			errs = append(errs, fmt.Errorf("cluster: remove temporary directory: %w", err))
@@ -286,6 +282,33 @@ func (c *containerCluster) stopNode(ctx context.Context, n *ctrNode, grace time.
 	}
 	if _, err := c.dc.ContainerRemove(ctx, n.containerID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil {
 		errs = append(errs, fmt.Errorf("broker %d: remove container: %w", n.id, err))
+	}
+	return errors.Join(errs...)
+}
+
+// removeByLabel removes whatever still carries this cluster's label: the
+// network, and any container whose creation was interrupted before the
+// provider learnt its id (a start cancelled mid-request).
+func (c *containerCluster) removeByLabel(ctx context.Context) error {
+	filter := client.Filters{}.Add("label", labelCluster+"="+c.id)
+	var errs []error
+	cs, err := c.dc.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: filter})
+	if err != nil {
+		errs = append(errs, fmt.Errorf("cluster: list containers: %w", err))
+	}
+	for _, ct := range cs.Items {
+		if _, err := c.dc.ContainerRemove(ctx, ct.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil {
+			errs = append(errs, fmt.Errorf("cluster: remove container %s: %w", ct.ID, err))
+		}
+	}
+	ns, err := c.dc.NetworkList(ctx, client.NetworkListOptions{Filters: filter})
+	if err != nil {
+		errs = append(errs, fmt.Errorf("cluster: list networks: %w", err))
+	}
+	for _, n := range ns.Items {
+		if _, err := c.dc.NetworkRemove(ctx, n.ID, client.NetworkRemoveOptions{}); err != nil {
+			errs = append(errs, fmt.Errorf("cluster: remove network %s: %w", n.Name, err))
+		}
 	}
 	return errors.Join(errs...)
 }
