@@ -342,3 +342,54 @@ func TestAutoPicksContainers(t *testing.T) {
 		t.Errorf("auto chose %s (%s); want the container provider with its image named", p.Name(), why)
 	}
 }
+
+// One code path serves both images: the public apache/kafka image runs as
+// an unprivileged user with java only in /opt/java/openjdk. An image shaped
+// like that (derived from whichever image is usable here) must run the
+// same start script, format its storage and serve.
+func TestContainerPublicImageLayout(t *testing.T) {
+	requireDocker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	base, err := ContainerImage(ctx, DefaultKafkaVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	derived := "sharebench-test/public-layout:" + randomHex(3)
+	name := "sharebench-test-derive-" + randomHex(3)
+	// Keep java off PATH and only under /opt/java/openjdk; run as uid 1000.
+	script := `set -e
+if [ -x /opt/java/openjdk/bin/java ]; then exit 0; fi
+j=$(readlink -f "$(command -v java)"); mkdir -p /opt/java
+mv "$(dirname "$(dirname "$j")")" /opt/java/openjdk
+rm -f "$(command -v java)"`
+	for _, args := range [][]string{
+		{"run", "--name", name, "--user", "0", "--entrypoint", "/bin/sh", base, "-c", script},
+		{"commit", "-c", "USER 1000", "-c", `ENTRYPOINT []`, name, derived},
+		{"rm", name},
+	} {
+		if out, err := exec.CommandContext(ctx, "docker", args...).CombinedOutput(); err != nil {
+			exec.Command("docker", "rm", "-f", name).Run()
+			t.Fatalf("docker %s: %v\n%s", args[0], err, out)
+		}
+	}
+	t.Cleanup(func() { exec.Command("docker", "rmi", derived).Run() })
+
+	c, err := (&ContainerProvider{Image: derived}).Start(ctx, ClusterSpec{Nodes: 1, Log: testLog{t}})
+	if err != nil {
+		t.Fatalf("start on %s: %v", derived, err)
+	}
+	defer c.Stop(context.Background())
+	if ImageOf(c) != derived {
+		t.Errorf("image %q, want %q", ImageOf(c), derived)
+	}
+	cc := c.(*containerCluster)
+	res, err := cc.dc.ContainerInspect(ctx, cc.nodes[0].containerID, client.ContainerInspectOptions{})
+	if err != nil || res.Container.Config == nil || res.Container.Config.User != "1000" {
+		t.Errorf("broker container user: %v; want the image's unprivileged user 1000", err)
+	}
+	checkCluster(t, c, 1)
+	if err := c.Stop(context.Background()); err != nil {
+		t.Errorf("stop: %v", err)
+	}
+}
