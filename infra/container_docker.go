@@ -64,17 +64,21 @@ func dockerClient(ctx context.Context) (*testcontainers.DockerClient, error) {
 	return dc, nil
 }
 
+// ImageEnv names the environment variable that forces the container
+// provider's image.
+const ImageEnv = "SHAREBENCH_KAFKA_IMAGE"
+
 // ContainerImage reports whether the container provider can run brokers of
 // version here: a Docker engine answers and a broker image is usable
-// (chooseImage; an absent public image is pulled once). It returns the
-// image, or an error that says what is missing.
+// (chooseImage, honouring $SHAREBENCH_KAFKA_IMAGE; an absent public image is
+// pulled once). It returns the image, or an error that says what is missing.
 func ContainerImage(ctx context.Context, version string) (string, error) {
 	dc, err := dockerClient(ctx)
 	if err != nil {
 		return "", err
 	}
 	defer dc.Close()
-	return chooseImage(ctx, dc, "", version, io.Discard)
+	return chooseImage(ctx, dc, os.Getenv(ImageEnv), version, io.Discard)
 }
 
 // ownLabels are the labels of everything a cluster creates.

@@ -85,7 +85,7 @@ func NewProvider(name string) (Provider, error) {
 	case "process":
 		return &ProcessProvider{}, nil
 	case "container":
-		return &ContainerProvider{Image: os.Getenv("SHAREBENCH_KAFKA_IMAGE")}, nil
+		return &ContainerProvider{Image: os.Getenv(ImageEnv)}, nil
 	case "kfake":
 		return KfakeProvider{}, nil
 	case "external":
