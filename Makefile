@@ -1,9 +1,11 @@
 # sharebench: the two commands are `make bench` and `make test`.
 PROVIDER ?= auto
 ARGS ?=
+# KAFKA_VERSION: the image to build (empty: the default version, infra.DefaultKafkaVersion)
+KAFKA_VERSION ?=
 GO ?= go
 
-.PHONY: bench test test-short build vet bench-go clean
+.PHONY: bench test test-short build vet bench-go clean image
 
 ## bench: built-in consumer-group vs share-group comparison on a Kafka 4.2 cluster it starts itself
 bench:
@@ -21,6 +23,11 @@ test-short:
 ## bench-go: go test benchmarks of the per-record path
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./results/ ./consumers/ ./producer/
+
+## image: the local broker image sharebench/kafka:<version> (Debian rootfs + JRE 17 + Maven-resolved jars,
+# docker import) for the container provider where apache/kafka cannot be pulled; a no-op when it exists.
+image:
+	infra/image/build.sh $(KAFKA_VERSION)
 
 build:
 	$(GO) build -o bin/sharebench ./cmd/sharebench

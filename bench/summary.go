@@ -144,7 +144,7 @@ func trimZeros(v []int64) []int64 {
 func environment(cl infra.Cluster) results.Environment {
 	host, _ := os.Hostname()
 	return results.Environment{
-		Provider: cl.Provider(), KafkaVersion: cl.KafkaVersion(), IsKafka: cl.IsKafka(),
+		Provider: cl.Provider(), Image: infra.ImageOf(cl), KafkaVersion: cl.KafkaVersion(), IsKafka: cl.IsKafka(),
 		Nodes: cl.Nodes(), BrokerConfig: cl.BrokerConfig(),
 		Host: results.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(),
 			GoVersion: strings.TrimPrefix(runtime.Version(), "go"), Hostname: host},

@@ -37,7 +37,7 @@ func TestKfakeProviderServesShareGroups(t *testing.T) {
 }
 
 func TestNewProviderNames(t *testing.T) {
-	for name, want := range map[string]string{"": "process", "auto": "process", "process": "process", "kfake": "kfake"} {
+	for name, want := range map[string]string{"": "auto", "auto": "auto", "process": "process", "container": "container", "kfake": "kfake"} {
 		p, err := NewProvider(name)
 		if err != nil || p.Name() != want {
 			t.Errorf("NewProvider(%q) = %v, %v; want provider %q", name, p, err, want)

@@ -230,7 +230,7 @@ func (c *processCluster) layout() error {
 		if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
 			return fmt.Errorf("broker %d: %w", n.ID, err)
 		}
-		props := serverProperties(n, c.nodes, filepath.Join(dir, "data"), c.cfg)
+		props := serverProperties(processLayout(n, c.nodes, filepath.Join(dir, "data")), c.cfg)
 		if err := os.WriteFile(c.propsPath(n), renderProperties(props), 0o644); err != nil {
 			return fmt.Errorf("broker %d: server.properties: %w", n.ID, err)
 		}
@@ -311,18 +311,7 @@ func (c *processCluster) startJVM(n nodeAddr, i int) (*proc, error) {
 	}
 	// The child holds its own descriptor; ours is not needed after Start.
 	defer logFile.Close()
-	args := []string{
-		"-Xmx" + c.spec.Heap, "-Xms" + c.spec.Heap,
-		// The JVM flags of Kafka's own start scripts, so that numbers match
-		// a stock broker.
-		"-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
-		"-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent",
-		"-Djava.awt.headless=true",
-		"-Dlog4j2.configurationFile=" + c.log4jPath(),
-		c.agentArg(i),
-		"-cp", filepath.Join(c.jars, "*"),
-		"kafka.Kafka", c.propsPath(n),
-	}
+	args := brokerJVMArgs(c.spec.Heap, c.log4jPath(), c.agentArg(i), filepath.Join(c.jars, "*"), c.propsPath(n))
 	cmd := exec.Command(c.java.Path, args...)
 	cmd.Dir = c.nodeDir(n)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
@@ -516,6 +505,23 @@ func newClusterID() (string, error) {
 		if id := base64.RawURLEncoding.EncodeToString(b[:]); id[0] != '-' {
 			return id, nil
 		}
+	}
+}
+
+// brokerJVMArgs are the java arguments that run a broker, for every
+// provider: heap, the JVM flags of Kafka's own start scripts (so that
+// numbers match a stock broker), logging, the JMX exporter agent flag, the
+// classpath and server.properties.
+func brokerJVMArgs(heap, log4j, agent, classpath, props string) []string {
+	return []string{
+		"-Xmx" + heap, "-Xms" + heap,
+		"-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+		"-XX:InitiatingHeapOccupancyPercent=35", "-XX:+ExplicitGCInvokesConcurrent",
+		"-Djava.awt.headless=true",
+		"-Dlog4j2.configurationFile=" + log4j,
+		agent,
+		"-cp", classpath,
+		"kafka.Kafka", props,
 	}
 }
 

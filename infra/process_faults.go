@@ -94,7 +94,7 @@ func (c *processCluster) start(ctx context.Context, b *broker) error {
 	if err != nil {
 		return err
 	}
-	if err := c.waitServing(ctx, []*broker{b}); err != nil {
+	if err := c.brokersServing(ctx, []*broker{b}); err != nil {
 		if exit, ok := errors.AsType[*brokerExitError](err); ok {
 			c.mu.Lock()
 			b.state, b.exitReported = brokerKilled, true // it told why; it may be started again

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 )
 
@@ -40,7 +41,8 @@ type ClusterSpec struct {
 type Cluster interface {
 	// Bootstrap returns the client bootstrap addresses (host:port on 127.0.0.1).
 	Bootstrap() []string
-	// Provider names the provider that started it ("process", "kfake").
+	// Provider names the provider that started it ("process",
+	// "container", "kfake", "external").
 	Provider() string
 	// KafkaVersion is the broker version actually running ("kfake (not
 	// Kafka)" for the fake).
@@ -74,17 +76,32 @@ type Provider interface {
 // DefaultKafkaVersion is the newest Kafka 4.2 patch release.
 const DefaultKafkaVersion = "4.2.2"
 
-// NewProvider returns the provider called name: "process", "kfake" or "auto"
-// (process until the container provider exists).
+// NewProvider returns the provider called name: "process", "container",
+// "kfake" or "auto" (container when a Docker engine answers and a broker
+// image is usable, else process; decided at the first Start). The
+// container provider's image can be forced with $SHAREBENCH_KAFKA_IMAGE.
 func NewProvider(name string) (Provider, error) {
 	switch name {
-	case "", "auto", "process":
+	case "", "auto":
+		return &AutoProvider{}, nil
+	case "process":
 		return &ProcessProvider{}, nil
+	case "container":
+		return &ContainerProvider{Image: os.Getenv(ImageEnv)}, nil
 	case "kfake":
 		return KfakeProvider{}, nil
 	case "external":
 		return nil, fmt.Errorf("provider %q: needs the cluster's address: construct an ExternalProvider (CLI: --provider external --bootstrap HOST:PORT)", name)
 	default:
-		return nil, fmt.Errorf("provider %q: unknown; expected one of auto, process, kfake, external", name)
+		return nil, fmt.Errorf("provider %q: unknown; expected one of auto, process, container, kfake, external", name)
 	}
+}
+
+// ImageOf returns the container image a cluster's brokers run, or "" when
+// they are not containers.
+func ImageOf(c Cluster) string {
+	if i, ok := c.(interface{ Image() string }); ok {
+		return i.Image()
+	}
+	return ""
 }

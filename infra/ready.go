@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -80,27 +81,41 @@ type readyStep struct {
 	try  func(ctx context.Context) error
 }
 
-// waitReady returns once the cluster serves clients, judged through a
-// client rather than log lines (waitServing with every broker).
+// waitReady returns once the cluster serves clients (brokersServing with
+// every broker).
 func (c *processCluster) waitReady(ctx context.Context) error {
-	return c.waitServing(ctx, c.brokers)
+	return c.brokersServing(ctx, c.brokers)
 }
 
-// waitServing returns once brokers serve clients: metadata lists each of
-// them and a controller; a probe topic with one replica on each of them is
-// created, accepts a record with acks=all, and is deleted. Each step is
-// retried with backoff until ctx ends. If one of their JVMs exits
-// meanwhile, waitServing fails at once with the end of its log. The
-// cluster start checks every broker; a start after a fault checks the one
-// broker, whatever the others are doing.
-func (c *processCluster) waitServing(ctx context.Context, brokers []*broker) error {
+// brokersServing returns once brokers serve clients (waitServing on their
+// node ids). If one of their JVMs exits meanwhile, it fails at once with
+// the end of its log. The cluster start checks every broker; a start after
+// a fault checks the one broker, whatever the others are doing.
+func (c *processCluster) brokersServing(ctx context.Context, brokers []*broker) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stopWatching := watchExits(brokers, cancel)
 	defer stopWatching()
+	want := make([]int32, len(brokers))
+	for i, b := range brokers {
+		want[i] = int32(b.addr.ID)
+	}
+	err := waitServing(ctx, c.Bootstrap(), want, c.spec.KafkaVersion, c.spec.Log)
+	if exit, ok := errors.AsType[*brokerExitError](context.Cause(ctx)); ok && err != nil {
+		return exit
+	}
+	return err
+}
 
+// waitServing returns once the brokers want (node ids) behind bootstrap
+// serve clients, judged through a client rather than log lines: metadata
+// lists each of them and a controller; a probe topic with one replica on
+// each of them is created, accepts a record with acks=all, and is deleted. Each step is
+// retried with backoff until ctx ends. Every provider that starts brokers
+// uses it, after a start and after a broker fault.
+func waitServing(ctx context.Context, bootstrap []string, want []int32, version string, log io.Writer) error {
 	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(c.Bootstrap()...),
+		kgo.SeedBrokers(bootstrap...),
 		kgo.DialTimeout(2*time.Second),
 		kgo.MetadataMinAge(200*time.Millisecond),
 		kgo.RetryBackoffFn(func(int) time.Duration { return 200 * time.Millisecond }),
@@ -113,10 +128,6 @@ func (c *processCluster) waitServing(ctx context.Context, brokers []*broker) err
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
 
-	want := make([]int32, len(brokers))
-	for i, b := range brokers {
-		want[i] = int32(b.addr.ID)
-	}
 	topic := "sharebench-probe-" + randomHex(4)
 	steps := []readyStep{
 		{fmt.Sprintf("metadata lists broker(s) %v and a controller", want), func(ctx context.Context) error {
@@ -161,15 +172,12 @@ func (c *processCluster) waitServing(ctx context.Context, brokers []*broker) err
 	began := time.Now()
 	for _, s := range steps {
 		err := retryUntil(ctx, s)
-		progress(c.spec.Log, "ready check %q: %s after %v", s.what, passOrFail(err), time.Since(began).Round(10*time.Millisecond))
+		progress(log, "ready check %q: %s after %v", s.what, passOrFail(err), time.Since(began).Round(10*time.Millisecond))
 		if err != nil {
-			if exit, ok := errors.AsType[*brokerExitError](context.Cause(ctx)); ok {
-				return exit
-			}
 			return fmt.Errorf("cluster: not ready: %w", err)
 		}
 	}
-	c.noteVersion(ctx, adm)
+	noteVersion(ctx, adm, version, log)
 	return nil
 }
 
@@ -193,6 +201,15 @@ func retryUntil(ctx context.Context, step readyStep) error {
 		}
 		backoff = min(2*backoff, time.Second)
 	}
+}
+
+// allNodes returns the node ids 1..n of an n-node cluster.
+func allNodes(n int) []int32 {
+	ids := make([]int32, n)
+	for i := range ids {
+		ids[i] = int32(i + 1)
+	}
+	return ids
 }
 
 // createTopicOn creates topic with one partition replicated on exactly
@@ -246,20 +263,20 @@ func watchExits(brokers []*broker, cancel context.CancelCauseFunc) (stop func())
 
 // noteVersion logs the Kafka release the brokers' ApiVersions look like, a
 // cross-check of the jars' version (patch releases are indistinguishable).
-func (c *processCluster) noteVersion(ctx context.Context, adm *kadm.Client) {
-	if c.spec.Log == nil {
+func noteVersion(ctx context.Context, adm *kadm.Client, version string, log io.Writer) {
+	if log == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	vs, err := adm.ApiVersions(ctx)
 	if err != nil {
-		progress(c.spec.Log, "ApiVersions: %v", err)
+		progress(log, "ApiVersions: %v", err)
 		return
 	}
 	for _, v := range vs.Sorted() {
 		if v.Err == nil {
-			progress(c.spec.Log, "broker %d: jars Kafka %s, ApiVersions look like Kafka %s", v.NodeID, c.spec.KafkaVersion, v.VersionGuess())
+			progress(log, "broker %d: Kafka %s, ApiVersions look like Kafka %s", v.NodeID, version, v.VersionGuess())
 			return
 		}
 	}

@@ -33,21 +33,68 @@ func quorumVoters(nodes []nodeAddr) string {
 	return strings.Join(voters, ",")
 }
 
-// serverProperties returns the complete server.properties of node self in a
-// cluster of nodes: the layout settings the provider owns (roles, identity,
-// listeners, quorum, storage) plus cfg, the effective broker configuration
+// listener is one named Kafka listener (all PLAINTEXT: traffic stays on
+// this host or on a cluster's own Docker network): the address it binds and
+// the address it is advertised as.
+type listener struct {
+	Name      string // PLAINTEXT, INTERNAL, CONTROLLER
+	Bind      string // host:port
+	Advertise string // host:port
+}
+
+// controllerListener names the KRaft quorum listener of every provider.
+const controllerListener = "CONTROLLER"
+
+// nodeLayout is what a provider decides about one node: its identity,
+// listeners, quorum and storage. The broker settings proper are the same
+// for every provider (EffectiveBrokerConfig).
+type nodeLayout struct {
+	ID          int
+	Listeners   []listener // one of them named controllerListener
+	InterBroker string     // the listener brokers replicate over
+	Voters      string     // controller.quorum.voters
+	DataDir     string
+}
+
+// processLayout is the process provider's layout of node self: a PLAINTEXT
+// listener for clients and brokers and the CONTROLLER listener, both on
+// loopback, advertised as bound.
+func processLayout(self nodeAddr, nodes []nodeAddr, dataDir string) nodeLayout {
+	plain := loopback + ":" + strconv.Itoa(self.BrokerPort)
+	ctrl := loopback + ":" + strconv.Itoa(self.ControllerPort)
+	return nodeLayout{
+		ID: self.ID,
+		Listeners: []listener{
+			{Name: "PLAINTEXT", Bind: plain, Advertise: plain},
+			{Name: controllerListener, Bind: ctrl, Advertise: ctrl},
+		},
+		InterBroker: "PLAINTEXT",
+		Voters:      quorumVoters(nodes),
+		DataDir:     dataDir,
+	}
+}
+
+// serverProperties returns the complete server.properties of a node: the
+// layout settings the provider owns (roles, identity, listeners, quorum,
+// storage) plus cfg, the effective broker configuration
 // (EffectiveBrokerConfig, which never carries layout keys).
-func serverProperties(self nodeAddr, nodes []nodeAddr, dataDir string, cfg map[string]string) map[string]string {
+func serverProperties(l nodeLayout, cfg map[string]string) map[string]string {
+	var bind, adv, protos []string
+	for _, li := range l.Listeners {
+		bind = append(bind, li.Name+"://"+li.Bind)
+		adv = append(adv, li.Name+"://"+li.Advertise)
+		protos = append(protos, li.Name+":PLAINTEXT")
+	}
 	props := map[string]string{
 		"process.roles":                  "broker,controller",
-		"node.id":                        strconv.Itoa(self.ID),
-		"controller.quorum.voters":       quorumVoters(nodes),
-		"listeners":                      fmt.Sprintf("PLAINTEXT://%s:%d,CONTROLLER://%s:%d", loopback, self.BrokerPort, loopback, self.ControllerPort),
-		"advertised.listeners":           fmt.Sprintf("PLAINTEXT://%s:%d,CONTROLLER://%s:%d", loopback, self.BrokerPort, loopback, self.ControllerPort),
-		"listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-		"controller.listener.names":      "CONTROLLER",
-		"inter.broker.listener.name":     "PLAINTEXT",
-		"log.dirs":                       dataDir,
+		"node.id":                        strconv.Itoa(l.ID),
+		"controller.quorum.voters":       l.Voters,
+		"listeners":                      strings.Join(bind, ","),
+		"advertised.listeners":           strings.Join(adv, ","),
+		"listener.security.protocol.map": strings.Join(protos, ","),
+		"controller.listener.names":      controllerListener,
+		"inter.broker.listener.name":     l.InterBroker,
+		"log.dirs":                       l.DataDir,
 	}
 	maps.Copy(props, cfg)
 	return props
@@ -57,7 +104,7 @@ func serverProperties(self nodeAddr, nodes []nodeAddr, dataDir string, cfg map[s
 // so that two runs with the same settings produce identical files.
 func renderProperties(props map[string]string) []byte {
 	var b strings.Builder
-	b.WriteString("# Written by sharebench (infra, process provider).\n")
+	b.WriteString("# Written by sharebench (infra).\n")
 	for _, k := range slices.Sorted(maps.Keys(props)) {
 		b.WriteString(escapeProperty(k, true))
 		b.WriteByte('=')

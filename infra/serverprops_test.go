@@ -63,7 +63,7 @@ func TestServerPropertiesOneNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := parseProperties(t, renderProperties(serverProperties(nodes[0], nodes, "/data/b1", cfg)))
+	got := parseProperties(t, renderProperties(serverProperties(processLayout(nodes[0], nodes, "/data/b1"), cfg)))
 	want := map[string]string{
 		"process.roles":                                    "broker,controller",
 		"node.id":                                          "1",
@@ -72,6 +72,7 @@ func TestServerPropertiesOneNode(t *testing.T) {
 		"advertised.listeners":                             "PLAINTEXT://127.0.0.1:40001,CONTROLLER://127.0.0.1:40002",
 		"controller.listener.names":                        "CONTROLLER",
 		"inter.broker.listener.name":                       "PLAINTEXT",
+		"listener.security.protocol.map":                   "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
 		"log.dirs":                                         "/data/b1",
 		"group.initial.rebalance.delay.ms":                 "0",
 		"offsets.topic.replication.factor":                 "1",
@@ -99,7 +100,7 @@ func TestServerPropertiesThreeNodes(t *testing.T) {
 	}
 	voters := "1@127.0.0.1:9101,2@127.0.0.1:9102,3@127.0.0.1:9103"
 	for _, n := range nodes {
-		got := parseProperties(t, renderProperties(serverProperties(n, nodes, "/d", cfg)))
+		got := parseProperties(t, renderProperties(serverProperties(processLayout(n, nodes, "/d"), cfg)))
 		want := map[string]string{
 			"node.id":                                          fmt.Sprint(n.ID),
 			"controller.quorum.voters":                         voters,
@@ -140,5 +141,33 @@ func TestRenderPropertiesEscapesAndSorts(t *testing.T) {
 	ia, ib := bytes.Index(out, []byte("a\\ key")), bytes.Index(out, []byte("b="))
 	if ia < 0 || ib < 0 || ia > ib {
 		t.Errorf("keys not sorted or not escaped:\n%s", out)
+	}
+}
+
+// The container provider's layout: clients get the published 127.0.0.1
+// port, brokers and controllers talk by network alias on their own
+// listeners, and every node binds all interfaces inside its container.
+func TestServerPropertiesContainers(t *testing.T) {
+	c := &containerCluster{nodes: []*ctrNode{{id: 1, clientPort: 41001}, {id: 2, clientPort: 41002}, {id: 3, clientPort: 41003}}}
+	cfg, err := EffectiveBrokerConfig(3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := parseProperties(t, renderProperties(serverProperties(c.containerLayout(c.nodes[1]), cfg)))
+	want := map[string]string{
+		"node.id":                               "2",
+		"controller.quorum.voters":              "1@broker-1:9093,2@broker-2:9093,3@broker-3:9093",
+		"listeners":                             "CLIENT://0.0.0.0:9092,INTERNAL://0.0.0.0:19092,CONTROLLER://0.0.0.0:9093",
+		"advertised.listeners":                  "CLIENT://127.0.0.1:41002,INTERNAL://broker-2:19092,CONTROLLER://broker-2:9093",
+		"listener.security.protocol.map":        "CLIENT:PLAINTEXT,INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT",
+		"controller.listener.names":             "CONTROLLER",
+		"inter.broker.listener.name":            "INTERNAL",
+		"log.dirs":                              ctrDataDir,
+		"share.coordinator.state.topic.min.isr": "2",
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
 	}
 }

@@ -93,8 +93,12 @@ func environmentLine(runs []RunRecord, camp Campaign) string {
 	}
 	if len(runs) > 0 {
 		e := runs[0].Environment
+		provider := e.Provider
+		if e.Image != "" {
+			provider += " (image " + e.Image + ")"
+		}
 		parts = append(parts, fmt.Sprintf("Kafka %s, %d node(s), provider %s, host %d CPUs %s/%s, Go %s",
-			e.KafkaVersion, e.Nodes, e.Provider, e.Host.CPUs, e.Host.OS, e.Host.Arch, e.Host.GoVersion))
+			e.KafkaVersion, e.Nodes, provider, e.Host.CPUs, e.Host.OS, e.Host.Arch, e.Host.GoVersion))
 	}
 	return strings.Join(parts, "; ") + "."
 }

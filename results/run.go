@@ -112,7 +112,9 @@ type Outcomes struct {
 
 // Environment says where the numbers come from.
 type Environment struct {
-	Provider     string            `json:"provider"`
+	Provider string `json:"provider"`
+	// Image is the container image the brokers ran (container provider only).
+	Image        string            `json:"image,omitempty"`
 	KafkaVersion string            `json:"kafka_version"`
 	IsKafka      bool              `json:"is_kafka"` // false: kfake, not Apache Kafka
 	Nodes        int               `json:"nodes"`

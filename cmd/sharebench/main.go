@@ -44,6 +44,6 @@ func newRoot() *cobra.Command {
 		Short: "Print the sharebench version",
 		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "sharebench", version) },
 	})
-	root.AddCommand(newAdviseCmd(), newRecommendCmd(), newClusterCmd())
+	root.AddCommand(newAdviseCmd(), newRecommendCmd(), newClusterCmd(), newJarsCmd())
 	return root
 }

@@ -27,7 +27,7 @@ type runFlags struct {
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.provider, "provider", "auto", "cluster provider: auto, process, kfake (kfake numbers are not Kafka's) or external (an existing cluster: --bootstrap)")
+	cmd.Flags().StringVar(&f.provider, "provider", "auto", "cluster provider: auto (container when a Docker engine answers and a broker image is usable, else process), process, container, kfake (kfake numbers are not Kafka's) or external (an existing cluster: --bootstrap)")
 	cmd.Flags().StringSliceVar(&f.bootstrap, "bootstrap", nil, "external provider: bootstrap servers, HOST:PORT[,HOST:PORT...]")
 	cmd.Flags().StringArrayVar(&f.metricURLs, "metrics-url", nil, "external provider: a broker's Prometheus endpoint (JMX exporter or open monitoring), repeatable")
 	cmd.Flags().StringVar(&f.cluster, "cluster", "", "run on the cluster `sharebench cluster up --name NAME` started (the external provider with its addresses)")

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/results"
+)
+
+// A smoke run on the container provider records provider "container" and
+// the image in run.json, and the broker figures come from the containers:
+// the JMX exporter endpoints are scraped, and the brokers' CPU read from
+// /proc under the containers' host pids agrees with the CPU the JVM itself
+// reports through JMX.
+func TestRunSmokeOnContainers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a broker container; skipped with -short")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	image, err := infra.ContainerImage(ctx, infra.DefaultKafkaVersion)
+	if err != nil {
+		t.Skipf("skipping: container provider unusable here: %v", err)
+	}
+	dir := t.TempDir()
+	out, err := execute(t, "run", "--provider", "container", "--scenario", "smoke", "--results", dir,
+		"--set", "duration=4s", "--set", "warmup=2s")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	runs, _ := filepath.Glob(filepath.Join(dir, "smoke-*", "runs", "*", "run.json"))
+	if len(runs) != 2 {
+		t.Fatalf("want 2 run.json files, got %v\n%s", runs, out)
+	}
+	for _, path := range runs {
+		r, err := results.ReadRun(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := r.Environment
+		if e.Provider != "container" || e.Image != image || !e.IsKafka {
+			t.Errorf("%s: environment provider %q image %q is_kafka %v; want container, %s, true", r.RunID, e.Provider, e.Image, e.IsKafka, image)
+		}
+		if !r.Audit.Balanced || r.Audit.Lost != 0 {
+			t.Errorf("%s: audit %+v", r.RunID, r.Audit)
+		}
+		b := r.Broker
+		if b.Endpoints != 1 || b.Samples == 0 || b.ScrapeErrors != 0 {
+			t.Errorf("%s: broker scrapes %+v; want the container's JMX exporter scraped without errors", r.RunID, b)
+		}
+		proc, jmx := r.Resources.BrokerCPUSeconds, b.CPUSeconds
+		t.Logf("%s: %.0f records/s completed; broker CPU %.2f s (/proc) vs %.2f s (JMX)", r.RunID, r.Throughput.CompletedPerSec, proc, jmx)
+		if proc <= 0 || math.Abs(proc-jmx) > math.Max(0.5, 0.5*jmx) {
+			t.Errorf("%s: broker CPU %.2f s from /proc (container host pid) vs %.2f s from JMX; want them to agree", r.RunID, proc, jmx)
+		}
+	}
+}
+
+// `sharebench jars` prints the jar cache directory that `make image` copies.
+func TestJarsPrintsTheJarDirectory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("may resolve the jars with Maven; skipped with -short")
+	}
+	want, err := infra.JarDir(infra.DefaultKafkaVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("mvn"); err != nil {
+		if _, statErr := os.Stat(want); statErr != nil {
+			t.Skipf("skipping: mvn not on PATH and no jar cache in %s", want)
+		}
+	}
+	out, err := execute(t, "jars")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if got := lines[len(lines)-1]; got != want {
+		t.Errorf("jars printed %q last, want the jar directory %q", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(want, infra.JMXExporterJar())); err != nil {
+		t.Errorf("the agent jar is not in the printed directory: %v", err)
+	}
+}
+
+// Ctrl-C in the middle of a run on containers: the CLI exits 130 and no
+// container or network labelled with its pid is left.
+func TestInterruptMidRunLeavesNoContainer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts a broker container")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := infra.ContainerImage(ctx, infra.DefaultKafkaVersion); err != nil {
+		t.Skipf("skipping: container provider unusable here: %v", err)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "sharebench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "run", "--provider", "container", "--scenario", "smoke", "--results", dir,
+		"--set", "duration=60s")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	label := "label=sharebench.pid=" + strconv.Itoa(cmd.Process.Pid)
+	left := func() string {
+		cs, _ := exec.Command("docker", "ps", "-aq", "--filter", label).Output()
+		ns, _ := exec.Command("docker", "network", "ls", "-q", "--filter", label).Output()
+		return strings.TrimSpace(string(cs) + " " + string(ns))
+	}
+	t.Cleanup(func() { // whatever happens, leave nothing behind
+		exec.Command("sh", "-c", "docker rm -f $(docker ps -aq --filter "+label+") ; docker network prune -f --filter "+label).Run()
+	})
+
+	var transcript strings.Builder
+	sc := bufio.NewScanner(stdout)
+	deadline := time.AfterFunc(5*time.Minute, func() { cmd.Process.Kill() })
+	defer deadline.Stop()
+	for sc.Scan() {
+		transcript.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), "producing") {
+			break
+		}
+	}
+	if left() == "" {
+		t.Fatalf("no container labelled %s while running:\n%s", label, transcript.String())
+	}
+	time.Sleep(2 * time.Second) // mid-run: producers and consumers busy
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for sc.Scan() {
+			transcript.WriteString(sc.Text() + "\n")
+		}
+	}()
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Errorf("exit: %v, want status 130\n%s", err, transcript.String())
+	}
+	if l := left(); l != "" {
+		t.Errorf("left after Ctrl-C (%s): %s", label, l)
+	}
+}
