@@ -59,8 +59,9 @@ type EventReport struct {
 	// (0 when no second fell below the baseline).
 	LowestPerSec float64 `json:"lowest_per_sec"`
 	DipPercent   float64 `json:"dip_percent"`
-	// RecoverySec is from the event (the end of a timed event: start +
-	// duration, or when the fault was undone if later) to the start of the
+	// RecoverySec is from the event (the end of a timed slow, pause or
+	// disconnect: start + duration, or when it was undone if later; a
+	// broker kill or restart: the fault itself, see recoveryRef) to the start of the
 	// first of 3 consecutive seconds at ≥ 90 % of the baseline after the
 	// first second below 90 % from then on (0 when none fell below); nil:
 	// not recovered before the window ended.
@@ -191,10 +192,7 @@ func (a eventAnalysis) event(e Event, spanEnd int) EventReport {
 		r.DipPercent = max(0, 1-r.LowestPerSec/r.BaselinePerSec) * 100
 	}
 	r.AfterPerSec = meanCount(in.Completed, max(spanEnd-baselineSeconds, b+1), spanEnd)
-	ref := e.StartNs
-	if e.Duration > 0 {
-		ref = max(e.StartNs+int64(e.Duration), e.EndNs)
-	}
+	ref := recoveryRef(e)
 	redeliverTo := a.sec(in.Window.End)
 	if rec, ok := a.recovery(r.BaselinePerSec, ref, spanEnd); ok {
 		v := max(0, float64(a.at(rec)-ref)/1e9)
@@ -218,6 +216,20 @@ func (a eventAnalysis) event(e Event, spanEnd int) EventReport {
 	}
 	a.members(&r, e, a.at(spanEnd))
 	return r
+}
+
+// recoveryRef is when an event's recovery clock starts. A timed
+// disturbance (slow, broker_pause, broker_disconnect) is measured from its
+// end: start + duration, or when it was undone if later. A broker kill or
+// restart is measured from the fault itself: its effect (leaders and
+// coordinators moving after the broker's session timeout) does not wait
+// for the broker to come back, and the restarted broker's own readiness
+// (EndSec) can come long after the groups have recovered without it.
+func recoveryRef(e Event) int64 {
+	if e.Duration <= 0 || e.Action == "broker_kill" || e.Action == "broker_restart" {
+		return e.StartNs
+	}
+	return max(e.StartNs+int64(e.Duration), e.EndNs)
 }
 
 // recovery returns the second that starts the first 3 consecutive seconds

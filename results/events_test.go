@@ -71,6 +71,22 @@ func TestAnalyzeEvents(t *testing.T) {
 			after:   []float64{100}, firstRedelivery: []*float64{fptr(0.5)}, held: []int64{0},
 		},
 		{
+			// broker killed at 10 s, restart issued at 13 s, serving again
+			// only at 20 s: completions stop s10..13 and are back from s14,
+			// so recovery counts from the kill: 14 − 10 = 4 s (counted from
+			// the end of the restart it would read 0).
+			name: "broker kill recovers from the fault",
+			in: EventInput{
+				Completed:   series(30, 100, map[int]int64{10: 0, 11: 0, 12: 0, 13: 0}),
+				Redelivered: series(30, 0, nil),
+				Window:      window,
+				Events:      []Event{{Action: "broker_kill", StartNs: 10 * sec, Duration: 3 * time.Second, EndNs: 20 * sec}},
+			},
+			want:    []want{{baseline: 100, lowest: 0, dip: 100, recovery: fptr(4)}},
+			summary: EventSummary{Events: 1, DipMaxPercent: 100, RecoveryMaxSec: fptr(4), AfterPerSec: 100},
+			after:   []float64{100}, firstRedelivery: []*float64{nil}, held: []int64{0},
+		},
+		{
 			// throughput halves for good: never 3 s at ≥ 90; redeliveries to
 			// the window's end (s24), so s20 counts.
 			name: "not recovered",
