@@ -71,9 +71,13 @@ func (m *member) runContinuous(ctx context.Context, rngs []*rand.Rand) error {
 			break
 		}
 		if err != nil {
+			// Counted; records that came with the error are still handed
+			// out (the client's position is past them).
 			m.shard.PollErrors.Add(1)
-			sleepCtx(ctx, 100*time.Millisecond)
-			continue
+			if len(recs) == 0 {
+				sleepCtx(ctx, 100*time.Millisecond)
+				continue
+			}
 		}
 		m.shard.RecordPoll(len(recs))
 		for _, r := range recs {

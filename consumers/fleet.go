@@ -137,14 +137,24 @@ func (m *member) run(ctx context.Context) error {
 		if err != nil {
 			// franz-go retries what can be retried; what reaches us is
 			// counted and the member keeps polling, as a service would.
+			// Records that came with the error are processed below: the
+			// client's position is already past them, so dropping them
+			// would leave them unread until the partition moved.
 			m.shard.PollErrors.Add(1)
-			sleepCtx(ctx, 100*time.Millisecond)
+		}
+		if len(recs) == 0 {
+			// Nothing to settle: let a rebalance that waited for this poll
+			// (BlockRebalanceOnPoll) go ahead, or it waits forever and the
+			// partitions it revokes are never assigned again.
+			m.allowRebalance()
+			if err != nil {
+				sleepCtx(ctx, 100*time.Millisecond)
+			} else {
+				m.shard.RecordPoll(0)
+			}
 			continue
 		}
 		m.shard.RecordPoll(len(recs))
-		if len(recs) == 0 {
-			continue
-		}
 		batch := m.processBatch(ctx, recs, workerRNGs)
 		if err := m.settle(ctx, batch); err != nil {
 			return err
@@ -211,7 +221,9 @@ func (m *member) poll(ctx context.Context) ([]*kgo.Record, error) {
 	return m.pollN(ctx, m.c.MaxPollRecords)
 }
 
-// pollN is poll with at most n records (consumer groups, record_limit).
+// pollN is poll with at most n records (consumer groups, record_limit). It
+// returns the records fetched and the first fetch error beside them: a
+// fetch can carry both (one partition's records, another's error).
 func (m *member) pollN(ctx context.Context, n int) ([]*kgo.Record, error) {
 	if m.c.Share && !m.c.RecordLimit {
 		n = -1
@@ -226,10 +238,16 @@ func (m *member) pollN(ctx context.Context, n int) ([]*kgo.Record, error) {
 			firstErr = fmt.Errorf("poll %s[%d]: %w", topic, p, err)
 		}
 	})
-	if firstErr != nil {
-		return nil, firstErr
+	return fs.Records(), firstErr
+}
+
+// allowRebalance lets a consumer-group rebalance blocked on the last poll
+// proceed (a no-op for share groups and continuous members, which do not
+// block rebalances).
+func (m *member) allowRebalance() {
+	if !m.c.Share && !m.c.Continuous {
+		m.cl.AllowRebalance()
 	}
-	return fs.Records(), nil
 }
 
 // processBatch hands the batch to the member's workers and waits until every

@@ -3,6 +3,7 @@ package results
 import (
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -38,8 +39,8 @@ type EventInput struct {
 	Members                []MemberTimes
 	Pauses                 []RebalancePause
 	Share                  bool
-	// CrashGrace extends a crash's redelivery count: the lock duration
-	// (share) or the session timeout (consumer group).
+	// CrashGrace extends the redelivery count of a crash or broker fault:
+	// the lock duration (share) or the session timeout (consumer group).
 	CrashGrace time.Duration
 }
 
@@ -88,7 +89,8 @@ type EventReport struct {
 	HeldByCrashed int64 `json:"held_by_crashed,omitempty"`
 	// Redeliveries counts redelivered records (share: delivery count ≥ 2;
 	// consumer group: delivered again) from the event's second to the end
-	// of its recovery (or the window's end), plus CrashGrace for a crash.
+	// of its recovery (or the window's end), and at least CrashGrace after
+	// a crash or broker fault.
 	Redeliveries int64 `json:"redeliveries"`
 }
 
@@ -199,8 +201,13 @@ func (a eventAnalysis) event(e Event, spanEnd int) EventReport {
 		r.RecoverySec = &v
 		redeliverTo = rec + recoverySeconds
 	}
-	if e.Action == "crash" {
+	if e.Action == "crash" || strings.HasPrefix(e.Action, "broker_") {
+		// Records held across a crash or a broker fault come back when
+		// their locks expire (share) or the session times out (consumer
+		// group), which can be after throughput recovered.
 		redeliverTo = max(redeliverTo, a.sec(ref+int64(in.CrashGrace))+1)
+	}
+	if e.Action == "crash" {
 		for _, m := range in.Members {
 			if slices.Contains(e.Members, m.ID) {
 				r.HeldByCrashed += m.HeldAtCrash

@@ -74,17 +74,20 @@ func TestAnalyzeEvents(t *testing.T) {
 			// broker killed at 10 s, restart issued at 13 s, serving again
 			// only at 20 s: completions stop s10..13 and are back from s14,
 			// so recovery counts from the kill: 14 − 10 = 4 s (counted from
-			// the end of the restart it would read 0).
+			// the end of the restart it would read 0). Redeliveries at s21
+			// (locks held across the fault expiring) count: the 12 s grace
+			// reaches s22; s24 is past it.
 			name: "broker kill recovers from the fault",
 			in: EventInput{
 				Completed:   series(30, 100, map[int]int64{10: 0, 11: 0, 12: 0, 13: 0}),
-				Redelivered: series(30, 0, nil),
+				Redelivered: series(30, 0, map[int]int64{21: 6, 24: 2}),
 				Window:      window,
 				Events:      []Event{{Action: "broker_kill", StartNs: 10 * sec, Duration: 3 * time.Second, EndNs: 20 * sec}},
+				CrashGrace:  12 * time.Second,
 			},
-			want:    []want{{baseline: 100, lowest: 0, dip: 100, recovery: fptr(4)}},
-			summary: EventSummary{Events: 1, DipMaxPercent: 100, RecoveryMaxSec: fptr(4), AfterPerSec: 100},
-			after:   []float64{100}, firstRedelivery: []*float64{nil}, held: []int64{0},
+			want:    []want{{baseline: 100, lowest: 0, dip: 100, recovery: fptr(4), redeliveries: 6}},
+			summary: EventSummary{Events: 1, DipMaxPercent: 100, RecoveryMaxSec: fptr(4), AfterPerSec: 100, Redeliveries: 6},
+			after:   []float64{100}, firstRedelivery: []*float64{fptr(11)}, held: []int64{0},
 		},
 		{
 			// throughput halves for good: never 3 s at ≥ 90; redeliveries to
