@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -57,5 +58,26 @@ func TestEveryDimensionExample(t *testing.T) {
 	}
 	if !strings.Contains(string(readme), "```yaml\n"+string(data)+"```\n") {
 		t.Errorf("README.md must show %s verbatim in a yaml block", path)
+	}
+}
+
+// TestMprSweepExample loads scenarios/examples/mpr-sweep.yaml, the
+// max.poll.records × consumer type × members sweep the README's tuning
+// example runs: 2 × 2 × 3 runs, every combination once, and a
+// recommendation per consumer type and member count.
+func TestMprSweepExample(t *testing.T) {
+	s, err := Load("examples/mpr-sweep.yaml", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range s.Runs {
+		seen[fmt.Sprintf("%s/%d/%d", r.ConsumerType, r.Members, r.MaxPollRecords)] = true
+	}
+	if len(s.Runs) != 12 || len(seen) != 12 {
+		t.Errorf("%d runs, %d distinct (type, members, max_poll_records): want 12 and 12", len(s.Runs), len(seen))
+	}
+	if s.Recommend == nil || s.Recommend.Knob != "max_poll_records" || len(s.Expectations) != 4 {
+		t.Errorf("recommend %+v, %d expectations", s.Recommend, len(s.Expectations))
 	}
 }
