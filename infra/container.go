@@ -67,20 +67,12 @@ var containerStartScript []byte
 // The jar cache (ResolveJars) supplies the JMX exporter agent. On any
 // error, whatever was created is removed before Start returns.
 func (p *ContainerProvider) Start(ctx context.Context, spec ClusterSpec) (Cluster, error) {
-	spec, err := spec.withDefaults()
-	if err != nil {
-		return nil, err
-	}
-	if spec.Nodes != 1 && spec.Nodes != 3 {
-		return nil, fmt.Errorf("cluster spec: nodes %d: the container provider starts 1 or 3 nodes", spec.Nodes)
-	}
-	cfg, err := EffectiveBrokerConfig(spec.Nodes, spec.BrokerConfig)
+	spec, cfg, err := spec.prepare("container")
 	if err != nil {
 		return nil, err
 	}
 	began := time.Now()
-	ctx, cancel := context.WithTimeoutCause(ctx, spec.StartTimeout,
-		fmt.Errorf("cluster not ready within the start timeout (%v)", spec.StartTimeout))
+	ctx, cancel := spec.startContext(ctx)
 	defer cancel()
 
 	dc, err := dockerClient(ctx)

@@ -52,20 +52,12 @@ var errPortClash = errors.New("port already in use")
 // them accepts a record. Jar resolution counts toward spec.StartTimeout. On
 // any error, whatever was started is stopped before Start returns.
 func (p *ProcessProvider) Start(ctx context.Context, spec ClusterSpec) (Cluster, error) {
-	spec, err := spec.withDefaults()
-	if err != nil {
-		return nil, err
-	}
-	if spec.Nodes != 1 && spec.Nodes != 3 {
-		return nil, fmt.Errorf("cluster spec: nodes %d: the process provider starts 1 or 3 nodes", spec.Nodes)
-	}
-	cfg, err := EffectiveBrokerConfig(spec.Nodes, spec.BrokerConfig)
+	spec, cfg, err := spec.prepare("process")
 	if err != nil {
 		return nil, err
 	}
 	began := time.Now()
-	ctx, cancel := context.WithTimeoutCause(ctx, spec.StartTimeout,
-		fmt.Errorf("cluster not ready within the start timeout (%v)", spec.StartTimeout))
+	ctx, cancel := spec.startContext(ctx)
 	defer cancel()
 
 	java, err := FindJava(ctx)

@@ -1,6 +1,7 @@
 package infra
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"regexp"
@@ -53,4 +54,27 @@ func (s ClusterSpec) withDefaults() (ClusterSpec, error) {
 	}
 	s.BrokerConfig = maps.Clone(s.BrokerConfig)
 	return s, nil
+}
+
+// prepare applies the defaults, checks the node count a starting provider
+// supports (1 or 3) and returns the effective broker configuration.
+func (s ClusterSpec) prepare(provider string) (ClusterSpec, map[string]string, error) {
+	s, err := s.withDefaults()
+	if err != nil {
+		return s, nil, err
+	}
+	if s.Nodes != 1 && s.Nodes != 3 {
+		return s, nil, fmt.Errorf("cluster spec: nodes %d: the %s provider starts 1 or 3 nodes", s.Nodes, provider)
+	}
+	cfg, err := EffectiveBrokerConfig(s.Nodes, s.BrokerConfig)
+	if err != nil {
+		return s, nil, err
+	}
+	return s, cfg, nil
+}
+
+// startContext bounds a start by StartTimeout, with a cause that says so.
+func (s ClusterSpec) startContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, s.StartTimeout,
+		fmt.Errorf("cluster not ready within the start timeout (%v)", s.StartTimeout))
 }
