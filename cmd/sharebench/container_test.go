@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"math"
 	"os"
 	"os/exec"
@@ -104,59 +102,21 @@ func TestInterruptMidRunLeavesNoContainer(t *testing.T) {
 	if _, err := infra.ContainerImage(ctx, infra.DefaultKafkaVersion); err != nil {
 		t.Skipf("skipping: container provider unusable here: %v", err)
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "sharebench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	cmd := exec.Command(bin, "run", "--provider", "container", "--scenario", "smoke", "--results", dir,
-		"--set", "duration=60s")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	label := "label=sharebench.pid=" + strconv.Itoa(cmd.Process.Pid)
+	var label string // the CLI's containers and network carry its pid
 	left := func() string {
 		cs, _ := exec.Command("docker", "ps", "-aq", "--filter", label).Output()
 		ns, _ := exec.Command("docker", "network", "ls", "-q", "--filter", label).Output()
 		return strings.TrimSpace(string(cs) + " " + string(ns))
 	}
-	t.Cleanup(func() { // whatever happens, leave nothing behind
-		exec.Command("sh", "-c", "docker rm -f $(docker ps -aq --filter "+label+") ; docker network prune -f --filter "+label).Run()
+	interruptMidRun(t, "container", func(string) {}, func(pid int, transcript string) {
+		label = "label=sharebench.pid=" + strconv.Itoa(pid)
+		t.Cleanup(func() { // whatever happens, leave nothing behind
+			exec.Command("sh", "-c", "docker rm -f $(docker ps -aq --filter "+label+") ; docker network prune -f --filter "+label).Run()
+		})
+		if left() == "" {
+			t.Fatalf("no container labelled %s while running:\n%s", label, transcript)
+		}
 	})
-
-	var transcript strings.Builder
-	sc := bufio.NewScanner(stdout)
-	deadline := time.AfterFunc(5*time.Minute, func() { cmd.Process.Kill() })
-	defer deadline.Stop()
-	for sc.Scan() {
-		transcript.WriteString(sc.Text() + "\n")
-		if strings.Contains(sc.Text(), "producing") {
-			break
-		}
-	}
-	if left() == "" {
-		t.Fatalf("no container labelled %s while running:\n%s", label, transcript.String())
-	}
-	time.Sleep(2 * time.Second) // mid-run: producers and consumers busy
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		for sc.Scan() {
-			transcript.WriteString(sc.Text() + "\n")
-		}
-	}()
-	err = cmd.Wait()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
-		t.Errorf("exit: %v, want status 130\n%s", err, transcript.String())
-	}
 	if l := left(); l != "" {
 		t.Errorf("left after Ctrl-C (%s): %s", label, l)
 	}

@@ -25,12 +25,38 @@ func TestInterruptMidRunLeavesNoJVM(t *testing.T) {
 			t.Skipf("%s not on PATH (.ci/run installs it)", tool)
 		}
 	}
+	pidRE := regexp.MustCompile(`broker \d+: started, pid (\d+)`)
+	var pids []int
+	interruptMidRun(t, "process", func(line string) {
+		if m := pidRE.FindStringSubmatch(line); m != nil {
+			pid, _ := strconv.Atoi(m[1])
+			pids = append(pids, pid)
+		}
+	}, func(_ int, transcript string) {
+		if len(pids) == 0 {
+			t.Fatalf("never saw a broker start:\n%s", transcript)
+		}
+	})
+	for _, pid := range pids {
+		if syscall.Kill(pid, 0) == nil {
+			t.Errorf("broker JVM %d still running after Ctrl-C", pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// interruptMidRun builds the CLI, runs the smoke scenario on provider,
+// hands every output line to onLine until the producers start, calls
+// midRun (with the CLI's pid and the output so far) while the run is busy, sends Ctrl-C two
+// seconds later and checks the CLI exits with status 130.
+func interruptMidRun(t *testing.T, provider string, onLine func(string), midRun func(pid int, transcript string)) {
+	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "sharebench")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "run", "--provider", "process", "--scenario", "smoke", "--results", dir,
+	cmd := exec.Command(bin, "run", "--provider", provider, "--scenario", "smoke", "--results", dir,
 		"--set", "duration=60s")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -41,9 +67,6 @@ func TestInterruptMidRunLeavesNoJVM(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-
-	pidRE := regexp.MustCompile(`broker \d+: started, pid (\d+)`)
-	var pids []int
 	var transcript strings.Builder
 	sc := bufio.NewScanner(stdout)
 	deadline := time.AfterFunc(5*time.Minute, func() { cmd.Process.Kill() })
@@ -51,17 +74,12 @@ func TestInterruptMidRunLeavesNoJVM(t *testing.T) {
 	for sc.Scan() {
 		line := sc.Text()
 		transcript.WriteString(line + "\n")
-		if m := pidRE.FindStringSubmatch(line); m != nil {
-			pid, _ := strconv.Atoi(m[1])
-			pids = append(pids, pid)
-		}
+		onLine(line)
 		if strings.Contains(line, "producing") {
 			break
 		}
 	}
-	if len(pids) == 0 {
-		t.Fatalf("never saw a broker start:\n%s", transcript.String())
-	}
+	midRun(cmd.Process.Pid, transcript.String())
 	time.Sleep(2 * time.Second) // mid-run: producers and consumers busy
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
@@ -75,11 +93,5 @@ func TestInterruptMidRunLeavesNoJVM(t *testing.T) {
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
 		t.Errorf("exit: %v, want status 130\n%s", err, transcript.String())
-	}
-	for _, pid := range pids {
-		if syscall.Kill(pid, 0) == nil {
-			t.Errorf("broker JVM %d still running after Ctrl-C", pid)
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
 	}
 }
