@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sharebench/sharebench/advisor"
-	"github.com/sharebench/sharebench/bench"
+	"github.com/sharebench/sharebench/campaign"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
 )
@@ -104,7 +104,7 @@ func verifyAdvice(cmd *cobra.Command, in advisor.Input, a advisor.Advice, opt ad
 	if err != nil {
 		return err
 	}
-	v, err := advisor.Verify(a, res.Runs, bench.RecommendQuery(*sc.Recommend).Where)
+	v, err := advisor.Verify(a, res.Runs, campaign.RecommendQuery(*sc.Recommend).Where)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func newCompareCmd() *cobra.Command {
 			"A measure beyond its threshold fails the comparison (exit status 1) unless the\n" +
 			"candidate lies inside the baseline's noise band (baseline trials of the same spec).\n" +
 			"Measures: " + strings.Join(results.MeasureNames(), ", "),
-		Example: "  sharebench compare baseline/ results/partition-cap-20261129T203145Z \\\n" +
+		Example: "  sharebench compare baseline/ sharebench-results/partition-cap-20261129T203145Z \\\n" +
 			"      --threshold throughput:-5% --threshold completion_p99:+10%\n" +
 			"  sharebench compare base/runs/r02-share/run.json new/runs/r02-share/run.json --json",
 		Args: cobra.ExactArgs(2),

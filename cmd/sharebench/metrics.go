@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sharebench/sharebench/bench"
+	"github.com/sharebench/sharebench/campaign"
 	"github.com/sharebench/sharebench/collectors"
 )
 
@@ -22,5 +22,5 @@ func serveMetrics(ctx context.Context, addr string, log io.Writer) (_ context.Co
 		return ctx, nil, fmt.Errorf("--metrics-addr: %w", err)
 	}
 	fmt.Fprintf(log, "harness metrics: %s\n", srv.URL())
-	return bench.WithHarnessMetrics(ctx, m), func() { _ = srv.Close() }, nil
+	return campaign.WithHarnessMetrics(ctx, m), func() { _ = srv.Close() }, nil
 }

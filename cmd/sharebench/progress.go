@@ -10,17 +10,17 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/sharebench/sharebench/bench"
+	"github.com/sharebench/sharebench/campaign"
 )
 
 // newProgress picks the campaign's progress display: a live bar on a
 // terminal, nothing extra otherwise (CI, tests, pipes keep the plain log
 // lines). log is where the plain lines go: on a terminal they are written
 // above the bar.
-func newProgress(out io.Writer) (p bench.Progress, log io.Writer, stop func()) {
+func newProgress(out io.Writer) (p campaign.Progress, log io.Writer, stop func()) {
 	f, ok := out.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return bench.NoProgress{}, out, func() {}
+		return campaign.NoProgress{}, out, func() {}
 	}
 	t := newTermProgress(out)
 	return t, t, t.close
@@ -32,7 +32,7 @@ type termProgress struct {
 	mu          sync.Mutex
 	out         io.Writer
 	bar         *progressbar.ProgressBar
-	info        bench.PhaseInfo
+	info        campaign.PhaseInfo
 	runStart    time.Time
 	phaseStart  time.Time
 	lastRunID   string
@@ -49,7 +49,7 @@ func newTermProgress(out io.Writer) *termProgress {
 	return t
 }
 
-func (t *termProgress) Phase(info bench.PhaseInfo) {
+func (t *termProgress) Phase(info campaign.PhaseInfo) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := time.Now()
@@ -64,7 +64,7 @@ func (t *termProgress) RunDone(int, int, string, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	_ = t.bar.Clear()
-	t.info = bench.PhaseInfo{}
+	t.info = campaign.PhaseInfo{}
 }
 
 // Write prints log lines above the bar.
@@ -118,13 +118,13 @@ func (t *termProgress) close() {
 
 // phasePercent is how far the phase is: by time for warm-up and measure, by
 // records finished for the drain.
-func phasePercent(info bench.PhaseInfo, inPhase time.Duration, finished, produced int64) int {
+func phasePercent(info campaign.PhaseInfo, inPhase time.Duration, finished, produced int64) int {
 	switch info.Name {
-	case bench.PhaseWarmup, bench.PhaseMeasure:
+	case campaign.PhaseWarmup, campaign.PhaseMeasure:
 		if info.Planned > 0 {
 			return min(100, int(100*inPhase/info.Planned))
 		}
-	case bench.PhaseDrain:
+	case campaign.PhaseDrain:
 		if produced > 0 {
 			return min(100, int(100*finished/produced))
 		}
@@ -134,11 +134,11 @@ func phasePercent(info bench.PhaseInfo, inPhase time.Duration, finished, produce
 
 // describe is the bar's text: run i of N, phase, elapsed and remaining
 // time of the current run's phase, live completed records/s.
-func describe(info bench.PhaseInfo, inRun, inPhase time.Duration, rate float64) string {
+func describe(info campaign.PhaseInfo, inRun, inPhase time.Duration, rate float64) string {
 	left := "left ?"
 	switch {
 	case info.Planned <= 0:
-	case info.Name == bench.PhaseWarmup || info.Name == bench.PhaseMeasure:
+	case info.Name == campaign.PhaseWarmup || info.Name == campaign.PhaseMeasure:
 		left = "left " + roundSec(max(0, info.Planned-inPhase))
 	default: // setup, drain: the planned length is a timeout
 		left = "left ≤" + roundSec(max(0, info.Planned-inPhase))

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/bench"
+	"github.com/sharebench/sharebench/campaign"
 	"github.com/sharebench/sharebench/results"
 )
 
@@ -16,7 +16,7 @@ func TestPlainProgressOffTerminal(t *testing.T) {
 	var buf bytes.Buffer
 	p, log, stop := newProgress(&buf)
 	defer stop()
-	if _, ok := p.(bench.NoProgress); !ok || log != &buf {
+	if _, ok := p.(campaign.NoProgress); !ok || log != &buf {
 		t.Fatalf("off a terminal: progress %T, log %T", p, log)
 	}
 }
@@ -45,22 +45,22 @@ func TestRunPlainLinesOnKfake(t *testing.T) {
 }
 
 func TestDescribeAndPercent(t *testing.T) {
-	info := bench.PhaseInfo{Run: 2, Runs: 6, RunID: "r02-share", Name: bench.PhaseMeasure, Planned: 20 * time.Second}
+	info := campaign.PhaseInfo{Run: 2, Runs: 6, RunID: "r02-share", Name: campaign.PhaseMeasure, Planned: 20 * time.Second}
 	if got, want := describe(info, 31*time.Second, 5*time.Second, 812.4), "run 2/6 r02-share | measure | elapsed 31s | left 15s | 812 completed/s"; got != want {
 		t.Errorf("describe = %q, want %q", got, want)
 	}
-	info.Name, info.Planned = bench.PhaseDrain, 2*time.Minute
+	info.Name, info.Planned = campaign.PhaseDrain, 2*time.Minute
 	if got := describe(info, time.Minute, 30*time.Second, 0); !strings.Contains(got, "| drain | elapsed 1m0s | left ≤1m30s |") {
 		t.Errorf("drain: %q", got)
 	}
-	info.Name, info.Planned = bench.PhaseFill, 0
+	info.Name, info.Planned = campaign.PhaseFill, 0
 	if got := describe(info, time.Second, time.Second, 0); !strings.Contains(got, "| fill | elapsed 1s | left ? |") {
 		t.Errorf("fill: %q", got)
 	}
-	if p := phasePercent(bench.PhaseInfo{Name: bench.PhaseWarmup, Planned: 4 * time.Second}, time.Second, 0, 0); p != 25 {
+	if p := phasePercent(campaign.PhaseInfo{Name: campaign.PhaseWarmup, Planned: 4 * time.Second}, time.Second, 0, 0); p != 25 {
 		t.Errorf("warm-up percent %d", p)
 	}
-	if p := phasePercent(bench.PhaseInfo{Name: bench.PhaseDrain}, time.Hour, 30, 120); p != 25 {
+	if p := phasePercent(campaign.PhaseInfo{Name: campaign.PhaseDrain}, time.Hour, 30, 120); p != 25 {
 		t.Errorf("drain percent %d", p)
 	}
 	var m rateMeter
@@ -76,7 +76,7 @@ func TestDescribeAndPercent(t *testing.T) {
 func TestTermProgressWritesLinesAndBar(t *testing.T) {
 	var buf bytes.Buffer
 	tp := newTermProgress(&buf)
-	tp.Phase(bench.PhaseInfo{Run: 1, Runs: 2, RunID: "r01", Name: bench.PhaseWarmup, Planned: time.Second,
+	tp.Phase(campaign.PhaseInfo{Run: 1, Runs: 2, RunID: "r01", Name: campaign.PhaseWarmup, Planned: time.Second,
 		Counts: func() results.LiveCounts { return results.LiveCounts{Completed: 10} }})
 	_, _ = tp.Write([]byte("  r01: a log line\n"))
 	tp.RunDone(1, 2, "r01", nil)

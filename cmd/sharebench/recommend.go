@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sharebench/sharebench/bench"
+	"github.com/sharebench/sharebench/campaign"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
 )
@@ -25,7 +25,7 @@ func newRecommendCmd() *cobra.Command {
 			"figures satisfy every --where clause (trials averaged), and which candidates each clause excluded.\n" +
 			"Fields are run.json paths as in expect: (latency.completion_ms.p99, broker.acquisition_lock_timeouts_total,\n" +
 			"outcomes.lock_expired_completions, ...), or their last part when unique.",
-		Example: "  sharebench recommend results/mpr-sweep-20261130T101500Z --knob max_poll_records \\\n" +
+		Example: "  sharebench recommend sharebench-results/mpr-sweep-20261130T101500Z --knob max_poll_records \\\n" +
 			"      --where 'latency.completion_ms.p99<=200ms' --where 'broker.acquisition_lock_timeouts_total==0'",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -37,7 +37,7 @@ func newRecommendCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rec, err := results.Recommend(runs, bench.RecommendQuery(q))
+			rec, err := results.Recommend(runs, campaign.RecommendQuery(q))
 			if err != nil {
 				return err
 			}

@@ -12,7 +12,7 @@ func newReportCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:     "report DIR",
 		Short:   "Re-render summary.md and report.html of a campaign folder from the files on disk",
-		Example: "  sharebench report results/partition-cap-20261129T203145Z",
+		Example: "  sharebench report sharebench-results/partition-cap-20261129T203145Z",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sharebench/sharebench/bench"
+	"github.com/sharebench/sharebench/campaign"
 	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
@@ -31,7 +31,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringSliceVar(&f.bootstrap, "bootstrap", nil, "external provider: bootstrap servers, HOST:PORT[,HOST:PORT...]")
 	cmd.Flags().StringArrayVar(&f.metricURLs, "metrics-url", nil, "external provider: a broker's Prometheus endpoint (JMX exporter or open monitoring), repeatable")
 	cmd.Flags().StringVar(&f.cluster, "cluster", "", "run on the cluster `sharebench cluster up --name NAME` started (the external provider with its addresses)")
-	cmd.Flags().StringVar(&f.results, "results", "results", "folder that receives the campaign folder")
+	cmd.Flags().StringVar(&f.results, "results", campaign.DefaultResultsDir, "folder that receives the campaign folder")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a scenario key, e.g. --set max_poll_records=[10,100] (repeatable)")
 	cmd.Flags().StringVar(&f.metrics, "metrics-addr", "", "serve the harness's Prometheus /metrics on this loopback address while the campaign runs, e.g. 127.0.0.1:9464 (default off)")
 }
@@ -87,7 +87,7 @@ func runScenario(cmd *cobra.Command, f runFlags) error {
 
 // runCampaign runs a loaded scenario with the provider flags and prints the
 // results.
-func runCampaign(cmd *cobra.Command, sc *scenarios.Scenario, f runFlags) (*bench.CampaignResult, error) {
+func runCampaign(cmd *cobra.Command, sc *scenarios.Scenario, f runFlags) (*campaign.Result, error) {
 	ext, err := f.external(cmd)
 	if err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func runCampaign(cmd *cobra.Command, sc *scenarios.Scenario, f runFlags) (*bench
 	}
 	defer stopMetrics()
 	progress, log, stopProgress := newProgress(out)
-	res, err := bench.RunCampaign(ctx, sc, bench.CampaignOptions{
+	res, err := campaign.Run(ctx, sc, campaign.Options{
 		Provider: f.provider, ResultsDir: f.results, Log: log, Progress: progress, External: ext,
 	})
 	stopProgress()

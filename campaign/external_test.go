@@ -1,4 +1,4 @@
-package bench
+package campaign
 
 import (
 	"context"
@@ -52,7 +52,7 @@ func TestExternalProviderNeedsBootstrap(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--bootstrap") {
 		t.Fatalf("err %v", err)
 	}
-	if _, err := provider(CampaignOptions{Provider: "external"}); err == nil || !strings.Contains(err.Error(), "--bootstrap") {
+	if _, err := provider(Options{Provider: "external"}); err == nil || !strings.Contains(err.Error(), "--bootstrap") {
 		t.Fatalf("campaign without bootstrap: %v", err)
 	}
 }

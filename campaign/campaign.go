@@ -1,4 +1,4 @@
-package bench
+package campaign
 
 import (
 	"context"
@@ -15,20 +15,20 @@ import (
 	"github.com/sharebench/sharebench/scenarios"
 )
 
-// CampaignOptions say where a campaign runs and where it writes.
-type CampaignOptions struct {
+// Options say where a campaign runs and where it writes.
+type Options struct {
 	Provider string // infra provider name: auto, process, kfake, external
 	// External describes the existing cluster when Provider is "external".
 	External   *infra.ExternalProvider
-	ResultsDir string    // parent of the campaign folder (default "results")
+	ResultsDir string    // parent of the campaign folder (default "sharebench-results")
 	Log        io.Writer // progress lines (nil: discard)
 	// Progress receives run i of N, the phase and live counters, e.g. for a
 	// terminal display (nil: NoProgress; the Log lines are written anyway).
 	Progress Progress
 }
 
-// CampaignResult is a finished campaign.
-type CampaignResult struct {
+// Result is a finished campaign.
+type Result struct {
 	Dir  string
 	Runs []results.RunRecord
 	// Expectations are the scenario's expect: claims, evaluated on Runs.
@@ -37,10 +37,10 @@ type CampaignResult struct {
 	Recommendations []results.Recommendation
 }
 
-// RunCampaign runs every RunSpec of the scenario, provisioning one cluster per
-// distinct cluster configuration, and writes results/<name>-<UTC time>/.
+// Run runs every RunSpec of the scenario, provisioning one cluster per
+// distinct cluster configuration, and writes sharebench-results/<name>-<UTC time>/.
 // Every cluster it starts is stopped before it returns, on every path.
-func RunCampaign(ctx context.Context, sc *scenarios.Scenario, opt CampaignOptions) (*CampaignResult, error) {
+func Run(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Result, error) {
 	log := opt.Log
 	if log == nil {
 		log = io.Discard
@@ -56,7 +56,7 @@ func RunCampaign(ctx context.Context, sc *scenarios.Scenario, opt CampaignOption
 	started := time.Now().UTC()
 	parent := opt.ResultsDir
 	if parent == "" {
-		parent = "results"
+		parent = DefaultResultsDir
 	}
 	dir := filepath.Join(parent, fmt.Sprintf("%s-%s", sc.Name, started.Format("20060102T150405Z")))
 	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
@@ -64,7 +64,7 @@ func RunCampaign(ctx context.Context, sc *scenarios.Scenario, opt CampaignOption
 	}
 	camp := results.Campaign{SchemaVersion: results.SchemaVersion, Name: sc.Name,
 		StartedAt: started.Format(time.RFC3339), Scenario: sc}
-	out := &CampaignResult{Dir: dir}
+	out := &Result{Dir: dir}
 	var envs []results.Environment
 	for gi, group := range groupByCluster(sc.Runs) {
 		spec := clusterSpec(sc.Runs[group[0]], filepath.Join(dir, "logs", fmt.Sprintf("cluster-%d", gi+1)), log)
@@ -109,7 +109,7 @@ func RunCampaign(ctx context.Context, sc *scenarios.Scenario, opt CampaignOption
 }
 
 func runGroup(ctx context.Context, cl infra.Cluster, sc *scenarios.Scenario, group []int, dir string,
-	out *CampaignResult, camp *results.Campaign, log io.Writer, progress Progress) error {
+	out *Result, camp *results.Campaign, log io.Writer, progress Progress) error {
 	for _, i := range group {
 		id := sc.RunName(i)
 		n := len(out.Runs) + 1
@@ -168,7 +168,7 @@ func clusterSpec(r scenarios.RunSpec, logDir string, log io.Writer) infra.Cluste
 }
 
 // provider picks the cluster provider a campaign runs on.
-func provider(opt CampaignOptions) (infra.Provider, error) {
+func provider(opt Options) (infra.Provider, error) {
 	if opt.Provider == "external" {
 		if opt.External == nil {
 			return nil, fmt.Errorf("provider \"external\": --bootstrap: give the cluster's bootstrap servers")
@@ -177,3 +177,7 @@ func provider(opt CampaignOptions) (infra.Provider, error) {
 	}
 	return infra.NewProvider(opt.Provider)
 }
+
+// DefaultResultsDir is the parent of campaign folders when none is given: a
+// folder that is not a Go package, ignored by git.
+const DefaultResultsDir = "sharebench-results"

@@ -1,4 +1,4 @@
-package bench
+package campaign
 
 import (
 	"github.com/sharebench/sharebench/results"

@@ -1,4 +1,4 @@
-package bench
+package campaign
 
 import (
 	"context"
@@ -32,7 +32,7 @@ recommend: {knob: max_poll_records, where: ["audit.lost == 0"]}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := RunCampaign(ctx, sc, CampaignOptions{Provider: "kfake", ResultsDir: t.TempDir(), Log: testLog(t)})
+	res, err := Run(ctx, sc, Options{Provider: "kfake", ResultsDir: t.TempDir(), Log: testLog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

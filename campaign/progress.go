@@ -1,4 +1,4 @@
-package bench
+package campaign
 
 import (
 	"context"
@@ -31,7 +31,7 @@ type PhaseInfo struct {
 
 // Progress receives a campaign's progress. Calls come from the campaign's
 // goroutine and, for PhaseMeasure, a timer goroutine; an implementation
-// must be safe for that. The plain log lines (CampaignOptions.Log) are
+// must be safe for that. The plain log lines (Options.Log) are
 // written regardless.
 type Progress interface {
 	// Phase says the current run entered a phase.

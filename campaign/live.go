@@ -1,4 +1,4 @@
-package bench
+package campaign
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 type harnessMetricsKey struct{}
 
 // WithHarnessMetrics returns a context under which every run (RunOne,
-// RunCampaign) reports its counters, lag and phase to m, the harness's own
+// Run) reports its counters, lag and phase to m, the harness's own
 // /metrics, while it runs.
 func WithHarnessMetrics(ctx context.Context, m *collectors.HarnessMetrics) context.Context {
 	return context.WithValue(ctx, harnessMetricsKey{}, m)

@@ -9,4 +9,4 @@
 //
 // bench sits above producer, consumers, collectors, infra, scenarios and
 // results; none of them imports bench.
-package bench
+package campaign

@@ -1,4 +1,4 @@
-package bench
+package campaign
 
 import (
 	"bytes"
@@ -57,7 +57,7 @@ backlog_records: 300
 	defer cancel()
 	var log bytes.Buffer
 	p := &recordedProgress{}
-	res, err := RunCampaign(ctx, sc, CampaignOptions{Provider: "kfake", ResultsDir: t.TempDir(), Log: &log, Progress: p})
+	res, err := Run(ctx, sc, Options{Provider: "kfake", ResultsDir: t.TempDir(), Log: &log, Progress: p})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}

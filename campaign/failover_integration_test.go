@@ -1,4 +1,4 @@
-package bench
+package campaign
 
 import (
 	"context"
@@ -41,7 +41,7 @@ const shareStateTopic = "__share_group_state"
 // one poll (delivery count 1), accepts the even offsets, releases the odd
 // ones, and leaves (its acknowledgements ride on its final request, so no
 // fetch of its own can acquire the released records again). The coordinator
-// (bench.ShareCoordinator, checked against the leader of the
+// (campaign.ShareCoordinator, checked against the leader of the
 // __share_group_state partition Kafka's hashing gives for the key) is
 // killed. A fresh member must then receive every released record with
 // delivery count 2 (the count survived), no accepted record (acknowledged
