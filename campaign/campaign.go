@@ -25,6 +25,9 @@ type Options struct {
 	// Progress receives run i of N, the phase and live counters, e.g. for a
 	// terminal display (nil: NoProgress; the Log lines are written anyway).
 	Progress Progress
+	// MemoryBudget bounds what the largest run may hold in memory
+	// (RunFootprint); 0 means DefaultMemoryBudget().
+	MemoryBudget uint64
 }
 
 // Result is a finished campaign.
@@ -48,6 +51,13 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Result, err
 	progress := opt.Progress
 	if progress == nil {
 		progress = NoProgress{}
+	}
+	budget := opt.MemoryBudget
+	if budget == 0 {
+		budget = DefaultMemoryBudget()
+	}
+	if err := CheckBudget(sc, budget); err != nil {
+		return nil, err
 	}
 	prov, err := provider(opt)
 	if err != nil {

@@ -231,19 +231,14 @@ func (r *runState) createTopicAndGroup(ctx context.Context) error {
 func (r *runState) newRecorder() (producer.Config, error) {
 	r.clock = results.NewClock()
 	pcfg := producerConfig(r.spec, r.cl.Bootstrap(), r.topic)
-	pcfg.Start = r.clock.Now() // provisional, for sizing only
-	perProducer, err := pcfg.PerProducerMax()
+	perProducer, seconds, err := runSizes(r.spec)
 	if err != nil {
 		return pcfg, err
 	}
-	s := r.spec
-	seconds := int((groupReadyTimeout + s.Warmup + s.Duration + s.DrainTimeout + time.Minute) / time.Second)
-	if s.Backlog() {
-		pcfg.Backlog = uint64(s.BacklogRecords)
-		perProducer, _ = pcfg.PerProducerMax()
-		// the fill has no schedule: allow it as long as the drain
-		seconds = int((groupReadyTimeout + 2*s.DrainTimeout + time.Minute) / time.Second)
+	if r.spec.Backlog() {
+		pcfg.Backlog = uint64(r.spec.BacklogRecords)
 	}
+	s := r.spec
 	r.series = results.NewSeries(r.clock.Now(), seconds)
 	r.rec = results.NewRecorder(r.clock, results.RunTag(r.id+"-"+r.suffix), results.NewLedger(s.Producers, perProducer), r.series)
 	r.procs = collectors.NewProcSampler(r.cl.PIDs, time.Second)

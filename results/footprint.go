@@ -1,0 +1,77 @@
+package results
+
+import (
+	"unsafe"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// The memory the measurement model holds for one run, computed from the same
+// geometry the constructors use, so a campaign can refuse a scenario that
+// would not fit before it starts anything (see campaign's sizing step).
+
+// LedgerBytes is the memory NewLedger(producers, perProducer) allocates: four
+// bitsets of perProducer bits per producer. Repeat completions, kept in a
+// sparse map, are not included: they are rare by nature.
+func LedgerBytes(producers int, perProducer uint64) uint64 {
+	if producers < 0 {
+		producers = 0
+	}
+	words := (perProducer + 63) / 64
+	return satMul(satMul(uint64(producers), 4), satMul(words, 8))
+}
+
+// SeriesBytes is the memory NewSeries(start, seconds) allocates: one counter
+// row and one gauge row per second.
+func SeriesBytes(seconds int) uint64 {
+	if seconds < 1 {
+		seconds = 1
+	}
+	row := uint64(unsafe.Sizeof(seriesBucket{}) + unsafe.Sizeof(gaugeBucket{}))
+	return satMul(uint64(seconds), row)
+}
+
+// intervalBytesPerSecond bounds one second of an encoded interval log (.hlog
+// line: a compressed, base64-encoded histogram); a run keeps two logs.
+const intervalBytesPerSecond = 2048
+
+// IntervalLogBytes is the memory the run's two interval logs grow to over
+// seconds of run time.
+func IntervalLogBytes(seconds int) uint64 {
+	if seconds < 1 {
+		seconds = 1
+	}
+	return satMul(uint64(seconds), 2*intervalBytesPerSecond)
+}
+
+// ProducerShardBytes is the memory of one producer's shard (two latency
+// histograms).
+func ProducerShardBytes() uint64 { return 2 * latencyHistogramBytes() }
+
+// MemberShardBytes is the memory of one consumer member's shard (four
+// latency histograms and the poll-size histogram).
+func MemberShardBytes() uint64 {
+	return 4*latencyHistogramBytes() + uint64(hdrhistogram.New(1, 1_000_000, 3).ByteSize())
+}
+
+func latencyHistogramBytes() uint64 { return uint64(NewLatencyHistogram().ByteSize()) }
+
+// satMul multiplies without wrapping: an absurd scenario must size as huge,
+// not as small.
+func satMul(a, b uint64) uint64 {
+	if a != 0 && b > ^uint64(0)/a {
+		return ^uint64(0)
+	}
+	return a * b
+}
+
+// SatAdd adds without wrapping.
+func SatAdd(a, b uint64) uint64 {
+	if a > ^uint64(0)-b {
+		return ^uint64(0)
+	}
+	return a + b
+}
+
+// SatMul multiplies without wrapping.
+func SatMul(a, b uint64) uint64 { return satMul(a, b) }
