@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/internal/redact"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
 )
@@ -48,6 +49,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Result, err
 	if log == nil {
 		log = io.Discard
 	}
+	log = redact.Writer(log) // errors quote URLs: never their credentials
 	progress := opt.Progress
 	if progress == nil {
 		progress = NoProgress{}

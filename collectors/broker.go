@@ -13,6 +13,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/sharebench/sharebench/internal/redact"
 )
 
 // BrokerSample is what one scrape of one broker's JMX exporter endpoint
@@ -266,22 +268,23 @@ func (s *BrokerScraper) ScrapeAll(ctx context.Context) {
 }
 
 func (s *BrokerScraper) scrape(ctx context.Context, url string) (BrokerSample, error) {
+	shown := redact.URL(url) // errors end up in reports: never the credentials
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return BrokerSample{}, fmt.Errorf("broker metrics %s: %w", url, err)
+		return BrokerSample{}, fmt.Errorf("broker metrics %s: %s", shown, redact.Text(err.Error()))
 	}
 	at := time.Now()
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return BrokerSample{}, fmt.Errorf("broker metrics %s: %w", url, err)
+		return BrokerSample{}, fmt.Errorf("broker metrics %s: %s", shown, redact.Text(err.Error()))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return BrokerSample{}, fmt.Errorf("broker metrics %s: HTTP %s", url, resp.Status)
+		return BrokerSample{}, fmt.Errorf("broker metrics %s: HTTP %s", shown, resp.Status)
 	}
 	sample, err := ParseBrokerMetrics(io.LimitReader(resp.Body, 32<<20))
 	if err != nil {
-		return BrokerSample{}, fmt.Errorf("%s: %w", url, err)
+		return BrokerSample{}, fmt.Errorf("%s: %w", shown, err)
 	}
 	sample.At = at
 	return sample, nil

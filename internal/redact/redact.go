@@ -1,0 +1,137 @@
+// Package redact removes secrets from text before sharebench writes it
+// anywhere: the console, logs, run.json, campaign.json, summary.md,
+// report.html and metric labels. It knows three shapes of secret: the
+// userinfo of a URL (http://user:secret@host), secret-looking query
+// parameters (?token=…, &password=…) and settings whose key names a secret
+// (sasl.jaas.config=…, "ssl.keystore.password": "…"; the value is replaced,
+// the key kept). redact imports nothing of sharebench, so every package may
+// use it.
+package redact
+
+import (
+	"io"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Mask replaces every secret.
+const Mask = "REDACTED"
+
+// secretWords mark a key, parameter or setting as secret.
+var secretWords = []string{"password", "passwd", "secret", "token", "jaas", "credential", "apikey", "api_key", "api-key", "private", "bearer"}
+
+// IsSecretKey reports whether a setting or parameter name looks like it holds
+// a secret (case-insensitive substring match on secretWords).
+func IsSecretKey(key string) bool {
+	k := strings.ToLower(key)
+	for _, w := range secretWords {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// URL returns u with its userinfo password (or a lone user, which is often a
+// token) and secret query parameters masked. A string that does not parse
+// as a URL goes through Text instead.
+func URL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.Scheme == "" || p.Opaque != "" {
+		return Text(u)
+	}
+	if p.User != nil {
+		if _, has := p.User.Password(); has {
+			p.User = url.UserPassword(p.User.Username(), Mask)
+		} else {
+			p.User = url.User(Mask)
+		}
+	}
+	if p.RawQuery != "" {
+		q := p.Query()
+		changed := false
+		for k := range q {
+			if IsSecretKey(k) {
+				q[k] = []string{Mask}
+				changed = true
+			}
+		}
+		if changed {
+			p.RawQuery = q.Encode()
+		}
+	}
+	return p.String()
+}
+
+// keyRE is a setting name that holds a secret.
+const keyRE = `[a-z0-9_.\-]*(?:password|passwd|secret|token|jaas|credential|apikey|api_key|api-key|private|bearer)[a-z0-9_.\-]*`
+
+var (
+	// userinfo in any URL-like text: scheme://user[:password]@
+	userinfoRE = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)([^/@\s"'<>]+)@`)
+	// key=value, or "key": value as JSON writes it, where key names a
+	// secret; the value runs to the end of a quoted string or the next
+	// separator.
+	settingRE = regexp.MustCompile(`(?i)((?:"` + keyRE + `"\s*:|\b` + keyRE + `\s*=)\s*)("(?:[^"\\]|\\.)*"|[^\s,&;"'<>]+)`)
+)
+
+// Text masks every secret found in free text: URL userinfo anywhere in it,
+// and the values of secret-named settings (password=…, "token": "…").
+func Text(s string) string {
+	s = userinfoRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := userinfoRE.FindStringSubmatch(m)
+		user, _, hasPass := strings.Cut(sub[2], ":")
+		if hasPass {
+			return sub[1] + user + ":" + Mask + "@"
+		}
+		return sub[1] + Mask + "@"
+	})
+	return settingRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := settingRE.FindStringSubmatch(m)
+		if strings.HasPrefix(sub[2], `"`) {
+			return sub[1] + `"` + Mask + `"`
+		}
+		return sub[1] + Mask
+	})
+}
+
+// Bytes is Text for file contents.
+func Bytes(b []byte) []byte {
+	s := string(b)
+	if r := Text(s); r != s {
+		return []byte(r)
+	}
+	return b
+}
+
+// Writer wraps w so that every Write is masked. A secret split across two
+// Write calls is not seen; sharebench writes whole lines.
+func Writer(w io.Writer) io.Writer { return &writer{w: w} }
+
+type writer struct{ w io.Writer }
+
+func (r *writer) Write(p []byte) (int, error) {
+	if _, err := r.w.Write(Bytes(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Settings returns a copy of m with the values of secret-named keys masked
+// and secrets inside the other values masked too.
+func Settings(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if IsSecretKey(k) {
+			v = Mask
+		} else {
+			v = Text(v)
+		}
+		out[k] = v
+	}
+	return out
+}
