@@ -12,10 +12,9 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-)
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+	"github.com/sharebench/sharebench/internal/version"
+)
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -41,8 +40,9 @@ func newRoot() *cobra.Command {
 	}
 	root.AddCommand(newRunCmd(), newBenchCmd(), newScenariosCmd(), newCompareCmd(), newReportCmd(), &cobra.Command{
 		Use:   "version",
-		Short: "Print the sharebench version",
-		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "sharebench", version) },
+		Short: "Print the sharebench version: module version, VCS revision (dirty when the tree had changes), Go and franz-go versions",
+		Args:  cobra.NoArgs,
+		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), version.Get()) },
 	})
 	root.AddCommand(newAdviseCmd(), newRecommendCmd(), newClusterCmd(), newJarsCmd())
 	return root

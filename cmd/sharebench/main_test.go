@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -166,5 +167,30 @@ func TestRunSmokeOnKfake(t *testing.T) {
 	camp, _ := filepath.Glob(filepath.Join(dir, "smoke-*", "campaign.json"))
 	if len(camp) != 1 {
 		t.Fatalf("campaign.json missing")
+	}
+}
+
+func TestStrayArgumentsAreErrors(t *testing.T) {
+	for _, args := range [][]string{{"bench", "extra-word"}, {"run", "--scenario", "smoke", "oops"}, {"version", "x"}, {"scenarios", "list", "x"}} {
+		root := newRoot()
+		root.SetArgs(args)
+		root.SetOut(io.Discard)
+		err := root.Execute()
+		if err == nil || !strings.Contains(err.Error(), "x") && !strings.Contains(err.Error(), "oops") && !strings.Contains(err.Error(), "extra-word") {
+			t.Errorf("%v: err = %v, want an error naming the stray argument", args, err)
+		}
+	}
+}
+
+func TestVersionPrintsBuildInfo(t *testing.T) {
+	root := newRoot()
+	var out strings.Builder
+	root.SetOut(&out)
+	root.SetArgs([]string{"version"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.HasPrefix(got, "sharebench ") || strings.Contains(got, "sharebench dev") || !strings.Contains(got, "go1.") {
+		t.Errorf("version printed %q, want the module version and Go version", got)
 	}
 }

@@ -40,6 +40,7 @@ func newRunCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
 		Use:   "run",
+		Args:  cobra.NoArgs,
 		Short: "Run a scenario file or a built-in scenario",
 		Example: "  sharebench run --scenario my-workload.yaml\n" +
 			"  sharebench run --scenario partition-cap --set members=[4,8,12]",
@@ -59,6 +60,7 @@ func newBenchCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
 		Use:   "bench",
+		Args:  cobra.NoArgs,
 		Short: "Run the built-in consumer-group vs share-group comparison (partition-cap)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.scenario = "partition-cap"

@@ -15,6 +15,7 @@ func newScenariosCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "scenarios", Short: "List and show the built-in scenarios"}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
+		Args:  cobra.NoArgs,
 		Short: "List the built-in scenarios with their descriptions",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			for _, n := range scenarios.BuiltinNames() {
