@@ -5,7 +5,7 @@ ARGS ?=
 KAFKA_VERSION ?=
 GO ?= go
 
-.PHONY: bench test test-short build vet bench-go clean image
+.PHONY: bench test test-short build vet bench-go clean image docs
 
 ## bench: built-in consumer-group vs share-group comparison on a Kafka 4.2 cluster it starts itself
 bench:
@@ -28,6 +28,10 @@ bench-go:
 # docker import) for the container provider where apache/kafka cannot be pulled; a no-op when it exists.
 image:
 	infra/image/build.sh $(KAFKA_VERSION)
+
+## docs: regenerate docs/scenario-reference.md and docs/scenario.schema.json from package scenarios
+docs:
+	$(GO) generate ./scenarios
 
 build:
 	$(GO) build -o bin/sharebench ./cmd/sharebench

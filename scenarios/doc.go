@@ -91,3 +91,5 @@
 //	group.share.max.size (200); raise broker_config group.share.max.size
 //	(max 1000) or use fewer members
 package scenarios
+
+//go:generate go run gen_docs.go

@@ -96,21 +96,21 @@ events:
 	wantErr(t, err, "events: events are written in the scenario file, not overridden")
 }
 
-// The events example of the README loads as written (on a share scenario
-// with a window long enough for its offsets).
-func TestEventsReadmeExample(t *testing.T) {
-	data, err := os.ReadFile("../README.md")
+// The events example of docs/load-modes-and-events.md loads as written (on
+// a share scenario with a window long enough for its offsets).
+func TestEventsDocExample(t *testing.T) {
+	data, err := os.ReadFile("../docs/load-modes-and-events.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(data), "### Events (scale events and faults)")
+	_, rest, ok := strings.Cut(string(data), "\n## Events\n")
 	_, rest, ok2 := strings.Cut(rest, "```yaml\n")
 	block, _, ok3 := strings.Cut(rest, "```")
 	if !ok || !ok2 || !ok3 {
-		t.Fatal("README: no events example")
+		t.Fatal("docs/load-modes-and-events.md: no events example")
 	}
 	s := mustLoad(t, "name: x\nconsumer_type: share\nmembers: 3\nduration: 30s\n"+block, nil, nil)
 	if got := len(s.Runs[0].Events); got != 6 {
-		t.Errorf("README example: %d events, want 6", got)
+		t.Errorf("docs example: %d events, want 6", got)
 	}
 }

@@ -1,0 +1,18 @@
+//go:build ignore
+
+// gen_docs writes docs/scenario-reference.md and docs/scenario.schema.json
+// from this package's source. Run it with go generate ./scenarios (or
+// make docs); TestGeneratedDocsUpToDate fails when they are stale.
+package main
+
+import (
+	"log"
+
+	"github.com/sharebench/sharebench/scenarios/internal/gendoc"
+)
+
+func main() {
+	if err := gendoc.Generate(".."); err != nil {
+		log.Fatalf("gen_docs: %v", err)
+	}
+}

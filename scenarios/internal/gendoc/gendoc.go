@@ -1,0 +1,221 @@
+// Package gendoc generates the scenario reference (docs/scenario-reference.md)
+// and the JSON Schema for scenario files (docs/scenario.schema.json) from the
+// scenarios package itself: the field doc comments of RunSpec, Event and the
+// block types (read with go/parser and go/doc), the defaults of
+// scenarios.Defaults() and the schema tables of scenarios.SchemaOutline().
+// The pages cannot drift from the code: a test in scenarios regenerates both
+// and compares them with the committed files.
+//
+// gendoc imports scenarios and the standard library only.
+package gendoc
+
+import (
+	"fmt"
+	"go/ast"
+	"go/doc"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sharebench/sharebench/scenarios"
+)
+
+// Files are the generated files, relative to the repository root.
+const (
+	ReferencePath = "docs/scenario-reference.md"
+	SchemaPath    = "docs/scenario.schema.json"
+)
+
+// field is one documented key of a scenario block.
+type field struct {
+	key  string // file key (mapstructure or json tag)
+	name string // Go field name
+	doc  string // the field's doc comment, as written
+}
+
+// source is the parsed scenarios package.
+type source struct {
+	pkg   *doc.Package
+	types map[string]*doc.Type
+}
+
+// load parses the non-test Go files of the scenarios package in dir.
+func load(dir string) (*source, error) {
+	fset := token.NewFileSet()
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return nil, err
+	}
+	var files []*ast.File
+	for _, n := range names {
+		if strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, n, nil, parser.ParseComments)
+		if err != nil {
+			return nil, fmt.Errorf("parse %s: %w", n, err)
+		}
+		if f.Name.Name != "scenarios" {
+			continue // a //go:build ignore generator of another package
+		}
+		files = append(files, f)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: no Go files of package scenarios", dir)
+	}
+	pkg, err := doc.NewFromFiles(fset, files, "github.com/sharebench/sharebench/scenarios", doc.AllDecls)
+	if err != nil {
+		return nil, err
+	}
+	s := &source{pkg: pkg, types: map[string]*doc.Type{}}
+	for _, t := range pkg.Types {
+		s.types[t.Name] = t
+	}
+	return s, nil
+}
+
+// typeDoc returns a type's doc comment.
+func (s *source) typeDoc(name string) string {
+	if t, ok := s.types[name]; ok {
+		return t.Doc
+	}
+	return ""
+}
+
+// fields returns the documented, tagged fields of a struct type, keyed by
+// the given tag (mapstructure or json); fields tagged "-" are skipped.
+func (s *source) fields(typeName, tag string) ([]field, error) {
+	t, ok := s.types[typeName]
+	if !ok {
+		return nil, fmt.Errorf("type %s not found in scenarios", typeName)
+	}
+	spec := t.Decl.Specs[0].(*ast.TypeSpec)
+	st, ok := spec.Type.(*ast.StructType)
+	if !ok {
+		return nil, fmt.Errorf("type %s is not a struct", typeName)
+	}
+	var out []field
+	for _, f := range st.Fields.List {
+		if f.Tag == nil || len(f.Names) == 0 {
+			continue
+		}
+		raw, err := strconv.Unquote(f.Tag.Value)
+		if err != nil {
+			return nil, err
+		}
+		key, _, _ := strings.Cut(reflect.StructTag(raw).Get(tag), ",")
+		if key == "" || key == "-" {
+			continue
+		}
+		out = append(out, field{key: key, name: f.Names[0].Name, doc: f.Doc.Text()})
+	}
+	return out, nil
+}
+
+// defaultRE matches the "[key: default]" note that closes a RunSpec field
+// comment; the generated pages show the evaluated Defaults() instead.
+var defaultRE = regexp.MustCompile(`(?s)\s*\[[a-z_]+: .*\]\s*$`)
+
+// prose turns a field comment into one paragraph without its default note,
+// naming the field by its file key instead of its Go name
+// ("MaxPollRecords is" becomes "`max_poll_records` is").
+func prose(f field) string {
+	words := strings.Fields(defaultRE.ReplaceAllString(f.doc, ""))
+	if len(words) > 0 && words[0] == f.name {
+		words[0] = "`" + f.key + "`"
+	}
+	return strings.Join(words, " ")
+}
+
+// flow writes a default value the way a scenario file would: YAML flow style.
+func flow(v any) string {
+	switch x := v.(type) {
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = flow(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			// model first, the rest alphabetical
+			if (keys[i] == "model") != (keys[j] == "model") {
+				return keys[i] == "model"
+			}
+			return keys[i] < keys[j]
+		})
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + ": " + flow(x[k])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+// Generate writes both files under root (the repository root): the
+// scenarios package is read from root/scenarios.
+func Generate(root string) error {
+	ref, err := Reference(filepath.Join(root, "scenarios"))
+	if err != nil {
+		return err
+	}
+	schema, err := Schema(filepath.Join(root, "scenarios"))
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(root, "docs"), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(root, ReferencePath), ref, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(root, SchemaPath), schema, 0o644)
+}
+
+// knobFields returns RunSpec's file keys with their comments, checked
+// against the outline so a knob without a documented field fails.
+func (s *source) knobFields() (map[string]field, error) {
+	fs, err := s.fields("RunSpec", "mapstructure")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]field{}
+	for _, f := range fs {
+		out[f.key] = f
+	}
+	for _, k := range scenarios.SchemaOutline().Knobs {
+		if strings.TrimSpace(out[k.Key].doc) == "" {
+			return nil, fmt.Errorf("RunSpec has no documented field for knob %q", k.Key)
+		}
+	}
+	return out, nil
+}
+
+// eventFields returns Event's keys with their comments, in the outline's order.
+func (s *source) eventFields() ([]field, error) {
+	fs, err := s.fields("Event", "json")
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range scenarios.SchemaOutline().EventKeys {
+		if !slices.ContainsFunc(fs, func(f field) bool { return f.key == k }) {
+			return nil, fmt.Errorf("Event has no documented field for key %q", k)
+		}
+	}
+	return fs, nil
+}
