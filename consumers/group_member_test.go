@@ -67,3 +67,27 @@ func TestJoinLeaveConsumerGroupOnKfake(t *testing.T) {
 		t.Errorf("join times %+v", m.Members)
 	}
 }
+
+// Outcomes on a consumer group (kfake): a transient failure is retried in
+// place (never released or redelivered), a poison record is dead-lettered
+// and its offset committed past, and every record is settled once.
+func TestConsumerGroupRetriesAndDeadLettersOnKfake(t *testing.T) {
+	const n = 80
+	f := newFakeRun(t, 2, n, nil)
+	f.c.Members, f.c.Workers, f.c.MaxPollRecords = 1, 2, 5
+	f.c.TransientRate, f.c.PoisonRate = 0.3, 0.2
+	_, stop := f.start(t)
+	waitFor(t, 20*time.Second, "every record completed or dead-lettered", f.allSettled)
+	m := stop()
+	a := f.rec.Ledger.Audit()
+	t.Logf("retried %d rejected %d audit %+v", m.Retried, m.Rejected, a)
+	if a.CompletedOnce+a.Archived != n || a.Duplicates != 0 || a.Lost != 0 || !a.Balanced {
+		t.Errorf("audit %+v, want %d completed once or dead-lettered, balanced", a, n)
+	}
+	if m.Retried == 0 || m.Rejected == 0 {
+		t.Errorf("retried %d rejected %d, want both > 0", m.Retried, m.Rejected)
+	}
+	if m.Released != 0 || m.Redelivered != 0 {
+		t.Errorf("consumer group released %d redelivered %d, want 0", m.Released, m.Redelivered)
+	}
+}

@@ -139,3 +139,10 @@ func (f *fakeRun) allDone() bool {
 	a := f.rec.Ledger.Audit()
 	return a.CompletedOnce+a.Duplicates >= int64(f.n)
 }
+
+// allSettled reports whether every record completed or was archived
+// (rejected, dead-lettered, or past the delivery limit).
+func (f *fakeRun) allSettled() bool {
+	a := f.rec.Ledger.Audit()
+	return a.CompletedOnce+a.Duplicates+a.Archived >= int64(f.n)
+}

@@ -56,6 +56,7 @@ func TestSamplerMatchesModel(t *testing.T) {
 func TestSamplerRejectsBadModels(t *testing.T) {
 	for _, p := range []Processing{
 		{Model: "gaussian"},
+		{}, // the model has one spelling: "none", not ""
 		{Model: ModelUniform, Min: 5, Max: 1},
 		{Model: ModelExponential},
 		{Model: ModelLognormal, Median: 10, P99: 5},

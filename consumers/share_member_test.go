@@ -93,3 +93,59 @@ func TestCrashShareMemberOnKfake(t *testing.T) {
 		t.Errorf("goroutines %d before, %d after the fleet stopped", before, after)
 	}
 }
+
+// Implicit mode on kfake: the next poll ACCEPTs the previous batch, the last
+// batch is accepted on close, and every record completes exactly once.
+func TestShareImplicitOnKfake(t *testing.T) {
+	const n = 60
+	f := newFakeRun(t, 2, n, nil)
+	f.c.Type, f.c.Ack = ShareGroup, AckImplicit
+	f.c.Workers, f.c.MaxPollRecords = 2, 5
+	f.c.Processing = Processing{Model: ModelConstant, Time: time.Millisecond}
+	m := f.run(t, 300*time.Millisecond, 20*time.Second)
+	a := f.rec.Ledger.Audit()
+	t.Logf("completed %d polls %d audit %+v", m.Completed, m.Polls, a)
+	if a.CompletedOnce != n || a.Duplicates != 0 || a.Lost != 0 || !a.Balanced {
+		t.Errorf("audit %+v, want %d completed once and balanced", a, n)
+	}
+	if m.Released != 0 || m.Rejected != 0 || m.Retried != 0 || m.AckErrors != 0 {
+		t.Errorf("released %d rejected %d retried %d ack errors %d, want 0", m.Released, m.Rejected, m.Retried, m.AckErrors)
+	}
+}
+
+// Explicit outcomes on kfake: transient failures RELEASE the record (it comes
+// back with a higher delivery count), poison records are REJECTed (archived),
+// nothing is retried in place, and every record is settled once.
+func TestShareExplicitOutcomesOnKfake(t *testing.T) {
+	const n = 80
+	f := newFakeRun(t, 2, n, nil)
+	f.c.Type, f.c.Ack, f.c.Acquire = ShareGroup, AckExplicit, AcquireRecordLimit
+	f.c.Workers, f.c.MaxPollRecords = 2, 5
+	f.c.TransientRate, f.c.PoisonRate = 0.2, 0.2
+	_, stop := f.start(t)
+	waitFor(t, 20*time.Second, "every record completed or archived", f.allSettled)
+	m := stop()
+	a := f.rec.Ledger.Audit()
+	t.Logf("released %d rejected %d redelivered %d audit %+v", m.Released, m.Rejected, m.Redelivered, a)
+	if a.CompletedOnce+a.Archived != n || a.Duplicates != 0 || a.Lost != 0 || !a.Balanced {
+		t.Errorf("audit %+v, want %d completed once or archived, balanced", a, n)
+	}
+	if m.Released == 0 || m.Redelivered == 0 || m.Rejected == 0 || a.Archived == 0 {
+		t.Errorf("released %d redelivered %d rejected %d archived %d, want all > 0", m.Released, m.Redelivered, m.Rejected, a.Archived)
+	}
+	if m.Retried != 0 {
+		t.Errorf("share group retried %d records in place", m.Retried)
+	}
+}
+
+func TestSharePollLimit(t *testing.T) {
+	for _, tc := range []struct {
+		acquire AcquireMode
+		want    int
+	}{{AcquireBatchOptimized, -1}, {AcquireRecordLimit, 7}} {
+		s := &shareGroupMember{member: &member{c: Config{Type: ShareGroup, Acquire: tc.acquire, MaxPollRecords: 7}}}
+		if got := s.pollLimit(); got != tc.want {
+			t.Errorf("%s: poll limit %d, want %d", tc.acquire, got, tc.want)
+		}
+	}
+}
