@@ -58,8 +58,8 @@ func TestRenewKeepsLocksOnKafka(t *testing.T) {
 	}
 	prod.Close()
 
-	cfg := consumers.Config{Brokers: cl.Bootstrap(), Topic: topic, Group: group, Share: true, ExplicitAck: true,
-		RecordLimit: true, Renew: true, Members: 1, Workers: n, MaxPollRecords: n, DeliveryLimit: 5,
+	cfg := consumers.Config{Brokers: cl.Bootstrap(), Topic: topic, Group: group, Type: consumers.ShareGroup, Ack: consumers.AckExplicit,
+		Acquire: consumers.AcquireRecordLimit, Renew: true, Style: consumers.StyleBlocking, Members: 1, Workers: n, MaxPollRecords: n, DeliveryLimit: 5,
 		Processing: consumers.Processing{Model: "constant", Time: 17 * time.Second}}
 	cctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)

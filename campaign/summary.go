@@ -25,19 +25,32 @@ func producerConfig(s scenarios.RunSpec, brokers []string, topic string) produce
 
 func consumerConfig(s scenarios.RunSpec, brokers []string, topic, group string) consumers.Config {
 	p := s.Processing
-	return consumers.Config{
+	c := consumers.Config{
 		Brokers: brokers, Topic: topic, Group: group,
-		Share: s.ConsumerType == "share", Members: s.Members, Workers: s.Workers,
-		MaxPollRecords: s.MaxPollRecords, RecordLimit: s.AcquireMode == "record_limit",
-		ExplicitAck: s.AckMode == "explicit",
-		Processing: consumers.Processing{Model: p.Model, Time: p.Time, Min: p.Min, Max: p.Max,
+		Type: consumers.ConsumerGroup, Members: s.Members, Workers: s.Workers,
+		MaxPollRecords: s.MaxPollRecords, Acquire: consumers.AcquireBatchOptimized,
+		Ack: consumers.AckImplicit,
+		Processing: consumers.Processing{Model: consumers.ProcessingModel(p.Model), Time: p.Time, Min: p.Min, Max: p.Max,
 			Mean: p.Mean, Median: p.Median, P99: p.P99},
 		TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
 		DeliveryLimit: s.DeliveryCountLimit(),
 		Renew:         s.Renew == "auto",
-		Continuous:    s.Style == "continuous", MaxInFlight: s.MaxInFlight,
+		Style:         consumers.StyleBlocking, MaxInFlight: s.MaxInFlight,
 		SessionTimeout: sessionTimeout(s),
 	}
+	if s.ConsumerType == string(consumers.ShareGroup) {
+		c.Type = consumers.ShareGroup
+	}
+	if s.AcquireMode == string(consumers.AcquireRecordLimit) {
+		c.Acquire = consumers.AcquireRecordLimit
+	}
+	if s.AckMode == string(consumers.AckExplicit) {
+		c.Ack = consumers.AckExplicit
+	}
+	if s.Style == string(consumers.StyleContinuous) {
+		c.Style = consumers.StyleContinuous
+	}
+	return c
 }
 
 // defaultMinSessionTimeout is Kafka's group.min.session.timeout.ms default.

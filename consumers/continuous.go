@@ -16,72 +16,48 @@ const commitInterval = 20 * time.Millisecond
 // (polled, not finished), and a committer commits each partition's
 // contiguous completed prefix every commitInterval. A record completes when
 // the commit covering it is issued, as in blocking style.
-func (m *member) runContinuous(ctx context.Context, rngs []*rand.Rand) error {
-	limit := m.c.MaxInFlight
+func (g *consumerGroupMember) runContinuous(ctx context.Context, rngs []*rand.Rand) error {
+	limit := g.c.MaxInFlight
 	if limit <= 0 {
-		limit = m.c.Workers * m.c.MaxPollRecords
+		limit = g.c.Workers * g.c.MaxPollRecords
 	}
-	m.done = map[int32][]*handled{}
 	slots := make(chan struct{}, limit) // one token per record held
 	work := make(chan *handled, limit)
-	var wg sync.WaitGroup
-	for w := range m.c.Workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for h := range work {
-				m.handle(ctx, h, rngs[w])
-				<-slots
-			}
-		}()
-	}
-	commitDone := make(chan struct{})
-	go func() {
-		defer close(commitDone)
-		t := time.NewTicker(commitInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-m.pollCtx.Done():
-				return
-			case <-t.C:
-				m.commitDone(context.WithoutCancel(ctx), false)
-			}
-		}
-	}()
+	waitWorkers := g.startWorkers(ctx, rngs, work, slots)
+	committerDone := g.startCommitter(ctx)
 	defer func() {
 		close(work)
-		wg.Wait()
-		<-commitDone
-		m.commitDone(context.Background(), false) // what finished last; close() commits it synchronously
+		waitWorkers()
+		<-committerDone
+		g.commitDone(context.Background(), false) // what finished last; close() commits it synchronously
 	}()
-	for m.pollCtx.Err() == nil {
+	for g.pollCtx.Err() == nil {
 		free := limit - len(slots)
 		if free == 0 {
 			// Full: wait for a worker to finish a record.
 			select {
 			case slots <- struct{}{}:
 				<-slots
-			case <-m.pollCtx.Done():
+			case <-g.pollCtx.Done():
 			}
 			continue
 		}
-		recs, err := m.pollN(m.pollCtx, min(free, m.c.MaxPollRecords))
-		if m.pollCtx.Err() != nil {
+		recs, err := g.poll(g.pollCtx, min(free, g.c.MaxPollRecords))
+		if g.pollCtx.Err() != nil {
 			break
 		}
 		if err != nil {
 			// Counted; records that came with the error are still handed
 			// out (the client's position is past them).
-			m.shard.PollErrors.Add(1)
+			g.shard.PollErrors.Add(1)
 			if len(recs) == 0 {
 				sleepCtx(ctx, 100*time.Millisecond)
 				continue
 			}
 		}
-		m.shard.RecordPoll(len(recs))
+		g.shard.RecordPoll(len(recs))
 		for _, r := range recs {
-			m.offsets.handed(r.Partition, r.Offset, r.LeaderEpoch)
+			g.offsets.handed(r.Partition, r.Offset, r.LeaderEpoch)
 			slots <- struct{}{}
 			work <- &handled{r: r}
 		}
@@ -89,33 +65,71 @@ func (m *member) runContinuous(ctx context.Context, rngs []*rand.Rand) error {
 	return ctx.Err()
 }
 
+// startWorkers starts the member's workers on work; each frees a slot when
+// it is done with a record. The returned wait returns once work is closed
+// and every worker has returned.
+func (g *consumerGroupMember) startWorkers(ctx context.Context, rngs []*rand.Rand, work <-chan *handled, slots <-chan struct{}) (wait func()) {
+	var wg sync.WaitGroup
+	for w := range g.c.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for h := range work {
+				g.handle(ctx, h, rngs[w])
+				<-slots
+			}
+		}()
+	}
+	return wg.Wait
+}
+
+// startCommitter commits the completed prefix every commitInterval until the
+// member stops polling; the returned channel closes when it has stopped.
+func (g *consumerGroupMember) startCommitter(ctx context.Context) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(commitInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-g.pollCtx.Done():
+				return
+			case <-t.C:
+				g.commitDone(context.WithoutCancel(ctx), false)
+			}
+		}
+	}()
+	return done
+}
+
 // commitDone commits every partition's completed prefix and records the
 // finished records it covers as completed (or dead-lettered) now.
-func (m *member) commitDone(ctx context.Context, sync bool) {
-	if m.crashed.Load() {
+func (g *consumerGroupMember) commitDone(ctx context.Context, sync bool) {
+	if g.crashed.Load() {
 		return
 	}
-	points := m.offsets.committable()
+	points := g.offsets.committable()
 	if len(points) == 0 {
 		return
 	}
-	now := m.rec.Clock.Now()
-	m.doneMu.Lock()
+	now := g.rec.Clock.Now()
+	g.doneMu.Lock()
 	for p, cp := range points {
-		keep := m.done[p][:0]
-		for _, h := range m.done[p] {
+		keep := g.done[p][:0]
+		for _, h := range g.done[p] {
 			switch {
 			case h.r.Offset >= cp.offset:
 				keep = append(keep, h)
 			case h.foreign:
 			case h.outcome == accepted:
-				m.shard.RecordCompletion(h.st, h.delivered, now, false)
+				g.shard.RecordCompletion(h.st, h.delivered, now, false)
 			case h.outcome == rejected:
-				m.shard.RecordReject(h.st, now)
+				g.shard.RecordReject(h.st, now)
 			}
 		}
-		m.done[p] = keep
+		g.done[p] = keep
 	}
-	m.doneMu.Unlock()
-	m.commitPoints(ctx, points, sync)
+	g.doneMu.Unlock()
+	g.commitPoints(ctx, points, sync)
 }

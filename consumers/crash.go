@@ -111,9 +111,7 @@ func (f *freezableConn) Close() error {
 // leave and release requests Close sends fail fast; d bounds the wait all the
 // same, and the Close goroutine ends when Close returns.
 func (m *member) closeCrashed(d time.Duration) {
-	if !m.c.Share {
-		m.cl.AllowRebalance()
-	}
+	m.group.allowRebalance()
 	closed := make(chan struct{})
 	go func() {
 		m.cl.Close()

@@ -1,13 +1,32 @@
-// Package consumers owns the consumer fleets that drain a run's topic: a
-// consumer group (members that own partitions, commit after processing) and a
-// share group (KIP-932 members that acquire records and acknowledge each
-// one), each with W workers per member, a processing-time model and
-// per-record outcomes (transient failure, poison). A running fleet (Start)
-// changes on scale events: members join, leave gracefully, or crash (their
-// connections frozen so the broker notices only by timeouts), and
-// processing slows down for a while; consumer-group rebalance pauses and
-// each member's join, first-record and leave times are recorded.
+// Package consumers owns the consumer fleets that drain a run's topic, each
+// member with W workers, a processing-time model (ProcessingModel) and
+// per-record outcomes (transient failure, poison). One concept per file:
+//
+//   - config.go: Config and its typed modes, one spelling each: GroupType
+//     (ConsumerGroup, ShareGroup), AcquireMode, AckMode and Style.
+//   - fleet.go: Fleet, the running members. Start picks the group type's
+//     member once; scale events change the fleet while it runs: members
+//     join, leave gracefully, or crash, and processing slows down for a
+//     while.
+//   - member.go: what both group types share (the client, the blocking poll
+//     loop, the worker pool, outcome draws and delivery recording) and the
+//     groupMember interface for what they do their own way.
+//   - group_member.go: a consumer-group member owns partitions, retries
+//     transient failures in place, dead-letters poison records, and commits
+//     each partition's contiguous completed prefix after processing
+//     (offsets.go); blocking style holds rebalances at a poll boundary.
+//     continuous.go is its continuous style, polling while workers are busy.
+//   - share_member.go: a share-group (KIP-932) member acquires records,
+//     acknowledges each one (ACCEPT, RELEASE, REJECT; explicitly, or
+//     implicitly by the next poll) and can renew acquisition locks.
+//   - rebalance.go: consumer-group rebalance pauses (revoked or lost until
+//     assigned again).
+//   - crash.go: a crashed member's connections freeze, so the broker notices
+//     only by timeouts (acquisition locks, session timeouts).
+//   - processing.go: processing-time models.
+//
+// Each member's join, first-record and leave times are recorded.
 //
 // consumers may import results; it must not import producer, scenarios,
-// collectors, infra or bench.
+// collectors, infra or campaign.
 package consumers

@@ -2,7 +2,6 @@ package consumers
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -58,7 +57,9 @@ func newFakeRun(t *testing.T, partitions int32, n int, brokerConfig map[string]s
 		ps.RecordAck(st, clock.Now())
 	}
 	return &fakeRun{rec: rec, n: n, c: Config{Brokers: brokers, Topic: topic, Group: group,
-		Members: 1, Workers: 1, MaxPollRecords: 1, DeliveryLimit: 5, CloseTimeout: 2 * time.Second}}
+		Type: ConsumerGroup, Acquire: AcquireBatchOptimized, Ack: AckImplicit, Style: StyleBlocking,
+		Processing: Processing{Model: ModelNone},
+		Members:    1, Workers: 1, MaxPollRecords: 1, DeliveryLimit: 5, CloseTimeout: 2 * time.Second}}
 }
 
 func setShareEarliest(ctx context.Context, t *testing.T, cl *kgo.Client, group string) {
@@ -104,69 +105,44 @@ func (f *fakeRun) run(t *testing.T, settle, timeout time.Duration) results.Merge
 	return f.rec.Merge()
 }
 
-// kfake's lock is 1 s (swept every 100 ms) and each record takes 1.6 s: without
-// renewal every lock expires under its worker, the completion counts as
-// lock-expired and the record comes back; with renew auto each record is
-// renewed (at ~0.5 s and ~1 s), completes inside its renewed lock, and is
-// never redelivered.
-func TestRenewKeepsLocksOnKfake(t *testing.T) {
-	cfg := map[string]string{"group.share.record.lock.duration.ms": "1000", "share.record.lock.sweep.interval.ms": "100"}
-	const n = 4
-	for _, renew := range []bool{false, true} {
-		f := newFakeRun(t, 1, n, cfg)
-		f.c.Share, f.c.ExplicitAck, f.c.RecordLimit, f.c.Renew = true, true, true, renew
-		f.c.Workers, f.c.MaxPollRecords = 2, 2
-		f.c.Processing = Processing{Model: "constant", Time: 1600 * time.Millisecond}
-		m := f.run(t, 1500*time.Millisecond, 20*time.Second)
-		a := f.rec.Ledger.Audit()
-		t.Logf("renew %v: completed %d lock-expired %d renewals %d redelivered %d duplicates %d ack errors %d",
-			renew, m.Completed, m.LockExpired, m.Renewals, m.Redelivered, a.Duplicates, m.AckErrors)
-		if a.CompletedOnce+a.Duplicates != n {
-			t.Errorf("renew %v: %d of %d records completed: %+v", renew, a.CompletedOnce+a.Duplicates, n, a)
+// startFake starts a fleet on the fake run; the returned stop ends it and
+// returns the merged counts.
+func (f *fakeRun) start(t *testing.T) (*Fleet, func() results.Merged) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	fl, err := Start(ctx, f.c, f.rec)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	return fl, func() results.Merged {
+		cancel()
+		if err := fl.Wait(); err != nil {
+			t.Fatal(err)
 		}
-		if renew {
-			if m.LockExpired != 0 || a.Duplicates != 0 || m.Redelivered != 0 {
-				t.Errorf("renew auto: lock-expired %d duplicates %d redelivered %d, want 0", m.LockExpired, a.Duplicates, m.Redelivered)
-			}
-			if m.Renewals < n {
-				t.Errorf("renew auto: %d renewals for %d records of 1.6 s under a 1 s lock", m.Renewals, n)
-			}
-		} else {
-			if m.LockExpired == 0 || m.Redelivered == 0 {
-				t.Errorf("renew none: lock-expired %d redelivered %d, want > 0", m.LockExpired, m.Redelivered)
-			}
-			if m.Renewals != 0 {
-				t.Errorf("renew none: %d renewals", m.Renewals)
-			}
-		}
+		return f.rec.Merge()
 	}
 }
 
-// Style continuous on a consumer group: the members poll while their workers
-// are busy (at most max_in_flight records held), commit the contiguous
-// completed prefix, and every record completes exactly once.
-func TestContinuousConsumerGroupOnKfake(t *testing.T) {
-	const n = 400
-	f := newFakeRun(t, 4, n, nil)
-	f.c.Members, f.c.Workers, f.c.MaxPollRecords = 2, 4, 10
-	f.c.Continuous, f.c.MaxInFlight = true, 12
-	f.c.Processing = Processing{Model: "uniform", Min: time.Millisecond, Max: 5 * time.Millisecond}
-	m := f.run(t, 300*time.Millisecond, 30*time.Second)
+// waitFor polls cond every 20 ms until it holds or d passes.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out after %v waiting for %s", d, what)
+}
+
+func (f *fakeRun) allDone() bool {
 	a := f.rec.Ledger.Audit()
-	t.Logf("completed %d polls %d audit %+v", m.Completed, m.Polls, a)
-	if a.CompletedOnce != n || a.Duplicates != 0 || a.Lost != 0 || !a.Balanced {
-		t.Errorf("audit %+v, want %d completed once and balanced", a, n)
-	}
-	if m.AckErrors != 0 || m.PollErrors != 0 {
-		t.Errorf("commit errors %d poll errors %d", m.AckErrors, m.PollErrors)
-	}
+	return a.CompletedOnce+a.Duplicates >= int64(f.n)
 }
 
-// A share group cannot run continuous with franz-go: the next poll would
-// ACCEPT the records still being processed.
-func TestContinuousShareRefused(t *testing.T) {
-	c := Config{Share: true, ExplicitAck: true, Continuous: true, Members: 1, Workers: 1, MaxPollRecords: 1}
-	if err := Run(context.Background(), c, nil); err == nil || !strings.Contains(err.Error(), "ACCEPT") {
-		t.Fatalf("err %v", err)
-	}
+// allSettled reports whether every record completed or was archived
+// (rejected, dead-lettered, or past the delivery limit).
+func (f *fakeRun) allSettled() bool {
+	a := f.rec.Ledger.Audit()
+	return a.CompletedOnce+a.Duplicates+a.Archived >= int64(f.n)
 }

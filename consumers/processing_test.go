@@ -17,16 +17,16 @@ func TestSamplerMatchesModel(t *testing.T) {
 		p99        time.Duration
 		wantMeanHi float64 // tolerance on the sample mean, relative
 	}{
-		{Processing{Model: "constant", Time: 10 * ms}, 10 * ms, 10 * ms, 10 * ms, 0},
-		{Processing{Model: "uniform", Min: 2 * ms, Max: 6 * ms}, 4 * ms, 4 * ms, time.Duration(5.96 * float64(ms)), 0.02},
+		{Processing{Model: ModelConstant, Time: 10 * ms}, 10 * ms, 10 * ms, 10 * ms, 0},
+		{Processing{Model: ModelUniform, Min: 2 * ms, Max: 6 * ms}, 4 * ms, 4 * ms, time.Duration(5.96 * float64(ms)), 0.02},
 		// exponential: median = mean·ln 2, p99 = mean·ln 100.
-		{Processing{Model: "exponential", Mean: 10 * ms}, 10 * ms, time.Duration(10 * math.Ln2 * float64(ms)), time.Duration(10 * math.Log(100) * float64(ms)), 0.03},
+		{Processing{Model: ModelExponential, Mean: 10 * ms}, 10 * ms, time.Duration(10 * math.Ln2 * float64(ms)), time.Duration(10 * math.Log(100) * float64(ms)), 0.03},
 		// lognormal median 10 ms, p99 50 ms: σ = ln 5 / 2.3263 = 0.6918, mean = 10·e^(σ²/2) = 12.70 ms.
-		{Processing{Model: "lognormal", Median: 10 * ms, P99: 50 * ms}, time.Duration(12.700 * float64(ms)), 10 * ms, 50 * ms, 0.03},
-		{Processing{Model: "none"}, 0, 0, 0, 0},
+		{Processing{Model: ModelLognormal, Median: 10 * ms, P99: 50 * ms}, time.Duration(12.700 * float64(ms)), 10 * ms, 50 * ms, 0.03},
+		{Processing{Model: ModelNone}, 0, 0, 0, 0},
 	}
 	for _, tc := range tests {
-		t.Run(tc.p.Model, func(t *testing.T) {
+		t.Run(string(tc.p.Model), func(t *testing.T) {
 			s, err := NewSampler(tc.p)
 			if err != nil {
 				t.Fatal(err)
@@ -56,10 +56,11 @@ func TestSamplerMatchesModel(t *testing.T) {
 func TestSamplerRejectsBadModels(t *testing.T) {
 	for _, p := range []Processing{
 		{Model: "gaussian"},
-		{Model: "uniform", Min: 5, Max: 1},
-		{Model: "exponential"},
-		{Model: "lognormal", Median: 10, P99: 5},
-		{Model: "constant", Time: -1},
+		{}, // the model has one spelling: "none", not ""
+		{Model: ModelUniform, Min: 5, Max: 1},
+		{Model: ModelExponential},
+		{Model: ModelLognormal, Median: 10, P99: 5},
+		{Model: ModelConstant, Time: -1},
 	} {
 		if _, err := NewSampler(p); err == nil {
 			t.Errorf("%+v accepted", p)

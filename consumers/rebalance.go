@@ -1,10 +1,7 @@
 package consumers
 
 import (
-	"context"
 	"sync"
-
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharebench/sharebench/results"
 )
@@ -61,19 +58,4 @@ func (w *rebalanceWatch) crashed(member int, now int64) {
 			w.pending[p] = results.RebalancePause{Member: member, Partition: p, StartNs: now}
 		}
 	}
-}
-
-// assigned and lost feed the fleet's rebalance watch (consumer groups).
-func (m *member) assigned(_ context.Context, _ *kgo.Client, got map[string][]int32) {
-	if m.rebal != nil {
-		m.rebal.assigned(m.id, got[m.c.Topic])
-	}
-}
-
-// lost forgets partitions revoked from or lost by the member.
-func (m *member) lost(ctx context.Context, cl *kgo.Client, gone map[string][]int32) {
-	if m.rebal != nil && !m.crashed.Load() {
-		m.rebal.revoked(m.id, gone[m.c.Topic])
-	}
-	m.forget(ctx, cl, gone)
 }

@@ -1,0 +1,139 @@
+package consumers
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// GroupType is the kind of group a fleet's members join. Its values are
+// spelled as a scenario's consumer_type.
+type GroupType string
+
+const (
+	// ConsumerGroup members own partitions and commit offsets after
+	// processing.
+	ConsumerGroup GroupType = "consumer"
+	// ShareGroup members (KIP-932) acquire records and acknowledge each one.
+	ShareGroup GroupType = "share"
+)
+
+// AcquireMode is a share group's share.acquire.mode.
+type AcquireMode string
+
+const (
+	// AcquireBatchOptimized lets the broker hand over whole producer
+	// batches, so a poll may exceed MaxPollRecords.
+	AcquireBatchOptimized AcquireMode = "batch_optimized"
+	// AcquireRecordLimit makes the broker split producer batches so a poll
+	// never exceeds MaxPollRecords.
+	AcquireRecordLimit AcquireMode = "record_limit"
+)
+
+// AckMode is how a share-group member acknowledges records.
+type AckMode string
+
+const (
+	// AckImplicit lets the next poll ACCEPT the whole previous batch.
+	AckImplicit AckMode = "implicit"
+	// AckExplicit acknowledges each record (ACCEPT, RELEASE or REJECT) as
+	// its worker finishes it.
+	AckExplicit AckMode = "explicit"
+)
+
+// Style is a member's client-local parallelism.
+type Style string
+
+const (
+	// StyleBlocking polls, processes the whole batch on the workers, and
+	// only then polls again.
+	StyleBlocking Style = "blocking"
+	// StyleContinuous keeps polling while the workers are busy, holding at
+	// most MaxInFlight records (consumer groups only).
+	StyleContinuous Style = "continuous"
+)
+
+// Config describes one consumer fleet. The same Config drives both group
+// types; fields marked (share) are ignored by consumer groups.
+type Config struct {
+	Brokers []string
+	Topic   string
+	Group   string
+	Type    GroupType
+	Members int // group members, each its own client
+	Workers int // workers per member processing a polled batch in parallel
+	// MaxPollRecords is max.poll.records: the most records one poll hands
+	// to the member (share: ShareMaxRecords, a soft limit under
+	// AcquireBatchOptimized).
+	MaxPollRecords int
+	Acquire        AcquireMode // (share)
+	Ack            AckMode     // (share)
+	Processing     Processing
+	// TransientRate is the per-attempt failure probability: share RELEASE
+	// (redelivered, delivery count +1), consumer group retry in place.
+	TransientRate float64
+	// PoisonRate is the per-record probability that a record is poison:
+	// share REJECT (archived), consumer group dead-lettered and skipped.
+	// Poison is a property of the record, the same on every delivery.
+	PoisonRate float64
+	// DeliveryLimit is group.share.delivery.count.limit (share): a record
+	// released at this delivery count is archived by the broker.
+	DeliveryLimit int
+	// Renew renews acquisition locks (share, AckExplicit; KIP-1222): a
+	// worker whose processing of a record runs past half of the time left
+	// until the record's acquisition deadline sends AckRenew, and keeps
+	// renewing until it is done.
+	Renew bool
+	Style Style
+	// MaxInFlight bounds the records a StyleContinuous member holds
+	// (polled, not finished); 0: Workers × MaxPollRecords.
+	MaxInFlight int
+	// CloseTimeout bounds the final commit/ack flush on shutdown (default 10s).
+	CloseTimeout time.Duration
+	// SessionTimeout is the consumer group's session.timeout.ms (0: franz-go's
+	// 45s); a crashed member's partitions move after it. It must lie within
+	// the broker's group.min/max.session.timeout.ms (6s–30min by default).
+	// The heartbeat interval is a third of it.
+	SessionTimeout time.Duration
+}
+
+// defaultCloseTimeout is CloseTimeout when it is not set.
+const defaultCloseTimeout = 10 * time.Second
+
+// closeTimeout is CloseTimeout or its default.
+func (c Config) closeTimeout() time.Duration {
+	if c.CloseTimeout <= 0 {
+		return defaultCloseTimeout
+	}
+	return c.CloseTimeout
+}
+
+// validate checks the fleet's shape and modes (the processing model is
+// NewSampler's).
+func (c Config) validate() error {
+	if c.Members < 1 || c.Workers < 1 || c.MaxPollRecords < 1 {
+		return fmt.Errorf("consumers: members, workers and max_poll_records must be ≥ 1, got %d, %d, %d",
+			c.Members, c.Workers, c.MaxPollRecords)
+	}
+	if c.Style != StyleBlocking && c.Style != StyleContinuous {
+		return fmt.Errorf("consumers: style: expected %s or %s, got %q", StyleBlocking, StyleContinuous, c.Style)
+	}
+	switch c.Type {
+	case ConsumerGroup:
+		return nil
+	case ShareGroup:
+	default:
+		return fmt.Errorf("consumers: group type: expected %s or %s, got %q", ConsumerGroup, ShareGroup, c.Type)
+	}
+	if c.Acquire != AcquireBatchOptimized && c.Acquire != AcquireRecordLimit {
+		return fmt.Errorf("consumers: acquire mode: expected %s or %s, got %q", AcquireBatchOptimized, AcquireRecordLimit, c.Acquire)
+	}
+	if c.Ack != AckImplicit && c.Ack != AckExplicit {
+		return fmt.Errorf("consumers: ack mode: expected %s or %s, got %q", AckImplicit, AckExplicit, c.Ack)
+	}
+	if c.Style == StyleContinuous {
+		return errors.New("consumers: style continuous is for consumer groups: franz-go ACCEPTs every record of " +
+			"the previous share poll that has no terminal acknowledgement yet, so polling while records are processed would accept them unprocessed")
+	}
+	return nil
+}

@@ -1,0 +1,253 @@
+package consumers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharebench/sharebench/results"
+)
+
+// groupMember is what a member does its own way per group type: a
+// *consumerGroupMember (group_member.go) or a *shareGroupMember
+// (share_member.go). member, the part both share, runs the client, the
+// blocking poll loop and the workers, and calls these.
+type groupMember interface {
+	// options are the group's client options, after the common ones.
+	options() []kgo.Opt
+	// consume is the poll loop until the member stops polling.
+	consume(ctx context.Context, rngs []*rand.Rand) error
+	// received is told of a poll's records before any worker sees them.
+	received(recs []*kgo.Record)
+	// handle runs one record through processing and the group's outcome
+	// policy; a worker calls it.
+	handle(ctx context.Context, h *handled, rng *rand.Rand)
+	// settle tells the broker what became of a fully handled batch
+	// (blocking style).
+	settle(ctx context.Context, batch []handled)
+	// allowRebalance lets a rebalance blocked on the last poll proceed
+	// (consumer groups; a no-op for share groups).
+	allowRebalance()
+	// flush sends what the member still owes the broker on shutdown (not
+	// after a crash).
+	flush(ctx context.Context)
+}
+
+// member is one group member: a client, its poll loop and its workers.
+type member struct {
+	id      int
+	c       Config
+	sampler Sampler
+	rec     *results.Recorder
+	shard   *results.MemberShard
+	cl      *kgo.Client
+	group   groupMember // the group-type half, chosen once by the fleet
+
+	// Scale events (see Fleet).
+	slow        *slowState
+	pollCtx     context.Context // ends when the member should stop polling (Leave) or stop
+	stopPolling context.CancelFunc
+	stop        context.CancelFunc // ends the member at once (Crash)
+	dialer      *crashDialer
+	crashed     atomic.Bool
+	exited      chan struct{}
+}
+
+// outcome is what a worker did with one record.
+type outcome uint8
+
+const (
+	abandoned outcome = iota // shutdown came first; not acknowledged
+	accepted
+	released
+	rejected
+)
+
+// handled is one record of a batch after its worker is done with it.
+type handled struct {
+	r         *kgo.Record
+	st        results.Stamp
+	delivered int64
+	outcome   outcome
+	foreign   bool  // not stamped by this run
+	deadline  int64 // estimated acquisition deadline, Clock ns (share; 0 = none)
+}
+
+func (m *member) run(ctx context.Context) error {
+	cl, err := kgo.NewClient(append(m.clientOpts(), m.group.options()...)...)
+	if err != nil {
+		return err
+	}
+	m.cl = cl
+	defer m.close()
+	workerRNGs := make([]*rand.Rand, m.c.Workers)
+	for w := range workerRNGs {
+		workerRNGs[w] = rand.New(rand.NewPCG(m.rec.Run, uint64(m.id<<16|w)))
+	}
+	return m.group.consume(ctx, workerRNGs)
+}
+
+// clientOpts are the client options of both group types.
+func (m *member) clientOpts() []kgo.Opt {
+	return []kgo.Opt{kgo.SeedBrokers(m.c.Brokers...), kgo.ConsumeTopics(m.c.Topic), kgo.ClientID(fmt.Sprintf("sharebench-%d", m.id)),
+		kgo.Dialer(m.dialer.dial)}
+}
+
+// pollLoop is style blocking: poll at most n records (-1: everything
+// fetched), process the batch on the workers, settle it, poll again.
+func (m *member) pollLoop(ctx context.Context, rngs []*rand.Rand, n int) error {
+	for m.pollCtx.Err() == nil {
+		recs, err := m.poll(m.pollCtx, n)
+		if m.pollCtx.Err() != nil {
+			break // the poll that shutdown (or leaving) cut short is not a poll of the run
+		}
+		if err != nil {
+			// franz-go retries what can be retried; what reaches us is
+			// counted and the member keeps polling, as a service would.
+			// Records that came with the error are processed below: the
+			// client's position is already past them, so dropping them
+			// would leave them unread until the partition moved.
+			m.shard.PollErrors.Add(1)
+		}
+		if len(recs) == 0 {
+			// Nothing to settle: let a rebalance that waited for this poll
+			// (BlockRebalanceOnPoll) go ahead, or it waits forever and the
+			// partitions it revokes are never assigned again.
+			m.group.allowRebalance()
+			if err != nil {
+				sleepCtx(ctx, 100*time.Millisecond)
+			} else {
+				m.shard.RecordPoll(0)
+			}
+			continue
+		}
+		m.shard.RecordPoll(len(recs))
+		m.group.received(recs)
+		m.group.settle(ctx, m.processBatch(ctx, recs, rngs))
+	}
+	return ctx.Err()
+}
+
+// poll returns at most n records (-1: everything fetched) and the first
+// fetch error beside them: a fetch can carry both (one partition's records,
+// another's error).
+func (m *member) poll(ctx context.Context, n int) ([]*kgo.Record, error) {
+	fs := m.cl.PollRecords(ctx, n)
+	var firstErr error
+	fs.EachError(func(topic string, p int32, err error) {
+		if errors.Is(err, context.Canceled) || errors.Is(err, kgo.ErrClientClosed) || ctx.Err() != nil {
+			return
+		}
+		if firstErr == nil {
+			firstErr = fmt.Errorf("poll %s[%d]: %w", topic, p, err)
+		}
+	})
+	return fs.Records(), firstErr
+}
+
+// processBatch hands the batch to the member's workers and waits until every
+// record has an outcome (blocking style: the member polls again only when the
+// whole batch is done).
+func (m *member) processBatch(ctx context.Context, recs []*kgo.Record, rngs []*rand.Rand) []handled {
+	batch := make([]handled, len(recs))
+	for i, r := range recs {
+		batch[i].r = r
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range min(m.c.Workers, len(recs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(batch); i = int(next.Add(1) - 1) {
+				m.group.handle(ctx, &batch[i], rngs[w])
+			}
+		}()
+	}
+	wg.Wait()
+	return batch
+}
+
+// begin decodes the record's stamp and records its delivery. A record that
+// is not this run's is counted as foreign and marked accepted, and begin
+// reports false: the caller lets it go unprocessed.
+func (m *member) begin(h *handled) bool {
+	st, err := results.DecodeStamp(h.r.Value)
+	if err != nil || st.Run != m.rec.Run {
+		m.rec.Ledger.Foreign()
+		h.foreign, h.outcome = true, accepted
+		return false
+	}
+	h.st = st
+	h.delivered = m.rec.Clock.Now()
+	m.shard.RecordDelivery(st, h.r.DeliveryCount(), h.r.Timestamp.UnixNano(), h.delivered)
+	return true
+}
+
+// processingTime draws one attempt's processing time, slowed down if a
+// slow-down is in force.
+func (m *member) processingTime(rng *rand.Rand) time.Duration {
+	return m.slow.scale(m.sampler.Sample(rng), m.rec.Clock.Now())
+}
+
+// verdict is the outcome of a finished processing attempt: poison records
+// are rejected, an attempt fails transiently (released) at TransientRate,
+// and the rest are accepted.
+func (m *member) verdict(poison bool, rng *rand.Rand) outcome {
+	switch {
+	case poison:
+		return rejected
+	case m.c.TransientRate > 0 && rng.Float64() < m.c.TransientRate:
+		return released
+	default:
+		return accepted
+	}
+}
+
+// close flushes what the member owes the broker, then leaves the group.
+func (m *member) close() {
+	d := m.c.closeTimeout()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	if m.crashed.Load() {
+		m.closeCrashed(d)
+		return
+	}
+	m.group.flush(ctx)
+	m.cl.Close()
+}
+
+// sleepCtx sleeps d unless ctx ends first; it reports whether it slept fully.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// isPoison decides, from the record's identity alone, whether it is poison,
+// so every delivery of the same record agrees.
+func isPoison(st results.Stamp, rate float64) bool {
+	if rate <= 0 {
+		return false
+	}
+	x := st.Run ^ uint64(st.Producer)<<40 ^ st.Seq
+	x += 0x9e3779b97f4a7c15 // splitmix64 finaliser
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	x ^= x >> 31
+	return float64(x>>11)/(1<<53) < rate
+}

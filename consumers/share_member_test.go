@@ -1,0 +1,151 @@
+package consumers
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// kfake's lock is 1 s (swept every 100 ms) and each record takes 1.6 s: without
+// renewal every lock expires under its worker, the completion counts as
+// lock-expired and the record comes back; with renew auto each record is
+// renewed (at ~0.5 s and ~1 s), completes inside its renewed lock, and is
+// never redelivered.
+func TestRenewKeepsLocksOnKfake(t *testing.T) {
+	cfg := map[string]string{"group.share.record.lock.duration.ms": "1000", "share.record.lock.sweep.interval.ms": "100"}
+	const n = 4
+	for _, renew := range []bool{false, true} {
+		f := newFakeRun(t, 1, n, cfg)
+		f.c.Type, f.c.Ack, f.c.Acquire, f.c.Renew = ShareGroup, AckExplicit, AcquireRecordLimit, renew
+		f.c.Workers, f.c.MaxPollRecords = 2, 2
+		f.c.Processing = Processing{Model: ModelConstant, Time: 1600 * time.Millisecond}
+		m := f.run(t, 1500*time.Millisecond, 20*time.Second)
+		a := f.rec.Ledger.Audit()
+		t.Logf("renew %v: completed %d lock-expired %d renewals %d redelivered %d duplicates %d ack errors %d",
+			renew, m.Completed, m.LockExpired, m.Renewals, m.Redelivered, a.Duplicates, m.AckErrors)
+		if a.CompletedOnce+a.Duplicates != n {
+			t.Errorf("renew %v: %d of %d records completed: %+v", renew, a.CompletedOnce+a.Duplicates, n, a)
+		}
+		if renew {
+			if m.LockExpired != 0 || a.Duplicates != 0 || m.Redelivered != 0 {
+				t.Errorf("renew auto: lock-expired %d duplicates %d redelivered %d, want 0", m.LockExpired, a.Duplicates, m.Redelivered)
+			}
+			if m.Renewals < n {
+				t.Errorf("renew auto: %d renewals for %d records of 1.6 s under a 1 s lock", m.Renewals, n)
+			}
+		} else {
+			if m.LockExpired == 0 || m.Redelivered == 0 {
+				t.Errorf("renew none: lock-expired %d redelivered %d, want > 0", m.LockExpired, m.Redelivered)
+			}
+			if m.Renewals != 0 {
+				t.Errorf("renew none: %d renewals", m.Renewals)
+			}
+		}
+	}
+}
+
+// A crashed share member stops dead: its records are neither acknowledged
+// nor released, come back to the survivor once their locks expire
+// (redelivered, delivery count 2), and every record is still completed; the
+// crashed client closes within CloseTimeout and leaves no goroutines behind.
+func TestCrashShareMemberOnKfake(t *testing.T) {
+	cfg := map[string]string{"group.share.record.lock.duration.ms": "1000", "share.record.lock.sweep.interval.ms": "100"}
+	const n = 30
+	f := newFakeRun(t, 1, n, cfg)
+	f.c.Type, f.c.Ack, f.c.Acquire = ShareGroup, AckExplicit, AcquireRecordLimit
+	f.c.Members, f.c.Workers, f.c.MaxPollRecords = 2, 1, 5
+	f.c.Processing = Processing{Model: ModelConstant, Time: 100 * time.Millisecond}
+	before := runtime.NumGoroutine()
+	fl, stop := f.start(t)
+	waitFor(t, 10*time.Second, "both members to get records", func() bool {
+		ms := f.rec.Merge().Members
+		return len(ms) == 2 && ms[0].FirstDeliveryNs > 0 && ms[1].FirstDeliveryNs > 0
+	})
+	t0 := time.Now()
+	if _, err := fl.Crash(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(t0); took > f.c.CloseTimeout+time.Second {
+		t.Errorf("crash took %v, want ≤ CloseTimeout %v + 1s", took, f.c.CloseTimeout)
+	}
+	if fl.Members() != 1 {
+		t.Errorf("members after crash %d, want 1", fl.Members())
+	}
+	if _, err := fl.Crash(context.Background(), 1); err == nil {
+		t.Error("crashing the last member: want an error")
+	}
+	waitFor(t, 20*time.Second, "every record completed", f.allDone)
+	m := stop()
+	a := f.rec.Ledger.Audit()
+	t.Logf("redelivered %d audit %+v members %+v", m.Redelivered, a, m.Members)
+	if a.Lost != 0 || a.CompletedOnce+a.Duplicates != n {
+		t.Errorf("audit %+v, want all %d completed, none lost", a, n)
+	}
+	if m.Redelivered == 0 {
+		t.Error("the crashed member's records were not redelivered")
+	}
+	if !m.Members[0].Crashed || m.Members[0].LeftNs == 0 || m.Members[1].Crashed {
+		t.Errorf("members %+v: want member 0 crashed", m.Members)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if after := runtime.NumGoroutine(); after > before+5 {
+		t.Errorf("goroutines %d before, %d after the fleet stopped", before, after)
+	}
+}
+
+// Implicit mode on kfake: the next poll ACCEPTs the previous batch, the last
+// batch is accepted on close, and every record completes exactly once.
+func TestShareImplicitOnKfake(t *testing.T) {
+	const n = 60
+	f := newFakeRun(t, 2, n, nil)
+	f.c.Type, f.c.Ack = ShareGroup, AckImplicit
+	f.c.Workers, f.c.MaxPollRecords = 2, 5
+	f.c.Processing = Processing{Model: ModelConstant, Time: time.Millisecond}
+	m := f.run(t, 300*time.Millisecond, 20*time.Second)
+	a := f.rec.Ledger.Audit()
+	t.Logf("completed %d polls %d audit %+v", m.Completed, m.Polls, a)
+	if a.CompletedOnce != n || a.Duplicates != 0 || a.Lost != 0 || !a.Balanced {
+		t.Errorf("audit %+v, want %d completed once and balanced", a, n)
+	}
+	if m.Released != 0 || m.Rejected != 0 || m.Retried != 0 || m.AckErrors != 0 {
+		t.Errorf("released %d rejected %d retried %d ack errors %d, want 0", m.Released, m.Rejected, m.Retried, m.AckErrors)
+	}
+}
+
+// Explicit outcomes on kfake: transient failures RELEASE the record (it comes
+// back with a higher delivery count), poison records are REJECTed (archived),
+// nothing is retried in place, and every record is settled once.
+func TestShareExplicitOutcomesOnKfake(t *testing.T) {
+	const n = 80
+	f := newFakeRun(t, 2, n, nil)
+	f.c.Type, f.c.Ack, f.c.Acquire = ShareGroup, AckExplicit, AcquireRecordLimit
+	f.c.Workers, f.c.MaxPollRecords = 2, 5
+	f.c.TransientRate, f.c.PoisonRate = 0.2, 0.2
+	_, stop := f.start(t)
+	waitFor(t, 20*time.Second, "every record completed or archived", f.allSettled)
+	m := stop()
+	a := f.rec.Ledger.Audit()
+	t.Logf("released %d rejected %d redelivered %d audit %+v", m.Released, m.Rejected, m.Redelivered, a)
+	if a.CompletedOnce+a.Archived != n || a.Duplicates != 0 || a.Lost != 0 || !a.Balanced {
+		t.Errorf("audit %+v, want %d completed once or archived, balanced", a, n)
+	}
+	if m.Released == 0 || m.Redelivered == 0 || m.Rejected == 0 || a.Archived == 0 {
+		t.Errorf("released %d redelivered %d rejected %d archived %d, want all > 0", m.Released, m.Redelivered, m.Rejected, a.Archived)
+	}
+	if m.Retried != 0 {
+		t.Errorf("share group retried %d records in place", m.Retried)
+	}
+}
+
+func TestSharePollLimit(t *testing.T) {
+	for _, tc := range []struct {
+		acquire AcquireMode
+		want    int
+	}{{AcquireBatchOptimized, -1}, {AcquireRecordLimit, 7}} {
+		s := &shareGroupMember{member: &member{c: Config{Type: ShareGroup, Acquire: tc.acquire, MaxPollRecords: 7}}}
+		if got := s.pollLimit(); got != tc.want {
+			t.Errorf("%s: poll limit %d, want %d", tc.acquire, got, tc.want)
+		}
+	}
+}
