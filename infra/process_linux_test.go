@@ -23,9 +23,11 @@ import (
 	"github.com/sharebench/sharebench/internal/testkit"
 )
 
-// The integration tests below start real Kafka brokers. They are skipped
-// with -short and where java or mvn is missing. The first run resolves the
-// jars with Maven into the user's cache (about a minute); later runs reuse it.
+// The integration tests below (build tag integration) start real Kafka
+// brokers. They are skipped with -short and where java or mvn is missing
+// (a failure under SHAREBENCH_REQUIRE_BROKERS=1, see testkit). The first
+// run resolves the jars with Maven into the user's cache (about a minute);
+// later runs reuse it.
 
 // helperEnv makes the test binary act as a tiny harness (see TestMain).
 const helperEnv = "SHAREBENCH_INFRA_TEST_HELPER"
