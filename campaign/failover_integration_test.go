@@ -51,7 +51,6 @@ const shareStateTopic = "__share_group_state"
 // state survived), nothing missing; a third member after it gets nothing.
 // The dead broker is started again before the next case.
 func TestShareCoordinatorFailover(t *testing.T) {
-	needKafka(t) // skips where real brokers cannot run
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 

@@ -7,9 +7,9 @@ package kafkatest
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,64 +56,38 @@ func stopChecked(t testing.TB, c infra.Cluster) {
 }
 
 // Shared is one real cluster shared by all tests of a package: TestMain
-// calls Main, each test calls Need.
+// calls Main, each test calls Need. The cluster starts on the first Need,
+// so that a run selecting no real-broker test (-run, -short) starts none.
 //
 //	var kafka kafkatest.Shared
 //	func TestMain(m *testing.M) { os.Exit(kafka.Main(m, spec, nil)) }
 //	func TestX(t *testing.T) { cl := kafka.Need(t); ... }
 type Shared struct {
+	spec    infra.ClusterSpec
+	prepare func(context.Context, infra.Cluster) error
+
+	once    sync.Once
 	cluster infra.Cluster
-	skip    string // why there is no cluster
+	pids    []int
+	skip    string // why there is no cluster, to skip on
+	err     error  // why the cluster did not start, to fail on
 }
 
-// Main starts the shared cluster (unless -short, or java or mvn is
-// missing: then Need skips, or fails under SHAREBENCH_REQUIRE_BROKERS=1),
-// calls prepare on it when not nil, runs the tests, stops the cluster and
+// Main records spec and prepare (called on the cluster once started, when
+// not nil), runs the tests, then stops the cluster if one started and
 // checks that none of its broker JVMs is left. It returns the exit code.
 func (s *Shared) Main(m *testing.M, spec infra.ClusterSpec, prepare func(context.Context, infra.Cluster) error) int {
-	if !flag.Parsed() {
-		flag.Parse() // for testing.Short
-	}
-	if testing.Short() {
-		s.skip = "-short: real-broker tests skipped"
-		return m.Run()
-	}
-	if reason := testkit.MissingTools("java", "mvn"); reason != "" {
-		s.skip = reason
-		fmt.Fprintln(os.Stderr, "real-broker tests cannot run:", reason)
-		return m.Run()
-	}
-	if spec.Log == nil {
-		spec.Log = os.Stderr
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
-	defer cancel()
-	p, err := infra.NewProvider("process")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	cl, err := p.Start(ctx, spec)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "start Kafka for the integration tests:", err)
-		return 1
-	}
-	pids := cl.PIDs()
-	defer testkit.KillAll(pids) // whatever happens, no JVM outlives the tests
-	if prepare != nil {
-		if err := prepare(ctx, cl); err != nil {
-			fmt.Fprintln(os.Stderr, "prepare Kafka:", err)
-			_ = cl.Stop(context.Background())
-			return 1
-		}
-	}
-	s.cluster = cl
+	s.spec, s.prepare = spec, prepare
 	code := m.Run()
-	if err := cl.Stop(context.Background()); err != nil {
+	if s.cluster == nil {
+		return code
+	}
+	defer testkit.KillAll(s.pids) // whatever happens, no JVM outlives the tests
+	if err := s.cluster.Stop(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, "stop Kafka:", err)
 		return 1
 	}
-	for _, pid := range pids {
+	for _, pid := range s.pids {
 		if testkit.Alive(pid) {
 			fmt.Fprintf(os.Stderr, "broker JVM %d still running after Stop\n", pid)
 			return 1
@@ -122,12 +96,54 @@ func (s *Shared) Main(m *testing.M, spec infra.ClusterSpec, prepare func(context
 	return code
 }
 
-// Need returns the shared cluster, or ends t (see testkit.Unavailable)
-// where none could start.
+// Need returns the shared cluster, starting it on the first call. Where
+// java or mvn is missing it ends t as testkit.Unavailable does (skip, or
+// fail under SHAREBENCH_REQUIRE_BROKERS=1); where the cluster could not
+// start it fails t.
 func (s *Shared) Need(t testing.TB) infra.Cluster {
 	t.Helper()
-	if s.cluster == nil {
+	if testing.Short() {
+		t.Skip("-short: real-broker tests skipped")
+	}
+	s.once.Do(s.start)
+	switch {
+	case s.skip != "":
 		testkit.Unavailable(t, s.skip)
+	case s.err != nil:
+		t.Fatal(s.err)
 	}
 	return s.cluster
+}
+
+func (s *Shared) start() {
+	if reason := testkit.MissingTools("java", "mvn"); reason != "" {
+		s.skip = reason
+		return
+	}
+	spec := s.spec
+	if spec.Log == nil {
+		spec.Log = os.Stderr
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
+	defer cancel()
+	p, err := infra.NewProvider("process")
+	if err != nil {
+		s.err = err
+		return
+	}
+	cl, err := p.Start(ctx, spec)
+	if err != nil {
+		s.err = fmt.Errorf("start Kafka for the integration tests: %w", err)
+		return
+	}
+	if s.prepare != nil {
+		if err := s.prepare(ctx, cl); err != nil {
+			s.err = fmt.Errorf("prepare Kafka for the integration tests: %w", err)
+			pids := cl.PIDs()
+			_ = cl.Stop(context.Background())
+			testkit.KillAll(pids)
+			return
+		}
+	}
+	s.cluster, s.pids = cl, cl.PIDs()
 }
