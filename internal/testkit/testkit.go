@@ -47,7 +47,7 @@ func MissingTools(tools ...string) string {
 	if len(missing) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s not on PATH (.ci/run installs it: openjdk-17-jre-headless, maven)", strings.Join(missing, " and "))
+	return fmt.Sprintf("%s not on PATH (.ci/run installs openjdk-17-jre-headless and maven)", strings.Join(missing, " and "))
 }
 
 // Unavailable ends a test that cannot run here: it fails when brokers are
