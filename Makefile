@@ -5,20 +5,24 @@ ARGS ?=
 KAFKA_VERSION ?=
 GO ?= go
 
-.PHONY: bench test test-short build vet bench-go clean image docs
+.PHONY: bench test test-unit test-short build vet bench-go clean image docs
 
 ## bench: built-in consumer-group vs share-group comparison on a Kafka 4.2 cluster it starts itself
 bench:
 	$(GO) run ./cmd/sharebench bench --provider $(PROVIDER) $(ARGS)
 
-## test: unit tests plus integration tests on real Kafka 4.2 brokers started by the tests
+## test: unit tests plus the integration tests (build tag integration) on real Kafka 4.2
+# brokers and containers started by the tests.
 # -p 1: the integration packages each start brokers; one package at a time on 2 cores.
 test: vet
-	$(GO) test -p 1 -timeout 25m -count=1 ./...
+	$(GO) test -tags integration -p 1 -timeout 25m -count=1 ./...
 
-## test-short: the quick loop, no real brokers
-test-short:
-	$(GO) test -short -count=1 ./...
+## test-unit: the quick loop: unit tests only (no build tag), no JVM and no container
+test-unit:
+	$(GO) test -count=1 ./...
+
+## test-short: the same as test-unit (kept for habit)
+test-short: test-unit
 
 ## bench-go: go test benchmarks of the per-record path
 bench-go:
@@ -36,8 +40,10 @@ docs:
 build:
 	$(GO) build -o bin/sharebench ./cmd/sharebench
 
+## vet: both builds, with and without the integration tests
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags integration ./...
 
 clean:
 	rm -rf bin

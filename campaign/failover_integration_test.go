@@ -1,3 +1,5 @@
+//go:build integration
+
 package campaign
 
 import (
@@ -13,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/internal/testkit/kafkatest"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
 )
@@ -48,24 +51,14 @@ const shareStateTopic = "__share_group_state"
 // state survived), nothing missing; a third member after it gets nothing.
 // The dead broker is started again before the next case.
 func TestShareCoordinatorFailover(t *testing.T) {
-	needKafka(t) // skips where real brokers cannot run
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 
-	p, _ := infra.NewProvider("process")
-	cluster, err := p.Start(ctx, infra.ClusterSpec{Nodes: 3, Log: testLog(t), StartTimeout: 8 * time.Minute,
+	cluster := kafkatest.StartProcess(t, infra.ClusterSpec{Nodes: 3, Log: testLog(t), StartTimeout: 8 * time.Minute,
 		BrokerConfig: map[string]string{
 			"broker.session.timeout.ms":    strconv.Itoa(int(failoverSession.Milliseconds())),
 			"broker.heartbeat.interval.ms": strconv.Itoa(int(failoverHeartbeat.Milliseconds())),
 		}})
-	if err != nil {
-		t.Fatalf("start 3 nodes: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := cluster.Stop(context.Background()); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
 	faults, err := infra.FaultsOf(cluster)
 	if err != nil {
 		t.Fatal(err)

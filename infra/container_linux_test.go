@@ -1,3 +1,5 @@
+//go:build integration && linux
+
 package infra
 
 import (
@@ -16,6 +18,8 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharebench/sharebench/internal/testkit"
 )
 
 // The container tests start real Kafka brokers in Docker containers. They
@@ -31,7 +35,7 @@ func requireDocker(t *testing.T) *testcontainers.DockerClient {
 	defer cancel()
 	dc, err := dockerClient(ctx)
 	if err == nil {
-		if _, err = chooseImage(ctx, dc, "", DefaultKafkaVersion, testLog{t}); err != nil {
+		if _, err = chooseImage(ctx, dc, "", DefaultKafkaVersion, testkit.Log(t)); err != nil {
 			dc.Close()
 		}
 	}
@@ -75,7 +79,7 @@ func assertNoneLeft(t *testing.T, dc *testcontainers.DockerClient, label, value 
 // startContainersForTest starts a cluster whose clean-up is registered.
 func startContainersForTest(t *testing.T, spec ClusterSpec) (*containerCluster, time.Duration) {
 	t.Helper()
-	spec.Log = testLog{t}
+	spec.Log = testkit.Log(t)
 	began := time.Now()
 	c, err := (&ContainerProvider{}).Start(context.Background(), spec)
 	if err != nil {
@@ -310,7 +314,7 @@ func TestContainerRemovesOrphans(t *testing.T) {
 		dc.NetworkRemove(context.Background(), "sharebench-test-"+liveLabels[labelCluster], client.NetworkRemoveOptions{})
 		dc.NetworkRemove(context.Background(), "sharebench-test-"+orphanLabels[labelCluster], client.NetworkRemoveOptions{})
 	})
-	if err := removeOrphans(ctx, dc, testLog{t}); err != nil {
+	if err := removeOrphans(ctx, dc, testkit.Log(t)); err != nil {
 		t.Fatalf("removeOrphans: %v", err)
 	}
 	assertNoneLeft(t, dc, labelCluster, orphanLabels[labelCluster])
@@ -362,7 +366,7 @@ rm -f "$(command -v java)"`
 	}
 	t.Cleanup(func() { exec.Command("docker", "rmi", derived).Run() })
 
-	c, err := (&ContainerProvider{Image: derived}).Start(ctx, ClusterSpec{Nodes: 1, Log: testLog{t}})
+	c, err := (&ContainerProvider{Image: derived}).Start(ctx, ClusterSpec{Nodes: 1, Log: testkit.Log(t)})
 	if err != nil {
 		t.Fatalf("start on %s: %v", derived, err)
 	}

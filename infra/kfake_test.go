@@ -2,6 +2,8 @@ package infra
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 )
 
@@ -45,5 +47,17 @@ func TestNewProviderNames(t *testing.T) {
 	}
 	if _, err := NewProvider("docker"); err == nil {
 		t.Error("NewProvider(docker) accepted")
+	}
+}
+
+func TestFaultsOfKfakeUnsupported(t *testing.T) {
+	c, err := KfakeProvider{}.Start(context.Background(), ClusterSpec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop(context.Background())
+	_, err = FaultsOf(c)
+	if !errors.Is(err, ErrFaultUnsupported) || !strings.Contains(err.Error(), `"kfake"`) {
+		t.Errorf("FaultsOf(kfake): %v, want ErrFaultUnsupported naming the provider", err)
 	}
 }

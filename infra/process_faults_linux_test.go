@@ -1,3 +1,5 @@
+//go:build integration && linux
+
 package infra
 
 import (
@@ -14,6 +16,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharebench/sharebench/internal/testkit"
 )
 
 // TestProcessFaultsOneNode drives every fault through one broker in turn:
@@ -172,7 +176,7 @@ func TestProcessFaultsOneNode(t *testing.T) {
 	if err := c.Stop(context.Background()); err != nil {
 		t.Errorf("stop while paused: %v", err)
 	}
-	assertGone(t, []int{pid2}, 0)
+	testkit.AssertGone(t, []int{pid2}, 0)
 	logAfter, _ := os.ReadFile(logPath)
 	if tail := string(logAfter[len(logBefore):]); !strings.Contains(tail, "Terminating process due to signal SIGTERM") {
 		t.Errorf("stop of a paused broker: no controlled shutdown in its log (was it resumed before SIGTERM?):\n%s", tail)
@@ -194,21 +198,9 @@ func TestProcessStopAfterKill(t *testing.T) {
 	if err := c.Stop(context.Background()); err != nil {
 		t.Errorf("stop after a deliberate kill: %v, want none", err)
 	}
-	assertGone(t, []int{pid}, 0)
+	testkit.AssertGone(t, []int{pid}, 0)
 	if _, err := os.Stat(c.root); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("work dir %s not removed: %v", c.root, err)
-	}
-}
-
-func TestFaultsOfKfakeUnsupported(t *testing.T) {
-	c, err := KfakeProvider{}.Start(context.Background(), ClusterSpec{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Stop(context.Background())
-	_, err = FaultsOf(c)
-	if !errors.Is(err, ErrFaultUnsupported) || !strings.Contains(err.Error(), `"kfake"`) {
-		t.Errorf("FaultsOf(kfake): %v, want ErrFaultUnsupported naming the provider", err)
 	}
 }
 

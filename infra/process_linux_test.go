@@ -1,3 +1,5 @@
+//go:build integration && linux
+
 package infra
 
 import (
@@ -17,11 +19,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sharebench/sharebench/internal/testkit"
 )
 
-// The integration tests below start real Kafka brokers. They are skipped
-// with -short and where java or mvn is missing. The first run resolves the
-// jars with Maven into the user's cache (about a minute); later runs reuse it.
+// The integration tests below (build tag integration) start real Kafka
+// brokers. They are skipped with -short and where java or mvn is missing
+// (a failure under SHAREBENCH_REQUIRE_BROKERS=1, see testkit). The first
+// run resolves the jars with Maven into the user's cache (about a minute);
+// later runs reuse it.
 
 // helperEnv makes the test binary act as a tiny harness (see TestMain).
 const helperEnv = "SHAREBENCH_INFRA_TEST_HELPER"
@@ -72,24 +78,19 @@ var (
 // resolves the jars once for all tests.
 func requireKafka(t *testing.T) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts Kafka brokers; skipped with -short")
-	}
-	if _, err := exec.LookPath("java"); err != nil {
-		t.Skipf("skipping: %v (java not found on PATH: install a Java 17+ runtime)", err)
-	}
+	testkit.NeedTools(t, "java")
 	dir, err := JarDir(DefaultKafkaVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !jarsComplete(dir, DefaultKafkaVersion) {
-		if _, err := exec.LookPath("mvn"); err != nil {
-			t.Skipf("skipping: Kafka jars not cached in %s and mvn not found on PATH (install Maven)", dir)
+		if reason := testkit.MissingTools("mvn"); reason != "" {
+			testkit.Unavailable(t, fmt.Sprintf("Kafka jars not cached in %s and %s", dir, reason))
 		}
 	}
 	resolveOnce.Do(func() {
 		began := time.Now()
-		_, resolveErr = ResolveJars(context.Background(), DefaultKafkaVersion, testLog{t})
+		_, resolveErr = ResolveJars(context.Background(), DefaultKafkaVersion, testkit.Log(t))
 		t.Logf("jars ready in %v", time.Since(began).Round(time.Millisecond))
 	})
 	if resolveErr != nil {
@@ -97,19 +98,11 @@ func requireKafka(t *testing.T) {
 	}
 }
 
-// testLog sends progress lines to the test log.
-type testLog struct{ t *testing.T }
-
-func (l testLog) Write(b []byte) (int, error) {
-	l.t.Log(strings.TrimRight(string(b), "\n"))
-	return len(b), nil
-}
-
 // startForTest starts a cluster and registers a clean-up that stops it and
 // kills any broker left, so that a failing test leaves no JVM behind.
 func startForTest(t *testing.T, spec ClusterSpec) (*processCluster, time.Duration) {
 	t.Helper()
-	spec.Log = testLog{t}
+	spec.Log = testkit.Log(t)
 	began := time.Now()
 	c, err := (&ProcessProvider{}).Start(context.Background(), spec)
 	if err != nil {
@@ -119,31 +112,9 @@ func startForTest(t *testing.T, spec ClusterSpec) (*processCluster, time.Duratio
 	pc := c.(*processCluster)
 	t.Cleanup(func() {
 		c.Stop(context.Background())
-		killAll(pc.PIDs())
+		testkit.KillAll(pc.PIDs())
 	})
 	return pc, elapsed
-}
-
-func killAll(pids []int) {
-	for _, pid := range pids {
-		if processAlive(pid) {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
-}
-
-// assertGone fails for every pid still alive within wait.
-func assertGone(t *testing.T, pids []int, wait time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(wait)
-	for _, pid := range pids {
-		for processAlive(pid) && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if processAlive(pid) {
-			t.Errorf("broker pid %d still running", pid)
-		}
-	}
 }
 
 func TestProcessOneNode(t *testing.T) {
@@ -187,7 +158,7 @@ func TestProcessOneNode(t *testing.T) {
 	if d := time.Since(began); d > 5*time.Second {
 		t.Errorf("stop with an ended context took %v; want an immediate kill", d)
 	}
-	assertGone(t, pids, 0)
+	testkit.AssertGone(t, pids, 0)
 	if _, err := os.Stat(root); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("temporary work dir %s not removed: %v", root, err)
 	}
@@ -232,7 +203,7 @@ func TestProcessThreeNodes(t *testing.T) {
 	if len(pids) != 3 {
 		t.Fatalf("PIDs %v: want 3", pids)
 	}
-	running := jvmsUnder(work)
+	running := testkit.JVMsUnder(work)
 	slices.Sort(running)
 	if want := slices.Sorted(slices.Values(pids)); !slices.Equal(running, want) {
 		t.Errorf("JVMs under the work dir %v, want only the cluster's brokers %v: the failed attempt left some", running, want)
@@ -249,28 +220,10 @@ func TestProcessThreeNodes(t *testing.T) {
 		t.Fatalf("stop: %v", err)
 	}
 	t.Logf("3 nodes: stopped (controlled shutdown) in %v", time.Since(began).Round(time.Millisecond))
-	assertGone(t, pids, 0)
+	testkit.AssertGone(t, pids, 0)
 	if _, err := os.Stat(c.root); err != nil {
 		t.Errorf("a caller's work dir must be kept: %v", err)
 	}
-}
-
-// jvmsUnder returns the pids of live java processes whose command line
-// mentions dir: the brokers and tools of a cluster whose work dir is there.
-func jvmsUnder(dir string) []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err == nil && strings.Contains(string(cmdline), dir) && strings.Contains(string(cmdline), "java") && processAlive(pid) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
 }
 
 func TestProcessStartFailureStopsEverything(t *testing.T) {
@@ -284,10 +237,10 @@ func TestProcessStartFailureStopsEverything(t *testing.T) {
 		WorkDir:      work,
 		StartTimeout: 3 * time.Minute,
 		BrokerConfig: map[string]string{"authorizer.class.name": "no.such.Authorizer"},
-		Log:          testLog{t},
+		Log:          testkit.Log(t),
 	})
 	elapsed := time.Since(began)
-	defer killAll(jvmsUnder(work))
+	defer testkit.KillAll(testkit.JVMsUnder(work))
 	if err == nil {
 		c.Stop(context.Background())
 		t.Fatal("start succeeded with a broker that cannot start")
@@ -299,7 +252,7 @@ func TestProcessStartFailureStopsEverything(t *testing.T) {
 	if elapsed > time.Minute {
 		t.Errorf("start took %v to notice a dead broker; want it at once", elapsed)
 	}
-	if left := jvmsUnder(work); len(left) > 0 {
+	if left := testkit.JVMsUnder(work); len(left) > 0 {
 		t.Errorf("JVMs left running after a failed start: %v", left)
 	}
 }
@@ -324,7 +277,7 @@ func TestProcessStartCancelledStopsEverything(t *testing.T) {
 	work := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	defer func() { killAll(jvmsUnder(work)) }()
+	defer func() { testkit.KillAll(testkit.JVMsUnder(work)) }()
 	// Cancelled (as by Ctrl-C) once a broker JVM runs, mid-start.
 	c, err := (&ProcessProvider{}).Start(ctx, ClusterSpec{
 		Nodes: 3, WorkDir: work, Log: cancelOn{t, "broker 2: started", cancel},
@@ -336,7 +289,7 @@ func TestProcessStartCancelledStopsEverything(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("error %v; want it to wrap context.Canceled", err)
 	}
-	if left := jvmsUnder(work); len(left) > 0 {
+	if left := testkit.JVMsUnder(work); len(left) > 0 {
 		t.Errorf("JVMs left running after a cancelled start: %v", left)
 	}
 }
@@ -351,7 +304,7 @@ func startHelper(t *testing.T) (*exec.Cmd, []int) {
 	// Its own process group, like a shell job, so that the test can signal
 	// it the way a terminal's Ctrl-C does.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Stderr = testLog{t}
+	cmd.Stderr = testkit.Log(t)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -362,7 +315,7 @@ func startHelper(t *testing.T) (*exec.Cmd, []int) {
 	var pids []int
 	t.Cleanup(func() {
 		cmd.Process.Kill()
-		killAll(pids)
+		testkit.KillAll(pids)
 	})
 	lines := make(chan string)
 	go func() {
@@ -440,7 +393,7 @@ func TestProcessNoOrphansOnInterrupt(t *testing.T) {
 		t.Errorf("harness exit %v after Ctrl-C, want a clean exit", state)
 	}
 	// Stop returned only after reaping: nothing may be left at exit.
-	assertGone(t, pids, 0)
+	testkit.AssertGone(t, pids, 0)
 }
 
 func TestProcessNoOrphansOnHarnessKill(t *testing.T) {
@@ -452,6 +405,6 @@ func TestProcessNoOrphansOnHarnessKill(t *testing.T) {
 	waitExit(t, cmd, 10*time.Second)
 	began := time.Now()
 	// No Stop ran: only the parent-death signal can have ended the JVMs.
-	assertGone(t, pids, 5*time.Second)
+	testkit.AssertGone(t, pids, 5*time.Second)
 	t.Logf("brokers gone %v after the harness was killed", time.Since(began).Round(time.Millisecond))
 }

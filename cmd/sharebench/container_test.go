@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/internal/testkit"
 	"github.com/sharebench/sharebench/results"
 )
 
@@ -21,15 +24,10 @@ import (
 // /proc under the containers' host pids agrees with the CPU the JVM itself
 // reports through JMX.
 func TestRunSmokeOnContainers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a broker container; skipped with -short")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	image, err := infra.ContainerImage(ctx, infra.DefaultKafkaVersion)
-	if err != nil {
-		t.Skipf("skipping: container provider unusable here: %v", err)
-	}
+	testkit.NeedDocker(t, err)
 	dir := t.TempDir()
 	out, err := execute(t, "run", "--provider", "container", "--scenario", "smoke", "--results", dir,
 		"--set", "duration=4s", "--set", "warmup=2s")
@@ -66,17 +64,12 @@ func TestRunSmokeOnContainers(t *testing.T) {
 
 // `sharebench jars` prints the jar cache directory that `make image` copies.
 func TestJarsPrintsTheJarDirectory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("may resolve the jars with Maven; skipped with -short")
-	}
 	want, err := infra.JarDir(infra.DefaultKafkaVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := exec.LookPath("mvn"); err != nil {
-		if _, statErr := os.Stat(want); statErr != nil {
-			t.Skipf("skipping: mvn not on PATH and no jar cache in %s", want)
-		}
+	if _, statErr := os.Stat(want); statErr != nil {
+		testkit.NeedTools(t, "mvn") // no jar cache: Maven resolves the jars
 	}
 	out, err := execute(t, "jars")
 	if err != nil {
@@ -94,14 +87,10 @@ func TestJarsPrintsTheJarDirectory(t *testing.T) {
 // Ctrl-C in the middle of a run on containers: the CLI exits 130 and no
 // container or network labelled with its pid is left.
 func TestInterruptMidRunLeavesNoContainer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: starts a broker container")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := infra.ContainerImage(ctx, infra.DefaultKafkaVersion); err != nil {
-		t.Skipf("skipping: container provider unusable here: %v", err)
-	}
+	_, err := infra.ContainerImage(ctx, infra.DefaultKafkaVersion)
+	testkit.NeedDocker(t, err)
 	var label string // the CLI's containers and network carry its pid
 	left := func() string {
 		cs, _ := exec.Command("docker", "ps", "-aq", "--filter", label).Output()

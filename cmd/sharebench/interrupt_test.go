@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -9,22 +11,16 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sharebench/sharebench/internal/testkit"
 )
 
 // Ctrl-C in the middle of a real run: the CLI stops its broker JVM, exits
 // 130 and leaves no process behind.
 func TestInterruptMidRunLeavesNoJVM(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: starts a real broker")
-	}
-	for _, tool := range []string{"java", "mvn"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not on PATH (.ci/run installs it)", tool)
-		}
-	}
+	testkit.NeedJava(t)
 	pidRE := regexp.MustCompile(`broker \d+: started, pid (\d+)`)
 	var pids []int
 	interruptMidRun(t, "process", func(line string) {
@@ -37,12 +33,7 @@ func TestInterruptMidRunLeavesNoJVM(t *testing.T) {
 			t.Fatalf("never saw a broker start:\n%s", transcript)
 		}
 	})
-	for _, pid := range pids {
-		if syscall.Kill(pid, 0) == nil {
-			t.Errorf("broker JVM %d still running after Ctrl-C", pid)
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
+	testkit.AssertGone(t, pids, 0) // reports and kills any broker JVM left after Ctrl-C
 }
 
 // interruptMidRun builds the CLI, runs the smoke scenario on provider,
