@@ -8,8 +8,9 @@ GO ?= go
 .PHONY: bench test test-unit test-short build vet bench-go clean image docs
 
 ## bench: built-in consumer-group vs share-group comparison on a Kafka 4.2 cluster it starts itself
-bench:
-	$(GO) run ./cmd/sharebench bench --provider $(PROVIDER) $(ARGS)
+# Built, not `go run`: a built binary carries its VCS revision, which run records keep.
+bench: build
+	bin/sharebench bench --provider $(PROVIDER) $(ARGS)
 
 ## test: unit tests plus the integration tests (build tag integration) on real Kafka 4.2
 # brokers and containers started by the tests.
