@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,16 +44,21 @@ func TestClusterUnknownNameIsAClearError(t *testing.T) {
 // A stale state file (its supervisor gone): status says so, down removes it.
 func TestClusterDownStaleState(t *testing.T) {
 	t.Setenv("SHAREBENCH_CACHE", t.TempDir())
-	stateFile, dir, err := clusterPaths("old")
+	n, err := infra.OpenNamedCluster("old")
 	if err != nil {
 		t.Fatal(err)
 	}
+	stateFile, dir := n.StateFile, n.Dir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	// A pid that is certainly not a supervisor of ours: this test process.
-	st := clusterState{Name: "old", Bootstrap: []string{"127.0.0.1:1"}, SupervisorPID: os.Getpid(), Nodes: 1}
-	if err := writeClusterState(stateFile, st); err != nil {
+	st := infra.ClusterState{Name: "old", Bootstrap: []string{"127.0.0.1:1"}, SupervisorPID: os.Getpid(), Nodes: 1}
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stateFile, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := execute(t, "cluster", "status", "--name", "old"); err == nil || !strings.Contains(err.Error(), "not running") {
@@ -87,7 +93,7 @@ func TestClusterUpRunDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache := t.TempDir()
-	t.Setenv("SHAREBENCH_CACHE", cache) // for the commands, and readClusterState here
+	t.Setenv("SHAREBENCH_CACHE", cache) // for the commands, and n.ReadState here
 	if err := os.Symlink(jars, filepath.Join(cache, filepath.Base(jars))); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +134,11 @@ func TestClusterUpRunDown(t *testing.T) {
 	if err != nil {
 		t.Fatalf("up: %v", err)
 	}
-	st, err := readClusterState("t1")
+	n, err := infra.OpenNamedCluster("t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := n.ReadState()
 	if err != nil {
 		t.Fatalf("state after up: %v", err)
 	}
@@ -148,7 +158,7 @@ func TestClusterUpRunDown(t *testing.T) {
 		t.Errorf("state: provider %q nodes %d record locks %q", st.Provider, st.Nodes, st.BrokerConfig["group.share.partition.max.record.locks"])
 	}
 	// up has returned: the brokers live on under the supervisor.
-	if !processAlive(brokers[0]) {
+	if !alive(brokers[0]) {
 		t.Fatalf("broker pid %d gone after up returned", brokers[0])
 	}
 
@@ -166,7 +176,7 @@ func TestClusterUpRunDown(t *testing.T) {
 	if runs, _ := filepath.Glob(filepath.Join(results, "smoke-*", "runs", "*", "run.json")); len(runs) != 2 {
 		t.Errorf("run --cluster wrote %d run.json files, want 2", len(runs))
 	}
-	if !processAlive(brokers[0]) {
+	if !alive(brokers[0]) {
 		t.Errorf("broker pid %d gone after a run on it: a run must not stop a cluster it did not start", brokers[0])
 	}
 
@@ -175,7 +185,7 @@ func TestClusterUpRunDown(t *testing.T) {
 		t.Errorf("down: %v", err)
 	}
 	for _, pid := range append([]int{supervisor}, brokers...) {
-		if processAlive(pid) {
+		if alive(pid) {
 			t.Errorf("pid %d still running after down", pid)
 		}
 	}
@@ -184,4 +194,10 @@ func TestClusterUpRunDown(t *testing.T) {
 			t.Errorf("%s left behind after down: %v", p, err)
 		}
 	}
+}
+
+// alive is infra.ProcessAlive: doubt counts as alive.
+func alive(pid int) bool {
+	a, _ := infra.ProcessAlive(pid)
+	return a
 }
