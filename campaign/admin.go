@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -11,6 +12,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/sharebench/sharebench/internal/retry"
 )
 
 // admin wraps the Kafka admin calls a run needs.
@@ -121,24 +124,24 @@ func (a *admin) groupReady(ctx context.Context, group string, share bool, member
 
 // poll calls f every 200ms until it is done, fails, ctx ends or timeout.
 func poll(ctx context.Context, timeout time.Duration, f func() (bool, error), what string) error {
-	deadline := time.Now().Add(timeout)
-	for {
+	errNotDone := errors.New(what)
+	err := retry.Do(ctx, retry.Policy{Wait: 200 * time.Millisecond, Timeout: timeout}, func(context.Context) error {
 		done, err := f()
 		if err != nil {
-			return err
+			return retry.Permanent(err)
 		}
-		if done {
-			return nil
+		if !done {
+			return errNotDone
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s (waited %v)", what, timeout)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
+		return nil
+	})
+	if errors.Is(err, retry.ErrTimeout) {
+		return fmt.Errorf("%s (waited %v)", what, timeout)
 	}
+	if _, ok := errors.AsType[*retry.GiveUpError](err); ok {
+		return ctx.Err()
+	}
+	return err
 }
 
 // assignment describes which partitions each member holds, e.g.

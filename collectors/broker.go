@@ -187,8 +187,7 @@ type BrokerScraper struct {
 	errors  int
 	lastErr string
 
-	cancel context.CancelFunc
-	done   chan struct{}
+	loop *periodic
 }
 
 // maxSamples bounds the samples kept per broker (a 1 s interval keeps 18 h).
@@ -210,38 +209,23 @@ func NewBrokerScraper(urls []string, interval time.Duration) *BrokerScraper {
 // Start scrapes once at once, then every interval, until Stop or ctx ends.
 // With no URLs it does nothing.
 func (s *BrokerScraper) Start(ctx context.Context) {
-	ctx, s.cancel = context.WithCancel(ctx)
-	s.done = make(chan struct{})
-	go func() {
-		defer close(s.done)
-		if len(s.urls) == 0 {
-			return
-		}
-		t := time.NewTicker(s.interval)
-		defer t.Stop()
-		for {
-			s.ScrapeAll(ctx)
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
+	if len(s.urls) == 0 {
+		return
+	}
+	s.loop = startPeriodic(ctx, s.interval, s.ScrapeAll)
 }
 
 // Stop ends the background loop, takes one final scrape (so counters cover
 // everything up to now) and returns.
 func (s *BrokerScraper) Stop() {
-	if s.cancel == nil {
+	if s.loop == nil {
 		return
 	}
-	s.cancel()
-	<-s.done
+	s.loop.stop()
+	s.loop = nil
 	ctx, cancel := context.WithTimeout(context.Background(), s.client.Timeout)
 	defer cancel()
 	s.ScrapeAll(ctx)
-	s.cancel = nil
 }
 
 // ScrapeAll scrapes every URL once, in parallel.

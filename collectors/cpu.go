@@ -1,21 +1,13 @@
 package collectors
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"runtime"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/sharebench/sharebench/results"
 )
-
-// clockTicks is USER_HZ, the unit of /proc CPU times; 100 on every Linux
-// architecture Go supports.
-const clockTicks = 100
 
 // CPUSnapshot is a reading of cumulative CPU counters at one instant.
 type CPUSnapshot struct {
@@ -74,61 +66,4 @@ func Usage(a, b CPUSnapshot) results.CPUUsage {
 		u.BrokerPercent = 100 * u.BrokerCPUSeconds / u.Seconds / float64(u.Cores)
 	}
 	return u
-}
-
-// hostTicks reads the aggregate "cpu" line of /proc/stat.
-func hostTicks() (busy, total uint64, err error) {
-	f, err := os.Open("/proc/stat")
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 5 || fields[0] != "cpu" {
-			continue
-		}
-		for i, v := range fields[1:] {
-			n, err := strconv.ParseUint(v, 10, 64)
-			if err != nil {
-				return 0, 0, fmt.Errorf("/proc/stat: %w", err)
-			}
-			total += n
-			if i != 3 && i != 4 { // idle, iowait
-				busy += n
-			}
-		}
-		return busy, total, nil
-	}
-	return 0, 0, fmt.Errorf("/proc/stat: no aggregate cpu line")
-}
-
-// procSeconds reads utime+stime of a process from /proc/<pid>/stat.
-func procSeconds(pid int) (float64, error) {
-	return procSecondsAt(fmt.Sprintf("/proc/%d/stat", pid))
-}
-
-// procSecondsAt reads utime+stime from a /proc stat file.
-func procSecondsAt(path string) (float64, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	// The command name may contain spaces; fields resume after its ')'.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("%s: malformed", path)
-	}
-	fields := strings.Fields(s[i+1:])
-	if len(fields) < 13 {
-		return 0, fmt.Errorf("%s: short", path)
-	}
-	ut, err1 := strconv.ParseUint(fields[11], 10, 64)
-	st, err2 := strconv.ParseUint(fields[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("%s: bad utime/stime", path)
-	}
-	return float64(ut+st) / clockTicks, nil
 }

@@ -2,6 +2,8 @@ package collectors
 
 import (
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -76,5 +78,44 @@ func TestUsageFollowsARestartedBroker(t *testing.T) {
 	u := Usage(a, b)
 	if want := 2.5 + 3.0; u.BrokerCPUSeconds != want {
 		t.Errorf("broker CPU %.2fs, want %.2fs (100 grew 2.5 s, 300 started and used 3 s, 200 was killed)", u.BrokerCPUSeconds, want)
+	}
+}
+
+// rawHostTicks parses the aggregate cpu line of /proc/stat by hand, the
+// reference for hostTicks.
+func rawHostTicks(t *testing.T) (busy, total uint64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		t.Skip(err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	fields := strings.Fields(line)
+	if fields[0] != "cpu" {
+		t.Fatalf("first line %q", line)
+	}
+	for i, v := range fields[1:] {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += n
+		if i != 3 && i != 4 { // idle, iowait
+			busy += n
+		}
+	}
+	return busy, total
+}
+
+// hostTicks (through procfs) gives the kernel's tick counts: between two
+// hand-parsed readings of the same monotonic counters.
+func TestHostTicksMatchProcStat(t *testing.T) {
+	b1, t1 := rawHostTicks(t)
+	busy, total, err := hostTicks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2, t2 := rawHostTicks(t)
+	if busy < b1 || busy > b2 || total < t1 || total > t2 {
+		t.Errorf("hostTicks busy %d total %d, want within [%d, %d] and [%d, %d]", busy, total, b1, b2, t1, t2)
 	}
 }

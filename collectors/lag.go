@@ -28,8 +28,7 @@ type LagSampler struct {
 	errors  int
 	lastErr string
 
-	cancel context.CancelFunc
-	done   chan struct{}
+	loop *periodic
 }
 
 // NewLagSampler returns a sampler of fn every interval (default 1 s); each
@@ -43,21 +42,7 @@ func NewLagSampler(fn LagFunc, interval time.Duration) *LagSampler {
 
 // Start samples at once, then every interval, until Stop or ctx ends.
 func (l *LagSampler) Start(ctx context.Context) {
-	ctx, l.cancel = context.WithCancel(ctx)
-	l.done = make(chan struct{})
-	go func() {
-		defer close(l.done)
-		t := time.NewTicker(l.interval)
-		defer t.Stop()
-		for {
-			l.sample(ctx)
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
+	l.loop = startPeriodic(ctx, l.interval, l.sample)
 }
 
 func (l *LagSampler) sample(ctx context.Context) {
@@ -81,12 +66,8 @@ func (l *LagSampler) sample(ctx context.Context) {
 
 // Stop ends the sampling loop.
 func (l *LagSampler) Stop() {
-	if l.cancel == nil {
-		return
-	}
-	l.cancel()
-	<-l.done
-	l.cancel = nil
+	l.loop.stop()
+	l.loop = nil
 }
 
 // Samples returns a copy of the readings.

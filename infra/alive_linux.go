@@ -1,24 +1,45 @@
 package infra
 
 import (
-	"os"
-	"strconv"
-	"strings"
+	"errors"
+	"fmt"
+	"io/fs"
+	"syscall"
+
+	"github.com/prometheus/procfs"
 )
 
-// processAlive reports whether pid is a live process: it exists and is not
-// a zombie (a harness killed hard leaves its dead children as zombies until
-// init reaps them).
-func processAlive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+// ProcessAlive reports whether pid may still run (see alive.go): the pid
+// exists (signal 0) and /proc/<pid>/stat does not show it as a zombie. err
+// is non-nil when alive is true only for want of knowing.
+func ProcessAlive(pid int) (alive bool, err error) {
+	if pid <= 0 {
+		return false, nil
+	}
+	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+		return false, nil
+	} else if err != nil && !errors.Is(err, syscall.EPERM) { // EPERM: it exists, someone else's
+		return true, fmt.Errorf("pid %d: signal 0: %w", pid, err)
+	}
+	p, err := procfs.NewProc(pid)
+	var st procfs.ProcStat
+	if err == nil {
+		st, err = p.Stat()
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil // gone between the two looks
+	}
 	if err != nil {
-		return false
+		return true, fmt.Errorf("pid %d: cannot tell whether it is a zombie: %w", pid, err)
 	}
-	// The state follows the parenthesised command name.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+2 >= len(s) {
-		return false
+	return st.State != "Z" && st.State != "X", nil
+}
+
+// processCmdline returns pid's command line from /proc.
+func processCmdline(pid int) ([]string, error) {
+	p, err := procfs.NewProc(pid)
+	if err != nil {
+		return nil, err
 	}
-	return s[i+2] != 'Z' && s[i+2] != 'X'
+	return p.CmdLine()
 }

@@ -2,12 +2,15 @@ package infra
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
+
+	"github.com/sharebench/sharebench/internal/retry"
 )
 
 // The container cluster implements Faults with the Docker engine's own
@@ -139,17 +142,25 @@ func (c *containerCluster) waitServes(ctx context.Context, id int) error {
 	return nil
 }
 
-// waitState polls the container until ok holds or ctx ends.
+// waitState polls the container every 100 ms until ok holds or ctx ends.
 func (c *containerCluster) waitState(ctx context.Context, n *ctrNode, what string, ok func(ctrState) bool) error {
-	for {
-		st, err := c.state(ctx, n)
-		if err == nil && ok(st) {
-			return nil
+	var st ctrState
+	err := retry.Do(ctx, retry.Policy{Wait: 100 * time.Millisecond}, func(ctx context.Context) error {
+		var err error
+		if st, err = c.state(ctx, n); err != nil {
+			return err
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("broker %d: not %s: %w (last: %+v, %v)", n.id, what, context.Cause(ctx), st, err)
-		case <-time.After(100 * time.Millisecond):
+		if !ok(st) {
+			return errNotYet
 		}
+		return nil
+	})
+	if g, isGiveUp := errors.AsType[*retry.GiveUpError](err); isGiveUp {
+		last := g.Last
+		if last == errNotYet {
+			last = nil
+		}
+		return fmt.Errorf("broker %d: not %s: %w (last: %+v, %v)", n.id, what, g.Cause, st, last)
 	}
+	return err
 }

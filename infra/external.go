@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // ExternalProvider uses a cluster that is already running (staging, a
@@ -32,16 +29,7 @@ func (p *ExternalProvider) Start(ctx context.Context, spec ClusterSpec) (Cluster
 	if len(p.Bootstrap) == 0 {
 		return nil, errors.New("external provider: --bootstrap: give the cluster's bootstrap servers (host:port, comma-separated)")
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(p.Bootstrap...), kgo.DialTimeout(5*time.Second))
-	if err != nil {
-		return nil, fmt.Errorf("external provider: bootstrap %v: %w", p.Bootstrap, err)
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	req := kmsg.NewPtrMetadataRequest()
-	req.Topics = []kmsg.MetadataRequestTopic{}
-	md, err := req.RequestWith(ctx, cl)
+	ids, err := ProbeBrokers(ctx, p.Bootstrap, 30*time.Second)
 	if err != nil {
 		return nil, fmt.Errorf("external provider: bootstrap %v: no metadata within 30s: %w", p.Bootstrap, err)
 	}
@@ -52,7 +40,7 @@ func (p *ExternalProvider) Start(ctx context.Context, spec ClusterSpec) (Cluster
 	if version == "" {
 		version = "unknown (external)"
 	}
-	return &externalCluster{p: *p, nodes: len(md.Brokers), version: version}, nil
+	return &externalCluster{p: *p, nodes: len(ids), version: version}, nil
 }
 
 type externalCluster struct {

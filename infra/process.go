@@ -17,6 +17,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/sharebench/sharebench/internal/retry"
 )
 
 // ProcessProvider starts Apache Kafka clusters as local JVM processes: KRaft
@@ -68,23 +70,32 @@ func (p *ProcessProvider) Start(ctx context.Context, spec ClusterSpec) (Cluster,
 	if err != nil {
 		return nil, err
 	}
-	for attempt := 1; ; attempt++ {
-		c, err := startProcessCluster(ctx, spec, java, jars, cfg)
-		if err == nil {
-			progress(spec.Log, "Kafka %s cluster of %d node(s) ready in %s at %v",
-				spec.KafkaVersion, spec.Nodes, time.Since(began).Round(100*time.Millisecond), c.Bootstrap())
-			return c, nil
+	// A port picked as free may be taken before the broker binds it: one
+	// more attempt with new ports; no other failure is retried.
+	var c *processCluster
+	attempt := 0
+	err = retry.Do(ctx, retry.Policy{Attempts: 2}, func(ctx context.Context) error {
+		attempt++
+		var err error
+		if c, err = startProcessCluster(ctx, spec, java, jars, cfg); err == nil {
+			return nil
 		}
-		if attempt == 1 && errors.Is(err, errPortClash) && ctx.Err() == nil {
-			who := "a broker"
-			if exit, ok := errors.AsType[*brokerExitError](err); ok {
-				who = fmt.Sprintf("broker %d", exit.ID)
-			}
-			progress(spec.Log, "%s: port taken by another process; retrying once with new ports", who)
-			continue
+		if attempt > 1 || !errors.Is(err, errPortClash) || ctx.Err() != nil {
+			return retry.Permanent(err)
 		}
+		who := "a broker"
+		if exit, ok := errors.AsType[*brokerExitError](err); ok {
+			who = fmt.Sprintf("broker %d", exit.ID)
+		}
+		progress(spec.Log, "%s: port taken by another process; retrying once with new ports", who)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
+	progress(spec.Log, "Kafka %s cluster of %d node(s) ready in %s at %v",
+		spec.KafkaVersion, spec.Nodes, time.Since(began).Round(100*time.Millisecond), c.Bootstrap())
+	return c, nil
 }
 
 // processCluster is a cluster of broker JVMs started by ProcessProvider.

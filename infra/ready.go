@@ -16,6 +16,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/sharebench/sharebench/internal/retry"
 )
 
 // brokerExitError is a broker JVM that exited while the cluster started.
@@ -131,26 +133,16 @@ func waitServing(ctx context.Context, bootstrap []string, want []int32, version 
 	topic := "sharebench-probe-" + randomHex(4)
 	steps := []readyStep{
 		{fmt.Sprintf("metadata lists broker(s) %v and a controller", want), func(ctx context.Context) error {
-			// A raw request: kadm's BrokerMetadata answers from kgo's
-			// cache once the client knows any broker, and would keep
-			// reporting the first brokers seen.
-			req := kmsg.NewPtrMetadataRequest()
-			req.Topics = []kmsg.MetadataRequestTopic{}
-			md, err := req.RequestWith(ctx, cl)
+			ids, controller, err := brokerMetadata(ctx, cl)
 			if err != nil {
 				return err
 			}
-			ids := make([]int32, len(md.Brokers))
-			for i, b := range md.Brokers {
-				ids[i] = b.NodeID
-			}
-			slices.Sort(ids)
 			for _, id := range want {
 				if !slices.Contains(ids, id) {
 					return fmt.Errorf("broker %d not yet registered and unfenced (listed: %v)", id, ids)
 				}
 			}
-			if md.ControllerID < 0 {
+			if controller < 0 {
 				return errors.New("no controller")
 			}
 			return nil
@@ -184,23 +176,47 @@ func waitServing(ctx context.Context, bootstrap []string, want []int32, version 
 // retryUntil runs step until it passes or ctx ends, backing off from 100 ms
 // to 1 s between attempts, each attempt bounded to 10 s.
 func retryUntil(ctx context.Context, step readyStep) error {
-	backoff := 100 * time.Millisecond
-	for {
-		attemptCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := step.try(attemptCtx)
-		cancel()
-		if err == nil {
-			return nil
-		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("%s: %w (last attempt: %v)", step.what, context.Cause(ctx), err)
-		case <-t.C:
-		}
-		backoff = min(2*backoff, time.Second)
+	err := retry.Do(ctx, retry.Policy{Wait: 100 * time.Millisecond, MaxWait: time.Second, AttemptTimeout: 10 * time.Second}, step.try)
+	if g, ok := errors.AsType[*retry.GiveUpError](err); ok {
+		return fmt.Errorf("%s: %w (last attempt: %v)", step.what, g.Cause, g.Last)
 	}
+	return err
+}
+
+// brokerMetadata asks the cluster behind cl for the brokers it lists
+// (registered and unfenced; sorted node ids) and its controller (-1: none).
+// It is the one metadata probe: readiness, the external provider's check
+// and ProbeBrokers use it. A raw request: kadm's BrokerMetadata answers
+// from kgo's cache once the client knows any broker, and would keep
+// reporting the first brokers seen.
+func brokerMetadata(ctx context.Context, cl *kgo.Client) (ids []int32, controller int32, err error) {
+	req := kmsg.NewPtrMetadataRequest()
+	req.Topics = []kmsg.MetadataRequestTopic{}
+	md, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return nil, -1, err
+	}
+	ids = make([]int32, len(md.Brokers))
+	for i, b := range md.Brokers {
+		ids[i] = b.NodeID
+	}
+	slices.Sort(ids)
+	return ids, md.ControllerID, nil
+}
+
+// ProbeBrokers asks the cluster behind bootstrap, once and within timeout,
+// which brokers it lists (sorted node ids): brokerMetadata through a client
+// of its own.
+func ProbeBrokers(ctx context.Context, bootstrap []string, timeout time.Duration) ([]int32, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...), kgo.DialTimeout(min(timeout, 5*time.Second)))
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ids, _, err := brokerMetadata(ctx, cl)
+	return ids, err
 }
 
 // allNodes returns the node ids 1..n of an n-node cluster.

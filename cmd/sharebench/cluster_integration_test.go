@@ -28,7 +28,7 @@ func TestClusterUpRunDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache := t.TempDir()
-	t.Setenv("SHAREBENCH_CACHE", cache) // for the commands, and readClusterState here
+	t.Setenv("SHAREBENCH_CACHE", cache) // for the commands, and n.ReadState here
 	if err := os.Symlink(jars, filepath.Join(cache, filepath.Base(jars))); err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,11 @@ func TestClusterUpRunDown(t *testing.T) {
 	if err != nil {
 		t.Fatalf("up: %v", err)
 	}
-	st, err := readClusterState("t1")
+	n, err := infra.OpenNamedCluster("t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := n.ReadState()
 	if err != nil {
 		t.Fatalf("state after up: %v", err)
 	}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/sharebench/sharebench/infra"
 )
 
 func TestClusterUnknownNameIsAClearError(t *testing.T) {
@@ -35,16 +38,21 @@ func TestClusterUnknownNameIsAClearError(t *testing.T) {
 // A stale state file (its supervisor gone): status says so, down removes it.
 func TestClusterDownStaleState(t *testing.T) {
 	t.Setenv("SHAREBENCH_CACHE", t.TempDir())
-	stateFile, dir, err := clusterPaths("old")
+	n, err := infra.OpenNamedCluster("old")
 	if err != nil {
 		t.Fatal(err)
 	}
+	stateFile, dir := n.StateFile, n.Dir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	// A pid that is certainly not a supervisor of ours: this test process.
-	st := clusterState{Name: "old", Bootstrap: []string{"127.0.0.1:1"}, SupervisorPID: os.Getpid(), Nodes: 1}
-	if err := writeClusterState(stateFile, st); err != nil {
+	st := infra.ClusterState{Name: "old", Bootstrap: []string{"127.0.0.1:1"}, SupervisorPID: os.Getpid(), Nodes: 1}
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stateFile, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := execute(t, "cluster", "status", "--name", "old"); err == nil || !strings.Contains(err.Error(), "not running") {

@@ -151,11 +151,11 @@ func (f *runFlags) external(cmd *cobra.Command) (*infra.ExternalProvider, error)
 				return nil, fmt.Errorf("--cluster %s: the cluster's state gives the provider and addresses; drop --%s", f.cluster, flag)
 			}
 		}
-		st, err := readClusterState(f.cluster)
+		_, st, alive, err := openCluster(cmd.ErrOrStderr(), f.cluster)
 		if err != nil {
 			return nil, err
 		}
-		if !supervisorAlive(st) {
+		if !alive {
 			return nil, fmt.Errorf("--cluster %s: supervisor pid %d is not running: the cluster is gone (start it again with `sharebench cluster up --name %s`)", f.cluster, st.SupervisorPID, f.cluster)
 		}
 		f.provider = "external"
