@@ -307,7 +307,7 @@ func (r RunSpec) checkMaxRate(p *problems) {
 	}
 	if steps > MaxRateSteps {
 		p.addf("max_rate", "the schedule from %s to %s has %s steps; the limit is %d: raise step or factor, or lower max",
-			num(m.Start), num(m.Max), num(steps), MaxRateSteps)
+			num(m.Start), num(m.Max), strconv.FormatFloat(steps, 'g', 3, 64), MaxRateSteps)
 	}
 	if r.Producers >= 1 && r.Duration > 0 && r.Duration <= maxPhase {
 		if n := m.Start * r.Duration.Seconds(); n < float64(r.Producers) {
