@@ -139,6 +139,8 @@ func TestBadInputNamesTheCause(t *testing.T) {
 			[]string{"scenario.yaml:2: partitions: -1e+300 is out of range for an integer key"}},
 		{"huge integer literal", "name: x\nbacklog_records: 99999999999999999999\n", nil, nil,
 			[]string{"scenario.yaml:2: backlog_records: 1e+20 is out of range for an integer key"}},
+		{"1e300 for a size", "name: x\nmessage_size: 1e300\n", nil, nil,
+			[]string{"scenario.yaml:2: message_size: expected a size in bytes like 256, \"16KiB\" or \"1MiB\", got 1e+300"}},
 		{"NaN for an int key", "name: x\nworkers: .nan\n", nil, nil, []string{"scenario.yaml:2: workers: expected an integer, got NaN"}},
 		{".inf for an int key", "name: x\nworkers: .inf\n", nil, nil, []string{"scenario.yaml:2: workers: expected an integer, got +Inf"}},
 		{"-.inf for repeat", "name: x\nrepeat: -.inf\n", nil, nil, []string{"scenario.yaml:2: repeat: expected an integer, got -Inf"}},

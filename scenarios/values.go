@@ -153,9 +153,6 @@ func numberLiteral(n *yaml.Node) error {
 		return nil // not a number after all; the value checks report it
 	}
 	val := show(v)
-	if f, ok := v.(float64); ok {
-		val = num(f)
-	}
 	switch c := s[1]; {
 	case c == 'x' || c == 'X':
 		return fmt.Errorf("%s is hexadecimal (%s); write %s", n.Value, val, val)
@@ -293,6 +290,8 @@ func show(v any) string {
 		return "a map"
 	case []any:
 		return "a list"
+	case float64:
+		return num(t)
 	}
 	return formatScalar(v)
 }
