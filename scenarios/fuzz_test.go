@@ -178,4 +178,3 @@ func FuzzOverrides(f *testing.F) {
 		checkAccepted(t, s)
 	})
 }
-

@@ -135,7 +135,7 @@ func (r RunSpec) checkProducers(p *problems) {
 		p.addf("rate", "must be > 0 records/s, got %s", num(r.Rate))
 	case r.Rate > maxRateLimit:
 		p.addf("rate", "must be ≤ %d records/s (the harness's limit), got %s", maxRateLimit, num(r.Rate))
-	case r.LoadMode == "rate" && r.Producers >= 1 && r.Duration > 0 && r.Duration <= maxPhase:
+	case r.LoadMode == "rate" && r.Producers >= 1 && r.Duration >= minWindow && r.Duration <= maxPhase:
 		if n := r.Rate * r.Duration.Seconds(); n < float64(r.Producers) {
 			p.addf("rate", "%s records/s for duration %v is %s records in the measurement window, fewer than the %d producers; "+
 				"every producer must send at least one record in it: raise rate or duration, or lower producers",
@@ -203,7 +203,10 @@ func (r RunSpec) checkRenewAndStyle(p *problems) {
 	if r.MaxInFlight < 0 {
 		p.addf("max_in_flight", "must be ≥ 0 (0: workers × max_poll_records), got %d", r.MaxInFlight)
 	}
-	atMost(p, "max_in_flight", r.MaxInFlight, maxInFlightLimit, " (workers × max_poll_records at their limits)")
+	if r.MaxInFlight > maxInFlightLimit {
+		p.addf("max_in_flight", "must be ≤ %d (the harness's limit: workers × max_poll_records at their limits), got %d",
+			maxInFlightLimit, r.MaxInFlight)
+	}
 	if r.Style == "continuous" && r.ConsumerType == "share" {
 		// Implicit mode ACCEPTs the previous batch on the next poll; franz-go
 		// (v1.22.3) does the same in explicit mode for every record of the
@@ -309,7 +312,7 @@ func (r RunSpec) checkMaxRate(p *problems) {
 		p.addf("max_rate", "the schedule from %s to %s has %s steps; the limit is %d: raise step or factor, or lower max",
 			num(m.Start), num(m.Max), strconv.FormatFloat(steps, 'g', 3, 64), MaxRateSteps)
 	}
-	if r.Producers >= 1 && r.Duration > 0 && r.Duration <= maxPhase {
+	if r.Producers >= 1 && r.Duration >= minWindow && r.Duration <= maxPhase {
 		if n := m.Start * r.Duration.Seconds(); n < float64(r.Producers) {
 			p.addf("max_rate.start", "%s records/s for duration %v is %s records in the measurement window, fewer than the %d producers; "+
 				"every producer must send at least one record in it: raise start or duration, or lower producers",
