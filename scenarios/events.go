@@ -19,19 +19,24 @@ type Event struct {
 	// Action is join, leave, crash, slow, broker_kill, broker_restart,
 	// broker_pause or broker_disconnect.
 	Action string `json:"action"`
-	// Members joins, leaves or crashes this many members (default 1).
+	// Members joins, leaves or crashes this many members (default 1; at
+	// most 1000, and the group never holds more than 1000 members).
 	Members int `json:"members,omitempty"`
-	// Factor multiplies the processing time (slow; > 1).
+	// Factor multiplies the processing time (slow; 1 < factor ≤ 1000, the
+	// harness's limit: beyond it a slow-down is a stall).
 	Factor float64 `json:"factor,omitempty"`
 	// Duration is how long slow, broker_pause and broker_disconnect last
 	// (> 0), and how long a killed broker stays down (broker_kill; 0: for
-	// the rest of the run).
+	// the rest of the run); at most 168h.
 	Duration time.Duration `json:"duration,omitempty"`
 	// Broker names the broker of a broker action: a node id 1..nodes,
 	// share-coordinator, group-coordinator or partition-leader (of
 	// partition 0 of the run's topic).
 	Broker string `json:"broker,omitempty"`
 }
+
+// maxSlowFactor bounds a slow event's factor.
+const maxSlowFactor = 1000
 
 // Event actions.
 const (
@@ -84,7 +89,9 @@ func (c *fileChecker) events(v *yaml.Node) {
 		return
 	}
 	for i, item := range v.Content {
-		if e, ok := c.event(fmt.Sprintf("events[%d]", i+1), resolve(item)); ok {
+		where := fmt.Sprintf("events[%d]", i+1)
+		c.info.lines[where] = resolve(item).Line
+		if e, ok := c.event(where, resolve(item)); ok {
 			c.info.events = append(c.info.events, e)
 		}
 	}
@@ -120,6 +127,8 @@ func (c *fileChecker) event(where string, n *yaml.Node) (Event, bool) {
 			d, err := time.ParseDuration(val.Value)
 			if err != nil || d < 0 {
 				bad(val.Line, k.Value, "expected a Go duration ≥ 0 like 10s, got %q", val.Value)
+			} else if d > maxPhase {
+				bad(val.Line, k.Value, "must be ≤ 168h (7 days, the harness's limit), got %v", d)
 			} else if k.Value == "at" {
 				e.At = d
 			} else {
@@ -132,14 +141,15 @@ func (c *fileChecker) event(where string, n *yaml.Node) (Event, bool) {
 			e.Action = val.Value
 		case "members":
 			m, err := strconv.Atoi(val.Value)
-			if err != nil || m < 1 {
-				bad(val.Line, k.Value, "expected an integer ≥ 1, got %q", val.Value)
+			if err != nil || m < 1 || m > maxMembersLimit {
+				bad(val.Line, k.Value, "expected an integer from 1 to %d (the harness's member limit), got %q", maxMembersLimit, val.Value)
 			}
 			e.Members = m
 		case "factor":
 			f, err := strconv.ParseFloat(val.Value, 64)
-			if err != nil || !(f > 1) {
-				bad(val.Line, k.Value, "expected a number > 1 (processing time × factor), got %q", val.Value)
+			if err != nil || !(f > 1 && f <= maxSlowFactor) {
+				bad(val.Line, k.Value, "expected a number > 1 and ≤ %d (processing time × factor; %d is the harness's limit), got %q",
+					maxSlowFactor, maxSlowFactor, val.Value)
 			}
 			e.Factor = f
 		case "broker":
@@ -186,7 +196,7 @@ func (e Event) keyProblems(seen map[string]bool) [][2]string {
 		refuse("factor", "duration", "broker")
 	case ActionSlow:
 		refuse("members", "broker")
-		need("factor", "the processing-time multiplier, a number > 1")
+		need("factor", fmt.Sprintf("the processing-time multiplier, a number > 1 and ≤ %d", maxSlowFactor))
 		need("duration", "how long the slow-down lasts, a Go duration > 0")
 	case ActionBrokerKill, ActionBrokerRestart, ActionBrokerPause, ActionBrokerDisconnect:
 		refuse("members", "factor")
@@ -215,6 +225,9 @@ func (r RunSpec) checkEvents(p *problems) {
 	if r.Backlog() {
 		p.addf("events", "not supported with load_mode backlog (the drain has no fixed window to place offsets in); use load_mode rate")
 		return
+	}
+	if n := r.MaxMembers(); n > maxMembersLimit {
+		p.addf("events", "members (%d) plus every join reach %d members; the harness's limit is %d", r.Members, n, maxMembersLimit)
 	}
 	members := r.Members
 	order := slices.Clone(r.Events)

@@ -356,7 +356,8 @@ func (l *loader) decodeAll(s *Scenario, combos []map[string]any) ([]RunSpec, err
 
 // report turns per-run problems into one error. A problem every run shares
 // is reported once; the others name the run by number and by its dimension
-// values, for the first few failing runs.
+// values, for the first few failing runs. Each names where its key's value
+// came from: the file's line, or the --set or SHAREBENCH_* override.
 func (l *loader) report(s *Scenario, probs [][]string) error {
 	count := map[string]int{}
 	for _, ps := range probs {
@@ -367,7 +368,7 @@ func (l *loader) report(s *Scenario, probs [][]string) error {
 	var errs []error
 	for _, p := range probs[0] {
 		if count[p] == len(probs) {
-			errs = append(errs, fmt.Errorf("%s: %s", l.src, p))
+			errs = append(errs, errors.New(l.locate(p)))
 		}
 	}
 	failed := 0
@@ -385,7 +386,8 @@ func (l *loader) report(s *Scenario, probs [][]string) error {
 			continue
 		}
 		for _, p := range own {
-			errs = append(errs, fmt.Errorf("%s: %s%s", l.src, s.runPrefix(i), p))
+			key, _, _ := strings.Cut(p, ": ")
+			errs = append(errs, fmt.Errorf("%s: %s%s", l.where(key), s.runPrefix(i), p))
 		}
 	}
 	if failed > maxReportedRuns {

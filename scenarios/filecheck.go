@@ -1,8 +1,10 @@
 package scenarios
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -34,9 +36,13 @@ type fileChecker struct {
 // interpreted. All problems are reported together.
 func checkFile(src string, data []byte) (fileInfo, error) {
 	info := fileInfo{sub: map[string][]string{}, lines: map[string]int{}}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	doc, second, err := oneDocument(data)
+	if err != nil {
 		return info, fmt.Errorf("%s: %w", src, err)
+	}
+	if second > 0 {
+		return info, fmt.Errorf("%s:%d: a second YAML document starts here (---), and only one is read: "+
+			"a scenario file is one document; merge its keys into the first or give it a file of its own", src, second)
 	}
 	if len(doc.Content) == 0 {
 		return info, nil
@@ -50,7 +56,72 @@ func checkFile(src string, data []byte) (fileInfo, error) {
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		c.top(root.Content[i], resolve(root.Content[i+1]))
 	}
+	c.numbers("", root)
 	return info, errors.Join(c.errs...)
+}
+
+// oneDocument decodes the first YAML document of data. second is the line of
+// a second document that holds anything (a trailing "---" alone is
+// harmless), or 0: yaml.Unmarshal and viper read the first document only,
+// so the keys after a "---" would be ignored without a word.
+func oneDocument(data []byte) (doc yaml.Node, second int, err error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return yaml.Node{}, 0, nil
+		}
+		return doc, 0, err
+	}
+	for {
+		var next yaml.Node
+		err := dec.Decode(&next)
+		if errors.Is(err, io.EOF) {
+			return doc, 0, nil
+		}
+		if err != nil {
+			return doc, 0, err
+		}
+		if len(next.Content) > 0 && !isNull(next.Content[0]) {
+			return doc, max(next.Line, 1), nil
+		}
+	}
+}
+
+// numbers walks a value and refuses numbers written with a leading zero or
+// in another base (see numberLiteral). path names the key in messages:
+// "members", "broker_config.group.share.max.size", "events[2].members".
+// Aliases are not followed: the anchored value is checked where it stands.
+func (c *fileChecker) numbers(path string, n *yaml.Node) {
+	walkNumbers(path, n, func(line int, err error) { c.errorf(line, "%v", err) })
+}
+
+func walkNumbers(path string, n *yaml.Node, bad func(line int, err error)) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, e := range n.Content {
+			walkNumbers(path, e, bad)
+		}
+	case yaml.ScalarNode:
+		if err := numberLiteral(n); err != nil {
+			bad(n.Line, fmt.Errorf("%s: %w", path, err))
+		}
+	case yaml.SequenceNode:
+		for i, e := range n.Content {
+			p := path
+			if e.Kind == yaml.MappingNode {
+				p = fmt.Sprintf("%s[%d]", path, i+1)
+			}
+			walkNumbers(p, e, bad)
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			p := n.Content[i].Value
+			if path != "" {
+				p = path + "." + p
+			}
+			walkNumbers(p, n.Content[i+1], bad)
+		}
+	}
 }
 
 func (c *fileChecker) errorf(line int, format string, args ...any) {

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/spf13/viper"
-	"go.yaml.in/yaml/v3"
 )
 
 // EnvPrefix starts the environment variables that override scenario keys:
@@ -63,10 +62,14 @@ func LoadBytes(name string, data []byte, env, sets []string) (*Scenario, error) 
 // top-level key at a time, so a file's processing or broker_config replaces
 // the default as a whole instead of being deep-merged into it.
 type loader struct {
-	src    string
-	v      *viper.Viper
-	file   fileInfo
-	origin map[string]string // top-level key → the override that last set it
+	src  string
+	v    *viper.Viper
+	file fileInfo
+	// origin maps a key path ("rate", "processing.time") to the override
+	// that last set it, nested maps a top-level key to the last override of
+	// one of its entries; where reads both.
+	origin map[string]string
+	nested map[string]string
 }
 
 func newLoader(src string, data []byte, info fileInfo) (*loader, error) {
@@ -80,21 +83,33 @@ func newLoader(src string, data []byte, info fileInfo) (*loader, error) {
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	return &loader{src: src, v: v, file: info, origin: map[string]string{}}, nil
+	return &loader{src: src, v: v, file: info, origin: map[string]string{}, nested: map[string]string{}}, nil
 }
 
 // applyEnv applies SHAREBENCH_* variables from env; empty values are unset.
+// A variable naming a key only the file may hold (SHAREBENCH_EXPECT,
+// SHAREBENCH_EVENTS, SHAREBENCH_MAX_RATE, SHAREBENCH_RECOMMEND) is refused
+// as --set refuses the key, rather than ignored.
 func (l *loader) applyEnv(env []string) error {
 	for _, kv := range env {
 		name, raw, ok := strings.Cut(kv, "=")
 		if !ok || raw == "" || !strings.HasPrefix(name, EnvPrefix) {
 			continue
 		}
-		path, ok := envPath(strings.ToLower(strings.TrimPrefix(name, EnvPrefix)))
+		origin := name + "=" + raw
+		key := strings.ToLower(strings.TrimPrefix(name, EnvPrefix))
+		path, ok := envPath(key)
+		if slices.Contains(fileOnlyKeys, key) {
+			var err error
+			if path, err = setPath(key); err != nil {
+				return fmt.Errorf("%s: %s: %w", l.src, origin, err)
+			}
+			ok = true
+		}
 		if !ok {
 			continue
 		}
-		if err := l.override(path, raw, name+"="+raw); err != nil {
+		if err := l.override(path, raw, origin); err != nil {
 			return err
 		}
 	}
@@ -102,7 +117,8 @@ func (l *loader) applyEnv(env []string) error {
 }
 
 // envPath maps the lower-cased remainder of a SHAREBENCH_ variable to a key
-// path, or reports that it names no scenario key.
+// path, or reports that it names no scenario key (applyEnv handles the
+// file-only keys).
 func envPath(s string) ([]string, bool) {
 	if !slices.Contains(fileOnlyKeys, s) && slices.Contains(topLevelKeys(), s) {
 		return []string{s}, true
@@ -160,18 +176,31 @@ func setPath(key string) ([]string, error) {
 	return nil, fmt.Errorf("unknown key %q%s", key, suggest(key, overrideKeys()))
 }
 
-// override sets one key path to a YAML-parsed value in viper's override layer.
+// override sets one key path to a YAML-parsed value in viper's override
+// layer. The value is checked against its key's kind here, so an error in it
+// names the override rather than the file.
 func (l *loader) override(path []string, raw, origin string) error {
-	val, err := parseValue(path[0], raw)
+	val, err := parseValue(strings.Join(path, "."), raw)
+	if err == nil {
+		err = checkOverride(path, val)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %s: %w", l.src, origin, err)
 	}
 	top := path[0]
-	l.origin[top] = origin
 	if len(path) == 1 {
+		for k := range l.origin {
+			if strings.HasPrefix(k, top+".") {
+				delete(l.origin, k)
+			}
+		}
+		delete(l.nested, top)
+		l.origin[top] = origin
 		l.v.Set(top, val)
 		return nil
 	}
+	l.origin[top+"."+path[1]] = origin
+	l.nested[top] = origin
 	got := deepCopy(l.v.Get(top))
 	if got == nil {
 		got = map[string]any{}
@@ -189,19 +218,57 @@ func (l *loader) override(path []string, raw, origin string) error {
 	return nil
 }
 
-// parseValue decodes an override value as YAML.
+// parseValue decodes an override value of the key path key as YAML: one
+// document, numbers written in decimal.
 func parseValue(key, raw string) (any, error) {
-	var v any
-	if err := yaml.Unmarshal([]byte(raw), &v); err != nil {
+	doc, second, err := oneDocument([]byte(raw))
+	if err != nil {
 		return nil, fmt.Errorf("value %q is not valid YAML: %w", raw, err)
+	}
+	if second > 0 {
+		return nil, fmt.Errorf("value %q holds more than one YAML document (---); give one value", raw)
+	}
+	var bad error
+	walkNumbers(key, &doc, func(_ int, err error) {
+		if bad == nil {
+			bad = err
+		}
+	})
+	if bad != nil {
+		return nil, bad
+	}
+	var v any
+	if err := doc.Decode(&v); err != nil {
+		return nil, fmt.Errorf("value %q: %w", raw, err)
 	}
 	if v == nil {
 		return nil, fmt.Errorf("no value")
 	}
-	if s, ok := v.(string); ok && strings.Contains(s, ",") && key != "description" && key != "broker_config" {
+	top, _, _ := strings.Cut(key, ".")
+	if s, ok := v.(string); ok && strings.Contains(s, ",") && top != "description" && top != "broker_config" {
 		return nil, fmt.Errorf("value %q: write a list in brackets, like [%s]", s, s)
 	}
 	return v, nil
+}
+
+// checkOverride checks an override's value against the kind of the key it
+// sets: a whole knob, or one entry of processing or broker_config. Meta keys
+// (name, repeat, sweep) are checked when the scenario is built.
+func checkOverride(path []string, val any) error {
+	k, ok := knobByKey(path[0])
+	if !ok {
+		return nil
+	}
+	if len(path) == 1 {
+		_, err := normalize(k, val)
+		return err
+	}
+	kind := kindString
+	if path[0] == "processing" && path[1] != "model" {
+		kind = kindDuration
+	}
+	_, err := normalizeList(strings.Join(path, "."), val, func(e any) (any, error) { return scalar(kind, e) })
+	return err
 }
 
 // switchModel drops the parameters of the old model when an override changes
@@ -243,16 +310,34 @@ func deepCopy(v any) any {
 
 // where names the source of a key's value for error messages: the file and
 // line, or the override that set it.
+//
+// An override of the key itself, or of the whole top-level value it is in,
+// wins; then the file's line of the key; then, for a key the file does not
+// hold, the last override of an entry next to it (a --set
+// processing.model=exponential is why processing.mean is missing); then the
+// line of the top-level key; else the source alone (a default).
 func (l *loader) where(path string) string {
 	top, _, _ := strings.Cut(path, ".")
-	if o := l.origin[top]; o != "" {
-		return fmt.Sprintf("%s (%s)", l.src, o)
+	for _, o := range []string{l.origin[path], l.origin[top]} {
+		if o != "" {
+			return fmt.Sprintf("%s (%s)", l.src, o)
+		}
 	}
 	if line, ok := l.file.lines[path]; ok {
 		return fmt.Sprintf("%s:%d", l.src, line)
+	}
+	if o := l.nested[top]; o != "" {
+		return fmt.Sprintf("%s (%s)", l.src, o)
 	}
 	if line, ok := l.file.lines[top]; ok {
 		return fmt.Sprintf("%s:%d", l.src, line)
 	}
 	return l.src
+}
+
+// locate prefixes a validation problem ("key: what is wrong") with where
+// the key's value came from.
+func (l *loader) locate(problem string) string {
+	key, _, _ := strings.Cut(problem, ": ")
+	return l.where(key) + ": " + problem
 }

@@ -80,11 +80,11 @@ func TestValidationErrors(t *testing.T) {
 		name, yaml string
 		want       []string
 	}{
-		{"negative rate", "rate: -5", []string{"scenario.yaml: rate: must be > 0 records/s, got -5"}},
+		{"negative rate", "rate: -5", []string{"scenario.yaml:2: rate: must be > 0 records/s, got -5"}},
 		{"zero rate", "rate: 0", []string{"rate: must be > 0 records/s, got 0"}},
 		{"members above max size",
 			"consumer_type: [consumer, share]\nmembers: 300",
-			[]string{"scenario.yaml: run 2 (consumer_type=share): members: 300 exceeds group.share.max.size (200)",
+			[]string{"scenario.yaml:3: run 2 (consumer_type=share): members: 300 exceeds group.share.max.size (200)",
 				"raise broker_config group.share.max.size (max 1000)"}},
 		{"members above Kafka's limit", "consumer_type: share\nmembers: 1001",
 			[]string{"members: 1001 exceeds group.share.max.size (200), and Kafka allows at most 1000 members"}},
@@ -557,7 +557,7 @@ func TestLoadAndOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Load(path, nil, nil)
-	wantErr(t, err, path+": rate: must be > 0")
+	wantErr(t, err, path+":3: rate: must be > 0")
 	s, err := Open(path, nil, []string{"rate=10"})
 	if err != nil || s.Name != "from-file" || s.Source != path {
 		t.Errorf("Open(file) = %v, %v", s, err)

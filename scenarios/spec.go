@@ -15,15 +15,17 @@ type RunSpec struct {
 
 	// Partitions of the topic, created fresh for every run. A consumer
 	// group uses at most this many members; a share group is not capped by
-	// it. ≥ 1. [partitions: 4]
+	// it. 1–10000 (the harness's limit). [partitions: 4]
 	Partitions int `mapstructure:"partitions" json:"partitions"`
 
 	// Producers is the number of producer clients. Together they send Rate
 	// records/s on an open-loop schedule (they do not slow down when the
-	// consumers fall behind). ≥ 1. [producers: 1]
+	// consumers fall behind). 1–1000 (the harness's limit). [producers: 1]
 	Producers int `mapstructure:"producers" json:"producers"`
 	// Rate is the total produce rate in records/s, all producers together.
-	// > 0; fractions allowed. [rate: 1000]
+	// > 0 and ≤ 10000000 (the harness's limit); fractions allowed. With
+	// load_mode rate, rate × duration must be ≥ producers: every producer
+	// sends at least one record in the measurement window. [rate: 1000]
 	Rate float64 `mapstructure:"rate" json:"rate"`
 	// MessageSize is the record value size in bytes: an integer or a size
 	// like 1KiB. At least 40 (the stamp every record carries: run, producer,
@@ -43,15 +45,17 @@ type RunSpec struct {
 	Linger time.Duration `mapstructure:"linger" json:"linger"`
 	// BatchSize is the producer's maximum batch size in bytes (an integer or
 	// a size like 16KiB). With acquire_mode batch_optimized, big batches
-	// make share-group acquisitions big. ≥ 1. [batch_size: 16384]
+	// make share-group acquisitions big. 1 to 1GiB (the harness's limit).
+	// [batch_size: 16384]
 	BatchSize int `mapstructure:"batch_size" json:"batch_size"`
 
 	// Members is the number of group members (client instances). A share
 	// run may have at most group.share.max.size members (200 unless
-	// broker_config raises it, up to 1000). ≥ 1. [members: 4]
+	// broker_config raises it, up to 1000); a consumer-group run at most
+	// 1000 (the harness's limit), joins included. ≥ 1. [members: 4]
 	Members int `mapstructure:"members" json:"members"`
 	// Workers is the number of records a member processes concurrently.
-	// ≥ 1. [workers: 1]
+	// 1–10000 per member (the harness's limit). [workers: 1]
 	Workers int `mapstructure:"workers" json:"workers"`
 	// MaxPollRecords is max.poll.records: the most records one poll
 	// returns (a share poll may return more with batch_optimized).
@@ -84,7 +88,8 @@ type RunSpec struct {
 	Style string `mapstructure:"style" json:"style,omitempty"`
 	// MaxInFlight bounds the records a continuous member holds (polled and
 	// not yet finished); 0 means workers × max_poll_records. Ignored with
-	// style blocking. ≥ 0. [max_in_flight: 0]
+	// style blocking. 0–100000000 (workers × max_poll_records at their
+	// limits). [max_in_flight: 0]
 	MaxInFlight int `mapstructure:"max_in_flight" json:"max_in_flight,omitempty"`
 
 	// Processing is the per-record processing-time model. See Processing.
@@ -103,12 +108,17 @@ type RunSpec struct {
 	PoisonRate float64 `mapstructure:"poison_rate" json:"poison_rate"`
 
 	// Warmup is run and measured, then discarded before the measurement
-	// window; a Go duration ≥ 0. [warmup: 5s]
+	// window; a Go duration, 0 (none) or 1s to 168h: the time series has
+	// one-second resolution, so a shorter warm-up ends inside its first
+	// second; 7 days is the harness's limit. [warmup: 5s]
 	Warmup time.Duration `mapstructure:"warmup" json:"warmup"`
-	// Duration is the measurement window; a Go duration > 0. [duration: 20s]
+	// Duration is the measurement window; a Go duration from 1s (the time
+	// series has one-second resolution: a shorter window holds no whole
+	// second) to 168h (the harness's limit). [duration: 20s]
 	Duration time.Duration `mapstructure:"duration" json:"duration"`
 	// DrainTimeout bounds the drain after producers stop: consumers run
-	// until every record is done or this passes. > 0. [drain_timeout: 2m]
+	// until every record is done or this passes. > 0 and ≤ 168h (the
+	// harness's limit). [drain_timeout: 2m]
 	DrainTimeout time.Duration `mapstructure:"drain_timeout" json:"drain_timeout"`
 
 	// LoadMode is how the producers load the topic: "rate" (an open-loop
@@ -120,11 +130,14 @@ type RunSpec struct {
 	// [load_mode: rate]
 	LoadMode string `mapstructure:"load_mode" json:"load_mode"`
 	// BacklogRecords is the backlog size in records for load_mode backlog,
-	// split evenly over the producers; ≥ 1, required in backlog mode and
-	// ignored in rate mode. [backlog_records: 0]
+	// split evenly over the producers; 1 to 10000000000 (1e10, the
+	// harness's limit), required in backlog mode and ignored in rate mode.
+	// [backlog_records: 0]
 	BacklogRecords int `mapstructure:"backlog_records" json:"backlog_records,omitempty"`
 	// MaxRate is the scenario's max_rate: block, set on runs with load_mode
-	// max_rate (nil otherwise). See MaxRate.
+	// max_rate (nil otherwise). See MaxRate. Its start, step and max are
+	// finite and ≤ 10000000 records/s (the harness's limit), and start ×
+	// duration ≥ producers.
 	MaxRate *MaxRate `mapstructure:"-" json:"max_rate,omitempty"`
 
 	// Nodes is the number of Kafka brokers the harness starts: 1 or 3

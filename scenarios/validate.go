@@ -23,6 +23,22 @@ const maxMessageSize = 1 << 20
 // maxPollRecordsLimit bounds max_poll_records.
 const maxPollRecordsLimit = 10000
 
+// Harness limits. They keep every accepted value inside the arithmetic the
+// harness does with it (schedules, sizing, buffers, timeouts) and are
+// checked before any of it; RunSpec's field comments list them.
+const (
+	maxRateLimit      = 10_000_000      // rate and max_rate, records/s
+	maxBacklogRecords = 10_000_000_000  // backlog_records
+	maxPhase          = 168 * time.Hour // warmup, duration, drain_timeout: 7 days
+	minWindow         = time.Second     // duration, and a nonzero warmup
+	maxMembersLimit   = 1000            // members, joins included, for both group types
+	maxWorkersLimit   = 10000           // workers per member
+	maxProducersLimit = 1000            // producers
+	maxPartitionLimit = 10000           // partitions
+	maxInFlightLimit  = maxWorkersLimit * maxPollRecordsLimit
+	maxBatchSize      = 1 << 30 // batch_size: 1GiB
+)
+
 // Kafka broker settings the scenario validates, with Kafka 4.2's ranges
 // and defaults (ShareGroupConfig and GroupCoordinatorConfig).
 const (
@@ -102,11 +118,29 @@ func atLeast(p *problems, key string, got, min int, unit string) {
 	}
 }
 
+// atMost reports a value above a harness limit.
+func atMost(p *problems, key string, got, limit int, unit string) {
+	if got > limit {
+		p.addf(key, "must be ≤ %d%s (the harness's limit), got %d", limit, unit, got)
+	}
+}
+
 func (r RunSpec) checkProducers(p *problems) {
 	atLeast(p, "partitions", r.Partitions, 1, "")
+	atMost(p, "partitions", r.Partitions, maxPartitionLimit, "")
 	atLeast(p, "producers", r.Producers, 1, "")
-	if !(r.Rate > 0) || math.IsInf(r.Rate, 0) {
-		p.addf("rate", "must be > 0 records/s, got %s", formatScalar(r.Rate))
+	atMost(p, "producers", r.Producers, maxProducersLimit, "")
+	switch {
+	case !(r.Rate > 0) || math.IsInf(r.Rate, 0):
+		p.addf("rate", "must be > 0 records/s, got %s", num(r.Rate))
+	case r.Rate > maxRateLimit:
+		p.addf("rate", "must be ≤ %d records/s (the harness's limit), got %s", maxRateLimit, num(r.Rate))
+	case r.LoadMode == "rate" && r.Producers >= 1 && r.Duration >= minWindow && r.Duration <= maxPhase:
+		if n := r.Rate * r.Duration.Seconds(); n < float64(r.Producers) {
+			p.addf("rate", "%s records/s for duration %v is %s records in the measurement window, fewer than the %d producers; "+
+				"every producer must send at least one record in it: raise rate or duration, or lower producers",
+				num(r.Rate), r.Duration, num(n), r.Producers)
+		}
 	}
 	if r.MessageSize < stampSize {
 		p.addf("message_size", "must be ≥ %d bytes (the record stamp: run, producer, sequence, send times), got %d", stampSize, r.MessageSize)
@@ -120,12 +154,17 @@ func (r RunSpec) checkProducers(p *problems) {
 		p.addf("linger", "must be ≥ 0, got %v", r.Linger)
 	}
 	atLeast(p, "batch_size", r.BatchSize, 1, " bytes")
+	atMost(p, "batch_size", r.BatchSize, maxBatchSize, " bytes")
 }
 
 func (r RunSpec) checkConsumers(p *problems) {
 	oneOf(p, "consumer_type", r.ConsumerType, "consumer", "share")
 	atLeast(p, "members", r.Members, 1, "")
+	if r.ConsumerType != "share" {
+		atMost(p, "members", r.Members, maxMembersLimit, "")
+	}
 	atLeast(p, "workers", r.Workers, 1, " per member")
+	atMost(p, "workers", r.Workers, maxWorkersLimit, " per member")
 	atLeast(p, "max_poll_records", r.MaxPollRecords, 1, "")
 	if r.MaxPollRecords > maxPollRecordsLimit {
 		p.addf("max_poll_records", "must be ≤ %d, got %d", maxPollRecordsLimit, r.MaxPollRecords)
@@ -164,6 +203,10 @@ func (r RunSpec) checkRenewAndStyle(p *problems) {
 	if r.MaxInFlight < 0 {
 		p.addf("max_in_flight", "must be ≥ 0 (0: workers × max_poll_records), got %d", r.MaxInFlight)
 	}
+	if r.MaxInFlight > maxInFlightLimit {
+		p.addf("max_in_flight", "must be ≤ %d (the harness's limit: workers × max_poll_records at their limits), got %d",
+			maxInFlightLimit, r.MaxInFlight)
+	}
 	if r.Style == "continuous" && r.ConsumerType == "share" {
 		// Implicit mode ACCEPTs the previous batch on the next poll; franz-go
 		// (v1.22.3) does the same in explicit mode for every record of the
@@ -189,23 +232,92 @@ func (r RunSpec) checkOutcomes(p *problems) {
 }
 
 func (r RunSpec) checkPhases(p *problems) {
-	if r.Warmup < 0 {
+	// The time series has one-second resolution: a shorter window (or a
+	// warm-up ending inside its first second) has no whole second to measure.
+	switch {
+	case r.Warmup < 0:
 		p.addf("warmup", "must be ≥ 0, got %v", r.Warmup)
+	case r.Warmup > 0 && r.Warmup < minWindow && !r.Backlog():
+		p.addf("warmup", "must be 0 (none) or ≥ 1s: the time series has one-second resolution, so a shorter warm-up "+
+			"ends inside its first second and settles nothing, got %v", r.Warmup)
+	case r.Warmup > maxPhase:
+		p.addf("warmup", "must be ≤ 168h (7 days, the harness's limit), got %v", r.Warmup)
 	}
-	if r.Duration <= 0 {
+	switch {
+	case r.Duration <= 0:
 		p.addf("duration", "must be > 0 (the measurement window), got %v", r.Duration)
+	case r.Duration < minWindow && !r.Backlog():
+		p.addf("duration", "must be ≥ 1s: it is the measurement window, and the time series has one-second resolution "+
+			"(a shorter window holds no whole second, so rates and efficiency would read 0), got %v", r.Duration)
+	case r.Duration > maxPhase:
+		p.addf("duration", "must be ≤ 168h (7 days, the harness's limit), got %v", r.Duration)
 	}
 	if r.DrainTimeout <= 0 {
 		p.addf("drain_timeout", "must be > 0, got %v", r.DrainTimeout)
+	} else if r.DrainTimeout > maxPhase {
+		p.addf("drain_timeout", "must be ≤ 168h (7 days, the harness's limit), got %v", r.DrainTimeout)
 	}
 	oneOf(p, "load_mode", r.LoadMode, "rate", "backlog", "max_rate")
 	if r.LoadMode == "max_rate" && r.MaxRate == nil {
 		p.addf("max_rate", "required with load_mode max_rate: a map like {start: 100, step: 50, max: 500, p99_bound: 500ms}")
 	}
+	if r.LoadMode == "max_rate" && r.MaxRate != nil {
+		r.checkMaxRate(p)
+	}
 	if r.LoadMode == "backlog" && r.BacklogRecords < 1 {
 		p.addf("backlog_records", "required with load_mode backlog: the records to pre-fill, an integer ≥ 1, got %d", r.BacklogRecords)
 	} else if r.BacklogRecords < 0 {
 		p.addf("backlog_records", "must be ≥ 0 (≥ 1 with load_mode backlog), got %d", r.BacklogRecords)
+	}
+	if r.BacklogRecords > maxBacklogRecords {
+		p.addf("backlog_records", "must be ≤ %d (1e10, the harness's limit), got %d", maxBacklogRecords, r.BacklogRecords)
+	}
+}
+
+// checkMaxRate checks the max_rate: block of a max_rate run: its own rules
+// (MaxRate.problems), the rate limit, a schedule of at most MaxRateSteps
+// steps counted without integer overflow, and a first step that gives every
+// producer a record in the measurement window.
+func (r RunSpec) checkMaxRate(p *problems) {
+	m := *r.MaxRate
+	*p = append(*p, m.problems()...)
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{{"max_rate.start", m.Start}, {"max_rate.step", m.Step}, {"max_rate.max", m.Max}} {
+		if f.v > maxRateLimit && !math.IsInf(f.v, 0) {
+			p.addf(f.key, "must be ≤ %d records/s (the harness's limit), got %s", maxRateLimit, num(f.v))
+		}
+	}
+	// MaxRate.problems lets a NaN or infinite step or factor through.
+	if math.IsNaN(m.Step) || math.IsInf(m.Step, 0) {
+		p.addf("max_rate.step", "must be a finite number > 0 records/s, got %s", num(m.Step))
+	}
+	if math.IsNaN(m.Factor) || math.IsInf(m.Factor, 0) {
+		p.addf("max_rate.factor", "must be a finite number > 1, got %s", num(m.Factor))
+	}
+	if !(m.Start > 0 && m.Max >= m.Start && m.Max <= maxRateLimit) {
+		return
+	}
+	var steps float64
+	switch {
+	case m.Factor > 1 && !math.IsInf(m.Factor, 0):
+		steps = math.Floor(math.Log(m.Max/m.Start)/math.Log(m.Factor)+1e-9) + 1
+	case m.Step > 0 && m.Factor == 0:
+		steps = math.Floor((m.Max-m.Start)/m.Step+1e-9) + 1
+	default:
+		return
+	}
+	if steps > MaxRateSteps {
+		p.addf("max_rate", "the schedule from %s to %s has %s steps; the limit is %d: raise step or factor, or lower max",
+			num(m.Start), num(m.Max), strconv.FormatFloat(steps, 'g', 3, 64), MaxRateSteps)
+	}
+	if r.Producers >= 1 && r.Duration >= minWindow && r.Duration <= maxPhase {
+		if n := m.Start * r.Duration.Seconds(); n < float64(r.Producers) {
+			p.addf("max_rate.start", "%s records/s for duration %v is %s records in the measurement window, fewer than the %d producers; "+
+				"every producer must send at least one record in it: raise start or duration, or lower producers",
+				num(m.Start), r.Duration, num(n), r.Producers)
+		}
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // normalize checks a knob's merged value against its kind and returns it in
@@ -84,22 +86,92 @@ func scalar(k kind, v any) (any, error) {
 	return formatScalar(v), nil
 }
 
+// maxExactInt is the largest integer a YAML float (1e15) holds exactly:
+// 2^53. Integer keys are capped far below it by RunSpec.Validate.
+const maxExactInt = 1 << 53
+
+// toInt converts a decoded YAML integer, or a float with no fraction such as
+// 1e6, to an int. It never wraps: a value beyond ±2^53, NaN or ±Inf is an
+// error, so the per-key limits of RunSpec.Validate see the value as written.
 func toInt(v any) (int, error) {
 	switch n := v.(type) {
 	case int:
-		return n, nil
+		if n >= -maxExactInt && n <= maxExactInt {
+			return n, nil
+		}
+		return 0, fmt.Errorf("%d is out of range for an integer key (at most 2^53, and every key has a far lower limit)", n)
 	case int64:
-		return int(n), nil
+		return toInt(float64(n))
 	case uint64:
-		if n <= math.MaxInt32 {
+		if n <= maxExactInt {
 			return int(n), nil
 		}
+		return 0, fmt.Errorf("%d is out of range for an integer key (at most 2^53, and every key has a far lower limit)", n)
 	case float64:
-		if n == math.Trunc(n) && math.Abs(n) <= math.MaxInt32 {
-			return int(n), nil
+		switch {
+		case math.IsNaN(n) || math.IsInf(n, 0):
+			return 0, fmt.Errorf("expected an integer, got %s", num(n))
+		case n != math.Trunc(n):
+			return 0, fmt.Errorf("expected an integer, got %s", num(n))
+		case math.Abs(n) > maxExactInt:
+			return 0, fmt.Errorf("%s is out of range for an integer key (at most 2^53, and every key has a far lower limit)", num(n))
 		}
+		return int(n), nil
 	}
 	return 0, fmt.Errorf("expected an integer, got %s", show(v))
+}
+
+// num writes a number for an error message: plainly when it is of a
+// reasonable size, in exponent form when it is huge or tiny (1e+300, 1e-300),
+// so a message never spells out hundreds of zeros.
+func num(f float64) string {
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e15) {
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// numberLiteral refuses a YAML number written with a leading zero (YAML 1.1
+// reads 010 as octal 8; 08 as the float 8) or in another base (0o10, 0x10,
+// 0b10): a scenario knob is a decimal count, and a silently converted one
+// runs a different benchmark than the one written. Quoted scalars are
+// strings and pass.
+func numberLiteral(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && n.Tag != "!!float") {
+		return nil
+	}
+	s := n.Value
+	sign := ""
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		sign, s = s[:1], s[1:]
+	}
+	if len(s) < 2 || s[0] != '0' {
+		return nil
+	}
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return nil // not a number after all; the value checks report it
+	}
+	val := show(v)
+	switch c := s[1]; {
+	case c == 'x' || c == 'X':
+		return fmt.Errorf("%s is hexadecimal (%s); write %s", n.Value, val, val)
+	case c == 'o' || c == 'O':
+		return fmt.Errorf("%s is octal (%s); write %s", n.Value, val, val)
+	case c == 'b' || c == 'B':
+		return fmt.Errorf("%s is binary (%s); write %s", n.Value, val, val)
+	case c >= '0' && c <= '9' || c == '_':
+		fixed := strings.TrimLeft(s, "0_")
+		if fixed == "" || fixed[0] < '0' || fixed[0] > '9' {
+			fixed = "0" + fixed
+		}
+		fixed = sign + fixed
+		if n.Tag == "!!int" {
+			return fmt.Errorf("%s has a leading zero (read as octal %s by YAML); write %s", n.Value, val, fixed)
+		}
+		return fmt.Errorf("%s has a leading zero (YAML reads such integers as octal); write %s", n.Value, fixed)
+	}
+	return nil
 }
 
 func toFloat(v any) (float64, bool) {
@@ -218,6 +290,8 @@ func show(v any) string {
 		return "a map"
 	case []any:
 		return "a list"
+	case float64:
+		return num(t)
 	}
 	return formatScalar(v)
 }
