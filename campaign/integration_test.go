@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -30,7 +31,7 @@ func testLog(t *testing.T) io.Writer {
 	return io.Discard
 }
 
-func runSpec(t *testing.T, s scenarios.RunSpec, id string) results.RunRecord {
+func runSpec(t *testing.T, s scenarios.RunSpec, id string) runs.Record {
 	t.Helper()
 	return runMeasured(t, s, id).Record
 }

@@ -163,8 +163,8 @@ func TestClusterUpRunDown(t *testing.T) {
 	if err != nil {
 		t.Errorf("run --cluster: %v", err)
 	}
-	if runs, _ := filepath.Glob(filepath.Join(results, "smoke-*", "runs", "*", "run.json")); len(runs) != 2 {
-		t.Errorf("run --cluster wrote %d run.json files, want 2", len(runs))
+	if recs, _ := filepath.Glob(filepath.Join(results, "smoke-*", "runs", "*", "run.json")); len(recs) != 2 {
+		t.Errorf("run --cluster wrote %d run.json files, want 2", len(recs))
 	}
 	if !processAlive(brokers[0]) {
 		t.Errorf("broker pid %d gone after a run on it: a run must not stop a cluster it did not start", brokers[0])
