@@ -84,7 +84,7 @@ func TestVerify(t *testing.T) {
 	a := Advice{Members: 4, MaxPollRecords: 10, Ceiling: 400, ShareGroupMaxSize: 200}
 	mk := func(id, typ string, members, mpr int, completed float64) runs.Record {
 		r := runs.Record{RunID: id, ConsumerType: typ,
-			Spec: map[string]any{"consumer_type": typ, "members": float64(members), "max_poll_records": float64(mpr)}}
+			Spec: &scenarios.RunSpec{ConsumerType: typ, Members: members, MaxPollRecords: mpr}}
 		r.Throughput.CompletedPerSec, r.Throughput.OfferedPerSec = completed, 480
 		return r
 	}

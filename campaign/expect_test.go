@@ -32,7 +32,7 @@ func TestBuiltinExpectationsEvaluate(t *testing.T) {
 	}
 	var recs []runs.Record
 	for i, spec := range sc.Runs {
-		r := runs.Record{RunID: sc.RunName(i), ConsumerType: spec.ConsumerType, Spec: spec}
+		r := runs.Record{RunID: sc.RunName(i), ConsumerType: spec.ConsumerType, Spec: &spec}
 		r.Throughput.CompletedPerSec = map[string]float64{"consumer": 380, "share": 1000}[spec.ConsumerType]
 		r.Ceiling.Efficiency = map[string]float64{"consumer": 0.95, "share": 1}[spec.ConsumerType]
 		recs = append(recs, r)
@@ -63,7 +63,7 @@ func TestBuiltinWhereSelectorsEvaluate(t *testing.T) {
 	}
 	var recs []runs.Record
 	for i, spec := range sc.Runs {
-		r := runs.Record{RunID: sc.RunName(i), ConsumerType: spec.ConsumerType, Spec: spec}
+		r := runs.Record{RunID: sc.RunName(i), ConsumerType: spec.ConsumerType, Spec: &spec}
 		r.Throughput.CompletedPerSec = 8000 / float64(spec.MaxPollRecords)
 		r.Throughput.CompletedRatio = 1
 		recs = append(recs, r)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
 )
 
 // campaignDir writes a campaign folder holding run.json files only (all
@@ -37,7 +38,7 @@ func campaignDir(t *testing.T, recs ...runs.Record) string {
 func run(id, ctype string, trial int, tput, p99 float64) runs.Record {
 	return runs.Record{
 		SchemaVersion: runs.SchemaVersion, RunID: id, ConsumerType: ctype,
-		Spec:       map[string]any{"consumer_type": ctype, "members": 12, "trial": trial},
+		Spec:       &scenarios.RunSpec{ConsumerType: ctype, Members: 12, Trial: trial},
 		Throughput: runs.Throughput{OfferedPerSec: 1000, CompletedPerSec: tput},
 		Latency: runs.Latencies{CompletionMs: results.Percentiles{P50: p99 / 4, P99: p99, P999: 2 * p99},
 			DeliveryMs: results.Percentiles{P99: p99}, PublishMs: results.Percentiles{P99: 10}},

@@ -30,20 +30,20 @@ func TestEventRendering(t *testing.T) {
 		}
 	}
 	var md, html, con strings.Builder
-	if err := WriteMarkdown(&md, []runs.Record{r}, runs.Campaign{}); err != nil {
+	if err := Markdown(runs.Campaign{}, []runs.Record{r})(&md); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "## Events") || !strings.Contains(md.String(), "| r02-share | +8.0s | join 1 |") ||
 		!strings.Contains(md.String(), "| --- | --- | --- |") {
 		t.Errorf("summary.md has no events table:\n%s", md.String())
 	}
-	if err := WriteHTML(&html, "", []runs.Record{r}, runs.Campaign{}); err != nil {
+	if err := HTML("", runs.Campaign{}, []runs.Record{r})(&html); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(html.String(), `data-table="events"`) || !strings.Contains(html.String(), "m2 0.31s") {
 		t.Error("report.html has no events table")
 	}
-	WriteEvents(&con, []runs.Record{r, {RunID: "r01"}})
+	_ = Events([]runs.Record{r, {RunID: "r01"}})(&con)
 	if got := strings.Count(con.String(), "\n"); got != 2 {
 		t.Errorf("console: %d lines, want a header and one event:\n%s", got, con.String())
 	}
@@ -71,7 +71,7 @@ func TestEventBandsOnThroughputChart(t *testing.T) {
 	r := runs.Record{RunID: "r1", ConsumerType: "share", Phases: runs.Phases{WindowStartSec: 4, WarmupSec: 2, MeasureSec: 12},
 		Events: []runs.EventReport{{Event: runs.Event{Label: "slow ×2 for 3s"}, StartSec: 3, EndSec: 6}}}
 	var b strings.Builder
-	if err := WriteHTML(&b, dir, []runs.Record{r}, runs.Campaign{}); err != nil {
+	if err := HTML(dir, runs.Campaign{}, []runs.Record{r})(&b); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), `data-band="event-1" data-start-s="7.0" data-end-s="10.0"`) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/results/runs/runstest"
 )
 
 func TestExpectationsRendered(t *testing.T) {
@@ -16,7 +17,7 @@ func TestExpectationsRendered(t *testing.T) {
 			Measured: []runs.Measured{{Run: "r01-consumer", Value: 0.81}}, Detail: "why"},
 	}
 	var con bytes.Buffer
-	WriteExpectations(&con, outs)
+	_ = Expectations(outs)(&con)
 	for _, w := range []string{
 		"expectations: 1 of 2 met",
 		"  MET      share keeps up: share / consumer throughput.completed_per_sec ≥ 2: measured r02-share/r01-consumer 2.635",
@@ -28,7 +29,7 @@ func TestExpectationsRendered(t *testing.T) {
 	}
 	var md bytes.Buffer
 	camp := runs.Campaign{Name: "fixture", Expectations: outs}
-	if err := WriteMarkdown(&md, []runs.Record{fixtureRun("r01-consumer", "consumer", 0, 380, 4e4)}, camp); err != nil {
+	if err := Markdown(camp, []runs.Record{runstest.Run("r01-consumer", "consumer", 0, 380, 4e4)})(&md); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []string{
@@ -41,7 +42,7 @@ func TestExpectationsRendered(t *testing.T) {
 		}
 	}
 	var none bytes.Buffer
-	WriteExpectations(&none, nil)
+	_ = Expectations(nil)(&none)
 	if none.Len() != 0 {
 		t.Errorf("no expectations printed %q", none.String())
 	}

@@ -10,12 +10,13 @@ import (
 
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/results/runs/runstest"
 )
 
 // gaugeFixture is a 30 s series with every gauge read once a second:
 // broker CPU climbs 10 → 39 %, heap 100..129 MiB, lag falls to 0.
 func gaugeFixture() *results.Series {
-	s := fixtureSeries(1000)
+	s := runstest.Series(1000)
 	for i := range 30 {
 		ns := int64(i)*1e9 + 5e8
 		s.SetGauge(results.BrokerCPUPercent, ns, 10+float64(i)+0.25)
@@ -35,13 +36,13 @@ var seriesMaxRE = regexp.MustCompile(`data-series="([^"]+)" data-max="([^"]+)"`)
 // phases.window_start_s.
 func TestHTMLGaugeChartsFromCSV(t *testing.T) {
 	dir := t.TempDir()
-	r := fixtureRun("r01-share", "share", 0, 1000, 50)
+	r := runstest.Run("r01-share", "share", 0, 1000, 50)
 	r.Phases = runs.Phases{WarmupSec: 5, MeasureSec: 20, WindowStartSec: 3.5}
-	if err := runs.WriteRunDir(filepath.Join(dir, "runs", r.RunID), &r, fixtureMerged(50), gaugeFixture()); err != nil {
+	if err := runs.WriteRunDir(filepath.Join(dir, "runs", r.RunID), &r, runstest.Merged(50), gaugeFixture()); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, dir, []runs.Record{r}, runs.Campaign{Name: "gauges"}); err != nil {
+	if err := HTML(dir, runs.Campaign{Name: "gauges"}, []runs.Record{r})(&buf); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()
@@ -86,13 +87,13 @@ func TestHTMLGaugeChartsFromCSV(t *testing.T) {
 // readings, no over-time gauge chart is drawn and nothing is shaded for a
 // run without phases.window_start_s.
 func TestHTMLNoGaugeChartsWithoutColumns(t *testing.T) {
-	dir := writeCampaign(t, fixtureRun("r01-share", "share", 0, 1000, 50))
+	dir := runstest.WriteCampaign(t, runstest.Run("r01-share", "share", 0, 1000, 50))
 	camp, recs, err := runs.LoadCampaign(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, dir, recs, camp); err != nil {
+	if err := HTML(dir, camp, recs)(&buf); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()

@@ -7,11 +7,12 @@ import (
 
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
 )
 
 func sweepRun(typ string, mpr int, trial int, tput, p99 float64) runs.Record {
 	return runs.Record{RunID: typ, ConsumerType: typ,
-		Spec:       map[string]any{"consumer_type": typ, "max_poll_records": mpr, "trial": trial, "processing": map[string]any{"model": "constant"}},
+		Spec:       &scenarios.RunSpec{ConsumerType: typ, MaxPollRecords: mpr, Trial: trial, Processing: scenarios.Processing{Model: "constant"}},
 		Throughput: runs.Throughput{CompletedPerSec: tput}, Latency: runs.Latencies{CompletionMs: results.Percentiles{P99: p99}}}
 }
 
@@ -45,7 +46,7 @@ func TestSweepSectionsPlotEachMeasureAgainstTheSweptKnob(t *testing.T) {
 		t.Errorf("x ticks %+v", got)
 	}
 	var b bytes.Buffer
-	if err := WriteHTML(&b, "", recs, runs.Campaign{Name: "sweep"}); err != nil {
+	if err := HTML("", runs.Campaign{Name: "sweep"}, recs)(&b); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), `id="sweep-max_poll_records"`) || !strings.Contains(b.String(), "completed records/s vs max_poll_records") {

@@ -13,19 +13,20 @@ import (
 	"testing"
 
 	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/results/runs/runstest"
 )
 
 // The figures printed in report.html are run.json's.
 func TestHTMLFiguresMatchRunJSON(t *testing.T) {
-	s := fixtureRun("r02-share", "share", 0, 1000.7, 285.4)
+	s := runstest.Run("r02-share", "share", 0, 1000.7, 285.4)
 	s.Outcomes.DeliveryCounts = []int64{25000, 12}
-	dir := writeCampaign(t, fixtureRun("r01-consumer", "consumer", 0, 379, 40566.8), s)
+	dir := runstest.WriteCampaign(t, runstest.Run("r01-consumer", "consumer", 0, 379, 40566.8), s)
 	camp, recs, err := runs.LoadCampaign(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, dir, recs, camp); err != nil {
+	if err := HTML(dir, camp, recs)(&buf); err != nil {
 		t.Fatal(err)
 	}
 	page := html.UnescapeString(buf.String())
@@ -87,11 +88,11 @@ func parseFigures(t *testing.T, page string) map[string]float64 {
 func closeTo(got, want float64) bool { return got-want < 0.051 && want-got < 0.051 }
 
 func TestHTMLNotKafkaAndMissingFiles(t *testing.T) {
-	r := fixtureRun("r01-share", "share", 0, 500, 10)
+	r := runstest.Run("r01-share", "share", 0, 500, 10)
 	r.Environment = runs.Environment{Provider: "kfake", KafkaVersion: "kfake"}
 	r.Validity = runs.Validity{Flags: []runs.Flag{{Code: "not_kafka", Message: "numbers come from kfake"}}}
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, t.TempDir(), []runs.Record{r}, runs.Campaign{Name: "fake"}); err != nil {
+	if err := HTML(t.TempDir(), runs.Campaign{Name: "fake"}, []runs.Record{r})(&buf); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []string{`class="notkafka">NOT KAFKA: r01-share ran on kfake`, "<b>not_kafka</b>: numbers come from kfake",
@@ -115,12 +116,12 @@ func TestHTMLRendersInChromium(t *testing.T) {
 	if browser == "" {
 		t.Skip("chromium not on PATH (.ci/run installs it: apt-get install -y chromium)")
 	}
-	dir := writeCampaign(t, fixtureRun("r01-consumer", "consumer", 0, 379, 40566.8), fixtureRun("r02-share", "share", 0, 1000.7, 285.4))
+	dir := runstest.WriteCampaign(t, runstest.Run("r01-consumer", "consumer", 0, 379, 40566.8), runstest.Run("r02-share", "share", 0, 1000.7, 285.4))
 	camp, recs, err := runs.LoadCampaign(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteHTMLFile(dir, recs, camp); err != nil {
+	if err := HTML(dir, camp, recs).WriteFile(filepath.Join(dir, "report.html")); err != nil {
 		t.Fatal(err)
 	}
 	shot := filepath.Join(t.TempDir(), "report.png")

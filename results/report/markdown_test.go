@@ -8,15 +8,17 @@ import (
 	"testing"
 
 	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/results/runs/runstest"
+	"github.com/sharebench/sharebench/scenarios"
 )
 
 func TestWriteMarkdown(t *testing.T) {
-	c := fixtureRun("r01-consumer", "consumer", 0, 380, 40000)
-	s := fixtureRun("r02-share", "share", 0, 1000, 280)
+	c := runstest.Run("r01-consumer", "consumer", 0, 380, 40000)
+	s := runstest.Run("r02-share", "share", 0, 1000, 280)
 	s.Validity = runs.Validity{Flags: []runs.Flag{{Code: "host_cpu", Message: "the host CPU was 100% busy: brokers and harness competed for cores"}}}
-	fake := fixtureRun("r03-share", "share", 1, 1000, 280)
+	fake := runstest.Run("r03-share", "share", 1, 1000, 280)
 	fake.Environment = runs.Environment{Provider: "kfake", KafkaVersion: "kfake", IsKafka: false}
-	camp := runs.Campaign{Name: "fixture", Scenario: map[string]any{"description": "Does the share group scale past the partition count?"}}
+	camp := runs.Campaign{Name: "fixture", Scenario: &scenarios.Scenario{Description: "Does the share group scale past the partition count?"}}
 	tests := []struct {
 		name   string
 		recs   []runs.Record
@@ -39,7 +41,7 @@ func TestWriteMarkdown(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := WriteMarkdown(&buf, tc.recs, camp); err != nil {
+			if err := Markdown(camp, tc.recs)(&buf); err != nil {
 				t.Fatal(err)
 			}
 			md := buf.String()
@@ -68,12 +70,12 @@ func unbalanced(r runs.Record) runs.Record {
 // WriteReports re-renders from a folder on disk: what `sharebench report`
 // does.
 func TestWriteReportsFromDisk(t *testing.T) {
-	dir := writeCampaign(t, fixtureRun("r01-consumer", "consumer", 0, 380, 40000), fixtureRun("r02-share", "share", 0, 1000, 280))
+	dir := runstest.WriteCampaign(t, runstest.Run("r01-consumer", "consumer", 0, 380, 40000), runstest.Run("r02-share", "share", 0, 1000, 280))
 	camp, recs, err := runs.LoadCampaign(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	written, err := WriteReports(dir, camp, recs)
+	written, err := WriteFiles(dir, camp, recs)
 	if err != nil {
 		t.Fatal(err)
 	}

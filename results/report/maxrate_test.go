@@ -27,13 +27,13 @@ func TestMaxRateReports(t *testing.T) {
 	res, _ := runs.SearchMaxRate([]float64{100, 150, 200}, runs.MaxRateCriteria{CompletedRatio: 0.995, P99BoundMs: 500}, ceilingModel(160, &calls))
 	r := runs.Record{RunID: "r01-share", ConsumerType: "share", MaxRate: &res}
 	var md, html, con bytes.Buffer
-	if err := WriteMarkdown(&md, []runs.Record{r}, runs.Campaign{Name: "mr"}); err != nil {
+	if err := Markdown(runs.Campaign{Name: "mr"}, []runs.Record{r})(&md); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteHTML(&html, "", []runs.Record{r}, runs.Campaign{Name: "mr"}); err != nil {
+	if err := HTML("", runs.Campaign{Name: "mr"}, []runs.Record{r})(&html); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteMaxRate(&con, []runs.Record{r}); err != nil {
+	if err := MaxRate([]runs.Record{r})(&con); err != nil {
 		t.Fatal(err)
 	}
 	want := "r01-share: max sustainable rate 150 records/s"

@@ -18,7 +18,7 @@ func TestRunsCSVCarriesRunJSONFigures(t *testing.T) {
 		{RunID: "r02-share", ConsumerType: "share", Throughput: runs.Throughput{CompletedPerSec: 1000.7}},
 	}
 	var b bytes.Buffer
-	if err := WriteRunsCSV(&b, recs); err != nil {
+	if err := CSV(recs)(&b); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&b).ReadAll()

@@ -4,15 +4,14 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/sharebench/sharebench/scenarios"
 )
 
-func withSpec(r Record, key string, v any) Record {
-	spec := map[string]any{}
-	for k, x := range r.Spec.(map[string]any) {
-		spec[k] = x
-	}
-	spec[key] = v
-	r.Spec = spec
+func withSpec(r Record, set func(*scenarios.RunSpec)) Record {
+	spec := *r.Spec
+	set(&spec)
+	r.Spec = &spec
 	return r
 }
 
@@ -58,7 +57,7 @@ func TestCompare(t *testing.T) {
 			cand: []Record{fixtureRun("r01-share", "share", 0, 900, 280)}, th: strict,
 			wantFail: []string{"r01-share-t0: throughput -10.0%"}, wantMatchedRun: 1},
 		{name: "unmatched runs reported", base: []Record{c1, s1},
-			cand: []Record{c1, withSpec(fixtureRun("r03-share", "share", 0, 1000, 280), "members", 24)}, th: strict,
+			cand: []Record{c1, withSpec(fixtureRun("r03-share", "share", 0, 1000, 280), func(s *scenarios.RunSpec) { s.Members = 24 })}, th: strict,
 			wantUnmatched: []string{"baseline:r02-share", "candidate:r03-share"}, wantMatchedRun: 1},
 		{name: "run id fallback without spec", base: []Record{noSpec(s1)},
 			cand: []Record{noSpec(fixtureRun("r02-share", "share", 0, 800, 280))}, th: strict,

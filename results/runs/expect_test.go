@@ -3,6 +3,9 @@ package runs
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/sharebench/sharebench/scenarios"
 )
 
 func f(v float64) *float64 { return &v }
@@ -10,8 +13,7 @@ func f(v float64) *float64 { return &v }
 // mprRun is a share run of a max_poll_records sweep.
 func mprRun(id string, mpr int, tput float64) Record {
 	r := fixtureRun(id, "share", 0, tput, 100)
-	r.Spec = map[string]any{"consumer_type": "share", "max_poll_records": mpr, "trial": 0,
-		"processing": map[string]any{"model": "constant", "time": 10_000_000}}
+	r.Spec = &scenarios.RunSpec{ConsumerType: "share", MaxPollRecords: mpr, Processing: scenarios.Processing{Model: "constant", Time: 10 * time.Millisecond}}
 	return r
 }
 
@@ -21,50 +23,49 @@ func TestEvaluateExpectations(t *testing.T) {
 	lossy := fixtureRun("r03-share", "share", 1, 1000, 280)
 	lossy.Audit.Lost = 3
 	runs := []Record{c, s, mprRun("r04-share-mpr10", 10, 800), mprRun("r05-share-mpr200", 200, 400)}
-	share, consumer := Selector{Type: "share"}, Selector{Type: "consumer"}
-	mpr := func(v string) *Selector {
-		return &Selector{Type: "share", Where: map[string]string{"max_poll_records": v}}
+	share, consumer := scenarios.RunSelector{Runs: "share"}, scenarios.RunSelector{Runs: "consumer"}
+	mpr := func(v string) scenarios.RunSelector {
+		return scenarios.RunSelector{Runs: "share", Where: map[string]string{"max_poll_records": v}}
 	}
 	tests := []struct {
 		name     string
 		runs     []Record
-		exp      Expectation
+		exp      scenarios.Expectation
 		met      bool
 		measured string // MeasuredText
 		detail   string
 	}{
-		{"ratio met", runs, Expectation{Field: "throughput.completed_per_sec", Numerator: &share, Denominator: &consumer, Min: f(2)},
+		{"ratio met", runs, ratioExp("throughput.completed_per_sec", share, consumer, scenarios.Bounds{Min: f(2)}),
 			true, "r02-share/r01-consumer 2.632", "r02-share/r01-consumer: 1000 / 380"},
-		{"ratio not met", runs, Expectation{Field: "throughput.completed_per_sec", Numerator: &share, Denominator: &consumer, Min: f(3)},
+		{"ratio not met", runs, ratioExp("throughput.completed_per_sec", share, consumer, scenarios.Bounds{Min: f(3)}),
 			false, "r02-share/r01-consumer 2.632 ✗", ""},
-		{"ratio over a where dimension", runs, Expectation{Field: "throughput.completed_per_sec", Numerator: mpr("200"), Denominator: mpr("10"), Max: f(0.9)},
+		{"ratio over a where dimension", runs, ratioExp("throughput.completed_per_sec", mpr("200"), mpr("10"), scenarios.Bounds{Max: f(0.9)}),
 			true, "r05-share-mpr200/r04-share-mpr10 0.5", ""},
-		{"ratio without pairs", []Record{s}, Expectation{Field: "throughput.completed_per_sec", Numerator: &share, Denominator: &consumer, Min: f(2)},
+		{"ratio without pairs", []Record{s}, ratioExp("throughput.completed_per_sec", share, consumer, scenarios.Bounds{Min: f(2)}),
 			false, "nothing measured", "no pair of runs share / consumer with otherwise equal settings"},
-		{"ratio over zero", []Record{c, s}, Expectation{Field: "audit.lost", Numerator: &share, Denominator: &consumer, Max: f(1)},
+		{"ratio over zero", []Record{c, s}, ratioExp("audit.lost", share, consumer, scenarios.Bounds{Max: f(1)}),
 			false, "nothing measured", "r02-share/r01-consumer: ratio undefined (audit.lost 0 / 0)"},
-		{"measure met", runs, Expectation{Field: "audit.lost", Runs: Selector{Type: "all"}, Max: f(0)},
+		{"measure met", runs, measureExp("audit.lost", scenarios.RunSelector{Runs: "all"}, scenarios.Bounds{Max: f(0)}),
 			true, "r01-consumer 0, r02-share 0, r04-share-mpr10 0, r05-share-mpr200 0", ""},
-		{"measure not met", []Record{c, lossy}, Expectation{Field: "audit.lost", Max: f(0)},
+		{"measure not met", []Record{c, lossy}, measureExp("audit.lost", scenarios.RunSelector{}, scenarios.Bounds{Max: f(0)}),
 			false, "r01-consumer 0, r03-share 3 ✗", ""},
-		{"measure by type", runs, Expectation{Field: "ceiling.efficiency", Runs: consumer, Min: f(0.9), Max: f(1.05)},
+		{"measure by type", runs, measureExp("ceiling.efficiency", consumer, scenarios.Bounds{Min: f(0.9), Max: f(1.05)}),
 			true, "r01-consumer 0.95", ""},
-		{"measure where duration", runs, Expectation{Field: "throughput.completed_per_sec",
-			Runs: Selector{Type: "share", Where: map[string]string{"processing.time": "10ms", "max_poll_records": "10"}}, Min: f(700)},
+		{"measure where duration", runs, measureExp("throughput.completed_per_sec", scenarios.RunSelector{Runs: "share", Where: map[string]string{"processing.time": "10ms", "max_poll_records": "10"}}, scenarios.Bounds{Min: f(700)}),
 			true, "r04-share-mpr10 800", ""},
-		{"no run selected", runs, Expectation{Field: "audit.lost", Runs: Selector{Type: "share", Where: map[string]string{"max_poll_records": "50"}}, Max: f(0)},
+		{"no run selected", runs, measureExp("audit.lost", scenarios.RunSelector{Runs: "share", Where: map[string]string{"max_poll_records": "50"}}, scenarios.Bounds{Max: f(0)}),
 			false, "nothing measured", "no run matches share where max_poll_records=50"},
-		{"missing field", runs[:1], Expectation{Field: "audit.nonsense", Max: f(0)},
+		{"missing field", runs[:1], measureExp("audit.nonsense", scenarios.RunSelector{}, scenarios.Bounds{Max: f(0)}),
 			false, "nothing measured", "r01-consumer has no audit.nonsense"},
-		{"derived field", []Record{withArchived(s, 500)}, Expectation{Field: "audit.archived_ratio", Min: f(0.015), Max: f(0.025)},
+		{"derived field", []Record{withArchived(s, 500)}, measureExp("audit.archived_ratio", scenarios.RunSelector{}, scenarios.Bounds{Min: f(0.015), Max: f(0.025)}),
 			true, "r02-share 0.02", ""},
-		{"derived field undefined", []Record{withArchived(s, 0)}, Expectation{Field: "audit.archived_ratio", Min: f(0)},
+		{"derived field undefined", []Record{withArchived(s, 0)}, measureExp("audit.archived_ratio", scenarios.RunSelector{}, scenarios.Bounds{Min: f(0)}),
 			false, "nothing measured", "r02-share has no audit.archived_ratio"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.exp.Name = tc.name
-			out := EvaluateExpectations(tc.runs, []Expectation{tc.exp})
+			out := EvaluateExpectations(tc.runs, []scenarios.Expectation{tc.exp})
 			if len(out) != 1 {
 				t.Fatalf("got %d outcomes", len(out))
 			}
@@ -91,21 +92,21 @@ func withArchived(r Record, n int64) Record {
 }
 
 func TestExpectationClaim(t *testing.T) {
-	share, consumer := Selector{Type: "share"}, Selector{Type: "consumer"}
+	share, consumer := scenarios.RunSelector{Runs: "share"}, scenarios.RunSelector{Runs: "consumer"}
 	tests := []struct {
-		e    Expectation
+		e    scenarios.Expectation
 		want string
 	}{
-		{Expectation{Field: "throughput.completed_per_sec", Numerator: &share, Denominator: &consumer, Min: f(2)},
+		{ratioExp("throughput.completed_per_sec", share, consumer, scenarios.Bounds{Min: f(2)}),
 			"share / consumer throughput.completed_per_sec ≥ 2"},
-		{Expectation{Field: "ceiling.efficiency", Runs: consumer, Min: f(0.9), Max: f(1.05)},
+		{measureExp("ceiling.efficiency", consumer, scenarios.Bounds{Min: f(0.9), Max: f(1.05)}),
 			"consumer runs: ceiling.efficiency in [0.9, 1.05]"},
-		{Expectation{Field: "audit.lost", Max: f(0)}, "all runs: audit.lost ≤ 0"},
-		{Expectation{Field: "audit.lost", Runs: Selector{Type: "share", Where: map[string]string{"members": "8", "ack_mode": "explicit"}}, Min: f(1), Max: f(1)},
+		{measureExp("audit.lost", scenarios.RunSelector{}, scenarios.Bounds{Max: f(0)}), "all runs: audit.lost ≤ 0"},
+		{measureExp("audit.lost", scenarios.RunSelector{Runs: "share", Where: map[string]string{"members": "8", "ack_mode": "explicit"}}, scenarios.Bounds{Min: f(1), Max: f(1)}),
 			"share where ack_mode=explicit, members=8 runs: audit.lost = 1"},
 	}
 	for _, tc := range tests {
-		if got := tc.e.Claim(); got != tc.want {
+		if got := Claim(tc.e); got != tc.want {
 			t.Errorf("got %q, want %q", got, tc.want)
 		}
 	}
@@ -126,4 +127,12 @@ func TestFieldValue(t *testing.T) {
 			t.Errorf("%s: want not a number", path)
 		}
 	}
+}
+
+func ratioExp(field string, num, den scenarios.RunSelector, b scenarios.Bounds) scenarios.Expectation {
+	return scenarios.Expectation{Ratio: &scenarios.RatioClaim{Field: field, Numerator: num, Denominator: den, Bounds: b}}
+}
+
+func measureExp(field string, sel scenarios.RunSelector, b scenarios.Bounds) scenarios.Expectation {
+	return scenarios.Expectation{Measure: &scenarios.MeasureClaim{RunSelector: sel, Field: field, Bounds: b}}
 }

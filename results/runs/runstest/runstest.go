@@ -1,4 +1,6 @@
-package report
+// Package runstest builds run records and campaign folders for the tests
+// of runs, report and their importers.
+package runstest
 
 import (
 	"path/filepath"
@@ -6,18 +8,19 @@ import (
 
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
 )
 
-// fixtureRun is a run record with the figures the reports and comparisons
+// Run is a run record with the figures the reports and comparisons
 // read; spec fields decide matching.
-func fixtureRun(id, ctype string, trial int, tput, p99 float64) runs.Record {
+func Run(id, ctype string, trial int, tput, p99 float64) runs.Record {
 	ceiling := 1000.0
 	if ctype == "consumer" {
 		ceiling = 400
 	}
 	return runs.Record{
 		SchemaVersion: runs.SchemaVersion, RunID: id, Campaign: "fixture-20260101T000000Z", ConsumerType: ctype,
-		Spec:       map[string]any{"consumer_type": ctype, "members": 12, "partitions": 4, "trial": trial},
+		Spec:       &scenarios.RunSpec{ConsumerType: ctype, Members: 12, Partitions: 4, Trial: trial},
 		Throughput: runs.Throughput{OfferedPerSec: 1000, ProducedPerSec: 1000, CompletedPerSec: tput},
 		Latency: runs.Latencies{
 			CompletionMs: results.Percentiles{Count: 20000, P50: p99 / 4, P90: p99 / 2, P99: p99, P999: p99 * 1.5, P9999: p99 * 1.6, Max: p99 * 1.7},
@@ -31,13 +34,13 @@ func fixtureRun(id, ctype string, trial int, tput, p99 float64) runs.Record {
 	}
 }
 
-// writeCampaign writes runs as a campaign folder and returns it.
-func writeCampaign(t *testing.T, recs ...runs.Record) string {
+// WriteCampaign writes runs as a campaign folder and returns it.
+func WriteCampaign(t *testing.T, recs ...runs.Record) string {
 	t.Helper()
 	dir := t.TempDir()
-	camp := runs.Campaign{SchemaVersion: runs.SchemaVersion, Name: "fixture", Scenario: map[string]any{"description": "Does it scale?"}}
+	camp := runs.Campaign{SchemaVersion: runs.SchemaVersion, Name: "fixture", Scenario: &scenarios.Scenario{Description: "Does it scale?"}}
 	for _, r := range recs {
-		if err := runs.WriteRunDir(filepath.Join(dir, "runs", r.RunID), &r, fixtureMerged(r.Latency.CompletionMs.Max), fixtureSeries(int64(r.Throughput.CompletedPerSec))); err != nil {
+		if err := runs.WriteRunDir(filepath.Join(dir, "runs", r.RunID), &r, Merged(r.Latency.CompletionMs.Max), Series(int64(r.Throughput.CompletedPerSec))); err != nil {
 			t.Fatal(err)
 		}
 		camp.Runs = append(camp.Runs, r.RunID)
@@ -48,9 +51,9 @@ func writeCampaign(t *testing.T, recs ...runs.Record) string {
 	return dir
 }
 
-// fixtureMerged holds completion and delivery histograms of 1,000 values
+// Merged holds completion and delivery histograms of 1,000 values
 // spread evenly up to about maxMs, so the .hgrm files have curves.
-func fixtureMerged(maxMs float64) results.Merged {
+func Merged(maxMs float64) results.Merged {
 	m := results.Merged{Publish: results.NewLatencyHistogram(), ScheduleLag: results.NewLatencyHistogram(),
 		Delivery: results.NewLatencyHistogram(), Completion: results.NewLatencyHistogram(),
 		Queue: results.NewLatencyHistogram(), Hold: results.NewLatencyHistogram()}
@@ -62,8 +65,8 @@ func fixtureMerged(maxMs float64) results.Merged {
 	return m
 }
 
-// fixtureSeries has produced and completed counts for 30 seconds.
-func fixtureSeries(perSec int64) *results.Series {
+// Series has produced and completed counts for 30 seconds.
+func Series(perSec int64) *results.Series {
 	s := results.NewSeries(0, 30)
 	for i := range 30 {
 		ns := int64(i) * 1e9
