@@ -167,7 +167,6 @@ func Verify(a Advice, recs []runs.Record, where []scenarios.Clause) (Verified, e
 	return v, fmt.Errorf("verify: no share run at members %d, max_poll_records %d", a.Members, a.MaxPollRecords)
 }
 
-
 // WriteText prints the verification.
 func (v Verified) WriteText(w io.Writer) {
 	reached := "no"

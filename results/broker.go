@@ -74,7 +74,7 @@ type LagSummary struct {
 	Max int64 `json:"max"`
 	// AtWindowEnd is the lag of the sample nearest the measurement window's end.
 	AtWindowEnd int64 `json:"at_window_end"`
-	// DrainEstimateSec is REFERENCE §4's estimated time to drain (ETD) at
+	// DrainEstimateSec is the estimated time to drain (ETD) at
 	// the window's end: AtWindowEnd ÷ (completed_per_sec − produced_per_sec),
 	// the time the backlog would take to drain if production went on at the
 	// measured rate. Absent when the consumers were no faster than the

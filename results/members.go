@@ -61,9 +61,6 @@ func (s *MemberShard) Crashed(ns int64) {
 	s.life.left.Store(ns)
 }
 
-// FirstDelivery is the member's first delivery, Clock ns (0: none yet).
-func (s *MemberShard) FirstDelivery() int64 { return s.firstDelivery.Load() }
-
 // noteDelivery keeps the longest gap between the member's deliveries. One
 // member's deliveries come from its own workers, so the last-delivery swap
 // races only with itself.
@@ -82,7 +79,7 @@ func (r *Recorder) RecordPause(p RebalancePause) {
 	r.mu.Unlock()
 }
 
-// members lists the members' times; callers hold r.mu.
+// memberTimes lists the members' times; callers hold r.mu.
 func (r *Recorder) memberTimes() []MemberTimes {
 	var out []MemberTimes
 	for _, s := range r.members {
@@ -91,13 +88,6 @@ func (r *Recorder) memberTimes() []MemberTimes {
 			IdleStartNs: s.life.idleStart.Load(), Completed: s.Completed.Load()})
 	}
 	return out
-}
-
-// Pauses returns the rebalance pauses recorded so far, by start time.
-func (r *Recorder) Pauses() []RebalancePause {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.sortedPauses()
 }
 
 // sortedPauses copies the pauses by start time; callers hold r.mu.

@@ -51,7 +51,7 @@ func AttemptsPerCompletion(transient, poison float64) float64 {
 	return 1/(1-transient) + poison/(1-poison)
 }
 
-// ComputeCeiling applies REFERENCE §4: worker ceiling = active members ×
+// ComputeCeiling computes the theoretical ceiling: worker ceiling = active members ×
 // workers × 1000 / P (per attempt, divided by attempts per completion);
 // lock ceiling = partitions × locks / W; achievable = min of those and the
 // producer rate.

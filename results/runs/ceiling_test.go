@@ -24,7 +24,7 @@ func TestComputeCeiling(t *testing.T) {
 		// Workers multiply: 2 members × 4 workers × 1000/20 = 400.
 		{"workers per member", CeilingInput{Members: 2, Workers: 4, Partitions: 8, ProcessingMs: 20, ProducerRate: 5000},
 			400, "workers", 2, 400, 0},
-		// REFERENCE §4 example: 64 partitions × 2000 locks / 2 s = 64,000/s.
+		// Worked example: 64 partitions × 2000 locks / 2 s = 64,000/s.
 		{"lock ceiling", CeilingInput{Share: true, Members: 1000, Workers: 100, Partitions: 64, ProcessingMs: 1, ProducerRate: 1e6, RecordLocks: 2000, HoldMs: 2000},
 			64000, "locks", 1000, 1e8, 64000},
 		// Transient failures: 1/(1-0.2) = 1.25 attempts per completion: 400/1.25 = 320.

@@ -2,7 +2,7 @@ package runs
 
 // DrainEstimate is the estimated time to drain a backlog of records while
 // producing at producedPerSec and consuming at completedPerSec:
-// backlog / (completed − produced) seconds (REFERENCE §4 ETD). It is nil when
+// backlog / (completed − produced) seconds (the ETD). It is nil when
 // consumption is not faster than production, 0 when there is no backlog.
 func DrainEstimate(backlog int64, producedPerSec, completedPerSec float64) *float64 {
 	if backlog <= 0 {

@@ -1,5 +1,5 @@
 // Package runstest builds run records and campaign folders for the tests
-// of runs, report and their importers.
+// of report and of the importers of runs (runs' own tests cannot import it).
 package runstest
 
 import (
