@@ -7,7 +7,7 @@ import (
 
 // SpecKey is the canonical JSON of a run's spec without the fields named in
 // ignore (e.g. "trial"): two runs with the same key ran the same settings.
-// It is "" when the run has no spec object.
+// It is "" when the run has no spec.
 func SpecKey(r Record, ignore ...string) string {
 	if r.Spec == nil {
 		return ""
