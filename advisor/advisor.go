@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -265,7 +265,7 @@ func (a *Advice) members(in Input) {
 
 // consumerGroup: min(m, N)·w·1000/P; it reaches R' only with N ≥ m.
 func (a *Advice) consumerGroup() {
-	c := results.ComputeCeiling(results.CeilingInput{
+	c := runs.ComputeCeiling(runs.CeilingInput{
 		Share: false, Members: a.Members, Workers: a.Workers, Partitions: a.Partitions,
 		ProcessingMs: a.ProcessingMs, ProducerRate: math.Inf(1),
 	})
@@ -374,10 +374,10 @@ func (a *Advice) lockDuration(in Input) {
 	}
 }
 
-// ceiling: min(m·w·1000/P, N·locks·1000/W), results.ComputeCeiling's
+// ceiling: min(m·w·1000/P, N·locks·1000/W), runs.ComputeCeiling's
 // share-group formulas without a producer bound.
 func (a *Advice) ceiling() {
-	c := results.ComputeCeiling(results.CeilingInput{
+	c := runs.ComputeCeiling(runs.CeilingInput{
 		Share: true, Members: a.Members, Workers: a.Workers, Partitions: a.Partitions,
 		ProcessingMs: a.ProcessingMs, ProducerRate: math.Inf(1), RecordLocks: a.RecordLocks, HoldMs: a.WMs,
 	})

@@ -40,7 +40,7 @@
 // (VerifyPoints: members ± max(1, round(m/4)), max.poll.records ÷ 2 and × 2),
 // offered R', with a recommend: block; Verify reads the finished runs: the
 // measured best max.poll.records and members per consumer type
-// (results.Recommend) and whether the share group reached the formula's
+// (runs.Recommend) and whether the share group reached the formula's
 // ceiling at the recommended point (completed ≥ 0.95 · min(R', ceiling)).
 //
 // advisor reads only scenarios (the processing model and its mean, the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -127,8 +127,8 @@ type Verified struct {
 	// BestMaxPollRecords and BestMembers answer "best max_poll_records (at
 	// each members value)" and "best members (at each max_poll_records
 	// value)" per consumer type, under the clauses.
-	BestMaxPollRecords results.Recommendation `json:"best_max_poll_records"`
-	BestMembers        results.Recommendation `json:"best_members"`
+	BestMaxPollRecords runs.Recommendation `json:"best_max_poll_records"`
+	BestMembers        runs.Recommendation `json:"best_members"`
 	// At the recommended point, share group: completed records/s, its ratio
 	// to min(offered, advice ceiling), and whether that is ≥ 0.95.
 	Completed  float64 `json:"completed_per_sec"`
@@ -143,20 +143,19 @@ type Verified struct {
 const ReachedEfficiency = 0.95
 
 // Verify reads a verify campaign's runs against the advice.
-func Verify(a Advice, runs []results.RunRecord, where []results.Clause) (Verified, error) {
+func Verify(a Advice, recs []runs.Record, where []scenarios.Clause) (Verified, error) {
 	v := Verified{Recommended: VerifyPoint{a.Members, a.MaxPollRecords}, Ceiling: a.Ceiling}
 	var err error
-	q := results.RecommendQuery{Knob: "max_poll_records", Maximize: "throughput.completed_per_sec", Where: where}
-	if v.BestMaxPollRecords, err = results.Recommend(runs, q); err != nil {
+	q := scenarios.Recommend{Knob: "max_poll_records", Maximize: "throughput.completed_per_sec", Where: where}
+	if v.BestMaxPollRecords, err = runs.Recommend(recs, q); err != nil {
 		return v, err
 	}
 	q.Knob = "members"
-	if v.BestMembers, err = results.Recommend(runs, q); err != nil {
+	if v.BestMembers, err = runs.Recommend(recs, q); err != nil {
 		return v, err
 	}
-	for _, r := range runs {
-		spec := specInts(r.Spec)
-		if r.ConsumerType == "share" && spec["members"] == a.Members && spec["max_poll_records"] == a.MaxPollRecords {
+	for _, r := range recs {
+		if r.ConsumerType == "share" && r.Spec != nil && r.Spec.Members == a.Members && r.Spec.MaxPollRecords == a.MaxPollRecords {
 			v.RunID, v.Completed, v.Offered = r.RunID, r.Throughput.CompletedPerSec, r.Throughput.OfferedPerSec
 			if bound := math.Min(v.Offered, a.Ceiling); bound > 0 {
 				v.Efficiency = v.Completed / bound
@@ -166,22 +165,6 @@ func Verify(a Advice, runs []results.RunRecord, where []results.Clause) (Verifie
 		}
 	}
 	return v, fmt.Errorf("verify: no share run at members %d, max_poll_records %d", a.Members, a.MaxPollRecords)
-}
-
-// specInts reads the integer knobs of a run spec (a RunSpec or its JSON).
-func specInts(spec any) map[string]int {
-	out := map[string]int{}
-	switch s := spec.(type) {
-	case scenarios.RunSpec:
-		out["members"], out["max_poll_records"] = s.Members, s.MaxPollRecords
-	case map[string]any:
-		for _, k := range []string{"members", "max_poll_records"} {
-			if f, ok := s[k].(float64); ok {
-				out[k] = int(f)
-			}
-		}
-	}
-	return out
 }
 
 // WriteText prints the verification.
@@ -194,14 +177,14 @@ func (v Verified) WriteText(w io.Writer) {
 		v.Recommended.Members, v.Recommended.MaxPollRecords, v.Ceiling)
 	fmt.Fprintf(w, "  share at the recommendation (%s): completed %.1f records/s of %.6g offered = %.3f of min(offered, ceiling); ceiling reached (≥ %.2f): %s\n",
 		v.RunID, v.Completed, v.Offered, v.Efficiency, ReachedEfficiency, reached)
-	for i, rec := range []results.Recommendation{v.BestMaxPollRecords, v.BestMembers} {
+	for i, rec := range []runs.Recommendation{v.BestMaxPollRecords, v.BestMembers} {
 		recommended := fmt.Sprint([]int{v.Recommended.MaxPollRecords, v.Recommended.Members}[i])
-		fmt.Fprintf(w, "  measured %s:\n", rec.Query)
+		fmt.Fprintf(w, "  measured %s:\n", runs.QueryText(rec.Query))
 		for _, g := range rec.Groups {
 			if len(g.Candidates) < 2 {
 				continue // a single point: nothing was compared
 			}
-			for _, l := range (results.Recommendation{Query: rec.Query, Groups: []results.RecommendGroup{g}}).Lines() {
+			for _, l := range (runs.Recommendation{Query: rec.Query, Groups: []runs.RecommendGroup{g}}).Lines() {
 				fmt.Fprintf(w, "    %s\n", l)
 			}
 			if line := versusRecommended(g, rec.Query, recommended); line != "" {
@@ -213,7 +196,7 @@ func (v Verified) WriteText(w io.Writer) {
 
 // versusRecommended compares a group's best with the recommended value:
 // "recommended 800: 240.2 (best 400 is +0.5%)".
-func versusRecommended(g results.RecommendGroup, q results.RecommendQuery, recommended string) string {
+func versusRecommended(g runs.RecommendGroup, q scenarios.Recommend, recommended string) string {
 	for _, c := range g.Candidates {
 		if c.Value != recommended {
 			continue

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -82,17 +82,17 @@ func TestVerifyPointsClamp(t *testing.T) {
 
 func TestVerify(t *testing.T) {
 	a := Advice{Members: 4, MaxPollRecords: 10, Ceiling: 400, ShareGroupMaxSize: 200}
-	mk := func(id, typ string, members, mpr int, completed float64) results.RunRecord {
-		r := results.RunRecord{RunID: id, ConsumerType: typ,
-			Spec: map[string]any{"consumer_type": typ, "members": float64(members), "max_poll_records": float64(mpr)}}
+	mk := func(id, typ string, members, mpr int, completed float64) runs.Record {
+		r := runs.Record{RunID: id, ConsumerType: typ,
+			Spec: &scenarios.RunSpec{ConsumerType: typ, Members: members, MaxPollRecords: mpr}}
 		r.Throughput.CompletedPerSec, r.Throughput.OfferedPerSec = completed, 480
 		return r
 	}
-	runs := []results.RunRecord{
+	recs := []runs.Record{
 		mk("s-4-10", "share", 4, 10, 390), mk("s-3-10", "share", 3, 10, 300), mk("s-5-10", "share", 5, 10, 470),
 		mk("s-4-5", "share", 4, 5, 380), mk("s-4-20", "share", 4, 20, 392),
 	}
-	v, err := Verify(a, runs, nil)
+	v, err := Verify(a, recs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -11,7 +12,7 @@ import (
 // the window is the drain (first delivery → last finish), nothing is offered
 // on a schedule, the producers' figure is the fill rate, and the producer
 // rate does not bound the drain.
-func backlogFigures(rr *results.RunRecord, s scenarios.RunSpec, m results.Merged, fillSec float64) {
+func backlogFigures(rr *runs.Record, s scenarios.RunSpec, m results.Merged, fillSec float64) {
 	rr.Phases.FillSec = fillSec
 	rr.Phases.WarmupSec = 0
 	t := &rr.Throughput
@@ -26,7 +27,7 @@ func backlogFigures(rr *results.RunRecord, s scenarios.RunSpec, m results.Merged
 	if m.Acked > 0 {
 		t.CompletedRatio = float64(m.CompletedInWindow) / float64(m.Acked)
 	}
-	c := results.ComputeCeiling(results.CeilingInput{
+	c := runs.ComputeCeiling(runs.CeilingInput{
 		Share: s.ConsumerType == "share", Members: s.Members, Workers: s.Workers, Partitions: s.Partitions,
 		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
 		ProducerRate: math.Inf(1), RecordLocks: s.RecordLocks(), HoldMs: rr.Latency.HoldMs.Mean,

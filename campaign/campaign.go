@@ -12,7 +12,8 @@ import (
 
 	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/internal/redact"
-	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/report"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -34,11 +35,11 @@ type Options struct {
 // Result is a finished campaign.
 type Result struct {
 	Dir  string
-	Runs []results.RunRecord
+	Runs []runs.Record
 	// Expectations are the scenario's expect: claims, evaluated on Runs.
-	Expectations []results.ExpectationOutcome
+	Expectations []runs.ExpectationOutcome
 	// Recommendations answer the scenario's recommend: query.
-	Recommendations []results.Recommendation
+	Recommendations []runs.Recommendation
 }
 
 // Run runs every RunSpec of the scenario, provisioning one cluster per
@@ -74,10 +75,10 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Result, err
 	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
 		return nil, fmt.Errorf("results folder: %w", err)
 	}
-	camp := results.Campaign{SchemaVersion: results.SchemaVersion, Name: sc.Name,
+	camp := runs.Campaign{SchemaVersion: runs.SchemaVersion, Name: sc.Name,
 		StartedAt: started.Format(time.RFC3339), Scenario: sc}
 	out := &Result{Dir: dir}
-	var envs []results.Environment
+	var envs []runs.Environment
 	for gi, group := range groupByCluster(sc.Runs) {
 		spec := clusterSpec(sc.Runs[group[0]], filepath.Join(dir, "logs", fmt.Sprintf("cluster-%d", gi+1)), log)
 		fmt.Fprintf(log, "starting %s cluster: %d node(s), Kafka %s\n", prov.Name(), spec.Nodes, spec.KafkaVersion)
@@ -105,34 +106,34 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Result, err
 	camp.Expectations = EvaluateExpectations(sc, out.Runs)
 	out.Expectations = camp.Expectations
 	if sc.Recommend != nil {
-		rec, err := results.Recommend(out.Runs, RecommendQuery(*sc.Recommend))
+		rec, err := runs.Recommend(out.Runs, *sc.Recommend)
 		if err != nil {
 			fmt.Fprintf(log, "recommend: %v\n", err)
 		} else {
-			camp.Recommendations = []results.Recommendation{rec}
+			camp.Recommendations = []runs.Recommendation{rec}
 		}
 	}
 	out.Recommendations = camp.Recommendations
-	if err := results.WriteJSON(filepath.Join(dir, "campaign.json"), camp); err != nil {
+	if err := runs.WriteJSON(filepath.Join(dir, "campaign.json"), camp); err != nil {
 		return out, err
 	}
-	_, err = results.WriteReports(dir, camp, out.Runs)
+	_, err = report.WriteFiles(dir, camp, out.Runs)
 	return out, err
 }
 
 func runGroup(ctx context.Context, cl infra.Cluster, sc *scenarios.Scenario, group []int, dir string,
-	out *Result, camp *results.Campaign, log io.Writer, progress Progress) error {
+	out *Result, camp *runs.Campaign, log io.Writer, progress Progress) error {
 	for _, i := range group {
 		id := sc.RunName(i)
 		n := len(out.Runs) + 1
 		fmt.Fprintf(log, "run %d/%d %s\n", n, len(sc.Runs), id)
-		m, err := RunOne(withProgress(ctx, runProgress{p: progress, run: n, runs: len(sc.Runs), id: id}), cl, sc.Runs[i], id, log)
+		m, err := RunOne(withProgress(ctx, runProgress{p: progress, run: n, recs: len(sc.Runs), id: id}), cl, sc.Runs[i], id, log)
 		progress.RunDone(n, len(sc.Runs), id, err)
 		if err != nil {
 			return fmt.Errorf("run %s: %w", id, err)
 		}
 		m.Record.Campaign = filepath.Base(dir)
-		if err := results.WriteRunDir(filepath.Join(dir, "runs", id), &m.Record, m.Merged, m.Series); err != nil {
+		if err := runs.WriteRunDir(filepath.Join(dir, "runs", id), &m.Record, m.Merged, m.Series); err != nil {
 			return fmt.Errorf("run %s: write: %w", id, err)
 		}
 		out.Runs = append(out.Runs, m.Record)
@@ -143,10 +144,10 @@ func runGroup(ctx context.Context, cl infra.Cluster, sc *scenarios.Scenario, gro
 
 // groupByCluster groups run indexes that can share one cluster (same nodes,
 // version, heap and broker configuration), keeping first-seen order.
-func groupByCluster(runs []scenarios.RunSpec) [][]int {
+func groupByCluster(recs []scenarios.RunSpec) [][]int {
 	var keys []string
 	groups := map[string][]int{}
-	for i, r := range runs {
+	for i, r := range recs {
 		k := clusterKey(r)
 		if _, ok := groups[k]; !ok {
 			keys = append(keys, k)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -45,21 +46,21 @@ type eventRunner struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	mu     sync.Mutex
-	out    []results.Event
+	out    []runs.Event
 	down   []int // brokers killed for the rest of the run (broker_kill, duration 0)
 }
 
 // start fires every event at windowStart + at (Clock ns) until stop.
 func (r *eventRunner) start(ctx context.Context, windowStart int64) {
 	ctx, r.cancel = context.WithCancel(ctx)
-	r.out = make([]results.Event, len(r.events))
+	r.out = make([]runs.Event, len(r.events))
 	for i, e := range r.events {
-		r.out[i] = results.Event{AtSec: e.At.Seconds(), Action: e.Action, Label: e.String(), Duration: e.Duration}
+		r.out[i] = runs.Event{AtSec: e.At.Seconds(), Action: e.Action, Label: e.String(), Duration: e.Duration}
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
 			if !sleepCtx(ctx, time.Duration(windowStart+int64(e.At)-r.clock.Now())) {
-				r.set(i, func(ev *results.Event) { ev.Error = "not fired: the run ended first" })
+				r.set(i, func(ev *runs.Event) { ev.Error = "not fired: the run ended first" })
 				return
 			}
 			r.fire(ctx, i, e)
@@ -70,7 +71,7 @@ func (r *eventRunner) start(ctx context.Context, windowStart int64) {
 // stop ends the runner: events not yet fired are not, timed faults in
 // progress are undone (brokers resumed, reconnected, restarted) before it
 // returns. It returns the events as recorded.
-func (r *eventRunner) stop() []results.Event {
+func (r *eventRunner) stop() []runs.Event {
 	if r.cancel == nil {
 		return nil
 	}
@@ -81,7 +82,7 @@ func (r *eventRunner) stop() []results.Event {
 	return slices.Clone(r.out)
 }
 
-func (r *eventRunner) set(i int, f func(*results.Event)) {
+func (r *eventRunner) set(i int, f func(*runs.Event)) {
 	r.mu.Lock()
 	f(&r.out[i])
 	r.mu.Unlock()
@@ -90,7 +91,7 @@ func (r *eventRunner) set(i int, f func(*results.Event)) {
 // fire runs one event and records its times, target and error.
 func (r *eventRunner) fire(ctx context.Context, i int, e scenarios.Event) {
 	start := r.clock.Now()
-	r.set(i, func(ev *results.Event) { ev.StartNs = start })
+	r.set(i, func(ev *runs.Event) { ev.StartNs = start })
 	fmt.Fprintf(r.log, "    event at +%v: %s\n", e.At, e)
 	var members []int
 	var target string
@@ -111,7 +112,7 @@ func (r *eventRunner) fire(ctx context.Context, i int, e scenarios.Event) {
 		target = "members " + joinInts(members)
 	}
 	end := r.clock.Now()
-	r.set(i, func(ev *results.Event) {
+	r.set(i, func(ev *runs.Event) {
 		ev.EndNs, ev.Members, ev.Target = end, members, target
 		if err != nil {
 			ev.Error = err.Error()

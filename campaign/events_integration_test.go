@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/report"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -32,7 +33,7 @@ func TestShareJoinAndSlowDownOnKafka(t *testing.T) {
 		t.Fatalf("events %+v", r.Events)
 	}
 	for _, e := range r.Events {
-		t.Logf("%s", results.EventLine(r, e))
+		t.Logf("%s", report.EventLine(r, e))
 		if e.Error != "" {
 			t.Errorf("event %s: %s", e.Label, e.Error)
 		}
@@ -86,7 +87,7 @@ func TestConsumerJoinAndCrashOnKafka(t *testing.T) {
 	m := runMeasured(t, s, "events-consumer")
 	r := m.Record
 	for _, e := range r.Events {
-		t.Logf("%s", results.EventLine(r, e))
+		t.Logf("%s", report.EventLine(r, e))
 		if e.Error != "" {
 			t.Errorf("event %s: %s", e.Label, e.Error)
 		}

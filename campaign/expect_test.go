@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -12,10 +13,10 @@ import (
 func TestExpectFieldsResolve(t *testing.T) {
 	// max_rate.* exists on load_mode max_rate runs only (a pointer in RunRecord).
 	v := 1.0
-	r := results.RunRecord{Audit: results.Audit{Produced: 100, Archived: 2}, MaxRate: &results.MaxRateResult{},
-		EventSummary: &results.EventSummary{FirstRecordMaxSec: &v, RecoveryMaxSec: &v, FirstRedeliveryMaxSec: &v}}
+	r := runs.Record{Audit: results.Audit{Produced: 100, Archived: 2}, MaxRate: &runs.MaxRateResult{},
+		EventSummary: &runs.EventSummary{FirstRecordMaxSec: &v, RecoveryMaxSec: &v, FirstRedeliveryMaxSec: &v}}
 	for _, f := range scenarios.ExpectFields() {
-		if _, ok := results.FieldValue(r, f); !ok {
+		if _, ok := runs.FieldValue(r, f); !ok {
 			t.Errorf("expectation field %s does not resolve on a RunRecord", f)
 		}
 	}
@@ -29,14 +30,14 @@ func TestBuiltinExpectationsEvaluate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var runs []results.RunRecord
+	var recs []runs.Record
 	for i, spec := range sc.Runs {
-		r := results.RunRecord{RunID: sc.RunName(i), ConsumerType: spec.ConsumerType, Spec: spec}
+		r := runs.Record{RunID: sc.RunName(i), ConsumerType: spec.ConsumerType, Spec: &spec}
 		r.Throughput.CompletedPerSec = map[string]float64{"consumer": 380, "share": 1000}[spec.ConsumerType]
 		r.Ceiling.Efficiency = map[string]float64{"consumer": 0.95, "share": 1}[spec.ConsumerType]
-		runs = append(runs, r)
+		recs = append(recs, r)
 	}
-	outs := EvaluateExpectations(sc, runs)
+	outs := EvaluateExpectations(sc, recs)
 	want := []struct {
 		name     string
 		measured string
@@ -60,14 +61,14 @@ func TestBuiltinWhereSelectorsEvaluate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var runs []results.RunRecord
+	var recs []runs.Record
 	for i, spec := range sc.Runs {
-		r := results.RunRecord{RunID: sc.RunName(i), ConsumerType: spec.ConsumerType, Spec: spec}
+		r := runs.Record{RunID: sc.RunName(i), ConsumerType: spec.ConsumerType, Spec: &spec}
 		r.Throughput.CompletedPerSec = 8000 / float64(spec.MaxPollRecords)
 		r.Throughput.CompletedRatio = 1
-		runs = append(runs, r)
+		recs = append(recs, r)
 	}
-	outs := EvaluateExpectations(sc, runs)
+	outs := EvaluateExpectations(sc, recs)
 	if got := outs[1].MeasuredText(); got != "r03-share-mpr200/r01-share-mpr10 0.05" || !outs[1].Met {
 		t.Errorf("cliff ratio: got %s met %v", got, outs[1].Met)
 	}

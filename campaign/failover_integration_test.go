@@ -16,7 +16,7 @@ import (
 
 	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/internal/testkit/kafkatest"
-	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/report"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -105,7 +105,7 @@ func brokerKillRun(ctx context.Context, t *testing.T, cluster infra.Cluster, typ
 	if len(r.Events) != 1 || r.Events[0].Error != "" {
 		t.Fatalf("events %+v", r.Events)
 	}
-	t.Logf("%s", results.EventLine(r, r.Events[0]))
+	t.Logf("%s", report.EventLine(r, r.Events[0]))
 	t.Logf("audit %+v", r.Audit)
 	if !r.Audit.Balanced || r.Audit.Lost != 0 || r.Audit.InFlight != 0 {
 		t.Errorf("audit %+v: want balanced, nothing lost or in flight", r.Audit)

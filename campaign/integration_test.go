@@ -9,10 +9,11 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
-func runSpec(t *testing.T, s scenarios.RunSpec, id string) results.RunRecord {
+func runSpec(t *testing.T, s scenarios.RunSpec, id string) runs.Record {
 	t.Helper()
 	return runMeasured(t, s, id).Record
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sharebench/sharebench/collectors"
 	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
 )
 
 // groupLag returns a LagFunc reading the group's total lag on topic from the
@@ -55,12 +56,12 @@ func brokerSummary(s *collectors.BrokerScraper, clock *results.Clock, w results.
 }
 
 // collectorHealth tells the validity check how the samplers fared.
-func collectorHealth(b results.BrokerMetrics, l results.LagSummary) []results.CollectorHealth {
-	var out []results.CollectorHealth
+func collectorHealth(b results.BrokerMetrics, l results.LagSummary) []runs.CollectorHealth {
+	var out []runs.CollectorHealth
 	if b.Endpoints > 0 {
-		out = append(out, results.CollectorHealth{Name: "broker metrics scrape", Attempts: b.Samples + b.ScrapeErrors,
+		out = append(out, runs.CollectorHealth{Name: "broker metrics scrape", Attempts: b.Samples + b.ScrapeErrors,
 			Failures: b.ScrapeErrors, LastError: b.LastScrapeError, NoWindow: b.WindowSec == 0})
 	}
-	out = append(out, results.CollectorHealth{Name: "group lag", Attempts: l.Samples + l.Errors, Failures: l.Errors, LastError: l.LastError})
+	out = append(out, runs.CollectorHealth{Name: "group lag", Attempts: l.Samples + l.Errors, Failures: l.Errors, LastError: l.LastError})
 	return out
 }

@@ -6,14 +6,14 @@ import (
 	"io"
 
 	"github.com/sharebench/sharebench/infra"
-	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
 // runMaxRate is load_mode max_rate: each rate of the schedule is a run of
 // its own (RunOne with load_mode rate at that rate: a fresh topic and
 // group, a fresh member fleet, its own warm-up, window and drain), judged
-// by results.SearchMaxRate, which stops at the first failing step.
+// by runs.SearchMaxRate, which stops at the first failing step.
 //
 // Fresh per step, not one fleet across steps: a step that overloads the
 // consumers leaves a backlog, and a shared fleet and topic would carry it
@@ -28,21 +28,21 @@ func runMaxRate(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, r
 	if mr == nil {
 		return nil, fmt.Errorf("load_mode max_rate: no max_rate block")
 	}
-	crit := results.MaxRateCriteria{CompletedRatio: mr.CompletedRatio,
+	crit := runs.MaxRateCriteria{CompletedRatio: mr.CompletedRatio,
 		P99BoundMs: float64(mr.P99Bound) / 1e6, Confirm: mr.Confirm}
 	var first, best *Measured
-	res, err := results.SearchMaxRate(mr.Schedule(), crit, func(n int, rate float64, retry bool) (results.MaxRateStep, error) {
+	res, err := runs.SearchMaxRate(mr.Schedule(), crit, func(n int, rate float64, retry bool) (runs.MaxRateStep, error) {
 		step := stepSpec(spec, rate)
 		id := fmt.Sprintf("%s-step%d", runID, n+1)
 		fmt.Fprintf(log, "  %s: max-rate step %d at %.6g records/s\n", runID, n+1, rate)
 		m, err := RunOne(ctx, cl, step, id, log)
 		if err != nil {
-			return results.MaxRateStep{RunID: id}, err
+			return runs.MaxRateStep{RunID: id}, err
 		}
 		if first == nil {
 			first = m
 		}
-		s := results.MaxRateStep{RunID: id, OfferedPerSec: rate, CompletedPerSec: m.Record.Throughput.CompletedPerSec,
+		s := runs.MaxRateStep{RunID: id, OfferedPerSec: rate, CompletedPerSec: m.Record.Throughput.CompletedPerSec,
 			P99Ms: m.Record.Latency.CompletionMs.P99, Flags: m.Record.Validity.Codes()}
 		crit.Judge(&s)
 		if s.Pass {
@@ -59,7 +59,7 @@ func runMaxRate(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, r
 		kept = best
 	}
 	kept.Record.RunID = runID
-	kept.Record.Spec = spec
+	kept.Record.Spec = &spec
 	kept.Record.MaxRate = &res
 	fmt.Fprintf(log, "  %s\n", res.Line(runID))
 	return kept, nil

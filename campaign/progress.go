@@ -37,7 +37,7 @@ type Progress interface {
 	// Phase says the current run entered a phase.
 	Phase(PhaseInfo)
 	// RunDone says the current run finished (err nil) or failed.
-	RunDone(run, runs int, id string, err error)
+	RunDone(run, recs int, id string, err error)
 }
 
 // NoProgress is the default Progress: it does nothing.
@@ -50,7 +50,7 @@ func (NoProgress) RunDone(int, int, string, error) {}
 // and name are fixed, the counters come from the run's recorder.
 type runProgress struct {
 	p         Progress
-	run, runs int
+	run, recs int
 	id        string
 }
 
@@ -66,11 +66,11 @@ func progressOf(ctx context.Context, id string) runProgress {
 	if p, ok := ctx.Value(progressKey{}).(runProgress); ok {
 		return p
 	}
-	return runProgress{p: NoProgress{}, run: 1, runs: 1, id: id}
+	return runProgress{p: NoProgress{}, run: 1, recs: 1, id: id}
 }
 
 func (p runProgress) phase(name string, planned time.Duration, rec *results.Recorder) {
-	info := PhaseInfo{Run: p.run, Runs: p.runs, RunID: p.id, Name: name, Planned: planned}
+	info := PhaseInfo{Run: p.run, Runs: p.recs, RunID: p.id, Name: name, Planned: planned}
 	if rec != nil {
 		info.Counts = rec.Counts
 	}

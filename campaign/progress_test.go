@@ -29,7 +29,7 @@ func (p *recordedProgress) Phase(i PhaseInfo) {
 	}
 }
 
-func (p *recordedProgress) RunDone(run, runs int, id string, err error) {
+func (p *recordedProgress) RunDone(run, recs int, id string, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done = append(p.done, id)

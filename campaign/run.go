@@ -15,6 +15,7 @@ import (
 	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -23,7 +24,7 @@ const groupReadyTimeout = 60 * time.Second
 
 // Measured is one finished run: its record plus the raw data behind it.
 type Measured struct {
-	Record results.RunRecord
+	Record runs.Record
 	Merged results.Merged
 	Series *results.Series
 }
@@ -197,7 +198,7 @@ type runState struct {
 	fillSec            float64 // load_mode backlog
 	progress           runProgress
 	runner             *eventRunner
-	events             []results.Event
+	events             []runs.Event
 	drainErr           error
 	errs               []string
 }
@@ -336,15 +337,15 @@ func (r *runState) measured() *Measured {
 	rr.Broker = brokerSummary(r.scraper, r.clock, r.window, rr.Throughput.CompletedPerSec*r.window.Seconds())
 	rr.Lag = r.lag.Summary(r.clock.Time(r.window.End))
 	if rr.Lag.Samples > 0 {
-		rr.Lag.DrainEstimateSec = results.DrainEstimate(rr.Lag.AtWindowEnd, rr.Throughput.ProducedPerSec, rr.Throughput.CompletedPerSec)
+		rr.Lag.DrainEstimateSec = runs.DrainEstimate(rr.Lag.AtWindowEnd, rr.Throughput.ProducedPerSec, rr.Throughput.CompletedPerSec)
 	}
 	if len(r.spec.Events) > 0 {
 		thirds = [3]int64{} // intentional dips are not a short warm-up
 		rr.Events, rr.EventSummary = eventReports(r.spec, r.series, r.start, r.window, r.events, m)
-		rr.Members = results.MemberLives(m.Members, r.window)
+		rr.Members = runs.MemberLives(m.Members, r.window)
 	}
 	fillGauges(r.series, r.scraper, r.lag, r.procs)
-	rr.Validity = results.Check(results.ValidityInput{
+	rr.Validity = runs.Check(runs.ValidityInput{
 		IsKafka: r.cl.IsKafka(), Audit: rr.Audit, DrainTimedOut: rr.Phases.DrainTimedOut,
 		ScheduleLagP99Ms: rr.Latency.ScheduleLagMs.P99, HarnessCPUPercent: usage.HarnessPercent,
 		HostCPUPercent: usage.HostPercent, Ceiling: rr.Ceiling, CompletedPerSec: rr.Throughput.CompletedPerSec,

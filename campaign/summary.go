@@ -12,6 +12,7 @@ import (
 	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -71,8 +72,8 @@ func sessionTimeout(s scenarios.RunSpec) time.Duration {
 	return defaultMinSessionTimeout
 }
 
-// eventReports analyses the run's events (see results.AnalyzeEvents).
-func eventReports(s scenarios.RunSpec, series *results.Series, loadStart int64, w results.Window, events []results.Event, m results.Merged) ([]results.EventReport, *results.EventSummary) {
+// eventReports analyses the run's events (see runs.AnalyzeEvents).
+func eventReports(s scenarios.RunSpec, series *results.Series, loadStart int64, w results.Window, events []runs.Event, m results.Merged) ([]runs.EventReport, *runs.EventSummary) {
 	n := series.Len()
 	completed, redelivered := make([]int64, n), make([]int64, n)
 	for i := range n {
@@ -83,31 +84,31 @@ func eventReports(s scenarios.RunSpec, series *results.Series, loadStart int64, 
 	if s.ConsumerType != "share" {
 		grace = sessionTimeout(s)
 	}
-	reports := results.AnalyzeEvents(results.EventInput{Completed: completed, Redelivered: redelivered,
+	reports := runs.AnalyzeEvents(runs.EventInput{Completed: completed, Redelivered: redelivered,
 		SeriesStart: series.Start(), LoadStart: loadStart, Window: w, Events: events, Members: m.Members,
 		Pauses: m.Pauses, Share: s.ConsumerType == "share", CrashGrace: grace})
-	sum := results.SummarizeEvents(reports, m.Pauses)
+	sum := runs.SummarizeEvents(reports, m.Pauses)
 	return reports, &sum
 }
 
 // summarize turns a run's merged measurements into its record.
-func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit results.Audit, w results.Window, cl infra.Cluster) results.RunRecord {
+func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit results.Audit, w results.Window, cl infra.Cluster) runs.Record {
 	secs := w.Seconds()
-	r := results.RunRecord{
-		SchemaVersion: results.SchemaVersion, RunID: runID, ConsumerType: s.ConsumerType, Spec: s,
-		Phases: results.Phases{WarmupSec: s.Warmup.Seconds(), MeasureSec: secs},
-		Throughput: results.Throughput{
+	r := runs.Record{
+		SchemaVersion: runs.SchemaVersion, RunID: runID, ConsumerType: s.ConsumerType, Spec: &s,
+		Phases: runs.Phases{WarmupSec: s.Warmup.Seconds(), MeasureSec: secs},
+		Throughput: runs.Throughput{
 			OfferedPerSec:   s.Rate,
 			ProducedPerSec:  float64(m.AckedWindow) / secs,
 			CompletedPerSec: float64(m.CompletedInWindow) / secs,
 		},
-		Latency: results.Latencies{
+		Latency: runs.Latencies{
 			CompletionMs: results.SummarizeMillis(m.Completion), DeliveryMs: results.SummarizeMillis(m.Delivery),
 			PublishMs: results.SummarizeMillis(m.Publish), ScheduleLagMs: results.SummarizeMillis(m.ScheduleLag),
 			QueueMs: results.SummarizeMillis(m.Queue), HoldMs: results.SummarizeMillis(m.Hold),
 		},
-		Polls: results.Polls{Count: m.Polls, Empty: m.EmptyPolls, RecordsPerPoll: countSummary(m)},
-		Outcomes: results.Outcomes{
+		Polls: runs.Polls{Count: m.Polls, Empty: m.EmptyPolls, RecordsPerPoll: countSummary(m)},
+		Outcomes: runs.Outcomes{
 			Delivered: m.Delivered, Completed: m.Completed, Redelivered: m.Redelivered,
 			Released: m.Released, Rejected: m.Rejected, RetriedInPlace: m.Retried,
 			LockExpiredCompleted: m.LockExpired, Renewals: m.Renewals, AckErrors: m.AckErrors, PollErrors: m.PollErrors, ProduceFailed: m.ProduceFailed,
@@ -125,7 +126,7 @@ func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit result
 	if s.ConsumerType == "share" {
 		r.Outcomes.DeliveryCounts = trimZeros(m.DeliveryCounts[:])
 	}
-	r.Ceiling = results.ComputeCeiling(results.CeilingInput{
+	r.Ceiling = runs.ComputeCeiling(runs.CeilingInput{
 		// With joins the largest membership: an upper bound over the window.
 		Share: s.ConsumerType == "share", Members: s.MaxMembers(), Workers: s.Workers, Partitions: s.Partitions,
 		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
@@ -154,12 +155,12 @@ func trimZeros(v []int64) []int64 {
 	return append([]int64(nil), v[:n]...)
 }
 
-func environment(cl infra.Cluster) results.Environment {
+func environment(cl infra.Cluster) runs.Environment {
 	host, _ := os.Hostname()
-	return results.Environment{
+	return runs.Environment{
 		Provider: cl.Provider(), Image: infra.ImageOf(cl), KafkaVersion: cl.KafkaVersion(), IsKafka: cl.IsKafka(),
 		Nodes: cl.Nodes(), BrokerConfig: cl.BrokerConfig(),
-		Host: results.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(),
+		Host: runs.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(),
 			GoVersion: strings.TrimPrefix(runtime.Version(), "go"), Hostname: host},
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -36,11 +36,11 @@ recommend: {knob: max_poll_records, where: ["audit.lost == 0"]}
 	if err != nil {
 		t.Fatal(err)
 	}
-	camp, runs, err := results.LoadCampaign(res.Dir)
+	camp, recs, err := runs.LoadCampaign(res.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range runs {
+	for _, r := range recs {
 		m := r.MaxRate
 		if m == nil || len(m.Steps) == 0 || m.Steps[0].OfferedPerSec != 100 {
 			t.Fatalf("%s: max_rate %+v", r.RunID, m)

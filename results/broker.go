@@ -74,27 +74,10 @@ type LagSummary struct {
 	Max int64 `json:"max"`
 	// AtWindowEnd is the lag of the sample nearest the measurement window's end.
 	AtWindowEnd int64 `json:"at_window_end"`
-	// DrainEstimateSec is REFERENCE §4's estimated time to drain (ETD) at
+	// DrainEstimateSec is the estimated time to drain (ETD) at
 	// the window's end: AtWindowEnd ÷ (completed_per_sec − produced_per_sec),
 	// the time the backlog would take to drain if production went on at the
 	// measured rate. Absent when the consumers were no faster than the
 	// producers (the backlog never drains while producing).
 	DrainEstimateSec *float64 `json:"drain_estimate_s,omitempty"`
-}
-
-// DrainEstimate is the estimated time to drain a backlog of records while
-// producing at producedPerSec and consuming at completedPerSec:
-// backlog / (completed − produced) seconds (REFERENCE §4 ETD). It is nil when
-// consumption is not faster than production, 0 when there is no backlog.
-func DrainEstimate(backlog int64, producedPerSec, completedPerSec float64) *float64 {
-	if backlog <= 0 {
-		zero := 0.0
-		return &zero
-	}
-	net := completedPerSec - producedPerSec
-	if !(net > 0) {
-		return nil
-	}
-	sec := float64(backlog) / net
-	return &sec
 }

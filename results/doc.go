@@ -1,10 +1,16 @@
-// Package results owns the measurement model of a benchmark run: the record
-// stamp that identifies every produced record, HDR latency histograms, the
-// one-second time series, the audit ledger that classifies every produced
-// record exactly once, the theoretical ceilings, validity flags, and the run
-// and campaign records written to disk with their console rendering.
+// Package results owns the measurement model of a benchmark run on the hot
+// path: the record stamp that identifies every produced record, the run's
+// clock, HDR latency histograms and their percentile summaries, the
+// one-second time series (and reading its CSV back), the interval logs
+// (.hlog), the audit ledger that classifies every produced record exactly
+// once, the recorder with its producer and member shards, and the values
+// the fleets and collectors record (member times, rebalance pauses, CPU,
+// broker metrics, lag).
 //
 // Everything here is a plain value or a mergeable recorder. results must not
-// import any other sharebench package: it knows nothing about Kafka clients,
-// providers, scenarios or the CLI.
+// import any other sharebench package (producer and consumers import only
+// results): it knows nothing about Kafka clients, providers, scenarios or
+// the CLI. The run record (run.json, campaign.json) and its analysis are
+// results/runs; every rendering is results/report. Nothing here renders or
+// imports a template.
 package results

@@ -61,9 +61,6 @@ func (s *MemberShard) Crashed(ns int64) {
 	s.life.left.Store(ns)
 }
 
-// FirstDelivery is the member's first delivery, Clock ns (0: none yet).
-func (s *MemberShard) FirstDelivery() int64 { return s.firstDelivery.Load() }
-
 // noteDelivery keeps the longest gap between the member's deliveries. One
 // member's deliveries come from its own workers, so the last-delivery swap
 // races only with itself.
@@ -82,7 +79,7 @@ func (r *Recorder) RecordPause(p RebalancePause) {
 	r.mu.Unlock()
 }
 
-// members lists the members' times; callers hold r.mu.
+// memberTimes lists the members' times; callers hold r.mu.
 func (r *Recorder) memberTimes() []MemberTimes {
 	var out []MemberTimes
 	for _, s := range r.members {
@@ -93,45 +90,9 @@ func (r *Recorder) memberTimes() []MemberTimes {
 	return out
 }
 
-// Pauses returns the rebalance pauses recorded so far, by start time.
-func (r *Recorder) Pauses() []RebalancePause {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.sortedPauses()
-}
-
 // sortedPauses copies the pauses by start time; callers hold r.mu.
 func (r *Recorder) sortedPauses() []RebalancePause {
 	out := slices.Clone(r.pauses)
 	slices.SortFunc(out, func(a, b RebalancePause) int { return int(a.StartNs - b.StartNs) })
-	return out
-}
-
-// MemberLife is a member's times in run.json (runs with events), seconds
-// from the measurement window's start (negative: before it).
-type MemberLife struct {
-	ID           int      `json:"id"`
-	JoinS        float64  `json:"join_s"`
-	FirstRecordS *float64 `json:"first_record_s"` // nil: never got a record
-	LeftS        *float64 `json:"left_s,omitempty"`
-	Crashed      bool     `json:"crashed,omitempty"`
-	HeldAtCrash  int64    `json:"held_at_crash,omitempty"`
-	Completed    int64    `json:"completed"`
-}
-
-// MemberLives converts the members' times for run.json.
-func MemberLives(ms []MemberTimes, w Window) []MemberLife {
-	rel := func(ns int64) *float64 {
-		if ns == 0 {
-			return nil
-		}
-		v := float64(ns-w.Start) / 1e9
-		return &v
-	}
-	out := make([]MemberLife, len(ms))
-	for i, m := range ms {
-		out[i] = MemberLife{ID: m.ID, JoinS: float64(m.JoinNs-w.Start) / 1e9, FirstRecordS: rel(m.FirstDeliveryNs),
-			LeftS: rel(m.LeftNs), Crashed: m.Crashed, HeldAtCrash: m.HeldAtCrash, Completed: m.Completed}
-	}
 	return out
 }

@@ -49,7 +49,7 @@
 // expect: is a list of named claims, each a measure (bounds on a field in
 // every selected run) or a ratio (bounds on field(numerator) /
 // field(denominator) over pairs of runs whose settings differ only in what
-// the two sides select by; consumer vs share pairs are results.Pairs):
+// the two sides select by; consumer vs share pairs are runs.Pairs):
 //
 //	expect:
 //	  - name: share group keeps up where partitions cap the consumer group

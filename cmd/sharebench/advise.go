@@ -10,8 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sharebench/sharebench/advisor"
-	"github.com/sharebench/sharebench/campaign"
-	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -104,10 +103,10 @@ func verifyAdvice(cmd *cobra.Command, in advisor.Input, a advisor.Advice, opt ad
 	if err != nil {
 		return err
 	}
-	v, err := advisor.Verify(a, res.Runs, campaign.RecommendQuery(*sc.Recommend).Where)
+	v, err := advisor.Verify(a, res.Runs, sc.Recommend.Where)
 	if err != nil {
 		return err
 	}
 	v.WriteText(cmd.OutOrStdout())
-	return results.WriteJSON(filepath.Join(res.Dir, "verify.json"), v)
+	return runs.WriteJSON(filepath.Join(res.Dir, "verify.json"), v)
 }

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sharebench/sharebench/results/report"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/spf13/cobra"
-
-	"github.com/sharebench/sharebench/results"
 )
 
 // regressionError is what compare returns when a measure crossed its
@@ -15,7 +15,7 @@ import (
 // same status as any other error (it does not wrap context.Canceled, so it
 // never becomes 130).
 type regressionError struct {
-	cmp results.Comparison
+	cmp runs.Comparison
 }
 
 func (e *regressionError) Error() string { return e.cmp.RegressionSummary() }
@@ -35,7 +35,7 @@ func newCompareCmd() *cobra.Command {
 			"throughput, completion p50/p99/p99.9, delivery p99, publish p99 and efficiency.\n" +
 			"A measure beyond its threshold fails the comparison (exit status 1) unless the\n" +
 			"candidate lies inside the baseline's noise band (baseline trials of the same spec).\n" +
-			"Measures: " + strings.Join(results.MeasureNames(), ", "),
+			"Measures: " + strings.Join(runs.MeasureNames(), ", "),
 		Example: "  sharebench compare baseline/ sharebench-results/partition-cap-20261129T203145Z \\\n" +
 			"      --threshold throughput:-5% --threshold completion_p99:+10%\n" +
 			"  sharebench compare base/runs/r02-share/run.json new/runs/r02-share/run.json --json",
@@ -51,10 +51,10 @@ func newCompareCmd() *cobra.Command {
 	return cmd
 }
 
-func (f compareFlags) parse() (results.Thresholds, error) {
-	th := results.Thresholds{}
+func (f compareFlags) parse() (runs.Thresholds, error) {
+	th := runs.Thresholds{}
 	if f.thresholdsFile != "" {
-		if err := results.ReadThresholds(f.thresholdsFile, th); err != nil {
+		if err := runs.ReadThresholds(f.thresholdsFile, th); err != nil {
 			return nil, err
 		}
 	}
@@ -71,15 +71,15 @@ func runCompare(cmd *cobra.Command, basePath, candPath string, f compareFlags) e
 	if err != nil {
 		return err
 	}
-	base, err := results.LoadRuns(basePath)
+	base, err := runs.LoadRuns(basePath)
 	if err != nil {
 		return fmt.Errorf("baseline %s: %w", basePath, err)
 	}
-	cand, err := results.LoadRuns(candPath)
+	cand, err := runs.LoadRuns(candPath)
 	if err != nil {
 		return fmt.Errorf("candidate %s: %w", candPath, err)
 	}
-	cmp := results.Compare(base, cand, th)
+	cmp := runs.Compare(base, cand, th)
 	cmp.Baseline, cmp.Candidate = basePath, candPath
 	out := cmd.OutOrStdout()
 	if f.json {
@@ -87,7 +87,7 @@ func runCompare(cmd *cobra.Command, basePath, candPath string, f compareFlags) e
 		enc.SetIndent("", "  ")
 		err = enc.Encode(cmp)
 	} else {
-		err = cmp.WriteMarkdown(out)
+		err = report.Compare(cmp)(out)
 	}
 	if err != nil {
 		return err

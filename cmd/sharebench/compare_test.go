@@ -10,40 +10,42 @@ import (
 	"testing"
 
 	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
 )
 
 // campaignDir writes a campaign folder holding run.json files only (all
 // compare and summary.md read) and returns its path.
-func campaignDir(t *testing.T, runs ...results.RunRecord) string {
+func campaignDir(t *testing.T, recs ...runs.Record) string {
 	t.Helper()
 	dir := t.TempDir()
-	camp := results.Campaign{SchemaVersion: results.SchemaVersion, Name: "fixture"}
-	for _, r := range runs {
+	camp := runs.Campaign{SchemaVersion: runs.SchemaVersion, Name: "fixture"}
+	for _, r := range recs {
 		if err := os.MkdirAll(filepath.Join(dir, "runs", r.RunID), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := results.WriteJSON(filepath.Join(dir, "runs", r.RunID, "run.json"), r); err != nil {
+		if err := runs.WriteJSON(filepath.Join(dir, "runs", r.RunID, "run.json"), r); err != nil {
 			t.Fatal(err)
 		}
 		camp.Runs = append(camp.Runs, r.RunID)
 	}
-	if err := results.WriteJSON(filepath.Join(dir, "campaign.json"), camp); err != nil {
+	if err := runs.WriteJSON(filepath.Join(dir, "campaign.json"), camp); err != nil {
 		t.Fatal(err)
 	}
 	return dir
 }
 
-func run(id, ctype string, trial int, tput, p99 float64) results.RunRecord {
-	return results.RunRecord{
-		SchemaVersion: results.SchemaVersion, RunID: id, ConsumerType: ctype,
-		Spec:       map[string]any{"consumer_type": ctype, "members": 12, "trial": trial},
-		Throughput: results.Throughput{OfferedPerSec: 1000, CompletedPerSec: tput},
-		Latency: results.Latencies{CompletionMs: results.Percentiles{P50: p99 / 4, P99: p99, P999: 2 * p99},
+func run(id, ctype string, trial int, tput, p99 float64) runs.Record {
+	return runs.Record{
+		SchemaVersion: runs.SchemaVersion, RunID: id, ConsumerType: ctype,
+		Spec:       &scenarios.RunSpec{ConsumerType: ctype, Members: 12, Trial: trial},
+		Throughput: runs.Throughput{OfferedPerSec: 1000, CompletedPerSec: tput},
+		Latency: runs.Latencies{CompletionMs: results.Percentiles{P50: p99 / 4, P99: p99, P999: 2 * p99},
 			DeliveryMs: results.Percentiles{P99: p99}, PublishMs: results.Percentiles{P99: 10}},
-		Ceiling:     results.Ceiling{RecordsPerSec: 1000, Bound: "producer", Efficiency: tput / 1000},
+		Ceiling:     runs.Ceiling{RecordsPerSec: 1000, Bound: "producer", Efficiency: tput / 1000},
 		Audit:       results.Audit{Produced: 100, CompletedOnce: 100, Balanced: true},
-		Validity:    results.Validity{Valid: true},
-		Environment: results.Environment{IsKafka: true, KafkaVersion: "4.2.2"},
+		Validity:    runs.Validity{Valid: true},
+		Environment: runs.Environment{IsKafka: true, KafkaVersion: "4.2.2"},
 	}
 }
 
@@ -105,7 +107,7 @@ func TestCompareJSON(t *testing.T) {
 	base := campaignDir(t, run("r02-share", "share", 0, 1000, 280))
 	slow := campaignDir(t, run("r02-share", "share", 0, 900, 280))
 	out, err := execute(t, "compare", "--json", "--threshold", "throughput:-5%", base, slow)
-	var cmp results.Comparison
+	var cmp runs.Comparison
 	if jerr := json.Unmarshal([]byte(out), &cmp); jerr != nil {
 		t.Fatalf("--json output is not JSON: %v\n%s", jerr, out)
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/internal/testkit"
-	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
 )
 
 // A smoke run on the container provider records provider "container" and
@@ -34,12 +34,12 @@ func TestRunSmokeOnContainers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	runs, _ := filepath.Glob(filepath.Join(dir, "smoke-*", "runs", "*", "run.json"))
-	if len(runs) != 2 {
-		t.Fatalf("want 2 run.json files, got %v\n%s", runs, out)
+	recs, _ := filepath.Glob(filepath.Join(dir, "smoke-*", "runs", "*", "run.json"))
+	if len(recs) != 2 {
+		t.Fatalf("want 2 run.json files, got %v\n%s", recs, out)
 	}
-	for _, path := range runs {
-		r, err := results.ReadRun(path)
+	for _, path := range recs {
+		r, err := runs.ReadRun(path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
 )
 
 func execute(t *testing.T, args ...string) (string, error) {
@@ -136,7 +136,7 @@ expect:
 	if len(folders) != 1 {
 		t.Fatalf("campaign folder: %v", folders)
 	}
-	camp, err := results.ReadCampaign(folders[0])
+	camp, err := runs.ReadCampaign(folders[0])
 	if err != nil || len(camp.Expectations) != 2 || !camp.Expectations[0].Met || camp.Expectations[1].Met {
 		t.Errorf("campaign.json expectations: %v %+v", err, camp.Expectations)
 	}
@@ -160,9 +160,9 @@ func TestRunSmokeOnKfake(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}
 	}
-	runs, _ := filepath.Glob(filepath.Join(dir, "smoke-*", "runs", "*", "run.json"))
-	if len(runs) != 2 {
-		t.Fatalf("want 2 run.json files, got %v", runs)
+	recs, _ := filepath.Glob(filepath.Join(dir, "smoke-*", "runs", "*", "run.json"))
+	if len(recs) != 2 {
+		t.Fatalf("want 2 run.json files, got %v", recs)
 	}
 	camp, _ := filepath.Glob(filepath.Join(dir, "smoke-*", "campaign.json"))
 	if len(camp) != 1 {

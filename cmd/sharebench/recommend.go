@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sharebench/sharebench/campaign"
-	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/report"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -33,11 +33,11 @@ func newRecommendCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("--%w", err)
 			}
-			_, runs, err := results.LoadCampaign(args[0])
+			_, recs, err := runs.LoadCampaign(args[0])
 			if err != nil {
 				return err
 			}
-			rec, err := results.Recommend(runs, campaign.RecommendQuery(q))
+			rec, err := runs.Recommend(recs, q)
 			if err != nil {
 				return err
 			}
@@ -47,7 +47,7 @@ func newRecommendCmd() *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(rec)
 			}
-			results.WriteRecommendations(out, []results.Recommendation{rec})
+			_ = report.Recommendations([]runs.Recommendation{rec})(out)
 			return nil
 		},
 	}

@@ -4,13 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
 )
 
 func TestRecommendCommand(t *testing.T) {
-	mk := func(id, ctype string, mpr int, tput, p99 float64) results.RunRecord {
+	mk := func(id, ctype string, mpr int, tput, p99 float64) runs.Record {
 		r := run(id, ctype, 0, tput, p99)
-		r.Spec = map[string]any{"consumer_type": ctype, "members": 12, "max_poll_records": mpr, "trial": 0}
+		r.Spec = &scenarios.RunSpec{ConsumerType: ctype, Members: 12, MaxPollRecords: mpr}
 		return r
 	}
 	dir := campaignDir(t,

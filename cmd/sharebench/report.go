@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 
+	"github.com/sharebench/sharebench/results/report"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/spf13/cobra"
-
-	"github.com/sharebench/sharebench/results"
 )
 
 func newReportCmd() *cobra.Command {
@@ -16,11 +16,11 @@ func newReportCmd() *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
-			camp, runs, err := results.LoadCampaign(dir)
+			camp, recs, err := runs.LoadCampaign(dir)
 			if err != nil {
 				return err
 			}
-			written, err := results.WriteReports(dir, camp, runs)
+			written, err := report.WriteFiles(dir, camp, recs)
 			for _, p := range written {
 				fmt.Fprintln(cmd.OutOrStdout(), "wrote", p)
 			}

@@ -10,7 +10,8 @@ import (
 
 	"github.com/sharebench/sharebench/campaign"
 	"github.com/sharebench/sharebench/infra"
-	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/report"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -108,12 +109,12 @@ func runCampaign(cmd *cobra.Command, sc *scenarios.Scenario, f runFlags) (*campa
 	stopProgress()
 	if res != nil && len(res.Runs) > 0 {
 		fmt.Fprintln(out)
-		_ = results.SideBySide(out, res.Runs)
-		results.WriteEvents(out, res.Runs)
+		_ = report.Console(res.Runs)(out)
+		_ = report.Events(res.Runs)(out)
 		printVerdict(out, res.Runs)
-		results.WriteExpectations(out, res.Expectations)
-		_ = results.WriteMaxRate(out, res.Runs)
-		results.WriteRecommendations(out, res.Recommendations)
+		_ = report.Expectations(res.Expectations)(out)
+		_ = report.MaxRate(res.Runs)(out)
+		_ = report.Recommendations(res.Recommendations)(out)
 		fmt.Fprintf(out, "\nresults: %s\n", res.Dir)
 	}
 	return res, err
@@ -121,9 +122,9 @@ func runCampaign(cmd *cobra.Command, sc *scenarios.Scenario, f runFlags) (*campa
 
 // printVerdict states, for each pair of consumer/share runs with otherwise
 // identical settings, how the share group's throughput compares.
-func printVerdict(w io.Writer, runs []results.RunRecord) {
-	var cg, sg []results.RunRecord
-	for _, r := range runs {
+func printVerdict(w io.Writer, recs []runs.Record) {
+	var cg, sg []runs.Record
+	for _, r := range recs {
 		if r.ConsumerType == "share" {
 			sg = append(sg, r)
 		} else {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sharebench/sharebench/campaign"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -79,8 +79,8 @@ func showScenario(w io.Writer, name string) error {
 		return nil
 	}
 	fmt.Fprintf(w, "expectations (%d):\n", len(sc.Expectations))
-	for _, e := range campaign.Expectations(sc) {
-		fmt.Fprintf(w, "  - %s: %s\n", e.Name, e.Claim())
+	for _, e := range sc.Expectations {
+		fmt.Fprintf(w, "  - %s: %s\n", e.Name, runs.Claim(e))
 	}
 	return nil
 }

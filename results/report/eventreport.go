@@ -1,0 +1,126 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/sharebench/sharebench/results/runs"
+)
+
+// EventLine states what one event did, in one line (console, summary.md).
+func EventLine(r runs.Record, e runs.EventReport) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "+%.1fs %s", e.AtSec, e.Label)
+	if e.Target != "" {
+		fmt.Fprintf(&b, " (%s)", e.Target)
+	}
+	if e.Error != "" {
+		fmt.Fprintf(&b, ": ERROR %s", e.Error)
+	}
+	fmt.Fprintf(&b, ": baseline %.1f/s, dip %.0f%%, recovery %s", e.BaselinePerSec, e.DipPercent, recoveryText(e))
+	if len(e.FirstRecord) > 0 {
+		fmt.Fprintf(&b, ", first record %s", firstRecordText(e))
+	}
+	fmt.Fprintf(&b, ", %s, redeliveries %d", pausesText(r, e), e.Redeliveries)
+	return b.String()
+}
+
+func recoveryText(e runs.EventReport) string {
+	if e.RecoverySec == nil {
+		return "not recovered"
+	}
+	return fmt.Sprintf("%.1fs", *e.RecoverySec)
+}
+
+func firstRecordText(e runs.EventReport) string {
+	parts := make([]string, len(e.FirstRecord))
+	for i, f := range e.FirstRecord {
+		if f.Sec == nil {
+			parts[i] = fmt.Sprintf("m%d never", f.Member)
+		} else {
+			parts[i] = fmt.Sprintf("m%d %.2fs", f.Member, *f.Sec)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// pausesText reports rebalance pauses; share groups have none to measure (no
+// partition is revoked), so their members' idle gaps are named instead.
+func pausesText(r runs.Record, e runs.EventReport) string {
+	if r.ConsumerType == "share" {
+		return fmt.Sprintf("rebalance pauses %d (share groups do not revoke; longest member idle gap %.1fs)", e.RebalancePauses, e.IdleGapMaxSec)
+	}
+	return fmt.Sprintf("rebalance pauses %d (total %.1fs, longest %.1fs)", e.RebalancePauses, e.RebalancePauseSec, e.RebalancePauseMaxS)
+}
+
+// writeEvents prints one line per event of every run that had events.
+func writeEvents(w io.Writer, recs []runs.Record) {
+	for _, r := range recs {
+		if len(r.Events) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "events %s:\n", r.RunID)
+		for _, e := range r.Events {
+			fmt.Fprintf(w, "  %s\n", EventLine(r, e))
+		}
+	}
+}
+
+// eventRow is one row of the events table (summary.md, report.html).
+func eventRow(r runs.Record, e runs.EventReport) []string {
+	target := e.Target
+	if e.Error != "" {
+		target += " ERROR: " + e.Error
+	}
+	first := "-"
+	if len(e.FirstRecord) > 0 {
+		first = firstRecordText(e)
+	}
+	pauses := fmt.Sprintf("%d / %.1fs / %.1fs", e.RebalancePauses, e.RebalancePauseSec, e.RebalancePauseMaxS)
+	if r.ConsumerType == "share" {
+		pauses = fmt.Sprintf("0 (share: no revocation; idle gap %.1fs)", e.IdleGapMaxSec)
+		if e.RebalancePauses > 0 {
+			pauses = fmt.Sprint(e.RebalancePauses)
+		}
+	}
+	return []string{r.RunID, fmt.Sprintf("+%.1fs", e.AtSec), e.Label, target, fmt.Sprintf("%.1f", e.BaselinePerSec),
+		fmt.Sprintf("%.0f%%", e.DipPercent), recoveryText(e), first, pauses, fmt.Sprint(e.Redeliveries)}
+}
+
+var eventHeader = []string{"run", "at", "event", "target", "baseline/s", "dip", "recovery", "first record",
+	"rebalance pauses (n / total / longest)", "redeliveries"}
+
+func writeMarkdownEvents(w io.Writer, recs []runs.Record) {
+	any := false
+	for _, r := range recs {
+		any = any || len(r.Events) > 0
+	}
+	if !any {
+		return
+	}
+	fmt.Fprintln(w, "## Events")
+	fmt.Fprintln(w)
+	mdHeader(w, "---", eventHeader...)
+	for _, r := range recs {
+		for _, e := range r.Events {
+			mdRow(w, eventRow(r, e)...)
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// markEvents shades each event on the throughput chart, from its start to
+// its end (at least half a second, so an instant event shows).
+func markEvents(c *svgChart, r runs.Record, rows int) {
+	if r.Phases.WindowStartSec <= 0 {
+		return
+	}
+	_, xTop := niceTicks(max(float64(rows-1), 1), 6)
+	x := axis{lo: 0, hi: xTop}
+	for i, e := range r.Events {
+		from := r.Phases.WindowStartSec + e.StartSec
+		to := max(r.Phases.WindowStartSec+e.EndSec, from+0.5)
+		c.addBand(x, fmt.Sprintf("event-%d", i+1), e.Label, "#f4a582", from, to)
+	}
+}

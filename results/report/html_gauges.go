@@ -1,0 +1,102 @@
+package report
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
+)
+
+// gaugeLine is one gauge column of timeseries.csv drawn as a line.
+type gaugeLine struct {
+	column, label, color string
+	dash                 bool
+}
+
+// gaugeChartSpec is one over-time chart of gauge columns; scale divides
+// the values drawn (bytes → MiB), unit names the scaled unit.
+type gaugeChartSpec struct {
+	title, unit string
+	scale       float64
+	lines       []gaugeLine
+}
+
+var gaugeChartSpecs = []gaugeChartSpec{
+	{title: "CPU over time", unit: "% of all cores", scale: 1, lines: []gaugeLine{
+		{column: "broker_cpu_percent", label: "brokers", color: "#d62728"},
+		{column: "harness_cpu_percent", label: "harness", color: "#1f77b4", dash: true}}},
+	{title: "memory over time", unit: "MiB", scale: 1 << 20, lines: []gaugeLine{
+		{column: "broker_heap_used_bytes", label: "heap", color: "#2ca02c"},
+		{column: "broker_rss_bytes", label: "broker RSS", color: "#9467bd", dash: true},
+		{column: "harness_rss_bytes", label: "harness RSS", color: "#1f77b4", dash: true}}},
+	{title: "group lag over time", unit: "records", scale: 1, lines: []gaugeLine{
+		{column: "lag", label: "lag", color: "#ff7f0e"}}},
+}
+
+// gaugeCharts draws the gauge columns of t over time, one chart per
+// gaugeChartSpec that has at least one column with readings (files written
+// before the gauges existed, and kfake runs without brokers, draw fewer).
+func gaugeCharts(t results.SeriesTable, ph runs.Phases) []svgChart {
+	var out []svgChart
+	xs := make([]float64, len(t.Rows))
+	for i := range xs {
+		xs[i] = float64(i)
+	}
+	last := max(float64(len(xs)-1), 1)
+	for _, spec := range gaugeChartSpecs {
+		var series []chartSeries
+		hi := 0.0
+		for _, l := range spec.lines {
+			if !t.Known(l.column) {
+				continue
+			}
+			raw := t.Column(l.column)
+			ys := make([]float64, len(raw))
+			colMax := math.Inf(-1)
+			for i, v := range raw {
+				ys[i] = v / spec.scale
+				if !math.IsNaN(v) {
+					colMax = max(colMax, v)
+					hi = max(hi, ys[i])
+				}
+			}
+			series = append(series, chartSeries{Label: fmt.Sprintf("%s max %s", l.label, fmtGauge(colMax/spec.scale)),
+				Color: l.color, Dash: l.dash, X: xs, Y: ys, Key: l.column, Max: fmtGauge(colMax)})
+		}
+		if len(series) == 0 {
+			continue
+		}
+		yTicks, top := niceTicks(hi, 5)
+		xTicks, xTop := niceTicks(last, 6)
+		c := newChart(spec.title, "seconds since run start", spec.unit, series,
+			axis{lo: 0, hi: xTop}, axis{lo: 0, hi: top}, xTicks, yTicks, fmtTick, fmtTick)
+		c.W = 600 // room for the legend's maxima
+		markPhases(&c, ph, len(t.Rows))
+		out = append(out, c)
+	}
+	return out
+}
+
+// markPhases shades the warm-up and the measurement window on a chart whose
+// x axis is seconds since the series start; runs written before
+// phases.window_start_s existed are left unshaded.
+func markPhases(c *svgChart, ph runs.Phases, rows int) {
+	if ph.WindowStartSec <= 0 || ph.MeasureSec <= 0 {
+		return
+	}
+	_, xTop := niceTicks(max(float64(rows-1), 1), 6)
+	x := axis{lo: 0, hi: xTop}
+	start := ph.WindowStartSec
+	c.addBand(x, "warmup", "warm-up", "#eeeeee", start-ph.WarmupSec, start)
+	c.addBand(x, "measure", "measurement window", "#cfe3f7", start, start+ph.MeasureSec)
+}
+
+// fmtGauge prints a gauge value as the CSV does: whole numbers without
+// decimals, others with two.
+func fmtGauge(v float64) string {
+	if v == math.Trunc(v) {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}

@@ -1,0 +1,112 @@
+package report
+
+import (
+	"bytes"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/results/runs/runstest"
+)
+
+// gaugeFixture is a 30 s series with every gauge read once a second:
+// broker CPU climbs 10 → 39 %, heap 100..129 MiB, lag falls to 0.
+func gaugeFixture() *results.Series {
+	s := runstest.Series(1000)
+	for i := range 30 {
+		ns := int64(i)*1e9 + 5e8
+		s.SetGauge(results.BrokerCPUPercent, ns, 10+float64(i)+0.25)
+		s.SetGauge(results.BrokerHeapUsedBytes, ns, float64((100+i)<<20))
+		s.SetGauge(results.BrokerRSSBytes, ns, float64(900<<20))
+		s.SetGauge(results.HarnessCPUPercent, ns, 5)
+		s.SetGauge(results.HarnessRSSBytes, ns, float64(50<<20))
+		s.SetGauge(results.Lag, ns, float64(max(0, 290-10*i)))
+	}
+	return s
+}
+
+var seriesMaxRE = regexp.MustCompile(`data-series="([^"]+)" data-max="([^"]+)"`)
+
+// With gauge columns, report.html draws CPU, memory and lag over time, and
+// the maxima it draws are the CSV's; the phases are shaded from
+// phases.window_start_s.
+func TestHTMLGaugeChartsFromCSV(t *testing.T) {
+	dir := t.TempDir()
+	r := runstest.Run("r01-share", "share", 0, 1000, 50)
+	r.Phases = runs.Phases{WarmupSec: 5, MeasureSec: 20, WindowStartSec: 3.5}
+	if err := runs.WriteRunDir(filepath.Join(dir, "runs", r.RunID), &r, runstest.Merged(50), gaugeFixture()); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := HTML(dir, runs.Campaign{Name: "gauges"}, []runs.Record{r})(&buf); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, w := range []string{"CPU over time", "memory over time", "group lag over time",
+		`data-band="measure" data-start-s="3.5" data-end-s="23.5"`, `data-band="warmup" data-start-s="-1.5" data-end-s="3.5"`} {
+		if !strings.Contains(page, w) {
+			t.Errorf("report.html lacks %q", w)
+		}
+	}
+	tab, err := results.ReadSeriesCSV(filepath.Join(dir, "runs", r.RunID, "timeseries.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	drawn := map[string]float64{}
+	for _, m := range seriesMaxRE.FindAllStringSubmatch(page, -1) {
+		v, err := strconv.ParseFloat(m[2], 64)
+		if err != nil {
+			t.Fatalf("data-max %q: %v", m[2], err)
+		}
+		drawn[m[1]] = v
+	}
+	for _, col := range results.GaugeNames() {
+		want := 0.0
+		for _, v := range tab.Column(col) {
+			if v == v { // not NaN
+				want = max(want, v)
+			}
+		}
+		if got, ok := drawn[col]; !ok || got != want {
+			t.Errorf("%s: drawn max %v (found %v), CSV max %v", col, got, ok, want)
+		}
+	}
+	if drawn["broker_cpu_percent"] != 39.25 || drawn["lag"] != 290 {
+		t.Errorf("fixture maxima: %v", drawn)
+	}
+	if !strings.Contains(page, "brokers max 39.25") || !strings.Contains(page, "heap max 129") {
+		t.Error("legend maxima missing")
+	}
+}
+
+// Without gauge columns (files from before they existed) or without
+// readings, no over-time gauge chart is drawn and nothing is shaded for a
+// run without phases.window_start_s.
+func TestHTMLNoGaugeChartsWithoutColumns(t *testing.T) {
+	dir := runstest.WriteCampaign(t, runstest.Run("r01-share", "share", 0, 1000, 50))
+	camp, recs, err := runs.LoadCampaign(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := HTML(dir, camp, recs)(&buf); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	if !strings.Contains(page, "throughput over time") {
+		t.Fatal("throughput chart missing")
+	}
+	for _, banned := range []string{"CPU over time", "memory over time", "group lag over time", "data-series=", "data-band="} {
+		if strings.Contains(page, banned) {
+			t.Errorf("report.html has %q without gauge readings", banned)
+		}
+	}
+	old := results.SeriesTable{Columns: []string{"second", "produced", "completed", "in_flight"}, Rows: [][]float64{{0, 1, 1, 0}}}
+	if c := gaugeCharts(old, runs.Phases{}); len(c) != 0 {
+		t.Errorf("old file: %d gauge charts", len(c))
+	}
+}

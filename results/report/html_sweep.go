@@ -1,0 +1,140 @@
+package report
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/sharebench/sharebench/results/runs"
+)
+
+// sweepSection is one swept dimension: each measure plotted against it, one
+// line per consumer type (and per value of any other swept dimension),
+// averaged over trials, with the best point of each line named.
+type sweepSection struct {
+	Dimension string
+	Charts    []svgChart
+	Best      []string
+}
+
+// sweepMeasures are the measures plotted against a swept dimension; higher
+// is better unless lowerBetter.
+var sweepMeasures = []struct {
+	name        string
+	unit        string
+	lowerBetter bool
+	get         func(runs.Record) float64
+}{
+	{"completed records/s", "records/s", false, func(r runs.Record) float64 { return r.Throughput.CompletedPerSec }},
+	{"completion p99", "ms", true, func(r runs.Record) float64 { return r.Latency.CompletionMs.P99 }},
+	{"efficiency vs ceiling", "", false, func(r runs.Record) float64 { return r.Ceiling.Efficiency }},
+}
+
+// sweepSections builds the sweep charts of a campaign; nil when nothing
+// but the consumer type varies.
+func sweepSections(recs []runs.Record) []sweepSection {
+	specs := make([]map[string]string, len(recs))
+	for i, r := range recs {
+		specs[i] = runs.SpecValues(r.Spec)
+	}
+	dims, values := runs.SweptDimensions(specs)
+	var out []sweepSection
+	for _, d := range dims {
+		sec := sweepSection{Dimension: d}
+		for _, m := range sweepMeasures {
+			lines := sweepLines(recs, specs, dims, d, values[d], m.get)
+			sec.Charts = append(sec.Charts, sweepChart(m.name+" vs "+d, d, m.unit, values[d], lines))
+			for _, l := range lines {
+				sec.Best = append(sec.Best, bestPoint(m.name, m.lowerBetter, d, values[d], l))
+			}
+		}
+		out = append(out, sec)
+	}
+	return out
+}
+
+// sweepLine is the mean of a measure at each value of the dimension
+// (NaN where no run has that value).
+type sweepLine struct {
+	label string
+	y     []float64
+}
+
+func sweepLines(recs []runs.Record, specs []map[string]string, dims []string, d string, xs []string,
+	get func(runs.Record) float64) []sweepLine {
+	type acc struct{ sum, n []float64 }
+	groups := map[string]*acc{}
+	var order []string
+	for i, r := range recs {
+		label := r.ConsumerType
+		for _, o := range dims {
+			if o != d {
+				label += " " + o + "=" + specs[i][o]
+			}
+		}
+		g := groups[label]
+		if g == nil {
+			g = &acc{sum: make([]float64, len(xs)), n: make([]float64, len(xs))}
+			groups[label] = g
+			order = append(order, label)
+		}
+		for xi, x := range xs {
+			if specs[i][d] == x {
+				g.sum[xi] += get(r)
+				g.n[xi]++
+			}
+		}
+	}
+	lines := make([]sweepLine, 0, len(order))
+	for _, label := range order {
+		g := groups[label]
+		l := sweepLine{label: label, y: make([]float64, len(xs))}
+		for i := range xs {
+			l.y[i] = math.NaN()
+			if g.n[i] > 0 {
+				l.y[i] = g.sum[i] / g.n[i]
+			}
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+func bestPoint(measure string, lowerBetter bool, d string, xs []string, l sweepLine) string {
+	best := -1
+	for i, v := range l.y {
+		if math.IsNaN(v) {
+			continue
+		}
+		if best < 0 || (lowerBetter && v < l.y[best]) || (!lowerBetter && v > l.y[best]) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return fmt.Sprintf("%s, %s: no data", l.label, measure)
+	}
+	return fmt.Sprintf("%s: best %s %.4g at %s=%s", l.label, measure, l.y[best], d, xs[best])
+}
+
+// sweepChart plots lines over the dimension's values, evenly spaced.
+func sweepChart(title, d, unit string, xs []string, lines []sweepLine) svgChart {
+	hi := 0.0
+	var series []chartSeries
+	for i, l := range lines {
+		s := chartSeries{Label: l.label, Color: palette[i%len(palette)]}
+		for xi, v := range l.y {
+			if !math.IsNaN(v) {
+				s.X, s.Y = append(s.X, float64(xi)), append(s.Y, v)
+				hi = max(hi, v)
+			}
+		}
+		series = append(series, s)
+	}
+	yTicks, top := niceTicks(hi, 5)
+	xTicks := make([]float64, len(xs))
+	for i := range xs {
+		xTicks[i] = float64(i)
+	}
+	label := func(v float64) string { return xs[int(v)] }
+	return newChart(title, d, unit, series, axis{lo: -0.2, hi: float64(len(xs)) - 0.8}, axis{lo: 0, hi: top},
+		xTicks, yTicks, label, fmtTick)
+}

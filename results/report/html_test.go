@@ -1,0 +1,156 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"html"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/results/runs/runstest"
+)
+
+// The figures printed in report.html are run.json's.
+func TestHTMLFiguresMatchRunJSON(t *testing.T) {
+	s := runstest.Run("r02-share", "share", 0, 1000.7, 285.4)
+	s.Outcomes.DeliveryCounts = []int64{25000, 12}
+	dir := runstest.WriteCampaign(t, runstest.Run("r01-consumer", "consumer", 0, 379, 40566.8), s)
+	camp, recs, err := runs.LoadCampaign(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := HTML(dir, camp, recs)(&buf); err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(buf.String())
+	figures := parseFigures(t, page)
+	for _, r := range recs {
+		want := map[string]float64{
+			"completed_per_sec": r.Throughput.CompletedPerSec, "produced_per_sec": r.Throughput.ProducedPerSec,
+			"ceiling": r.Ceiling.RecordsPerSec, "efficiency": r.Ceiling.Efficiency,
+			"completion_p50": r.Latency.CompletionMs.P50, "completion_p99": r.Latency.CompletionMs.P99,
+			"delivery_p99": r.Latency.DeliveryMs.P99, "publish_p99": r.Latency.PublishMs.P99,
+		}
+		for name, v := range want {
+			got, ok := figures[r.RunID+"/"+name]
+			if !ok || !closeTo(got, v) {
+				t.Errorf("%s %s: HTML shows %v (found %v), run.json has %v", r.RunID, name, got, ok, v)
+			}
+		}
+		if figures[r.RunID+"/audit"] != 0 || !strings.Contains(page, AuditLine(r)) {
+			t.Errorf("%s: audit line missing", r.RunID)
+		}
+	}
+	for _, w := range []string{"share/consumer = 2.64x", "Does it scale?", "throughput over time", "r02-share: latency percentiles",
+		"completion latency, all runs", "delivery count 2: 12", "ceiling (producer) 1000.0/s", `"members": 12`} {
+		if !strings.Contains(page, w) {
+			t.Errorf("report.html lacks %q", w)
+		}
+	}
+	for _, banned := range []string{"<script", "http://", "https://", "not drawn"} {
+		if strings.Contains(page, banned) {
+			t.Errorf("report.html contains %q: it must be self-contained and complete", banned)
+		}
+	}
+	var doc struct{}
+	d := xml.NewDecoder(strings.NewReader(page))
+	d.Strict, d.AutoClose, d.Entity = false, xml.HTMLAutoClose, xml.HTMLEntity
+	if err := d.Decode(&doc); err != nil {
+		t.Errorf("report.html does not parse: %v", err)
+	}
+}
+
+var figureRE = regexp.MustCompile(`data-run="([^"]+)" data-figure="([^"]+)">([^<]*)<`)
+
+// parseFigures reads every data-figure cell as run/figure → number (0 when
+// the cell is text).
+func parseFigures(t *testing.T, page string) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	for _, m := range figureRE.FindAllStringSubmatch(page, -1) {
+		v, _ := strconv.ParseFloat(m[3], 64)
+		out[m[1]+"/"+m[2]] = v
+	}
+	if len(out) == 0 {
+		t.Fatal("no data-figure cells in report.html")
+	}
+	return out
+}
+
+// closeTo: the HTML prints 1 decimal (3 for efficiency).
+func closeTo(got, want float64) bool { return got-want < 0.051 && want-got < 0.051 }
+
+func TestHTMLNotKafkaAndMissingFiles(t *testing.T) {
+	r := runstest.Run("r01-share", "share", 0, 500, 10)
+	r.Environment = runs.Environment{Provider: "kfake", KafkaVersion: "kfake"}
+	r.Validity = runs.Validity{Flags: []runs.Flag{{Code: "not_kafka", Message: "numbers come from kfake"}}}
+	var buf bytes.Buffer
+	if err := HTML(t.TempDir(), runs.Campaign{Name: "fake"}, []runs.Record{r})(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{`class="notkafka">NOT KAFKA: r01-share ran on kfake`, "<b>not_kafka</b>: numbers come from kfake",
+		"not drawn: open", "timeseries.csv"} {
+		if !strings.Contains(buf.String(), w) {
+			t.Errorf("report.html lacks %q", w)
+		}
+	}
+}
+
+// The report opens in a real browser: Debian's chromium renders it headless
+// to a screenshot (.ci/run installs chromium).
+func TestHTMLRendersInChromium(t *testing.T) {
+	browser := ""
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			browser = p
+			break
+		}
+	}
+	if browser == "" {
+		t.Skip("chromium not on PATH (.ci/run installs it: apt-get install -y chromium)")
+	}
+	dir := runstest.WriteCampaign(t, runstest.Run("r01-consumer", "consumer", 0, 379, 40566.8), runstest.Run("r02-share", "share", 0, 1000.7, 285.4))
+	camp, recs, err := runs.LoadCampaign(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := HTML(dir, camp, recs).WriteFile(filepath.Join(dir, "report.html")); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(t.TempDir(), "report.png")
+	cmd := exec.Command(browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
+		"--screenshot="+shot, "--window-size=1200,2000", "file://"+filepath.Join(dir, "report.html"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", browser, err, out)
+	}
+	st, err := os.Stat(shot)
+	if err != nil {
+		t.Fatalf("no screenshot: %v", err)
+	}
+	// A blank 1200×2000 PNG compresses to a few KB; charts and tables do not.
+	if st.Size() < 50_000 {
+		t.Errorf("screenshot is %d bytes: the page rendered (nearly) empty", st.Size())
+	}
+	t.Logf("screenshot %s: %d bytes", shot, st.Size())
+}
+
+func TestNiceTicksCoverTheMaximum(t *testing.T) {
+	tests := []struct {
+		hi, top float64
+		n       int
+	}{{35, 40, 5}, {36, 40, 5}, {1000.7, 1250, 6}, {400, 400, 5}, {0, 1, 2}}
+	for _, tc := range tests {
+		ticks, top := niceTicks(tc.hi, 5)
+		if top != tc.top || len(ticks) != tc.n || top < tc.hi {
+			t.Errorf("niceTicks(%v) = %v top %v, want top %v with %d ticks", tc.hi, ticks, top, tc.top, tc.n)
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/sharebench/sharebench/results/runs"
+)
+
+// A Reporter writes one rendering of a campaign's results. Every renderer
+// of this package is a function that takes what it renders and returns a
+// Reporter.
+type Reporter func(io.Writer) error
+
+// WriteFile writes the rendering to path.
+func (r Reporter) WriteFile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := r(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// Markdown is summary.md: the side-by-side table, a verdict per
+// consumer/share pair, completion-latency percentiles, the audit and the
+// validity flags in words; short enough for a pull-request comment.
+func Markdown(camp runs.Campaign, recs []runs.Record) Reporter {
+	return func(w io.Writer) error { return writeMarkdown(w, camp, recs) }
+}
+
+// HTML is report.html: one self-contained file (inline SVG, no scripts, no
+// network) from the run records and the .hgrm and timeseries.csv files
+// under dir/runs/<run-id>/ (dir "" leaves the charts that need them out).
+func HTML(dir string, camp runs.Campaign, recs []runs.Record) Reporter {
+	return func(w io.Writer) error { return writeHTML(w, dir, camp, recs) }
+}
+
+// CSV is runs.csv: one row per run with the summary figures.
+func CSV(recs []runs.Record) Reporter {
+	return func(w io.Writer) error { return writeCSV(w, recs) }
+}
+
+// Console is the console's side-by-side table, the runs as columns, then
+// each run's validity flags.
+func Console(recs []runs.Record) Reporter {
+	return func(w io.Writer) error { return sideBySide(w, recs) }
+}
+
+// Events prints one line per event of every run that had events.
+func Events(recs []runs.Record) Reporter {
+	return func(w io.Writer) error { writeEvents(w, recs); return nil }
+}
+
+// Expectations prints the scenario's expectations for the console, one
+// line each.
+func Expectations(outs []runs.ExpectationOutcome) Reporter {
+	return func(w io.Writer) error { writeExpectations(w, outs); return nil }
+}
+
+// MaxRate prints every max-rate run's step table and found rate.
+func MaxRate(recs []runs.Record) Reporter {
+	return func(w io.Writer) error { return writeMaxRate(w, recs) }
+}
+
+// Recommendations prints the campaign's recommendations.
+func Recommendations(recs []runs.Recommendation) Reporter {
+	return func(w io.Writer) error { writeRecommendations(w, recs); return nil }
+}
+
+// Compare is the comparison as Markdown: a table per matched run spec, then
+// the unmatched runs and the verdict.
+func Compare(c runs.Comparison) Reporter {
+	return func(w io.Writer) error { return writeCompare(w, c) }
+}
+
+// WriteFiles renders a campaign's reports into its folder from the run
+// records (and, for report.html, the .hgrm and timeseries.csv files beside
+// them): summary.md, report.html and runs.csv. It returns the files it wrote.
+func WriteFiles(dir string, camp runs.Campaign, recs []runs.Record) ([]string, error) {
+	var written []string
+	for _, f := range []struct {
+		name string
+		r    Reporter
+	}{
+		{"summary.md", Markdown(camp, recs)},
+		{"report.html", HTML(dir, camp, recs)},
+		{"runs.csv", CSV(recs)},
+	} {
+		path := filepath.Join(dir, f.name)
+		if err := f.r.WriteFile(path); err != nil {
+			return written, err
+		}
+		written = append(written, path)
+	}
+	return written, nil
+}

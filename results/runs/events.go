@@ -1,0 +1,351 @@
+package runs
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sharebench/sharebench/results"
+)
+
+// Event is one scale event or fault as the run's event runner fired it.
+type Event struct {
+	// AtSec is the planned offset into the measurement window.
+	AtSec  float64 `json:"at_s"`
+	Action string  `json:"action"`
+	Label  string  `json:"label"` // e.g. "join 2", "slow ×3 for 5s"
+	// Target names what the event acted on: member ids, or "broker 1
+	// (share-coordinator)".
+	Target string `json:"target,omitempty"`
+	// Members are the ids of the members joined, left or crashed.
+	Members []int `json:"members,omitempty"`
+	// StartNs is when the action was issued, EndNs when it had taken effect
+	// (members left, broker back), Clock ns.
+	StartNs int64 `json:"start_ns"`
+	EndNs   int64 `json:"end_ns"`
+	// Duration is the planned length of a timed event (slow, pause,
+	// disconnect, a kill with restart); its effect is measured from its end.
+	Duration time.Duration `json:"duration,omitempty"`
+	Error    string        `json:"error,omitempty"`
+}
+
+// EventInput is what the per-event analysis reads: the 1 s series and the
+// per-member data of one run.
+type EventInput struct {
+	Completed, Redelivered []int64 // counts per second from SeriesStart
+	SeriesStart            int64
+	LoadStart              int64 // schedule start: baselines never reach before it
+	Window                 results.Window
+	Events                 []Event
+	Members                []results.MemberTimes
+	Pauses                 []results.RebalancePause
+	Share                  bool
+	// CrashGrace extends the redelivery count of a crash or broker fault:
+	// the lock duration (share) or the session timeout (consumer group).
+	CrashGrace time.Duration
+}
+
+// EventReport is what one event did (run.json events[]).
+type EventReport struct {
+	Event
+	// StartSec and EndSec are the event's start and end from the start of
+	// the measurement window (the actual times; AtSec is the plan).
+	StartSec float64 `json:"start_s"`
+	EndSec   float64 `json:"end_s"`
+	// BaselinePerSec is the mean completions/s over the (up to) 5 whole
+	// seconds before the event's second, not before the load started.
+	BaselinePerSec float64 `json:"baseline_per_sec"`
+	// LowestPerSec is the lowest completions in one second of the event's
+	// effect span (its second up to the next event's second or the
+	// window's end); DipPercent is 1 − LowestPerSec/BaselinePerSec in %
+	// (0 when no second fell below the baseline).
+	LowestPerSec float64 `json:"lowest_per_sec"`
+	DipPercent   float64 `json:"dip_percent"`
+	// RecoverySec is from the event (the end of a timed slow, pause or
+	// disconnect: start + duration, or when it was undone if later; a
+	// broker kill or restart: the fault itself, see recoveryRef) to the start of the
+	// first of 3 consecutive seconds at ≥ 90 % of the baseline after the
+	// first second below 90 % from then on (0 when none fell below); nil:
+	// not recovered before the window ended.
+	RecoverySec *float64 `json:"recovery_s"`
+	// FirstRecord lists, for a join, each new member's join request → its
+	// first delivered record (nil: none in the run).
+	FirstRecord []MemberFirstRecord `json:"first_record,omitempty"`
+	// Rebalance pauses (consumer groups) that began in the effect span.
+	RebalancePauses    int     `json:"rebalance_pauses"`
+	RebalancePauseSec  float64 `json:"rebalance_pause_total_s"`
+	RebalancePauseMaxS float64 `json:"rebalance_pause_max_s"`
+	// IdleGapMaxSec is the longest gap between two deliveries of one member
+	// that began in the effect span (members' longest gaps only).
+	IdleGapMaxSec float64 `json:"idle_gap_max_s"`
+	// AfterPerSec is the mean completions/s over the last (up to) 5 whole
+	// seconds of the effect span: the rate the event settled at.
+	AfterPerSec float64 `json:"after_per_sec"`
+	// FirstRedeliverySec is from the event to the start of the first
+	// second with a redelivery (nil: none in the span); for a crash, when
+	// the held records came back (share: the lock expired; consumer group:
+	// the session timed out).
+	FirstRedeliverySec *float64 `json:"first_redelivery_s"`
+	// HeldByCrashed is what the crashed members held when they crashed.
+	HeldByCrashed int64 `json:"held_by_crashed,omitempty"`
+	// Redeliveries counts redelivered records (share: delivery count ≥ 2;
+	// consumer group: delivered again) from the event's second to the end
+	// of its recovery (or the window's end), and at least CrashGrace after
+	// a crash or broker fault.
+	Redeliveries int64 `json:"redeliveries"`
+}
+
+// MemberFirstRecord is a joined member's time to its first record.
+type MemberFirstRecord struct {
+	Member int      `json:"member"`
+	Sec    *float64 `json:"s"`
+}
+
+// EventSummary aggregates a run's events for expectations and reports.
+type EventSummary struct {
+	Events int `json:"events"`
+	// FirstRecordMaxSec is the slowest join → first record over every
+	// joined member; nil when one never got a record.
+	FirstRecordMaxSec *float64 `json:"first_record_max_s,omitempty"`
+	JoinedWithout     int      `json:"joined_without_records"`
+	// Run-wide rebalance pauses (every revoke/loss → assign of the run).
+	RebalancePauses    int     `json:"rebalance_pauses"`
+	RebalancePauseSec  float64 `json:"rebalance_pause_total_s"`
+	RebalancePauseMaxS float64 `json:"rebalance_pause_max_s"`
+	Redeliveries       int64   `json:"redeliveries"`
+	DipMaxPercent      float64 `json:"dip_max_percent"`
+	// RecoveryMaxSec is the slowest recovery; nil when an event did not
+	// recover before the window ended.
+	RecoveryMaxSec *float64 `json:"recovery_max_s,omitempty"`
+	IdleGapMaxSec  float64  `json:"idle_gap_max_s"`
+	// AfterPerSec is the last event's AfterPerSec.
+	AfterPerSec float64 `json:"after_per_sec"`
+	// HeldByCrashed sums the events' HeldByCrashed; FirstRedeliveryMaxSec
+	// is the latest first redelivery of a crash (nil: no crash redelivered).
+	HeldByCrashed         int64    `json:"held_by_crashed"`
+	FirstRedeliveryMaxSec *float64 `json:"first_redelivery_max_s,omitempty"`
+}
+
+// Event analysis constants (README "Measurement definitions").
+const (
+	baselineSeconds  = 5
+	recoveryFraction = 0.9
+	recoverySeconds  = 3
+)
+
+// AnalyzeEvents computes each event's report from the run's series and
+// member data.
+func AnalyzeEvents(in EventInput) []EventReport {
+	a := eventAnalysis{in: in}
+	out := make([]EventReport, len(in.Events))
+	for k, e := range in.Events {
+		spanEnd := a.sec(in.Window.End) // the second holding the window's end is partial
+		if k+1 < len(in.Events) {
+			spanEnd = min(spanEnd, a.sec(in.Events[k+1].StartNs))
+		}
+		out[k] = a.event(e, max(spanEnd, a.sec(e.StartNs)+1))
+	}
+	return out
+}
+
+// eventAnalysis reads one run's series in whole seconds.
+type eventAnalysis struct{ in EventInput }
+
+// sec is the series second holding ns; at is the start of second i.
+func (a eventAnalysis) sec(ns int64) int {
+	return int(math.Floor(float64(ns-a.in.SeriesStart) / 1e9))
+}
+func (a eventAnalysis) at(i int) int64 { return a.in.SeriesStart + int64(i)*int64(time.Second) }
+
+// count is c[i], 0 outside the series.
+func count(c []int64, i int) int64 {
+	if i < 0 || i >= len(c) {
+		return 0
+	}
+	return c[i]
+}
+
+// meanCount is the mean count over seconds [from, to); 0 for none.
+func meanCount(c []int64, from, to int) float64 {
+	var sum int64
+	for i := from; i < to; i++ {
+		sum += count(c, i)
+	}
+	if to <= from {
+		return 0
+	}
+	return float64(sum) / float64(to-from)
+}
+
+// event reports one event whose effect span is seconds [b, spanEnd).
+func (a eventAnalysis) event(e Event, spanEnd int) EventReport {
+	in := a.in
+	r := EventReport{Event: e, StartSec: float64(e.StartNs-in.Window.Start) / 1e9}
+	if e.EndNs > 0 {
+		r.EndSec = float64(max(e.EndNs, e.StartNs+int64(e.Duration))-in.Window.Start) / 1e9
+	}
+	b := a.sec(e.StartNs)
+	r.BaselinePerSec = meanCount(in.Completed, max(b-baselineSeconds, a.sec(in.LoadStart)+1), b)
+	lowest := int64(math.MaxInt64)
+	for i := b; i < spanEnd; i++ {
+		lowest = min(lowest, count(in.Completed, i))
+	}
+	r.LowestPerSec = float64(lowest)
+	if r.BaselinePerSec > 0 {
+		r.DipPercent = max(0, 1-r.LowestPerSec/r.BaselinePerSec) * 100
+	}
+	r.AfterPerSec = meanCount(in.Completed, max(spanEnd-baselineSeconds, b+1), spanEnd)
+	ref := recoveryRef(e)
+	redeliverTo := a.sec(in.Window.End)
+	if rec, ok := a.recovery(r.BaselinePerSec, ref, spanEnd); ok {
+		v := max(0, float64(a.at(rec)-ref)/1e9)
+		r.RecoverySec = &v
+		redeliverTo = rec + recoverySeconds
+	}
+	if e.Action == "crash" || strings.HasPrefix(e.Action, "broker_") {
+		// Records held across a crash or a broker fault come back when
+		// their locks expire (share) or the session times out (consumer
+		// group), which can be after throughput recovered.
+		redeliverTo = max(redeliverTo, a.sec(ref+int64(in.CrashGrace))+1)
+	}
+	if e.Action == "crash" {
+		for _, m := range in.Members {
+			if slices.Contains(e.Members, m.ID) {
+				r.HeldByCrashed += m.HeldAtCrash
+			}
+		}
+	}
+	for i := b; i < redeliverTo; i++ {
+		r.Redeliveries += count(in.Redelivered, i)
+		if r.FirstRedeliverySec == nil && count(in.Redelivered, i) > 0 {
+			v := max(0, float64(a.at(i)-e.StartNs)/1e9)
+			r.FirstRedeliverySec = &v
+		}
+	}
+	a.members(&r, e, a.at(spanEnd))
+	return r
+}
+
+// recoveryRef is when an event's recovery clock starts. A timed
+// disturbance (slow, broker_pause, broker_disconnect) is measured from its
+// end: start + duration, or when it was undone if later. A broker kill or
+// restart is measured from the fault itself: its effect (leaders and
+// coordinators moving after the broker's session timeout) does not wait
+// for the broker to come back, and the restarted broker's own readiness
+// (EndSec) can come long after the groups have recovered without it.
+func recoveryRef(e Event) int64 {
+	if e.Duration <= 0 || e.Action == "broker_kill" || e.Action == "broker_restart" {
+		return e.StartNs
+	}
+	return max(e.StartNs+int64(e.Duration), e.EndNs)
+}
+
+// recovery returns the second that starts the first 3 consecutive seconds
+// at ≥ 90 % of the baseline after the first second below it in the span
+// (from ref on); none below: ref's second.
+func (a eventAnalysis) recovery(baseline float64, ref int64, spanEnd int) (int, bool) {
+	if baseline <= 0 {
+		return 0, false
+	}
+	good := func(i int) bool { return float64(count(a.in.Completed, i)) >= recoveryFraction*baseline }
+	from := a.sec(ref)
+	for i := from; i < spanEnd; i++ {
+		if !good(i) {
+			from = i + 1
+			break
+		}
+	}
+	for i := from; i+recoverySeconds <= a.sec(a.in.Window.End); i++ {
+		ok := true
+		for j := i; j < i+recoverySeconds; j++ {
+			ok = ok && good(j)
+		}
+		if ok {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// members fills the figures from the members' own data: rebalance pauses
+// and idle gaps that began in the span, and a join's first records.
+func (a eventAnalysis) members(r *EventReport, e Event, spanEnd int64) {
+	for _, p := range a.in.Pauses {
+		if p.StartNs >= e.StartNs && p.StartNs < spanEnd {
+			d := float64(p.EndNs-p.StartNs) / 1e9
+			r.RebalancePauses++
+			r.RebalancePauseSec += d
+			r.RebalancePauseMaxS = max(r.RebalancePauseMaxS, d)
+		}
+	}
+	for _, m := range a.in.Members {
+		if m.IdleStartNs >= e.StartNs && m.IdleStartNs < spanEnd {
+			r.IdleGapMaxSec = max(r.IdleGapMaxSec, float64(m.LongestIdleNs)/1e9)
+		}
+	}
+	if e.Action != "join" {
+		return
+	}
+	for _, id := range e.Members {
+		fr := MemberFirstRecord{Member: id}
+		for _, m := range a.in.Members {
+			if m.ID == id && m.FirstDeliveryNs > 0 {
+				v := float64(m.FirstDeliveryNs-m.JoinNs) / 1e9
+				fr.Sec = &v
+			}
+		}
+		r.FirstRecord = append(r.FirstRecord, fr)
+	}
+}
+
+// SummarizeEvents aggregates the reports and the run's pauses.
+func SummarizeEvents(reports []EventReport, pauses []results.RebalancePause) EventSummary {
+	s := EventSummary{Events: len(reports)}
+	var firstMax, recMax float64
+	firstAll, recAll := true, true
+	joined := false
+	var redeliveryMax float64
+	crashRedelivered := false
+	for _, r := range reports {
+		s.AfterPerSec = r.AfterPerSec
+		s.HeldByCrashed += r.HeldByCrashed
+		if r.Action == "crash" && r.FirstRedeliverySec != nil {
+			crashRedelivered = true
+			redeliveryMax = max(redeliveryMax, *r.FirstRedeliverySec)
+		}
+		s.Redeliveries += r.Redeliveries
+		s.DipMaxPercent = max(s.DipMaxPercent, r.DipPercent)
+		s.IdleGapMaxSec = max(s.IdleGapMaxSec, r.IdleGapMaxSec)
+		if r.RecoverySec == nil {
+			recAll = false
+		} else {
+			recMax = max(recMax, *r.RecoverySec)
+		}
+		for _, f := range r.FirstRecord {
+			joined = true
+			if f.Sec == nil {
+				firstAll = false
+				s.JoinedWithout++
+			} else {
+				firstMax = max(firstMax, *f.Sec)
+			}
+		}
+	}
+	if crashRedelivered {
+		s.FirstRedeliveryMaxSec = &redeliveryMax
+	}
+	if joined && firstAll {
+		s.FirstRecordMaxSec = &firstMax
+	}
+	if len(reports) > 0 && recAll {
+		s.RecoveryMaxSec = &recMax
+	}
+	for _, p := range pauses {
+		d := float64(p.EndNs-p.StartNs) / 1e9
+		s.RebalancePauses++
+		s.RebalancePauseSec += d
+		s.RebalancePauseMaxS = max(s.RebalancePauseMaxS, d)
+	}
+	return s
+}

@@ -1,0 +1,343 @@
+package runs
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sharebench/sharebench/scenarios"
+)
+
+// ExpectationOutcome is an evaluated expectation: campaign.json
+// "expectations".
+type ExpectationOutcome struct {
+	Name     string     `json:"name"`
+	Claim    string     `json:"claim"` // the claim in words: "share/consumer throughput.completed_per_sec ≥ 2"
+	Met      bool       `json:"met"`
+	Measured []Measured `json:"measured"`
+	Detail   string     `json:"detail,omitempty"` // why it is not met, or what was compared
+}
+
+// Measured is one value an expectation checked: a run's field, or the ratio
+// of a pair ("r02-share/r01-consumer").
+type Measured struct {
+	Run   string  `json:"run"`
+	Value float64 `json:"value"`
+	Met   bool    `json:"met"`
+}
+
+// DerivedFields are expectation fields computed from run.json figures rather
+// than stored in it.
+var DerivedFields = map[string]func(Record) (float64, bool){
+	// event_summary.redeliveries_beyond_held: redeliveries caused by the
+	// events − records the crashed members held (as their clients saw them):
+	// ≥ 0 when every held record came back; records acquired by a fetch
+	// whose response the crashed member never read come back too.
+	"event_summary.redeliveries_beyond_held": func(r Record) (float64, bool) {
+		if r.EventSummary == nil {
+			return 0, false
+		}
+		return float64(r.EventSummary.Redeliveries - r.EventSummary.HeldByCrashed), true
+	},
+	// audit.archived_ratio: archived ÷ produced.
+	"audit.archived_ratio": func(r Record) (float64, bool) {
+		if r.Audit.Produced == 0 {
+			return 0, false
+		}
+		return float64(r.Audit.Archived) / float64(r.Audit.Produced), true
+	},
+}
+
+// EvaluateExpectations checks a scenario's expectations against the
+// campaign's runs. A claim with no run (or pair) to check, or a field a run
+// lacks, is not met.
+func EvaluateExpectations(recs []Record, exps []scenarios.Expectation) []ExpectationOutcome {
+	out := make([]ExpectationOutcome, 0, len(exps))
+	for _, e := range exps {
+		var o ExpectationOutcome
+		switch {
+		case e.Ratio != nil:
+			o = evaluateRatio(recs, *e.Ratio)
+		case e.Measure != nil:
+			o = evaluateMeasure(recs, *e.Measure)
+		default:
+			o = ExpectationOutcome{Detail: "neither measure nor ratio"}
+		}
+		o.Name, o.Claim = e.Name, Claim(e)
+		out = append(out, o)
+	}
+	return out
+}
+
+func evaluateMeasure(recs []Record, e scenarios.MeasureClaim) ExpectationOutcome {
+	sel := selectRuns(recs, e.RunSelector)
+	if len(sel) == 0 {
+		return ExpectationOutcome{Detail: "no run matches " + selectorText(e.RunSelector)}
+	}
+	o := ExpectationOutcome{Met: true}
+	var problems []string
+	for _, r := range sel {
+		v, ok := FieldValue(r, e.Field)
+		if !ok {
+			o.Met = false
+			problems = append(problems, fmt.Sprintf("%s has no %s", r.RunID, e.Field))
+			continue
+		}
+		m := Measured{Run: r.RunID, Value: v, Met: within(e.Bounds, v)}
+		o.Met = o.Met && m.Met
+		o.Measured = append(o.Measured, m)
+	}
+	o.Detail = strings.Join(problems, "; ")
+	return o
+}
+
+func evaluateRatio(recs []Record, e scenarios.RatioClaim) ExpectationOutcome {
+	pairs := pairBy(recs, e.Numerator, e.Denominator)
+	if len(pairs) == 0 {
+		return ExpectationOutcome{Detail: fmt.Sprintf("no pair of runs %s / %s with otherwise equal settings",
+			selectorText(e.Numerator), selectorText(e.Denominator))}
+	}
+	o := ExpectationOutcome{Met: true}
+	var problems []string
+	for _, p := range pairs {
+		id := p[0].RunID + "/" + p[1].RunID
+		num, ok1 := FieldValue(p[0], e.Field)
+		den, ok2 := FieldValue(p[1], e.Field)
+		if !ok1 || !ok2 || den == 0 {
+			o.Met = false
+			problems = append(problems, fmt.Sprintf("%s: ratio undefined (%s %g / %g)", id, e.Field, num, den))
+			continue
+		}
+		m := Measured{Run: id, Value: num / den, Met: within(e.Bounds, num/den)}
+		o.Met = o.Met && m.Met
+		o.Measured = append(o.Measured, m)
+		problems = append(problems, fmt.Sprintf("%s: %.4g / %.4g", id, num, den))
+	}
+	o.Detail = strings.Join(problems, "; ")
+	return o
+}
+
+func within(b scenarios.Bounds, v float64) bool {
+	if math.IsNaN(v) {
+		return false
+	}
+	return (b.Min == nil || v >= *b.Min) && (b.Max == nil || v <= *b.Max)
+}
+
+// Claim states an expectation in words: "consumer runs: ceiling.efficiency
+// in [0.9, 1.05]", "share / consumer throughput.completed_per_sec ≥ 2".
+func Claim(e scenarios.Expectation) string {
+	var b scenarios.Bounds
+	switch {
+	case e.Ratio != nil:
+		b = e.Ratio.Bounds
+	case e.Measure != nil:
+		b = e.Measure.Bounds
+	}
+	var bound string
+	switch {
+	case b.Min != nil && b.Max != nil && *b.Min == *b.Max:
+		bound = "= " + num(*b.Min)
+	case b.Min != nil && b.Max != nil:
+		bound = fmt.Sprintf("in [%s, %s]", num(*b.Min), num(*b.Max))
+	case b.Min != nil:
+		bound = "≥ " + num(*b.Min)
+	case b.Max != nil:
+		bound = "≤ " + num(*b.Max)
+	}
+	switch {
+	case e.Ratio != nil:
+		return fmt.Sprintf("%s / %s %s %s", selectorText(e.Ratio.Numerator), selectorText(e.Ratio.Denominator), e.Ratio.Field, bound)
+	case e.Measure != nil:
+		return fmt.Sprintf("%s runs: %s %s", selectorText(e.Measure.RunSelector), e.Measure.Field, bound)
+	}
+	return bound
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// selectorText is "share", "all", "share where max_poll_records=200".
+func selectorText(s scenarios.RunSelector) string {
+	t := s.Runs
+	if t == "" {
+		t = "all"
+	}
+	if len(s.Where) == 0 {
+		return t
+	}
+	keys := sortedWhere(s.Where)
+	kv := make([]string, len(keys))
+	for i, k := range keys {
+		kv[i] = k + "=" + s.Where[k]
+	}
+	return t + " where " + strings.Join(kv, ", ")
+}
+
+func sortedWhere(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func matches(s scenarios.RunSelector, r Record) bool {
+	if s.Runs != "" && s.Runs != "all" && r.ConsumerType != s.Runs {
+		return false
+	}
+	for k, want := range s.Where {
+		if r.Spec == nil || SpecValue(*r.Spec, k) != want {
+			return false
+		}
+	}
+	return true
+}
+
+func selectRuns(runs []Record, s scenarios.RunSelector) []Record {
+	var out []Record
+	for _, r := range runs {
+		if matches(s, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// pairBy pairs each numerator run with the first unused denominator run
+// whose spec is equal apart from the keys the selectors name (and the
+// consumer type when the two sides differ in it). Consumer vs share without
+// Where is exactly Pairs.
+func pairBy(runs []Record, num, den scenarios.RunSelector) [][2]Record {
+	var out [][2]Record
+	if len(num.Where) == 0 && len(den.Where) == 0 && typePair(num.Runs, den.Runs) {
+		for _, p := range Pairs(runs) {
+			if num.Runs == "share" {
+				out = append(out, [2]Record{p.Share, p.Consumer})
+			} else {
+				out = append(out, [2]Record{p.Consumer, p.Share})
+			}
+		}
+		return out
+	}
+	ignore := []string{}
+	for _, w := range []map[string]string{num.Where, den.Where} {
+		for k := range w {
+			top, _, _ := strings.Cut(k, ".")
+			ignore = append(ignore, top)
+		}
+	}
+	if num.Runs != den.Runs {
+		ignore = append(ignore, "consumer_type")
+	}
+	dens := selectRuns(runs, den)
+	used := make([]bool, len(dens))
+	for _, n := range selectRuns(runs, num) {
+		key := SpecKey(n, ignore...)
+		for i, d := range dens {
+			if !used[i] && d.RunID != n.RunID && SpecKey(d, ignore...) == key {
+				used[i] = true
+				out = append(out, [2]Record{n, d})
+				break
+			}
+		}
+	}
+	return out
+}
+
+func typePair(a, b string) bool {
+	return a == "share" && b == "consumer" || a == "consumer" && b == "share"
+}
+
+// FieldValue reads a numeric field of a run by its dotted run.json path
+// ("latency.completion_ms.p99"; booleans read as 0 or 1) or a DerivedFields
+// name. ok is false when the path names no number.
+func FieldValue(r Record, path string) (float64, bool) {
+	if f, ok := DerivedFields[path]; ok {
+		return f(r)
+	}
+	v := reflect.ValueOf(r)
+	for _, part := range strings.Split(path, ".") {
+		if v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return 0, false
+			}
+			v = v.Elem()
+		}
+		if v.Kind() != reflect.Struct {
+			return 0, false
+		}
+		f, ok := fieldByJSONName(v, part)
+		if !ok {
+			return 0, false
+		}
+		v = f
+	}
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return 0, false
+		}
+		v = v.Elem()
+	}
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return v.Float(), true
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return float64(v.Int()), true
+	case reflect.Bool:
+		if v.Bool() {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+func fieldByJSONName(v reflect.Value, name string) (reflect.Value, bool) {
+	t := v.Type()
+	for i := range t.NumField() {
+		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if tag == name {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+// MeasuredText lists an outcome's measured values: "r01-consumer 0.95,
+// r03-consumer 0.82 ✗" (✗ marks a value outside the bounds).
+func (o ExpectationOutcome) MeasuredText() string {
+	parts := make([]string, 0, len(o.Measured))
+	for _, m := range o.Measured {
+		s := fmt.Sprintf("%s %.4g", m.Run, m.Value)
+		if !m.Met {
+			s += " ✗"
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return "nothing measured"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Status is "MET" or "NOT MET".
+func (o ExpectationOutcome) Status() string {
+	if o.Met {
+		return "MET"
+	}
+	return "NOT MET"
+}
+
+// Line is the outcome in one line after its status: name, claim, measured
+// values and, when not met, why.
+func (o ExpectationOutcome) Line() string {
+	s := fmt.Sprintf("%s: %s: measured %s", o.Name, o.Claim, o.MeasuredText())
+	if !o.Met && o.Detail != "" {
+		s += " (" + o.Detail + ")"
+	}
+	return s
+}

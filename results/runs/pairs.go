@@ -1,0 +1,75 @@
+package runs
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// SpecKey is the canonical JSON of a run's spec without the fields named in
+// ignore (e.g. "trial"): two runs with the same key ran the same settings.
+// It is "" when the run has no spec.
+func SpecKey(r Record, ignore ...string) string {
+	if r.Spec == nil {
+		return ""
+	}
+	b, err := json.Marshal(r.Spec)
+	if err != nil {
+		return ""
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return ""
+	}
+	for _, k := range ignore {
+		delete(m, k)
+	}
+	b, _ = json.Marshal(m) // map keys marshal sorted: canonical
+	return string(b)
+}
+
+// Pair is a consumer-group run and a share-group run on otherwise identical
+// settings.
+type Pair struct {
+	Consumer, Share Record
+}
+
+// Pairs matches each consumer-group run with the first unused share-group
+// run whose spec differs only in consumer_type; runs without a spec pair in
+// order of appearance.
+func Pairs(runs []Record) []Pair {
+	var shares []Record
+	for _, r := range runs {
+		if r.ConsumerType == "share" {
+			shares = append(shares, r)
+		}
+	}
+	used := make([]bool, len(shares))
+	var out []Pair
+	for _, c := range runs {
+		if c.ConsumerType == "share" {
+			continue
+		}
+		key := SpecKey(c, "consumer_type")
+		for i, s := range shares {
+			if !used[i] && SpecKey(s, "consumer_type") == key {
+				used[i] = true
+				out = append(out, Pair{Consumer: c, Share: s})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Verdict is one line on a pair: each arm's throughput, ceiling and bound,
+// and the share/consumer throughput ratio.
+func (p Pair) Verdict() string {
+	c, s := p.Consumer, p.Share
+	line := fmt.Sprintf("%s vs %s: consumer group %.0f records/s (ceiling %.0f, %s-bound), share group %.0f records/s (ceiling %.0f, %s-bound)",
+		c.RunID, s.RunID, c.Throughput.CompletedPerSec, c.Ceiling.RecordsPerSec, c.Ceiling.Bound,
+		s.Throughput.CompletedPerSec, s.Ceiling.RecordsPerSec, s.Ceiling.Bound)
+	if c.Throughput.CompletedPerSec > 0 {
+		line += fmt.Sprintf(": share/consumer = %.2fx", s.Throughput.CompletedPerSec/c.Throughput.CompletedPerSec)
+	}
+	return line
+}

@@ -1,0 +1,135 @@
+package runs
+
+import (
+	"time"
+
+	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/scenarios"
+)
+
+// SchemaVersion of run.json and campaign.json.
+const SchemaVersion = 1
+
+// Record is everything a run reports: run.json.
+type Record struct {
+	SchemaVersion int                `json:"schema_version"`
+	RunID         string             `json:"run_id"`
+	Campaign      string             `json:"campaign"`
+	ConsumerType  string             `json:"consumer_type"` // "consumer" or "share"
+	Spec          *scenarios.RunSpec `json:"spec"`          // the resolved run spec; nil: none recorded
+	StartedAt     string             `json:"started_at"`    // UTC RFC 3339
+
+	Phases     Phases                `json:"phases"`
+	Throughput Throughput            `json:"throughput"`
+	Latency    Latencies             `json:"latency"`
+	Polls      Polls                 `json:"polls"`
+	Outcomes   Outcomes              `json:"outcomes"`
+	PerMember  []int64               `json:"per_member_completed"`
+	Audit      results.Audit         `json:"audit"`
+	Ceiling    Ceiling               `json:"ceiling"`
+	Validity   Validity              `json:"validity"`
+	Resources  results.CPUUsage      `json:"resources"` // CPU over the measurement window
+	Broker     results.BrokerMetrics `json:"broker"`    // the brokers' own metrics (JMX exporter)
+	Lag        results.LagSummary    `json:"lag"`
+	// Events are the run's scale events and faults with what each did;
+	// EventSummary aggregates them (absent without events).
+	Events       []EventReport `json:"events,omitempty"`
+	EventSummary *EventSummary `json:"event_summary,omitempty"`
+	// Members are the members' join, first record and leave times (runs
+	// with events).
+	Members     []MemberLife  `json:"members,omitempty"`
+	Environment Environment   `json:"environment"`
+	Errors      []string      `json:"errors,omitempty"`
+	Files       []string      `json:"files"` // files written beside run.json
+	Elapsed     time.Duration `json:"-"`
+
+	// MaxRate is load_mode max_rate's search: every step and the found
+	// rate; the other figures of the record are those of the step at the
+	// found rate (of the first step when none passed).
+	MaxRate *MaxRateResult `json:"max_rate,omitempty"`
+}
+
+// Phases are the run's phase lengths in seconds.
+type Phases struct {
+	GroupReadySec float64 `json:"group_ready_s"` // consumers started → group ready
+	WarmupSec     float64 `json:"warmup_s"`
+	MeasureSec    float64 `json:"measure_s"`
+	// DrainSec is producers done → all records finished (or timeout); in
+	// load_mode backlog it is the measured time to drain (ETD) the
+	// pre-filled backlog: first delivery → last completion or archive.
+	DrainSec float64 `json:"drain_s"`
+	// FillSec is load_mode backlog's fill: first send → last produce
+	// acknowledgement, before the consumers started.
+	FillSec       float64 `json:"fill_s,omitempty"`
+	DrainTimedOut bool    `json:"drain_timed_out"`
+	// WindowStartSec is the time from the start of timeseries.csv (second 0,
+	// the run's clock start, before the group was ready) to the start of the
+	// measurement window; the warm-up precedes it by WarmupSec.
+	WindowStartSec float64 `json:"window_start_s,omitempty"`
+}
+
+// Throughput figures are records per second over the measurement window.
+type Throughput struct {
+	OfferedPerSec   float64 `json:"offered_per_sec"`   // configured producer rate
+	ProducedPerSec  float64 `json:"produced_per_sec"`  // produce acks in the window / window
+	CompletedPerSec float64 `json:"completed_per_sec"` // completions in the window / window
+	// CompletedRatio is CompletedPerSec / ProducedPerSec: below 1 the
+	// consumers fell behind.
+	CompletedRatio float64 `json:"completed_ratio"`
+}
+
+// Latencies are HDR percentile summaries in milliseconds, over records whose
+// intended send time is in the measurement window.
+type Latencies struct {
+	CompletionMs  results.Percentiles `json:"completion_ms"`
+	DeliveryMs    results.Percentiles `json:"delivery_ms"`
+	PublishMs     results.Percentiles `json:"publish_ms"`
+	ScheduleLagMs results.Percentiles `json:"schedule_lag_ms"`
+	QueueMs       results.Percentiles `json:"queue_ms"`
+	HoldMs        results.Percentiles `json:"hold_ms"` // handed to a worker → completed, all records
+}
+
+// Polls describe the member poll loops.
+type Polls struct {
+	Count          int64               `json:"count"`
+	Empty          int64               `json:"empty"`
+	EmptyRatio     float64             `json:"empty_ratio"`
+	RecordsPerPoll results.Percentiles `json:"records_per_poll"` // non-empty polls; values are record counts
+}
+
+// Outcomes count what the workers did.
+type Outcomes struct {
+	Delivered            int64   `json:"delivered"`
+	Completed            int64   `json:"completed"`
+	Redelivered          int64   `json:"redelivered"` // deliveries with delivery count > 1 (share) or seen again (consumer group)
+	Released             int64   `json:"released"`    // share RELEASE
+	Rejected             int64   `json:"rejected"`    // share REJECT or consumer-group dead letters
+	RetriedInPlace       int64   `json:"retried_in_place"`
+	LockExpiredCompleted int64   `json:"lock_expired_completions"` // completed after the acquisition deadline
+	Renewals             int64   `json:"renewals"`                 // share RENEW acknowledgements sent (renew auto)
+	AckErrors            int64   `json:"ack_errors"`
+	PollErrors           int64   `json:"poll_errors"`
+	ProduceFailed        int64   `json:"produce_failed"`
+	DeliveryCounts       []int64 `json:"delivery_counts,omitempty"` // index i: deliveries with count i+1 (share)
+}
+
+// Environment says where the numbers come from.
+type Environment struct {
+	Provider string `json:"provider"`
+	// Image is the container image the brokers ran (container provider only).
+	Image        string            `json:"image,omitempty"`
+	KafkaVersion string            `json:"kafka_version"`
+	IsKafka      bool              `json:"is_kafka"` // false: kfake, not Apache Kafka
+	Nodes        int               `json:"nodes"`
+	BrokerConfig map[string]string `json:"broker_config,omitempty"`
+	Host         Host              `json:"host"`
+}
+
+// Host describes the machine that ran the harness.
+type Host struct {
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+	CPUs      int    `json:"cpus"`
+	GoVersion string `json:"go_version"`
+	Hostname  string `json:"hostname"`
+}

@@ -1,0 +1,78 @@
+// Package runstest builds run records and campaign folders for the tests
+// of report and of the importers of runs (runs' own tests cannot import it).
+package runstest
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
+)
+
+// Run is a run record with the figures the reports and comparisons
+// read; spec fields decide matching.
+func Run(id, ctype string, trial int, tput, p99 float64) runs.Record {
+	ceiling := 1000.0
+	if ctype == "consumer" {
+		ceiling = 400
+	}
+	return runs.Record{
+		SchemaVersion: runs.SchemaVersion, RunID: id, Campaign: "fixture-20260101T000000Z", ConsumerType: ctype,
+		Spec:       &scenarios.RunSpec{ConsumerType: ctype, Members: 12, Partitions: 4, Trial: trial},
+		Throughput: runs.Throughput{OfferedPerSec: 1000, ProducedPerSec: 1000, CompletedPerSec: tput},
+		Latency: runs.Latencies{
+			CompletionMs: results.Percentiles{Count: 20000, P50: p99 / 4, P90: p99 / 2, P99: p99, P999: p99 * 1.5, P9999: p99 * 1.6, Max: p99 * 1.7},
+			DeliveryMs:   results.Percentiles{Count: 20000, P50: 5, P99: p99 - 10},
+			PublishMs:    results.Percentiles{Count: 20000, P50: 2, P99: 9.5},
+		},
+		Audit:       results.Audit{Produced: 25000, CompletedOnce: 25000, Balanced: true},
+		Ceiling:     runs.Ceiling{RecordsPerSec: ceiling, Bound: "producer", Efficiency: tput / ceiling},
+		Validity:    runs.Validity{Valid: true},
+		Environment: runs.Environment{Provider: "process", KafkaVersion: "4.2.2", IsKafka: true, Nodes: 1},
+	}
+}
+
+// WriteCampaign writes runs as a campaign folder and returns it.
+func WriteCampaign(t *testing.T, recs ...runs.Record) string {
+	t.Helper()
+	dir := t.TempDir()
+	camp := runs.Campaign{SchemaVersion: runs.SchemaVersion, Name: "fixture", Scenario: &scenarios.Scenario{Description: "Does it scale?"}}
+	for _, r := range recs {
+		if err := runs.WriteRunDir(filepath.Join(dir, "runs", r.RunID), &r, Merged(r.Latency.CompletionMs.Max), Series(int64(r.Throughput.CompletedPerSec))); err != nil {
+			t.Fatal(err)
+		}
+		camp.Runs = append(camp.Runs, r.RunID)
+	}
+	if err := runs.WriteJSON(filepath.Join(dir, "campaign.json"), camp); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// Merged holds completion and delivery histograms of 1,000 values
+// spread evenly up to about maxMs, so the .hgrm files have curves.
+func Merged(maxMs float64) results.Merged {
+	m := results.Merged{Publish: results.NewLatencyHistogram(), ScheduleLag: results.NewLatencyHistogram(),
+		Delivery: results.NewLatencyHistogram(), Completion: results.NewLatencyHistogram(),
+		Queue: results.NewLatencyHistogram(), Hold: results.NewLatencyHistogram()}
+	for i := 1; i <= 1000; i++ {
+		us := int64(float64(i) * maxMs)
+		_ = m.Completion.RecordValue(us)
+		_ = m.Delivery.RecordValue(us * 9 / 10)
+	}
+	return m
+}
+
+// Series has produced and completed counts for 30 seconds.
+func Series(perSec int64) *results.Series {
+	s := results.NewSeries(0, 30)
+	for i := range 30 {
+		ns := int64(i) * 1e9
+		s.Add(results.Produced, ns, perSec)
+		s.Add(results.Delivered, ns, perSec)
+		s.Add(results.Completed, ns, perSec-int64(i%3))
+	}
+	return s
+}

@@ -1,0 +1,133 @@
+package runs
+
+import (
+	"fmt"
+
+	"github.com/sharebench/sharebench/results"
+)
+
+// Validity lists the reasons a run's numbers may not be about Kafka.
+type Validity struct {
+	Valid bool   `json:"valid"`
+	Flags []Flag `json:"flags,omitempty"`
+}
+
+// Flag is one validity problem, with a code for machines and words for people.
+type Flag struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// ValidityInput is what the validity checks look at.
+type ValidityInput struct {
+	IsKafka          bool
+	Audit            results.Audit
+	DrainTimedOut    bool
+	ScheduleLagP99Ms float64
+	// ScheduleLagLimitMs flags a generator that fell behind (default 100).
+	ScheduleLagLimitMs float64
+	HarnessCPUPercent  float64 // harness process CPU over the run, % of all cores
+	HostCPUPercent     float64 // host CPU busy over the run, %
+	Ceiling            Ceiling
+	CompletedPerSec    float64
+	ProduceFailed      int64
+	AckErrors          int64 // refused acknowledgements / commits
+	PollErrors         int64
+	// CompletedThirds are completions in the first, middle and last third of
+	// the measurement window (Series.Thirds).
+	CompletedThirds [3]int64
+	// Collectors are the samplers that ran beside the workload (broker
+	// metrics scrapes, group lag).
+	Collectors []CollectorHealth
+	Errors     []string
+}
+
+// CollectorHealth is how one sampler fared over a run.
+type CollectorHealth struct {
+	Name      string
+	Attempts  int // readings tried
+	Failures  int // readings that failed
+	LastError string
+	// NoWindow: the sampler gave no figures for the measurement window.
+	NoWindow bool
+}
+
+// failed reports whether the sampler's figures cannot be trusted: every
+// reading failed, more than a quarter did, or the window has no figures.
+// An occasional timeout on a saturated host is not a failure.
+func (c CollectorHealth) failed() bool {
+	return c.NoWindow || c.Failures > 0 && (c.Failures >= c.Attempts || 4*c.Failures > c.Attempts)
+}
+
+// Check applies the validity rules.
+func Check(in ValidityInput) Validity {
+	var flags []Flag
+	add := func(code, format string, args ...any) {
+		flags = append(flags, Flag{Code: code, Message: fmt.Sprintf(format, args...)})
+	}
+	if !in.IsKafka {
+		add("not_kafka", "numbers come from kfake, franz-go's in-process fake cluster, not Apache Kafka")
+	}
+	if !in.Audit.Balanced {
+		add("audit_unbalanced", "the audit does not balance: %d produced, %d classified, %d unacknowledged, %d foreign",
+			in.Audit.Produced, in.Audit.CompletedOnce+in.Audit.Duplicates+in.Audit.Archived+in.Audit.InFlight+in.Audit.Lost,
+			in.Audit.Unacknowledged, in.Audit.Foreign)
+	}
+	if in.Audit.Lost > 0 {
+		add("lost_records", "%d produced records were never delivered", in.Audit.Lost)
+	}
+	if in.DrainTimedOut {
+		add("drain_timeout", "the drain timed out with records unfinished; the audit counts them as in flight or lost")
+	}
+	limit := in.ScheduleLagLimitMs
+	if limit <= 0 {
+		limit = 100
+	}
+	if in.ScheduleLagP99Ms > limit {
+		add("schedule_lag", "producer schedule lag p99 %.1f ms exceeds %.0f ms: the load generator fell behind the offered rate", in.ScheduleLagP99Ms, limit)
+	}
+	if in.HarnessCPUPercent > 90 {
+		add("harness_cpu", "the harness used %.0f%% of all cores: client-side limits may shape the numbers", in.HarnessCPUPercent)
+	}
+	if in.HostCPUPercent > 95 {
+		add("host_cpu", "the host CPU was %.0f%% busy: brokers and harness competed for cores", in.HostCPUPercent)
+	}
+	if in.Ceiling.RecordsPerSec > 0 && in.CompletedPerSec > in.Ceiling.RecordsPerSec*1.05 {
+		add("above_ceiling", "measured %.0f records/s exceeds the %.0f records/s ceiling by more than 5%%: a backlog from before the window was consumed inside it (lengthen warmup), or the model is wrong",
+			in.CompletedPerSec, in.Ceiling.RecordsPerSec)
+	}
+	if f, l := in.CompletedThirds[0], in.CompletedThirds[2]; l >= 100 && float64(f) < 0.85*float64(l) {
+		add("warmup_short", "completions were still climbing in the window (first third %d, last third %d): lengthen warmup", f, l)
+	}
+	if in.AckErrors > 0 || in.PollErrors > 0 {
+		add("client_errors", "consumers saw %d acknowledgement/commit errors and %d poll errors", in.AckErrors, in.PollErrors)
+	}
+	if in.ProduceFailed > 0 {
+		add("produce_failed", "%d records failed to produce", in.ProduceFailed)
+	}
+	for _, c := range in.Collectors {
+		if c.failed() {
+			msg := fmt.Sprintf("collector %s: %d of %d readings failed", c.Name, c.Failures, c.Attempts)
+			if c.NoWindow {
+				msg += ", no figures for the measurement window"
+			}
+			if c.LastError != "" {
+				msg += "; last error: " + c.LastError
+			}
+			add("collector_failed", "%s", msg)
+		}
+	}
+	for _, e := range in.Errors {
+		add("error", "%s", e)
+	}
+	return Validity{Valid: len(flags) == 0, Flags: flags}
+}
+
+// Codes lists the flags' codes.
+func (v Validity) Codes() []string {
+	codes := make([]string, len(v.Flags))
+	for i, f := range v.Flags {
+		codes[i] = f.Code
+	}
+	return codes
+}
