@@ -39,7 +39,8 @@ const (
 	DefaultMaxLockDuration = 60 * time.Second
 )
 
-// The advisor's own rules (REFERENCE §4 gives the shape, these the numbers).
+// The advisor's own rules (docs/measurement.md "Capacity formulas" gives the
+// shape, these the numbers).
 const (
 	// LockShare is how far below locks/consumers-per-partition
 	// max.poll.records stays ("somewhat below"): 80%.
