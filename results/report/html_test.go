@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"html"
 	"os"
@@ -54,17 +55,54 @@ func TestHTMLFiguresMatchRunJSON(t *testing.T) {
 			t.Errorf("report.html lacks %q", w)
 		}
 	}
-	for _, banned := range []string{"<script", "http://", "https://", "not drawn"} {
+	for _, banned := range []string{`src="http`, `href="http`, "url(http", "@import", "fetch(", "XMLHttpRequest", "not drawn"} {
 		if strings.Contains(page, banned) {
 			t.Errorf("report.html contains %q: it must be self-contained and complete", banned)
 		}
 	}
+	if !strings.Contains(page, `data-library="uPlot" data-version="`+UPlotVersion+`"`) || !strings.Contains(page, "<noscript>") {
+		t.Error("report.html lacks the inlined uPlot or the no-JavaScript note")
+	}
+	charts := pageCharts(t, buf.String())
+	if n := strings.Count(page, "<figure class=\"chart\" data-chart="); n != len(charts) || n == 0 {
+		t.Errorf("%d chart figures, %d charts in the JSON block", n, len(charts))
+	}
 	var doc struct{}
-	d := xml.NewDecoder(strings.NewReader(page))
+	// the markup around the scripts and styles must parse; their text is not XML
+	markup := scriptRE.ReplaceAllString(buf.String(), "<script></script>")
+	d := xml.NewDecoder(strings.NewReader(markup))
 	d.Strict, d.AutoClose, d.Entity = false, xml.HTMLAutoClose, xml.HTMLEntity
 	if err := d.Decode(&doc); err != nil {
 		t.Errorf("report.html does not parse: %v", err)
 	}
+}
+
+var scriptRE = regexp.MustCompile(`(?s)<script([^>]*)>.*?</script>|<style>.*?</style>`)
+
+var chartDataRE = regexp.MustCompile(`(?s)<script type="application/json" id="chart-data">(.*?)</script>`)
+
+// pageCharts reads the charts' JSON block of a page.
+func pageCharts(t *testing.T, page string) []chart {
+	t.Helper()
+	m := chartDataRE.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no chart-data block")
+	}
+	var out []chart
+	if err := json.Unmarshal([]byte(m[1]), &out); err != nil {
+		t.Fatalf("chart-data: %v\n%.500s", err, m[1])
+	}
+	return out
+}
+
+// chartByTitle finds a chart of the page; nil if none.
+func chartByTitle(charts []chart, title string) *chart {
+	for i := range charts {
+		if charts[i].Title == title {
+			return &charts[i]
+		}
+	}
+	return nil
 }
 
 var figureRE = regexp.MustCompile(`data-run="([^"]+)" data-figure="([^"]+)">([^<]*)<`)
@@ -140,17 +178,4 @@ func TestHTMLRendersInChromium(t *testing.T) {
 		t.Errorf("screenshot is %d bytes: the page rendered (nearly) empty", st.Size())
 	}
 	t.Logf("screenshot %s: %d bytes", shot, st.Size())
-}
-
-func TestNiceTicksCoverTheMaximum(t *testing.T) {
-	tests := []struct {
-		hi, top float64
-		n       int
-	}{{35, 40, 5}, {36, 40, 5}, {1000.7, 1250, 6}, {400, 400, 5}, {0, 1, 2}}
-	for _, tc := range tests {
-		ticks, top := niceTicks(tc.hi, 5)
-		if top != tc.top || len(ticks) != tc.n || top < tc.hi {
-			t.Errorf("niceTicks(%v) = %v top %v, want top %v with %d ticks", tc.hi, ticks, top, tc.top, tc.n)
-		}
-	}
 }
