@@ -168,7 +168,7 @@
     }
     var plugins = [wheelPlugin()];
     if (c.bands && c.bands.length) plugins.unshift(bandsPlugin(c.bands));
-    return {
+    var opts = {
       width: width, height: 280,
       scales: { x: xScale, y: yScale },
       axes: [xAxis, yAxis],
@@ -176,6 +176,11 @@
       cursor: { drag: { x: true, y: false, setScale: true } },
       legend: { live: true }
     };
+    if (c.kind === "history") {
+      // campaign starts are UTC, as the tables print them
+      opts.tzDate = function (ts) { return uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"); };
+    }
+    return opts;
   }
 
   // visiblePoints counts the finite values of shown series inside the x range drawn.
