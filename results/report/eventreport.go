@@ -112,15 +112,13 @@ func writeMarkdownEvents(w io.Writer, recs []runs.Record) {
 
 // markEvents shades each event on the throughput chart, from its start to
 // its end (at least half a second, so an instant event shows).
-func markEvents(c *svgChart, r runs.Record, rows int) {
+func markEvents(c *chart, r runs.Record) {
 	if r.Phases.WindowStartSec <= 0 {
 		return
 	}
-	_, xTop := niceTicks(max(float64(rows-1), 1), 6)
-	x := axis{lo: 0, hi: xTop}
 	for i, e := range r.Events {
 		from := r.Phases.WindowStartSec + e.StartSec
 		to := max(r.Phases.WindowStartSec+e.EndSec, from+0.5)
-		c.addBand(x, fmt.Sprintf("event-%d", i+1), e.Label, "#f4a582", from, to)
+		c.addBand(fmt.Sprintf("event-%d", i+1), e.Label, "#f4a582", from, to)
 	}
 }

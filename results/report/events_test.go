@@ -74,7 +74,15 @@ func TestEventBandsOnThroughputChart(t *testing.T) {
 	if err := HTML(dir, runs.Campaign{}, []runs.Record{r})(&b); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), `data-band="event-1" data-start-s="7.0" data-end-s="10.0"`) {
-		t.Errorf("no event band at 7–10 s on the chart")
+	c := chartByTitle(pageCharts(t, b.String()), "throughput over time")
+	if c == nil {
+		t.Fatal("no throughput chart")
+	}
+	found := false
+	for _, band := range c.Bands {
+		found = found || (band.Name == "event-1" && band.Start == 7 && band.End == 10 && band.Label == "slow ×2 for 3s")
+	}
+	if !found {
+		t.Errorf("no event band at 7–10 s on the chart: %+v", c.Bands)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"math"
 	"path/filepath"
 
 	"github.com/sharebench/sharebench/results"
@@ -16,13 +15,11 @@ import (
 //go:embed report.html.tmpl
 var reportTemplateText string
 
-var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+var reportTemplate = template.Must(template.Must(template.New("report").Funcs(template.FuncMap{
 	"row":        func(name, run string, p results.Percentiles) pctRow { return pctRow{name, run, p} },
 	"pct":        func(ratio float64) float64 { return 100 * ratio },
-	"add":        func(a, b float64) float64 { return a + b },
-	"sub":        func(a, b float64) float64 { return a - b },
 	"barsHeight": func(bars []svgBar) float64 { return 22 * float64(len(bars)) },
-}).Parse(reportTemplateText))
+}).Parse(reportTemplateText)).Parse(chartsTemplateText))
 
 // pctRow is one row of a run's percentile table.
 type pctRow struct {
@@ -38,20 +35,21 @@ type htmlReport struct {
 	NotKafka, Verdicts           []string
 	Header                       []string   // side-by-side: run ids
 	Rows                         [][]string // side-by-side: label, one cell per run
-	Completion                   *svgChart  // completion percentiles of every run
+	Completion                   *chart     // completion percentiles of every run
 	Sweeps                       []sweepSection
 	Recommendations              []runs.Recommendation
 	MaxRate                      []htmlMaxRate
 	Runs                         []htmlRun
+	Page                         chartPage // the chart library, the page script and every chart's data
 }
 
 type htmlRun struct {
 	Rec            runs.Record
 	Color          string
 	Audit          string
-	Throughput     *svgChart
-	OverTime       []svgChart // gauges of timeseries.csv: broker CPU, memory, lag
-	Latency        *svgChart
+	Throughput     *chart
+	OverTime       []chart // gauges of timeseries.csv: broker CPU, memory, lag and in-flight
+	Latency        *chart
 	AuditBars      []svgBar
 	CeilingBars    []svgBar
 	DeliveryCounts []svgBar
@@ -66,9 +64,10 @@ type svgBar struct {
 	X, Y, W            float64
 }
 
-// writeHTML writes report.html: one self-contained file (inline SVG, no
-// scripts, no network) from the run records and the .hgrm and
-// timeseries.csv files under dir/runs/<run-id>/ (dir "" skips them).
+// writeHTML writes report.html: one self-contained file (the chart library,
+// the page script and the charts' data inline, no network) from the run
+// records and the .hgrm and timeseries.csv files under dir/runs/<run-id>/
+// (dir "" skips them). The tables carry the figures without JavaScript.
 func writeHTML(w io.Writer, dir string, camp runs.Campaign, recs []runs.Record) error {
 	rep := htmlReport{Title: "sharebench: " + camp.Name, Question: campaignDescription(camp),
 		Environment: environmentLine(recs, camp)}
@@ -98,7 +97,39 @@ func writeHTML(w io.Writer, dir string, camp runs.Campaign, recs []runs.Record) 
 		c := percentileChart("completion latency, all runs (log scale)", curves, true)
 		rep.Completion = &c
 	}
+	rep.Page = newChartPage(rep.charts())
 	return reportTemplate.Execute(w, rep)
+}
+
+// charts lists the report's charts in page order.
+func (rep *htmlReport) charts() []*chart {
+	var out []*chart
+	if rep.Completion != nil {
+		out = append(out, rep.Completion)
+	}
+	for i := range rep.Sweeps {
+		for j := range rep.Sweeps[i].Charts {
+			out = append(out, &rep.Sweeps[i].Charts[j])
+		}
+	}
+	for i := range rep.MaxRate {
+		for j := range rep.MaxRate[i].Charts {
+			out = append(out, &rep.MaxRate[i].Charts[j])
+		}
+	}
+	for i := range rep.Runs {
+		r := &rep.Runs[i]
+		if r.Throughput != nil {
+			out = append(out, r.Throughput)
+		}
+		for j := range r.OverTime {
+			out = append(out, &r.OverTime[j])
+		}
+		if r.Latency != nil {
+			out = append(out, r.Latency)
+		}
+	}
+	return out
 }
 
 func sideBySideCells(recs []runs.Record) ([]string, [][]string) {
@@ -132,8 +163,8 @@ func newHTMLRun(dir string, r runs.Record, color string) htmlRun {
 	runDir := filepath.Join(dir, "runs", r.RunID)
 	if t, err := results.ReadSeriesCSV(filepath.Join(runDir, "timeseries.csv")); err == nil {
 		c := throughputChart(t, r.Ceiling.RecordsPerSec)
-		markPhases(&c, r.Phases, len(t.Rows))
-		markEvents(&c, r, len(t.Rows))
+		markPhases(&c, r.Phases)
+		markEvents(&c, r)
 		hr.Throughput = &c
 		hr.OverTime = gaugeCharts(t, r.Phases)
 	} else {
@@ -181,51 +212,38 @@ func readCurve(dir, runID, name string) (chartSeries, error) {
 	return s, err
 }
 
-func percentileChart(title string, curves []chartSeries, logY bool) svgChart {
-	hi, lo := 0.0, math.Inf(1)
-	for _, c := range curves {
-		for _, v := range c.Y {
-			hi, lo = max(hi, v), min(lo, max(v, 0.001))
-		}
-	}
-	xTicks := []float64{1, 10, 100, 1000, 10000}
-	y := axis{lo: 0, hi: hi}
-	yTicks, top := niceTicks(hi, 5)
-	y.hi = top
+// percentileChart is HdrHistogram's percentile distribution plot: x is
+// 1/(1−q) on a log scale labelled p0, p90, p99, …; y is ms, on a log scale
+// when logY (values clamped to 1 µs so zeros can be drawn).
+func percentileChart(title string, curves []chartSeries, logY bool) chart {
 	if logY {
-		y = axis{lo: math.Pow(10, math.Floor(math.Log10(lo))), hi: math.Pow(10, math.Ceil(math.Log10(max(hi, lo*10)))), log: true}
-		yTicks = nil
-		for v := y.lo; v <= y.hi*1.0001; v *= 10 {
-			yTicks = append(yTicks, v)
+		for i := range curves {
+			y := make(nums, len(curves[i].Y))
+			for j, v := range curves[i].Y {
+				y[j] = max(v, 0.001)
+			}
+			curves[i].Y = y
 		}
 	}
-	return newChart(title, "percentile (x = 1/(1−q), log)", "ms", curves,
-		axis{lo: 1, hi: maxQuantileX, log: true}, y, xTicks, yTicks, quantileTickLabel, fmtTick)
+	return chart{Title: title, Kind: kindPercentile, XLabel: "percentile (x = 1/(1−q), log)", YLabel: "ms", YLog: logY, Series: curves}
 }
 
-func throughputChart(t results.SeriesTable, ceiling float64) svgChart {
-	var xs []float64
-	for i := range t.Rows {
-		xs = append(xs, float64(i))
-	}
-	column := func(name string) []float64 {
-		out := make([]float64, len(t.Rows)) // a missing column draws as zeros
+// throughputChart draws produced and completed records per second with the
+// ceiling as a dashed line.
+func throughputChart(t results.SeriesTable, ceiling float64) chart {
+	column := func(name string) nums {
+		out := make(nums, len(t.Rows)) // a missing column draws as zeros
 		copy(out, t.Column(name))
 		return out
 	}
-	produced, completed := column("produced"), column("completed")
-	hi := ceiling
-	for i := range xs {
-		hi = max(hi, produced[i], completed[i])
+	flat := make(nums, len(t.Rows))
+	for i := range flat {
+		flat[i] = ceiling
 	}
-	last := max(float64(len(xs)-1), 1)
-	series := []chartSeries{
-		{Label: "completed/s", Color: "#1f77b4", X: xs, Y: completed},
-		{Label: "produced/s", Color: "#999999", X: xs, Y: produced},
-		{Label: fmt.Sprintf("ceiling %.0f/s", ceiling), Color: "#d62728", Dash: true, X: []float64{0, last}, Y: []float64{ceiling, ceiling}},
-	}
-	yTicks, top := niceTicks(hi, 5)
-	xTicks, xTop := niceTicks(last, 6)
-	return newChart("throughput over time", "seconds since run start", "records/s", series,
-		axis{lo: 0, hi: xTop}, axis{lo: 0, hi: top}, xTicks, yTicks, fmtTick, fmtTick)
+	return chart{Title: "throughput over time", Kind: kindTime, XLabel: "seconds since run start", YLabel: "records/s",
+		X: seconds(len(t.Rows)), Series: []chartSeries{
+			{Label: "completed/s", Color: "#1f77b4", Y: column("completed"), Key: "completed"},
+			{Label: "produced/s", Color: "#999999", Y: column("produced"), Key: "produced"},
+			{Label: fmt.Sprintf("ceiling %.0f/s", ceiling), Color: "#d62728", Dash: true, Y: flat},
+		}}
 }

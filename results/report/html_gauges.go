@@ -30,49 +30,38 @@ var gaugeChartSpecs = []gaugeChartSpec{
 		{column: "broker_heap_used_bytes", label: "heap", color: "#2ca02c"},
 		{column: "broker_rss_bytes", label: "broker RSS", color: "#9467bd", dash: true},
 		{column: "harness_rss_bytes", label: "harness RSS", color: "#1f77b4", dash: true}}},
-	{title: "group lag over time", unit: "records", scale: 1, lines: []gaugeLine{
-		{column: "lag", label: "lag", color: "#ff7f0e"}}},
+	{title: "group lag and in-flight over time", unit: "records", scale: 1, lines: []gaugeLine{
+		{column: "lag", label: "lag", color: "#ff7f0e"},
+		{column: "in_flight", label: "in flight", color: "#17becf", dash: true}}},
 }
 
 // gaugeCharts draws the gauge columns of t over time, one chart per
 // gaugeChartSpec that has at least one column with readings (files written
 // before the gauges existed, and kfake runs without brokers, draw fewer).
-func gaugeCharts(t results.SeriesTable, ph runs.Phases) []svgChart {
-	var out []svgChart
-	xs := make([]float64, len(t.Rows))
-	for i := range xs {
-		xs[i] = float64(i)
-	}
-	last := max(float64(len(xs)-1), 1)
+func gaugeCharts(t results.SeriesTable, ph runs.Phases) []chart {
+	var out []chart
 	for _, spec := range gaugeChartSpecs {
-		var series []chartSeries
-		hi := 0.0
+		c := chart{Title: spec.title, Kind: kindTime, XLabel: "seconds since run start", YLabel: spec.unit, X: seconds(len(t.Rows))}
 		for _, l := range spec.lines {
 			if !t.Known(l.column) {
 				continue
 			}
 			raw := t.Column(l.column)
-			ys := make([]float64, len(raw))
+			ys := make(nums, len(raw))
 			colMax := math.Inf(-1)
 			for i, v := range raw {
 				ys[i] = v / spec.scale
 				if !math.IsNaN(v) {
 					colMax = max(colMax, v)
-					hi = max(hi, ys[i])
 				}
 			}
-			series = append(series, chartSeries{Label: fmt.Sprintf("%s max %s", l.label, fmtGauge(colMax/spec.scale)),
-				Color: l.color, Dash: l.dash, X: xs, Y: ys, Key: l.column, Max: fmtGauge(colMax)})
+			c.Series = append(c.Series, chartSeries{Label: fmt.Sprintf("%s (max %s)", l.label, fmtGauge(colMax/spec.scale)),
+				Color: l.color, Dash: l.dash, Y: ys, Key: l.column, Max: fmtGauge(colMax)})
 		}
-		if len(series) == 0 {
+		if len(c.Series) == 0 {
 			continue
 		}
-		yTicks, top := niceTicks(hi, 5)
-		xTicks, xTop := niceTicks(last, 6)
-		c := newChart(spec.title, "seconds since run start", spec.unit, series,
-			axis{lo: 0, hi: xTop}, axis{lo: 0, hi: top}, xTicks, yTicks, fmtTick, fmtTick)
-		c.W = 600 // room for the legend's maxima
-		markPhases(&c, ph, len(t.Rows))
+		markPhases(&c, ph)
 		out = append(out, c)
 	}
 	return out
@@ -81,15 +70,13 @@ func gaugeCharts(t results.SeriesTable, ph runs.Phases) []svgChart {
 // markPhases shades the warm-up and the measurement window on a chart whose
 // x axis is seconds since the series start; runs written before
 // phases.window_start_s existed are left unshaded.
-func markPhases(c *svgChart, ph runs.Phases, rows int) {
+func markPhases(c *chart, ph runs.Phases) {
 	if ph.WindowStartSec <= 0 || ph.MeasureSec <= 0 {
 		return
 	}
-	_, xTop := niceTicks(max(float64(rows-1), 1), 6)
-	x := axis{lo: 0, hi: xTop}
 	start := ph.WindowStartSec
-	c.addBand(x, "warmup", "warm-up", "#eeeeee", start-ph.WarmupSec, start)
-	c.addBand(x, "measure", "measurement window", "#cfe3f7", start, start+ph.MeasureSec)
+	c.addBand("warmup", "warm-up", "#eeeeee", start-ph.WarmupSec, start)
+	c.addBand("measure", "measurement window", "#cfe3f7", start, start+ph.MeasureSec)
 }
 
 // fmtGauge prints a gauge value as the CSV does: whole numbers without

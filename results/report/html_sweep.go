@@ -12,7 +12,7 @@ import (
 // averaged over trials, with the best point of each line named.
 type sweepSection struct {
 	Dimension string
-	Charts    []svgChart
+	Charts    []chart
 	Best      []string
 }
 
@@ -115,26 +115,18 @@ func bestPoint(measure string, lowerBetter bool, d string, xs []string, l sweepL
 	return fmt.Sprintf("%s: best %s %.4g at %s=%s", l.label, measure, l.y[best], d, xs[best])
 }
 
-// sweepChart plots lines over the dimension's values, evenly spaced.
-func sweepChart(title, d, unit string, xs []string, lines []sweepLine) svgChart {
-	hi := 0.0
-	var series []chartSeries
+// sweepChart plots lines over the dimension's values, evenly spaced
+// (x is the index of the value; the page labels it with the value).
+func sweepChart(title, d, unit string, xs []string, lines []sweepLine) chart {
+	c := chart{Title: title, Kind: kindCategory, XLabel: d, YLabel: unit, Categories: xs}
 	for i, l := range lines {
 		s := chartSeries{Label: l.label, Color: palette[i%len(palette)]}
 		for xi, v := range l.y {
 			if !math.IsNaN(v) {
 				s.X, s.Y = append(s.X, float64(xi)), append(s.Y, v)
-				hi = max(hi, v)
 			}
 		}
-		series = append(series, s)
+		c.Series = append(c.Series, s)
 	}
-	yTicks, top := niceTicks(hi, 5)
-	xTicks := make([]float64, len(xs))
-	for i := range xs {
-		xTicks[i] = float64(i)
-	}
-	label := func(v float64) string { return xs[int(v)] }
-	return newChart(title, d, unit, series, axis{lo: -0.2, hi: float64(len(xs)) - 0.8}, axis{lo: 0, hi: top},
-		xTicks, yTicks, label, fmtTick)
+	return c
 }

@@ -27,8 +27,8 @@ func TestSweepSectionsPlotEachMeasureAgainstTheSweptKnob(t *testing.T) {
 		t.Fatalf("sections %+v, want one for max_poll_records (trial must not count)", secs)
 	}
 	s := secs[0]
-	if len(s.Charts) != len(sweepMeasures) || len(s.Charts[0].Lines) != 2 {
-		t.Fatalf("%d charts, %d lines", len(s.Charts), len(s.Charts[0].Lines))
+	if len(s.Charts) != len(sweepMeasures) || len(s.Charts[0].Series) != 2 {
+		t.Fatalf("%d charts, %d lines", len(s.Charts), len(s.Charts[0].Series))
 	}
 	best := strings.Join(s.Best, "\n")
 	for _, w := range []string{
@@ -42,8 +42,8 @@ func TestSweepSectionsPlotEachMeasureAgainstTheSweptKnob(t *testing.T) {
 		}
 	}
 	// Numeric order, not string order: 10, 100, 1000.
-	if got := s.Charts[0].XTicks; got[0].Label != "10" || got[2].Label != "1000" {
-		t.Errorf("x ticks %+v", got)
+	if got := s.Charts[0].Categories; len(got) != 3 || got[0] != "10" || got[2] != "1000" {
+		t.Errorf("x categories %v", got)
 	}
 	var b bytes.Buffer
 	if err := HTML("", runs.Campaign{Name: "sweep"}, recs)(&b); err != nil {

@@ -34,9 +34,10 @@ func Markdown(camp runs.Campaign, recs []runs.Record) Reporter {
 	return func(w io.Writer) error { return writeMarkdown(w, camp, recs) }
 }
 
-// HTML is report.html: one self-contained file (inline SVG, no scripts, no
-// network) from the run records and the .hgrm and timeseries.csv files
-// under dir/runs/<run-id>/ (dir "" leaves the charts that need them out).
+// HTML is report.html: one self-contained file (the uPlot chart library,
+// the page script and the charts' data inline, nothing fetched) from the
+// run records and the .hgrm and timeseries.csv files under
+// dir/runs/<run-id>/ (dir "" leaves the charts that need them out).
 func HTML(dir string, camp runs.Campaign, recs []runs.Record) Reporter {
 	return func(w io.Writer) error { return writeHTML(w, dir, camp, recs) }
 }

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -102,7 +101,7 @@ type htmlMaxRate struct {
 	Line   string
 	Header []string
 	Rows   [][]string
-	Charts []svgChart
+	Charts []chart
 }
 
 func maxRateSections(recs []runs.Record) []htmlMaxRate {
@@ -113,7 +112,7 @@ func maxRateSections(recs []runs.Record) []htmlMaxRate {
 			continue
 		}
 		sec := htmlMaxRate{RunID: r.RunID, Line: m.Line(r.RunID), Header: maxRateHeader}
-		var offered, completed, threshold, p99, bound []float64
+		var offered, completed, threshold, p99, bound nums
 		for i, s := range m.Steps {
 			sec.Rows = append(sec.Rows, maxRateCells(i, s))
 			if i+1 < len(m.Steps) && m.Steps[i+1].Retry {
@@ -125,34 +124,18 @@ func maxRateSections(recs []runs.Record) []htmlMaxRate {
 			p99 = append(p99, s.P99Ms)
 			bound = append(bound, m.Criteria.P99BoundMs)
 		}
-		xTicks, xTop := niceTicks(slicesMax(offered), 5)
-		xAxis := axis{lo: 0, hi: xTop}
-		yTicks, top := niceTicks(slicesMax(append(slicesClone(offered), completed...)), 5)
-		sec.Charts = append(sec.Charts, newChart("completed vs offered, "+r.RunID, "offered records/s", "records/s",
-			[]chartSeries{
+		sec.Charts = append(sec.Charts, chart{Title: "completed vs offered, " + r.RunID, Kind: kindXY,
+			XLabel: "offered records/s", YLabel: "records/s", Series: []chartSeries{
 				{Label: "completed", Color: palette[0], X: offered, Y: completed},
 				{Label: "offered", Color: "#999", Dash: true, X: offered, Y: offered},
 				{Label: "pass bound", Color: palette[1], Dash: true, X: offered, Y: threshold},
-			}, xAxis, axis{lo: 0, hi: top}, xTicks, yTicks, fmtTick, fmtTick))
-		pTicks, pTop := niceTicks(math.Max(slicesMax(p99), m.Criteria.P99BoundMs)*1.05, 5)
-		sec.Charts = append(sec.Charts, newChart("completion p99 vs offered, "+r.RunID, "offered records/s", "ms",
-			[]chartSeries{
+			}})
+		sec.Charts = append(sec.Charts, chart{Title: "completion p99 vs offered, " + r.RunID, Kind: kindXY,
+			XLabel: "offered records/s", YLabel: "ms", Series: []chartSeries{
 				{Label: "completion p99", Color: palette[0], X: offered, Y: p99},
 				{Label: "p99 bound", Color: palette[1], Dash: true, X: offered, Y: bound},
-			}, xAxis, axis{lo: 0, hi: pTop}, xTicks, pTicks, fmtTick, fmtTick))
+			}})
 		out = append(out, sec)
 	}
 	return out
 }
-
-func slicesMax(v []float64) float64 {
-	hi := 0.0
-	for _, x := range v {
-		if !math.IsNaN(x) {
-			hi = math.Max(hi, x)
-		}
-	}
-	return hi
-}
-
-func slicesClone(v []float64) []float64 { return append([]float64(nil), v...) }

@@ -1,0 +1,540 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "embed"
+
+	"github.com/sharebench/sharebench/results/runs"
+)
+
+// DefaultHistoryFigures are the figures `sharebench history` follows when
+// none is named: completed records/s, completion p99 and the brokers' CPU
+// (left out where no run recorded it).
+var DefaultHistoryFigures = []string{"throughput.completed_per_sec", "latency.completion_ms.p99", "resources.broker_percent"}
+
+// optionalFigures are default figures drawn only where some run has a
+// non-zero value (kfake runs and old files have no broker CPU).
+var optionalFigures = map[string]bool{"resources.broker_percent": true}
+
+// HistoryOptions choose what `sharebench history` draws.
+type HistoryOptions struct {
+	Figures []string // run.json paths, dotted: latency.completion_ms.p99
+	// Window is the number of points, the current one included, whose
+	// min–max is the noise band.
+	Window int
+	// ThresholdPercent: a point is a regression when it is worse than the
+	// previous point of its series by more than this many percent.
+	ThresholdPercent float64
+}
+
+// HistoryCampaign is one campaign folder read for the history.
+type HistoryCampaign struct {
+	Dir      string
+	Name     string // the folder's name: <campaign>-<UTC>
+	Camp     runs.Campaign
+	Recs     []runs.Record
+	Started  time.Time
+	Revision string // VCS revision recorded in campaign.json, "" if none
+	Report   string // link to its report.html from the history's folder
+}
+
+// History is the figures of every scenario and run key over the campaigns.
+type History struct {
+	Options   HistoryOptions
+	Campaigns []HistoryCampaign // by start time
+	Series    []HistorySeries   // by scenario, run key, figure
+}
+
+// HistorySeries is one figure of one run key of one scenario over time.
+type HistorySeries struct {
+	Scenario, RunKey, Figure string
+	HigherBetter             bool
+	Points                   []HistoryPoint
+}
+
+// HistoryPoint is the figure in one campaign.
+type HistoryPoint struct {
+	Campaign         int // index into History.Campaigns
+	Value            float64
+	NoiseLo, NoiseHi float64 // min and max of the last Window points, this one included
+	ChangePercent    float64 // vs the previous point; NaN for the first or after a zero
+	Regression       bool
+	NotKafka         bool
+}
+
+// FindCampaigns returns the campaign folders (those with a campaign.json)
+// at or under each path, in path order, each once.
+func FindCampaigns(paths []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		err := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() {
+				return nil
+			}
+			if _, err := os.Stat(filepath.Join(path, "campaign.json")); err == nil {
+				if abs, _ := filepath.Abs(path); !seen[abs] {
+					seen[abs] = true
+					out = append(out, path)
+				}
+				return filepath.SkipDir
+			}
+			if d.Name() == "runs" {
+				return filepath.SkipDir
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no campaign folder (with a campaign.json) at or under %s", strings.Join(paths, ", "))
+	}
+	return out, nil
+}
+
+// LoadHistoryCampaign reads a campaign folder; outDir is where history.html
+// goes, so that its link to the campaign's report.html is relative.
+func LoadHistoryCampaign(dir, outDir string) (HistoryCampaign, error) {
+	camp, recs, err := runs.LoadCampaign(dir)
+	if err != nil {
+		return HistoryCampaign{}, err
+	}
+	hc := HistoryCampaign{Dir: dir, Name: filepath.Base(filepath.Clean(dir)), Camp: camp, Recs: recs, Revision: campaignRevision(dir)}
+	hc.Started = campaignStart(dir, camp)
+	report := filepath.Join(dir, "report.html")
+	if abs, err := filepath.Abs(report); err == nil {
+		report = abs
+	}
+	if absOut, err := filepath.Abs(outDir); err == nil {
+		if rel, err := filepath.Rel(absOut, report); err == nil {
+			report = rel
+		}
+	}
+	hc.Report = (&url.URL{Path: filepath.ToSlash(report)}).String()
+	return hc, nil
+}
+
+// campaignStart is campaign.json's started_at, else the UTC stamp ending
+// the folder name (name-20260101T000000Z), else campaign.json's mtime.
+func campaignStart(dir string, camp runs.Campaign) time.Time {
+	if t, err := time.Parse(time.RFC3339, camp.StartedAt); err == nil {
+		return t.UTC()
+	}
+	base := filepath.Base(dir)
+	if i := strings.LastIndex(base, "-"); i >= 0 {
+		if t, err := time.Parse("20060102T150405Z", base[i+1:]); err == nil {
+			return t
+		}
+	}
+	if st, err := os.Stat(filepath.Join(dir, "campaign.json")); err == nil {
+		return st.ModTime().UTC()
+	}
+	return time.Time{}
+}
+
+// campaignRevision is the VCS revision campaign.json records, read
+// loosely: the first "revision" or "vcs_revision" string at its top level,
+// in a top-level object, or in an object of its environment list (or one
+// level below). "" when none is recorded.
+func campaignRevision(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, "campaign.json"))
+	if err != nil {
+		return ""
+	}
+	var doc map[string]any
+	if json.Unmarshal(b, &doc) != nil {
+		return ""
+	}
+	var find func(v any, depth int) string
+	find = func(v any, depth int) string {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range []string{"revision", "vcs_revision"} {
+				if s, ok := x[k].(string); ok && s != "" {
+					return s
+				}
+			}
+			if depth > 0 {
+				keys := make([]string, 0, len(x))
+				for k := range x {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				for _, k := range keys {
+					if s := find(x[k], depth-1); s != "" {
+						return s
+					}
+				}
+			}
+		case []any:
+			for _, e := range x {
+				if s := find(e, depth); s != "" {
+					return s
+				}
+			}
+		}
+		return ""
+	}
+	if s := find(doc, 0); s != "" {
+		return s
+	}
+	for _, k := range []string{"sharebench", "version", "environment"} {
+		if s := find(doc[k], 2); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// scenarioName is the scenario's name, else the campaign name without its
+// UTC stamp.
+func scenarioName(c runs.Campaign) string {
+	if c.Scenario != nil && c.Scenario.Name != "" {
+		return c.Scenario.Name
+	}
+	if i := strings.LastIndex(c.Name, "-"); i > 0 {
+		if _, err := time.Parse("20060102T150405Z", c.Name[i+1:]); err == nil {
+			return c.Name[:i]
+		}
+	}
+	return c.Name
+}
+
+// higherBetter: throughput and efficiency figures are better higher;
+// latencies, CPU, memory, lag and counts of trouble are better lower.
+func higherBetter(figure string) bool {
+	return strings.HasPrefix(figure, "throughput.") || strings.Contains(figure, "efficiency") ||
+		strings.HasSuffix(figure, "completed_ratio")
+}
+
+// recordFigure reads a figure of a run record by its run.json path.
+func recordFigure(doc map[string]any, path string) (float64, bool) {
+	var v any = doc
+	for _, k := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return 0, false
+		}
+		if v, ok = m[k]; !ok {
+			return 0, false
+		}
+	}
+	f, ok := v.(float64)
+	return f, ok
+}
+
+// BuildHistory follows each figure of each scenario's run keys (run ids)
+// over the campaigns, oldest first.
+func BuildHistory(camps []HistoryCampaign, opts HistoryOptions) (History, error) {
+	if len(opts.Figures) == 0 {
+		opts.Figures = DefaultHistoryFigures
+	}
+	if opts.Window < 1 {
+		opts.Window = 5
+	}
+	sort.SliceStable(camps, func(i, j int) bool { return camps[i].Started.Before(camps[j].Started) })
+	h := History{Options: opts, Campaigns: camps}
+	type key struct{ scenario, run, figure string }
+	byKey := map[key]*HistorySeries{}
+	var order []key
+	known := map[string]bool{}
+	for ci, c := range camps {
+		for _, r := range c.Recs {
+			b, err := json.Marshal(r)
+			if err != nil {
+				return h, err
+			}
+			var doc map[string]any
+			if err := json.Unmarshal(b, &doc); err != nil {
+				return h, err
+			}
+			for _, f := range opts.Figures {
+				v, ok := recordFigure(doc, f)
+				if !ok {
+					continue
+				}
+				known[f] = true
+				k := key{scenarioName(c.Camp), r.RunID, f}
+				s := byKey[k]
+				if s == nil {
+					s = &HistorySeries{Scenario: k.scenario, RunKey: k.run, Figure: f, HigherBetter: higherBetter(f)}
+					byKey[k] = s
+					order = append(order, k)
+				}
+				s.Points = append(s.Points, HistoryPoint{Campaign: ci, Value: v, NotKafka: !r.Environment.IsKafka})
+			}
+		}
+	}
+	for _, f := range opts.Figures {
+		if !known[f] && !optionalFigures[f] {
+			return h, fmt.Errorf("figure %s: no run.json of these campaigns has a number there (a dotted run.json path, e.g. latency.completion_ms.p99)", f)
+		}
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := order[i], order[j]
+		if a.scenario != b.scenario {
+			return a.scenario < b.scenario
+		}
+		if a.run != b.run {
+			return a.run < b.run
+		}
+		return figureIndex(opts.Figures, a.figure) < figureIndex(opts.Figures, b.figure)
+	})
+	for _, k := range order {
+		s := byKey[k]
+		if optionalFigures[s.Figure] && allZero(s.Points) {
+			continue
+		}
+		markNoise(s, opts)
+		h.Series = append(h.Series, *s)
+	}
+	return h, nil
+}
+
+func figureIndex(figs []string, f string) int {
+	for i, x := range figs {
+		if x == f {
+			return i
+		}
+	}
+	return len(figs)
+}
+
+func allZero(pts []HistoryPoint) bool {
+	for _, p := range pts {
+		if p.Value != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// markNoise sets each point's noise band (min–max of the last Window
+// points, itself included) and marks a regression where the point is worse
+// than the previous one by more than ThresholdPercent.
+func markNoise(s *HistorySeries, opts HistoryOptions) {
+	for i := range s.Points {
+		p := &s.Points[i]
+		lo, hi := p.Value, p.Value
+		for j := max(0, i-opts.Window+1); j <= i; j++ {
+			lo, hi = math.Min(lo, s.Points[j].Value), math.Max(hi, s.Points[j].Value)
+		}
+		p.NoiseLo, p.NoiseHi = lo, hi
+		p.ChangePercent = math.NaN()
+		if i == 0 || s.Points[i-1].Value == 0 {
+			continue
+		}
+		prev := s.Points[i-1].Value
+		p.ChangePercent = 100 * (p.Value - prev) / math.Abs(prev)
+		worse := p.ChangePercent
+		if s.HigherBetter {
+			worse = -worse
+		}
+		p.Regression = worse > opts.ThresholdPercent
+	}
+}
+
+// Regressions lists the points marked as regressions, one line each.
+func (h History) Regressions() []string {
+	var out []string
+	for _, s := range h.Series {
+		for _, p := range s.Points {
+			if p.Regression {
+				c := h.Campaigns[p.Campaign]
+				out = append(out, fmt.Sprintf("%s %s %s: %.4g (%+.1f%% vs the previous campaign) in %s", s.Scenario, s.RunKey, s.Figure,
+					p.Value, p.ChangePercent, c.Name))
+			}
+		}
+	}
+	return out
+}
+
+// HistoryCSV is history.csv: one row per point.
+func HistoryCSV(h History) Reporter {
+	return func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		_ = cw.Write([]string{"scenario", "run_key", "figure", "campaign", "started_at", "revision", "value",
+			"noise_lo", "noise_hi", "change_percent", "regression", "not_kafka", "report"})
+		g := func(v float64) string {
+			if math.IsNaN(v) {
+				return ""
+			}
+			return strconv.FormatFloat(v, 'g', 10, 64)
+		}
+		for _, s := range h.Series {
+			for _, p := range s.Points {
+				c := h.Campaigns[p.Campaign]
+				_ = cw.Write([]string{s.Scenario, s.RunKey, s.Figure, c.Name, c.Started.Format(time.RFC3339), c.Revision,
+					g(p.Value), g(p.NoiseLo), g(p.NoiseHi), g(p.ChangePercent), strconv.FormatBool(p.Regression),
+					strconv.FormatBool(p.NotKafka), c.Report})
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+}
+
+//go:embed history.html.tmpl
+var historyTemplateText string
+
+var historyTemplate = template.Must(template.Must(template.New("history").Parse(historyTemplateText)).Parse(chartsTemplateText))
+
+type historyPage struct {
+	Title       string
+	Options     HistoryOptions
+	Regressions []string
+	Campaigns   []HistoryCampaign
+	Scenarios   []historyScenario
+	Page        chartPage
+}
+
+type historyScenario struct {
+	Name string
+	Runs []historyRun
+}
+
+// historyRun is a run key's charts (one per figure) and its table: a row
+// per campaign, a column per figure.
+type historyRun struct {
+	Key     string
+	Charts  []chart
+	Figures []string
+	Rows    []historyRow
+}
+
+type historyRow struct {
+	Campaign HistoryCampaign
+	Cells    []historyCell
+}
+
+type historyCell struct {
+	Text       string
+	Regression bool
+}
+
+// HistoryHTML is history.html: per scenario and run key, a chart per
+// figure over the campaigns with its noise band and regressions, and the
+// same figures as a table linking each campaign's report.html.
+func HistoryHTML(h History) Reporter {
+	return func(w io.Writer) error {
+		page := historyPage{Title: "sharebench history", Options: h.Options, Regressions: h.Regressions(), Campaigns: h.Campaigns}
+		var charts []*chart
+		for _, s := range h.Series {
+			if n := len(page.Scenarios); n == 0 || page.Scenarios[n-1].Name != s.Scenario {
+				page.Scenarios = append(page.Scenarios, historyScenario{Name: s.Scenario})
+			}
+			sc := &page.Scenarios[len(page.Scenarios)-1]
+			if n := len(sc.Runs); n == 0 || sc.Runs[n-1].Key != s.RunKey {
+				sc.Runs = append(sc.Runs, historyRun{Key: s.RunKey})
+			}
+			hr := &sc.Runs[len(sc.Runs)-1]
+			hr.Charts = append(hr.Charts, historyChart(h, s))
+			addHistoryColumn(hr, h, s)
+		}
+		for i := range page.Scenarios {
+			for j := range page.Scenarios[i].Runs {
+				for k := range page.Scenarios[i].Runs[j].Charts {
+					charts = append(charts, &page.Scenarios[i].Runs[j].Charts[k])
+				}
+			}
+		}
+		page.Page = newChartPage(charts)
+		return historyTemplate.Execute(w, page)
+	}
+}
+
+func historyChart(h History, s HistorySeries) chart {
+	better := "lower is better"
+	if s.HigherBetter {
+		better = "higher is better"
+	}
+	c := chart{Title: fmt.Sprintf("%s (%s)", s.Figure, better), Kind: kindHistory, XLabel: "campaign start (UTC)", YLabel: s.Figure}
+	var val, lo, hi, reg nums
+	for _, p := range s.Points {
+		camp := h.Campaigns[p.Campaign]
+		c.X = append(c.X, float64(camp.Started.Unix()))
+		c.Links = append(c.Links, camp.Report)
+		note := camp.Name
+		if camp.Revision != "" {
+			note += " @ " + shortRevision(camp.Revision)
+		}
+		if p.NotKafka {
+			note += " (NOT KAFKA)"
+		}
+		c.Notes = append(c.Notes, note)
+		val, lo, hi = append(val, p.Value), append(lo, p.NoiseLo), append(hi, p.NoiseHi)
+		r := math.NaN()
+		if p.Regression {
+			r = p.Value
+		}
+		reg = append(reg, r)
+	}
+	c.Series = []chartSeries{
+		{Label: s.Figure, Color: "#1f77b4", Y: val},
+		{Label: fmt.Sprintf("noise max (last %d)", h.Options.Window), Color: "#7f7f7f", Dash: true, NoiseHi: true, Y: hi},
+		{Label: fmt.Sprintf("noise min (last %d)", h.Options.Window), Color: "#7f7f7f", Dash: true, NoiseLo: true, Y: lo},
+		{Label: fmt.Sprintf("regression > %g%%", h.Options.ThresholdPercent), Color: "#d62728", Points: true, Y: reg},
+	}
+	return c
+}
+
+// addHistoryColumn adds a figure's column to a run key's table.
+func addHistoryColumn(hr *historyRun, h History, s HistorySeries) {
+	col := len(hr.Figures)
+	hr.Figures = append(hr.Figures, s.Figure)
+	for _, p := range s.Points {
+		row := -1
+		for i, r := range hr.Rows {
+			if r.Campaign.Dir == h.Campaigns[p.Campaign].Dir {
+				row = i
+			}
+		}
+		if row < 0 {
+			hr.Rows = append(hr.Rows, historyRow{Campaign: h.Campaigns[p.Campaign]})
+			row = len(hr.Rows) - 1
+		}
+		for len(hr.Rows[row].Cells) <= col {
+			hr.Rows[row].Cells = append(hr.Rows[row].Cells, historyCell{Text: "–"})
+		}
+		text := strconv.FormatFloat(p.Value, 'g', 6, 64)
+		if !math.IsNaN(p.ChangePercent) {
+			text += fmt.Sprintf(" (%+.1f%%)", p.ChangePercent)
+		}
+		if p.NotKafka {
+			text += " NOT KAFKA"
+		}
+		hr.Rows[row].Cells[col] = historyCell{Text: text, Regression: p.Regression}
+	}
+	sort.SliceStable(hr.Rows, func(i, j int) bool { return hr.Rows[i].Campaign.Started.Before(hr.Rows[j].Campaign.Started) })
+	for i := range hr.Rows {
+		for len(hr.Rows[i].Cells) < len(hr.Figures) {
+			hr.Rows[i].Cells = append(hr.Rows[i].Cells, historyCell{Text: "–"})
+		}
+	}
+}
+
+func shortRevision(r string) string {
+	if len(r) > 12 {
+		return r[:12]
+	}
+	return r
+}
