@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/sharebench/sharebench/collectors"
@@ -221,7 +219,7 @@ func groupByCluster(recs []scenarios.RunSpec) [][]int {
 	var keys []string
 	groups := map[string][]int{}
 	for i, r := range recs {
-		k := clusterKey(r)
+		k := r.ClusterKey()
 		if _, ok := groups[k]; !ok {
 			keys = append(keys, k)
 		}
@@ -232,20 +230,6 @@ func groupByCluster(recs []scenarios.RunSpec) [][]int {
 		out[i] = groups[k]
 	}
 	return out
-}
-
-func clusterKey(r scenarios.RunSpec) string {
-	keys := make([]string, 0, len(r.BrokerConfig))
-	for k := range r.BrokerConfig {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d|%s|%s", r.Nodes, r.KafkaVersion, r.BrokerHeap)
-	for _, k := range keys {
-		fmt.Fprintf(&b, "|%s=%s", k, r.BrokerConfig[k])
-	}
-	return b.String()
 }
 
 func clusterSpec(r scenarios.RunSpec, logDir string, log io.Writer) infra.ClusterSpec {

@@ -17,6 +17,10 @@ import (
 // maxFolderSuffix bounds the -2, -3 … suffixes tried for one name.
 const maxFolderSuffix = 1000
 
+// now is the campaign's start clock (a variable so a test can start two
+// campaigns "in the same second").
+var now = time.Now
+
 // folder is a campaign's folder on disk and the campaign.json it keeps
 // current: written with status running when the folder is made, again
 // after every run and cluster, and finally with the campaign's status.
@@ -30,7 +34,7 @@ type folder struct {
 // the same second, it tries <…>-2, <…>-3 and so on. It writes
 // campaign.json with status running at once.
 func createFolder(parent string, sc *scenarios.Scenario) (*folder, error) {
-	started := time.Now().UTC()
+	started := now().UTC()
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("results folder: %w", err)
 	}
