@@ -2,22 +2,20 @@ package campaign
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
+	"github.com/sharebench/sharebench/collectors"
 	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/internal/redact"
-	"github.com/sharebench/sharebench/results/report"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
-// Options say where a campaign runs and where it writes.
+// Options say where a campaign runs, where it writes and what it reports to.
 type Options struct {
 	Provider string // infra provider name: auto, process, kfake, external
 	// External describes the existing cluster when Provider is "external".
@@ -27,6 +25,9 @@ type Options struct {
 	// Progress receives run i of N, the phase and live counters, e.g. for a
 	// terminal display (nil: NoProgress; the Log lines are written anyway).
 	Progress Progress
+	// Metrics receives every run's counters, lag and phase while it runs:
+	// the harness's own /metrics (nil: none).
+	Metrics *collectors.HarnessMetrics
 	// MemoryBudget bounds what the largest run may hold in memory
 	// (RunFootprint); 0 means DefaultMemoryBudget().
 	MemoryBudget uint64
@@ -34,8 +35,13 @@ type Options struct {
 
 // Result is a finished campaign.
 type Result struct {
-	Dir  string
-	Runs []runs.Record
+	// Dir is the campaign folder; "" when the campaign ended before its
+	// first run and removed the folder.
+	Dir string
+	// Status is runs.StatusComplete, StatusInterrupted or StatusFailed, as
+	// campaign.json records it.
+	Status string
+	Runs   []runs.Record
 	// Expectations are the scenario's expect: claims, evaluated on Runs.
 	Expectations []runs.ExpectationOutcome
 	// Recommendations answer the scenario's recommend: query.
@@ -43,21 +49,48 @@ type Result struct {
 }
 
 // Run runs every RunSpec of the scenario, provisioning one cluster per
-// distinct cluster configuration, and writes sharebench-results/<name>-<UTC time>/.
-// Every cluster it starts is stopped before it returns, on every path.
+// distinct cluster configuration, and writes sharebench-results/<name>-<UTC
+// time>/ (folder.go): campaign.json with status running first, each run's
+// folder as it finishes, and on every path (Ctrl-C and failures included)
+// campaign.json with its final status and the reports. Every cluster it
+// starts is stopped before it returns, on every path.
 func Run(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Result, error) {
+	c, err := newCampaign(sc, opt)
+	if err != nil {
+		return nil, err
+	}
+	err = c.runClusters(ctx)
+	return c.finish(ctx, err)
+}
+
+// campaign is one campaign in progress.
+type campaign struct {
+	sc     *scenarios.Scenario
+	opt    Options
+	log    io.Writer
+	prov   infra.Provider
+	folder *folder
+	out    *Result
+}
+
+// newCampaign checks what can be checked before anything starts (load
+// modes, memory, provider) and creates the campaign folder.
+func newCampaign(sc *scenarios.Scenario, opt Options) (*campaign, error) {
 	log := opt.Log
 	if log == nil {
 		log = io.Discard
 	}
-	log = redact.Writer(log) // errors quote URLs: never their credentials
-	progress := opt.Progress
-	if progress == nil {
-		progress = NoProgress{}
+	if opt.Progress == nil {
+		opt.Progress = NoProgress{}
 	}
 	budget := opt.MemoryBudget
 	if budget == 0 {
 		budget = DefaultMemoryBudget()
+	}
+	for i, r := range sc.Runs {
+		if _, err := modeOf(r); err != nil {
+			return nil, fmt.Errorf("run %s: %w", sc.RunName(i), err)
+		}
 	}
 	if err := CheckBudget(sc, budget); err != nil {
 		return nil, err
@@ -66,80 +99,118 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	started := time.Now().UTC()
 	parent := opt.ResultsDir
 	if parent == "" {
 		parent = DefaultResultsDir
 	}
-	dir := filepath.Join(parent, fmt.Sprintf("%s-%s", sc.Name, started.Format("20060102T150405Z")))
-	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
-		return nil, fmt.Errorf("results folder: %w", err)
+	f, err := createFolder(parent, sc)
+	if err != nil {
+		return nil, err
 	}
-	camp := runs.Campaign{SchemaVersion: runs.SchemaVersion, Name: sc.Name,
-		StartedAt: started.Format(time.RFC3339), Scenario: sc}
-	out := &Result{Dir: dir}
-	var envs []runs.Environment
-	for gi, group := range groupByCluster(sc.Runs) {
-		spec := clusterSpec(sc.Runs[group[0]], filepath.Join(dir, "logs", fmt.Sprintf("cluster-%d", gi+1)), log)
-		fmt.Fprintf(log, "starting %s cluster: %d node(s), Kafka %s\n", prov.Name(), spec.Nodes, spec.KafkaVersion)
-		cl, err := prov.Start(ctx, spec)
+	return &campaign{sc: sc, opt: opt, log: redact.Writer(log), // errors quote URLs: never their credentials
+		prov: prov, folder: f, out: &Result{Dir: f.dir}}, nil
+}
+
+// runClusters starts one cluster per group of runs that share its
+// configuration and runs the group on it.
+func (c *campaign) runClusters(ctx context.Context) error {
+	for gi, group := range groupByCluster(c.sc.Runs) {
+		spec := clusterSpec(c.sc.Runs[group[0]], filepath.Join(c.folder.dir, "logs", fmt.Sprintf("cluster-%d", gi+1)), c.log)
+		fmt.Fprintf(c.log, "starting %s cluster: %d node(s), Kafka %s\n", c.prov.Name(), spec.Nodes, spec.KafkaVersion)
+		cl, err := c.prov.Start(ctx, spec)
 		if err != nil {
-			return out, fmt.Errorf("%s provider: %w", prov.Name(), err)
+			return fmt.Errorf("%s provider: %w", c.prov.Name(), err)
 		}
-		envs = append(envs, environment(cl))
-		err = primeCluster(ctx, cl.Bootstrap(), cl.Nodes())
-		if err == nil {
-			err = runGroup(ctx, cl, sc, group, dir, out, &camp, log, progress)
-		}
+		err = c.onCluster(ctx, cl, group)
 		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		stopErr := cl.Stop(stopCtx)
 		cancel()
 		if err != nil {
-			return out, err
+			return err
 		}
 		if stopErr != nil {
-			return out, fmt.Errorf("stop cluster: %w", stopErr)
+			return fmt.Errorf("stop cluster: %w", stopErr)
 		}
 	}
-	camp.Environment = envs
-	camp.FinishedAt = time.Now().UTC().Format(time.RFC3339)
-	camp.Expectations = EvaluateExpectations(sc, out.Runs)
-	out.Expectations = camp.Expectations
-	if sc.Recommend != nil {
-		rec, err := runs.Recommend(out.Runs, *sc.Recommend)
+	return nil
+}
+
+// onCluster records the cluster's environment, primes it and runs the
+// group's runs on it, writing each run's folder as it finishes.
+func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int) error {
+	env := environment(ctx, cl, c.sc)
+	if err := c.folder.addEnvironment(env); err != nil {
+		return err
+	}
+	if err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes()); err != nil {
+		return err
+	}
+	rn := runner{cl: cl, log: c.log, metrics: c.opt.Metrics, env: env}
+	for _, i := range group {
+		id := c.sc.RunName(i)
+		n, total := len(c.out.Runs)+1, len(c.sc.Runs)
+		fmt.Fprintf(c.log, "run %d/%d %s\n", n, total, id)
+		rn.progress = runProgress{p: c.opt.Progress, run: n, recs: total, id: id}
+		m, err := rn.runOne(ctx, c.sc.Runs[i], id)
+		c.opt.Progress.RunDone(n, total, id, err)
 		if err != nil {
-			fmt.Fprintf(log, "recommend: %v\n", err)
+			return fmt.Errorf("run %s: %w", id, err)
+		}
+		if err := c.folder.addRun(m); err != nil {
+			return fmt.Errorf("run %s: write: %w", id, err)
+		}
+		c.out.Runs = append(c.out.Runs, m.Record)
+	}
+	return nil
+}
+
+// finish records how the campaign ended (complete, interrupted, failed),
+// with the expectations and recommendations of a complete campaign, and
+// writes the reports; a campaign that ended before its first run removes
+// its folder instead.
+func (c *campaign) finish(ctx context.Context, runErr error) (*Result, error) {
+	status := runs.StatusComplete
+	switch {
+	case runErr == nil:
+	case ctx.Err() != nil || errors.Is(runErr, context.Canceled):
+		status = runs.StatusInterrupted
+	default:
+		status = runs.StatusFailed
+	}
+	c.out.Status = status
+	if status != runs.StatusComplete && len(c.out.Runs) == 0 {
+		if err := c.folder.remove(); err != nil {
+			return c.out, errors.Join(runErr, err)
+		}
+		fmt.Fprintf(c.log, "campaign %s before its first run: removed %s\n", status, c.out.Dir)
+		c.out.Dir = ""
+		return c.out, runErr
+	}
+	if status == runs.StatusComplete {
+		c.evaluate()
+	}
+	werr := c.folder.finish(status, runErr, c.out.Runs)
+	if werr != nil {
+		fmt.Fprintf(c.log, "%v\n", werr)
+	}
+	return c.out, errors.Join(runErr, werr)
+}
+
+// evaluate checks the scenario's expectations and answers its recommend:
+// query on the runs.
+func (c *campaign) evaluate() {
+	camp := &c.folder.camp
+	camp.Expectations = EvaluateExpectations(c.sc, c.out.Runs)
+	c.out.Expectations = camp.Expectations
+	if c.sc.Recommend != nil {
+		rec, err := runs.Recommend(c.out.Runs, *c.sc.Recommend)
+		if err != nil {
+			fmt.Fprintf(c.log, "recommend: %v\n", err)
 		} else {
 			camp.Recommendations = []runs.Recommendation{rec}
 		}
 	}
-	out.Recommendations = camp.Recommendations
-	if err := runs.WriteJSON(filepath.Join(dir, "campaign.json"), camp); err != nil {
-		return out, err
-	}
-	_, err = report.WriteFiles(dir, camp, out.Runs)
-	return out, err
-}
-
-func runGroup(ctx context.Context, cl infra.Cluster, sc *scenarios.Scenario, group []int, dir string,
-	out *Result, camp *runs.Campaign, log io.Writer, progress Progress) error {
-	for _, i := range group {
-		id := sc.RunName(i)
-		n := len(out.Runs) + 1
-		fmt.Fprintf(log, "run %d/%d %s\n", n, len(sc.Runs), id)
-		m, err := RunOne(withProgress(ctx, runProgress{p: progress, run: n, recs: len(sc.Runs), id: id}), cl, sc.Runs[i], id, log)
-		progress.RunDone(n, len(sc.Runs), id, err)
-		if err != nil {
-			return fmt.Errorf("run %s: %w", id, err)
-		}
-		m.Record.Campaign = filepath.Base(dir)
-		if err := runs.WriteRunDir(filepath.Join(dir, "runs", id), &m.Record, m.Merged, m.Series); err != nil {
-			return fmt.Errorf("run %s: write: %w", id, err)
-		}
-		out.Runs = append(out.Runs, m.Record)
-		camp.Runs = append(camp.Runs, id)
-	}
-	return nil
+	c.out.Recommendations = camp.Recommendations
 }
 
 // groupByCluster groups run indexes that can share one cluster (same nodes,
@@ -148,7 +219,7 @@ func groupByCluster(recs []scenarios.RunSpec) [][]int {
 	var keys []string
 	groups := map[string][]int{}
 	for i, r := range recs {
-		k := clusterKey(r)
+		k := r.ClusterKey()
 		if _, ok := groups[k]; !ok {
 			keys = append(keys, k)
 		}
@@ -159,20 +230,6 @@ func groupByCluster(recs []scenarios.RunSpec) [][]int {
 		out[i] = groups[k]
 	}
 	return out
-}
-
-func clusterKey(r scenarios.RunSpec) string {
-	keys := make([]string, 0, len(r.BrokerConfig))
-	for k := range r.BrokerConfig {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d|%s|%s", r.Nodes, r.KafkaVersion, r.BrokerHeap)
-	for _, k := range keys {
-		fmt.Fprintf(&b, "|%s=%s", k, r.BrokerConfig[k])
-	}
-	return b.String()
 }
 
 func clusterSpec(r scenarios.RunSpec, logDir string, log io.Writer) infra.ClusterSpec {

@@ -205,27 +205,27 @@ func (r *eventRunner) restartKilled(ctx context.Context) error {
 // resolveBroker turns an event's broker into a node id: a number as given,
 // or the share coordinator / group coordinator of the run's group, or the
 // leader of partition 0 of its topic.
-func (r *runState) resolveBroker(ctx context.Context, target string) (int, error) {
+func (s *runSetup) resolveBroker(ctx context.Context, target string) (int, error) {
 	if id, err := strconv.Atoi(target); err == nil {
 		return id, nil
 	}
 	switch target {
 	case "group-coordinator":
-		id, err := GroupCoordinator(ctx, r.adm.cl, r.group)
+		id, err := GroupCoordinator(ctx, s.adm.cl, s.group)
 		return int(id), err
 	case "share-coordinator", "partition-leader":
-		md, err := r.adm.adm.Metadata(ctx, r.topic)
+		md, err := s.adm.adm.Metadata(ctx, s.topic)
 		if err != nil {
 			return 0, err
 		}
-		t, ok := md.Topics[r.topic]
+		t, ok := md.Topics[s.topic]
 		if !ok || t.Err != nil || len(t.Partitions) == 0 {
-			return 0, fmt.Errorf("topic %q: no metadata", r.topic)
+			return 0, fmt.Errorf("topic %q: no metadata", s.topic)
 		}
 		if target == "partition-leader" {
 			return int(t.Partitions[0].Leader), nil
 		}
-		id, err := ShareCoordinator(ctx, r.adm.cl, r.group, t.ID, 0)
+		id, err := ShareCoordinator(ctx, s.adm.cl, s.group, t.ID, 0)
 		return int(id), err
 	}
 	return 0, fmt.Errorf("unknown broker target %q", target)

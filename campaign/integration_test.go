@@ -46,6 +46,10 @@ func runMeasured(t *testing.T, s scenarios.RunSpec, id string) *Measured {
 	if !r.Environment.IsKafka || r.Environment.Provider != "process" {
 		t.Errorf("%s: environment %+v", id, r.Environment)
 	}
+	// Kafka 4.2 finalizes share groups: the broker itself says so.
+	if b := r.Environment.Broker; b == nil || b.Error != "" || b.Features["share.version"] < 1 || b.Features["metadata.version"] < 1 {
+		t.Errorf("%s: broker features %+v", id, b)
+	}
 	checkGauges(t, id, m, s)
 	return m
 }

@@ -1,26 +1,29 @@
 package campaign
 
 import (
-	"context"
 	"time"
 
 	"github.com/sharebench/sharebench/results"
 )
 
-// Phase names a campaign reports through Progress.
+// Phase is a run's phase as a campaign reports it through Progress.
+type Phase string
+
+// The phases of a run, in the order a run passes them (a rate run has no
+// fill, a backlog run no warm-up or measure).
 const (
-	PhaseSetup   = "setup"   // topic, group, members joining
-	PhaseFill    = "fill"    // load_mode backlog: producing the backlog
-	PhaseWarmup  = "warm-up" // producing, before the measurement window
-	PhaseMeasure = "measure" // the measurement window
-	PhaseDrain   = "drain"   // producers done, consumers finishing
+	PhaseSetup   Phase = "setup"   // topic, group, members joining
+	PhaseFill    Phase = "fill"    // load_mode backlog: producing the backlog
+	PhaseWarmup  Phase = "warm-up" // producing, before the measurement window
+	PhaseMeasure Phase = "measure" // the measurement window
+	PhaseDrain   Phase = "drain"   // producers done, consumers finishing
 )
 
 // PhaseInfo is the current run entering a phase.
 type PhaseInfo struct {
 	Run, Runs int    // 1-based run number and the campaign's run count
 	RunID     string // the run's name
-	Name      string // PhaseSetup, PhaseFill, PhaseWarmup, PhaseMeasure or PhaseDrain
+	Name      Phase
 	// Planned is the phase's length: exact for warm-up and measure, an upper
 	// bound (the timeout) for setup and drain, 0 when unknown (fill).
 	Planned time.Duration
@@ -46,7 +49,7 @@ type NoProgress struct{}
 func (NoProgress) Phase(PhaseInfo)                 {}
 func (NoProgress) RunDone(int, int, string, error) {}
 
-// runProgress is RunOne's view of the campaign's Progress: the run's number
+// runProgress is a run's view of the campaign's Progress: the run's number
 // and name are fixed, the counters come from the run's recorder.
 type runProgress struct {
 	p         Progress
@@ -54,22 +57,7 @@ type runProgress struct {
 	id        string
 }
 
-type progressKey struct{}
-
-func withProgress(ctx context.Context, p runProgress) context.Context {
-	return context.WithValue(ctx, progressKey{}, p)
-}
-
-// progressOf returns the run's progress reporter; RunOne called outside a
-// campaign reports to NoProgress.
-func progressOf(ctx context.Context, id string) runProgress {
-	if p, ok := ctx.Value(progressKey{}).(runProgress); ok {
-		return p
-	}
-	return runProgress{p: NoProgress{}, run: 1, recs: 1, id: id}
-}
-
-func (p runProgress) phase(name string, planned time.Duration, rec *results.Recorder) {
+func (p runProgress) phase(name Phase, planned time.Duration, rec *results.Recorder) {
 	info := PhaseInfo{Run: p.run, Runs: p.recs, RunID: p.id, Name: name, Planned: planned}
 	if rec != nil {
 		info.Counts = rec.Counts

@@ -22,7 +22,7 @@ type recordedProgress struct {
 func (p *recordedProgress) Phase(i PhaseInfo) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.phases = append(p.phases, i.RunID+" "+i.Name)
+	p.phases = append(p.phases, i.RunID+" "+string(i.Name))
 	if i.Counts != nil {
 		_ = i.Counts()
 		p.counts = true

@@ -7,11 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"time"
 
 	"github.com/sharebench/sharebench/collectors"
-	"github.com/sharebench/sharebench/consumers"
 	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
@@ -29,41 +27,67 @@ type Measured struct {
 	Series *results.Series
 }
 
-// RunOne executes one run on a running cluster and returns its measurements.
-// The run's topic is created fresh and deleted afterwards. log receives one
-// line per phase.
+// RunOne executes one run on a running cluster, outside a campaign: no
+// progress display, no live metrics. The run's topic is created fresh and
+// deleted afterwards. log receives one line per phase.
 func RunOne(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, runID string, log io.Writer) (*Measured, error) {
-	if spec.LoadMode == "max_rate" {
-		return runMaxRate(ctx, cl, spec, runID, log)
-	}
-	r, err := newRunState(cl, spec, runID, log)
-	if err != nil {
-		return nil, err
-	}
-	defer r.adm.close()
-	r.progress = progressOf(ctx, runID)
-	r.progress.phase(PhaseSetup, groupReadyTimeout, nil)
-	if err := r.createTopicAndGroup(ctx); err != nil {
-		return nil, err
-	}
-	defer r.adm.deleteTopic(context.WithoutCancel(ctx), r.topic)
-	pcfg, err := r.newRecorder()
-	if err != nil {
-		return nil, err
-	}
-	r.procs.Start(ctx)
-	defer r.procs.Stop()
-	if live := harnessMetrics(ctx); live != nil {
-		live.Begin(collectors.LiveRun{RunID: runID, ConsumerType: spec.ConsumerType, OfferedPerSec: spec.Rate,
-			Recorder: r.rec, Warmup: spec.Warmup})
-		defer live.End()
-	}
+	rn := runner{cl: cl, log: log, env: environment(ctx, cl, nil),
+		progress: runProgress{p: NoProgress{}, run: 1, recs: 1, id: runID}}
+	return rn.runOne(ctx, spec, runID)
+}
 
-	run := r.produceAndDrain
-	if spec.Backlog() {
-		run = r.fillThenDrain
+// runner runs the runs of one cluster and carries what every run reports
+// to: the campaign's log, its progress display (with the current run's
+// number and name), the harness's live metrics and the environment record.
+type runner struct {
+	cl       infra.Cluster
+	log      io.Writer
+	progress runProgress
+	metrics  *collectors.HarnessMetrics // nil: no live /metrics
+	env      runs.Environment
+}
+
+// runOne runs spec by its load mode (mode_rate.go, mode_backlog.go,
+// mode_maxrate.go).
+func (rn runner) runOne(ctx context.Context, spec scenarios.RunSpec, runID string) (*Measured, error) {
+	mode, err := modeOf(spec)
+	if err != nil {
+		return nil, err
 	}
-	if err := run(ctx, pcfg); err != nil {
+	return mode.run(ctx, rn, spec, runID)
+}
+
+// loadFunc is the part of a single run that differs by load mode: it
+// starts the consumers and the producers, fixes the measurement window and
+// drains.
+type loadFunc func(ctx context.Context, r *run, pcfg producer.Config) error
+
+// single runs the phases every single run shares (setup, recording, the
+// mode's load, the record) on a fresh topic and group.
+func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID string, load loadFunc) (*Measured, error) {
+	s, err := newRunSetup(rn, spec, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer s.adm.close()
+	s.progress.phase(PhaseSetup, groupReadyTimeout, nil)
+	if err := s.createTopicAndGroup(ctx); err != nil {
+		return nil, err
+	}
+	defer s.adm.deleteTopic(context.WithoutCancel(ctx), s.topic)
+	rc, pcfg, err := newRecording(s)
+	if err != nil {
+		return nil, err
+	}
+	rc.procs.Start(ctx)
+	defer rc.procs.Stop()
+	if s.metrics != nil {
+		s.metrics.Begin(collectors.LiveRun{RunID: runID, ConsumerType: spec.ConsumerType, OfferedPerSec: spec.Rate,
+			Recorder: rc.rec, Warmup: spec.Warmup})
+		defer s.metrics.End()
+	}
+	r := &run{setup: s, rc: rc, fleet: &fleet{errc: make(chan error, 1)}}
+	if err := load(ctx, r, pcfg); err != nil {
 		return nil, err
 	}
 	if ctx.Err() != nil {
@@ -72,290 +96,159 @@ func RunOne(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, runID
 	return r.measured(), nil
 }
 
-// produceAndDrain is load_mode rate: the consumers join, the producers send
-// the open-loop schedule (warm-up + window), then the consumers drain.
-func (r *runState) produceAndDrain(ctx context.Context, pcfg producer.Config) error {
-	cctx, stopConsumers := context.WithCancel(ctx)
-	defer stopConsumers()
-	ccfg := consumerConfig(r.spec, r.cl.Bootstrap(), r.topic, r.group)
-	fleet, err := consumers.Start(cctx, ccfg, r.rec)
-	if err != nil {
-		return err
-	}
-	go func() { r.consumerErr <- fleet.Wait() }()
-	if err := r.waitGroupReady(ctx); err != nil {
-		return err
-	}
-
-	r.openWindow(ctx, &pcfg)
-	if len(r.spec.Events) > 0 {
-		r.runner = &eventRunner{events: r.spec.Events, fleet: fleet, clock: r.clock, log: r.log,
-			faults: func() (infra.Faults, error) { return infra.FaultsOf(r.cl) }, broker: r.resolveBroker}
-		r.runner.start(ctx, r.window.Start)
-		defer r.stopEvents() // on every path: no broker stays paused or cut off
-	}
-	defer r.scraper.Stop()
-	defer r.lag.Stop()
-	if live := harnessMetrics(ctx); live != nil {
-		live.SetLag(r.lag)
-	}
-	if err := producer.Run(ctx, pcfg, r.rec); err != nil {
-		return fmt.Errorf("producers: %w", err)
-	}
-	r.stopEvents() // before the drain: timed faults are undone first
-	r.drainThenStop(ctx, stopConsumers)
-	if r.runner != nil {
-		if err := r.runner.restartKilled(ctx); err != nil {
-			r.errs = append(r.errs, err.Error())
-		}
-	}
-	return nil
+// run is one single run in progress, by phase: setup (what and where),
+// recording (the recorder and its samplers), fleet (the consumers and the
+// events) and the phase lengths.
+type run struct {
+	setup *runSetup
+	rc    *recording
+	fleet *fleet
+	times phaseTimes
 }
 
-// stopEvents stops the event runner once and keeps what it recorded.
-func (r *runState) stopEvents() {
-	if r.runner != nil && r.events == nil {
-		r.events = r.runner.stop()
-	}
-}
-
-// fillThenDrain is load_mode backlog: the producers send backlog_records as
-// fast as they can and every acknowledgement is in before the consumers
-// start; the run then measures how long the consumers take to drain it.
-// The drain (the measurement window) is first delivery → last completion or
-// archive, so the members' join time is not part of it.
-func (r *runState) fillThenDrain(ctx context.Context, pcfg producer.Config) error {
-	// The recorder counts every record and completion; measured() reports
-	// them over the drain.
-	r.start = r.clock.Now()
-	r.rec.SetWindow(results.Window{Start: r.start, End: math.MaxInt64})
-	pcfg.Start = r.start
-	r.scraper = collectors.NewBrokerScraper(r.cl.MetricsURLs(), time.Second)
-	r.scraper.Start(ctx)
-	defer r.scraper.Stop()
-	r.lag = collectors.NewLagSampler(r.adm.groupLag(r.group, r.topic, r.share), time.Second)
-	r.lag.Start(ctx)
-	defer r.lag.Stop()
-	if live := harnessMetrics(ctx); live != nil {
-		live.SetLag(r.lag)
-	}
-	fmt.Fprintf(r.log, "  %s: filling a backlog of %d records\n", r.id, r.spec.BacklogRecords)
-	r.progress.phase(PhaseFill, 0, r.rec)
-	if err := producer.Run(ctx, pcfg, r.rec); err != nil {
-		return fmt.Errorf("producers: %w", err)
-	}
-	r.fillSec = float64(r.clock.Now()-r.start) / 1e9
-	acked := r.rec.Counts().Produced
-	fmt.Fprintf(r.log, "  %s: %d records acknowledged in %.1fs (%.0f records/s); starting the consumers\n",
-		r.id, acked, r.fillSec, float64(acked)/max(r.fillSec, 1e-9))
-
-	cctx, stopConsumers := context.WithCancel(ctx)
-	defer stopConsumers()
-	r.cpu = &cpuWindow{pids: r.cl.PIDs, done: make(chan struct{})}
-	r.cpu.start = collectors.ReadCPU(r.cpu.pids())
-	r.progress.phase(PhaseDrain, groupReadyTimeout+r.spec.DrainTimeout, r.rec)
-	ccfg := consumerConfig(r.spec, r.cl.Bootstrap(), r.topic, r.group)
-	go func() { r.consumerErr <- consumers.Run(cctx, ccfg, r.rec) }()
-	if err := r.waitGroupReady(ctx); err != nil {
-		close(r.cpu.done)
-		return err
-	}
-	r.drainThenStop(ctx, stopConsumers)
-	r.cpu.end = collectors.ReadCPU(r.cpu.pids())
-	close(r.cpu.done)
-	first, last, ok := r.rec.Span()
-	if !ok {
-		first, last = r.start, r.clock.Now()
-	}
-	r.window = results.Window{Start: first, End: max(last, first+int64(time.Millisecond))}
-	r.drainSec = r.window.Seconds()
-	fmt.Fprintf(r.log, "  %s: drained in %.2fs (first delivery → last completion)\n", r.id, r.drainSec)
-	return nil
-}
-
-// runState is one run in progress: what RunOne's phases share.
-type runState struct {
-	cl           infra.Cluster
+// runSetup is the setup phase: the run's spec, topic, group and admin
+// client, and the runner it reports through.
+type runSetup struct {
+	runner
 	spec         scenarios.RunSpec
 	id, suffix   string
-	log          io.Writer
 	share        bool
 	topic, group string
 	adm          *admin
-
-	clock       *results.Clock
-	series      *results.Series
-	rec         *results.Recorder
-	consumerErr chan error
-	procs       *collectors.ProcSampler
-	scraper     *collectors.BrokerScraper
-	lag         *collectors.LagSampler
-	cpu         *cpuWindow
-
-	start              int64 // schedule start, Clock ns
-	window             results.Window
-	readySec, drainSec float64
-	fillSec            float64 // load_mode backlog
-	progress           runProgress
-	runner             *eventRunner
-	events             []runs.Event
-	drainErr           error
-	errs               []string
 }
 
-func newRunState(cl infra.Cluster, spec scenarios.RunSpec, runID string, log io.Writer) (*runState, error) {
+// recording is the recording phase: the clock, the recorder and its time
+// series, the samplers beside the workload, the schedule start and the
+// measurement window.
+type recording struct {
+	clock   *results.Clock
+	series  *results.Series
+	rec     *results.Recorder
+	procs   *collectors.ProcSampler
+	scraper *collectors.BrokerScraper
+	lag     *collectors.LagSampler
+	cpu     *cpuWindow
+	start   int64 // schedule start, Clock ns
+	window  results.Window
+}
+
+// fleet is the consumer fleet's side of a run: its exit, the event runner
+// and what the events did, the drain's outcome and the run's errors.
+type fleet struct {
+	errc     chan error // the consumers' exit
+	events   *eventRunner
+	fired    []runs.Event
+	drainErr error
+	errs     []string
+}
+
+// phaseTimes are the phase lengths a run measures itself, in seconds.
+type phaseTimes struct {
+	ready, drain, fill float64
+}
+
+func newRunSetup(rn runner, spec scenarios.RunSpec, runID string) (*runSetup, error) {
 	suffix := randomSuffix()
-	adm, err := newAdmin(cl.Bootstrap())
+	adm, err := newAdmin(rn.cl.Bootstrap())
 	if err != nil {
 		return nil, err
 	}
 	name := "sharebench-" + runID + "-" + suffix
-	return &runState{cl: cl, spec: spec, id: runID, suffix: suffix, log: log, share: spec.ConsumerType == "share",
-		topic: name, group: name, adm: adm, consumerErr: make(chan error, 1)}, nil
+	return &runSetup{runner: rn, spec: spec, id: runID, suffix: suffix, share: spec.ConsumerType == "share",
+		topic: name, group: name, adm: adm}, nil
 }
 
-func (r *runState) createTopicAndGroup(ctx context.Context) error {
-	if err := r.adm.createTopic(ctx, r.topic, r.spec.Partitions, min(r.cl.Nodes(), 3)); err != nil {
+func (s *runSetup) createTopicAndGroup(ctx context.Context) error {
+	if err := s.adm.createTopic(ctx, s.topic, s.spec.Partitions, min(s.cl.Nodes(), 3)); err != nil {
 		return err
 	}
-	if !r.share {
+	if !s.share {
 		return nil
 	}
 	// Share groups start at "latest" by default; the whole schedule must be
 	// delivered, including records produced before a member's first fetch.
-	return r.adm.setGroupConfig(ctx, r.group, map[string]string{"share.auto.offset.reset": "earliest"})
+	return s.adm.setGroupConfig(ctx, s.group, map[string]string{"share.auto.offset.reset": "earliest"})
 }
 
-// newRecorder sizes the ledger and the time series for the run's schedule
+// newRecording sizes the ledger and the time series for the run's schedule
 // and prepares the process sampler; the producer config it returns gets its
-// start time when the group is ready.
-func (r *runState) newRecorder() (producer.Config, error) {
-	r.clock = results.NewClock()
-	pcfg := producerConfig(r.spec, r.cl.Bootstrap(), r.topic)
-	perProducer, seconds, err := runSizes(r.spec)
+// start time from the load mode.
+func newRecording(s *runSetup) (*recording, producer.Config, error) {
+	clock := results.NewClock()
+	pcfg := producerConfig(s.spec, s.cl.Bootstrap(), s.topic)
+	perProducer, seconds, err := runSizes(s.spec)
 	if err != nil {
-		return pcfg, err
+		return nil, pcfg, err
 	}
-	if r.spec.Backlog() {
-		pcfg.Backlog = uint64(r.spec.BacklogRecords)
+	if s.spec.Backlog() {
+		pcfg.Backlog = uint64(s.spec.BacklogRecords)
 	}
-	s := r.spec
-	r.series = results.NewSeries(r.clock.Now(), seconds)
-	r.rec = results.NewRecorder(r.clock, results.RunTag(r.id+"-"+r.suffix), results.NewLedger(s.Producers, perProducer), r.series)
-	r.procs = collectors.NewProcSampler(r.cl.PIDs, time.Second)
-	return pcfg, nil
+	series := results.NewSeries(clock.Now(), seconds)
+	rec := results.NewRecorder(clock, results.RunTag(s.id+"-"+s.suffix), results.NewLedger(s.spec.Producers, perProducer), series)
+	return &recording{clock: clock, series: series, rec: rec,
+		procs: collectors.NewProcSampler(s.cl.PIDs, time.Second)}, pcfg, nil
 }
 
-// waitGroupReady waits until every member has joined with an assignment.
-func (r *runState) waitGroupReady(ctx context.Context) error {
-	fmt.Fprintf(r.log, "  %s: waiting for %d %s members\n", r.id, r.spec.Members, r.spec.ConsumerType)
+// startSamplers starts the broker scraper and the lag sampler.
+func (rc *recording) startSamplers(ctx context.Context, s *runSetup) {
+	rc.scraper = collectors.NewBrokerScraper(s.cl.MetricsURLs(), time.Second)
+	rc.scraper.Start(ctx)
+	rc.lag = collectors.NewLagSampler(s.adm.groupLag(s.group, s.topic, s.share), time.Second)
+	rc.lag.Start(ctx)
+	if s.metrics != nil {
+		s.metrics.SetLag(rc.lag)
+	}
+}
+
+// waitGroupReady waits until every member has joined with an assignment
+// and returns how long that took in seconds.
+func (s *runSetup) waitGroupReady(ctx context.Context, consumerErr chan error) (float64, error) {
+	fmt.Fprintf(s.log, "  %s: waiting for %d %s members\n", s.id, s.spec.Members, s.spec.ConsumerType)
 	readyStart := time.Now()
 	err := poll(ctx, groupReadyTimeout, func() (bool, error) {
 		select {
-		case err := <-r.consumerErr:
+		case err := <-consumerErr:
 			return false, fmt.Errorf("consumers stopped before the group was ready: %w", err)
 		default:
 		}
-		return r.adm.groupReady(ctx, r.group, r.share, r.spec.Members)
-	}, fmt.Sprintf("group %q: %d members never joined", r.group, r.spec.Members))
+		return s.adm.groupReady(ctx, s.group, s.share, s.spec.Members)
+	}, fmt.Sprintf("group %q: %d members never joined", s.group, s.spec.Members))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	// A share member learns its assignment only on its next heartbeat: wait
 	// one interval so the warm-up does not start with members that cannot
 	// fetch yet.
-	if r.share && !sleepCtx(ctx, r.spec.ShareHeartbeatInterval()) {
-		return ctx.Err()
+	if s.share && !sleepCtx(ctx, s.spec.ShareHeartbeatInterval()) {
+		return 0, ctx.Err()
 	}
-	r.readySec = time.Since(readyStart).Seconds()
-	fmt.Fprintf(r.log, "  %s: group ready in %.1fs; assignment %s\n", r.id, r.readySec,
-		r.adm.assignment(ctx, r.group, r.topic, r.share))
-	return nil
-}
-
-// openWindow fixes the schedule start and the measurement window and starts
-// the samplers that watch it.
-func (r *runState) openWindow(ctx context.Context, pcfg *producer.Config) {
-	s := r.spec
-	r.start = r.clock.Now() + int64(100*time.Millisecond)
-	r.window = results.Window{Start: r.start + int64(s.Warmup), End: r.start + int64(s.Warmup+s.Duration)}
-	r.rec.SetWindow(r.window)
-	pcfg.Start = r.start
-	fmt.Fprintf(r.log, "  %s: producing %.0f records/s for %v warm-up + %v measurement\n", r.id, s.Rate, s.Warmup, s.Duration)
-	r.progress.phase(PhaseWarmup, s.Warmup+100*time.Millisecond, r.rec)
-	go func() {
-		if sleepCtx(ctx, time.Duration(r.window.Start-r.clock.Now())) {
-			r.progress.phase(PhaseMeasure, s.Duration, r.rec)
-		}
-	}()
-	r.cpu = &cpuWindow{pids: r.cl.PIDs, done: make(chan struct{})}
-	go r.cpu.watch(ctx, r.clock, r.window)
-	r.scraper = collectors.NewBrokerScraper(r.cl.MetricsURLs(), time.Second)
-	r.scraper.Start(ctx)
-	r.lag = collectors.NewLagSampler(r.adm.groupLag(r.group, r.topic, r.share), time.Second)
-	r.lag.Start(ctx)
+	ready := time.Since(readyStart).Seconds()
+	fmt.Fprintf(s.log, "  %s: group ready in %.1fs; assignment %s\n", s.id, ready,
+		s.adm.assignment(ctx, s.group, s.topic, s.share))
+	return ready, nil
 }
 
 // drainThenStop waits for the consumers to finish every record (or the
-// drain timeout), stops them, and takes the samplers' final readings.
-func (r *runState) drainThenStop(ctx context.Context, stopConsumers context.CancelFunc) {
+// drain timeout), stops them, takes the samplers' final readings and
+// returns the drain's length in seconds.
+func drainThenStop(ctx context.Context, s *runSetup, rc *recording, f *fleet, stopConsumers context.CancelFunc) float64 {
 	producedAt := time.Now()
-	if !r.spec.Backlog() {
-		r.progress.phase(PhaseDrain, r.spec.DrainTimeout, r.rec)
-	}
-	if r.spec.Backlog() {
-		fmt.Fprintf(r.log, "  %s: draining the backlog (timeout %v)\n", r.id, r.spec.DrainTimeout)
+	if s.spec.Backlog() {
+		fmt.Fprintf(s.log, "  %s: draining the backlog (timeout %v)\n", s.id, s.spec.DrainTimeout)
 	} else {
-		fmt.Fprintf(r.log, "  %s: producers done; draining (timeout %v)\n", r.id, r.spec.DrainTimeout)
+		s.progress.phase(PhaseDrain, s.spec.DrainTimeout, rc.rec)
+		fmt.Fprintf(s.log, "  %s: producers done; draining (timeout %v)\n", s.id, s.spec.DrainTimeout)
 	}
-	r.drainErr = drain(ctx, r.rec.Ledger, r.spec.DrainTimeout, r.consumerErr)
-	r.drainSec = time.Since(producedAt).Seconds()
+	f.drainErr = drain(ctx, rc.rec.Ledger, s.spec.DrainTimeout, f.errc)
+	drainSec := time.Since(producedAt).Seconds()
 	stopConsumers()
-	if cerr := waitConsumers(r.consumerErr, r.drainErr); cerr != nil {
-		r.errs = append(r.errs, cerr.Error())
+	if cerr := waitConsumers(f.errc, f.drainErr); cerr != nil {
+		f.errs = append(f.errs, cerr.Error())
 	}
-	r.lag.Stop()
-	r.scraper.Stop() // a final scrape: the consumers' last acknowledgements are in
-	r.procs.Stop()
-}
-
-// measured turns the run's raw data into its record.
-func (r *runState) measured() *Measured {
-	m := r.rec.Merge()
-	rr := summarize(r.spec, r.id, m, r.rec.Ledger.Audit(), r.window, r.cl)
-	rr.StartedAt = r.clock.Time(r.start).Format(time.RFC3339)
-	rr.Phases.GroupReadySec = r.readySec
-	rr.Phases.DrainSec = r.drainSec
-	rr.Phases.DrainTimedOut = errors.Is(r.drainErr, errDrainTimeout)
-	rr.Phases.WindowStartSec = float64(r.window.Start-r.series.Start()) / 1e9
-	thirds := r.series.Thirds(results.Completed, r.window)
-	if r.spec.Backlog() {
-		backlogFigures(&rr, r.spec, m, r.fillSec)
-		thirds = [3]int64{} // a drain has no steady state to check
-	}
-	usage := r.cpu.usage()
-	rr.Broker = brokerSummary(r.scraper, r.clock, r.window, rr.Throughput.CompletedPerSec*r.window.Seconds())
-	rr.Lag = r.lag.Summary(r.clock.Time(r.window.End))
-	if rr.Lag.Samples > 0 {
-		rr.Lag.DrainEstimateSec = runs.DrainEstimate(rr.Lag.AtWindowEnd, rr.Throughput.ProducedPerSec, rr.Throughput.CompletedPerSec)
-	}
-	if len(r.spec.Events) > 0 {
-		thirds = [3]int64{} // intentional dips are not a short warm-up
-		rr.Events, rr.EventSummary = eventReports(r.spec, r.series, r.start, r.window, r.events, m)
-		rr.Members = runs.MemberLives(m.Members, r.window)
-	}
-	fillGauges(r.series, r.scraper, r.lag, r.procs)
-	rr.Validity = runs.Check(runs.ValidityInput{
-		IsKafka: r.cl.IsKafka(), Audit: rr.Audit, DrainTimedOut: rr.Phases.DrainTimedOut,
-		ScheduleLagP99Ms: rr.Latency.ScheduleLagMs.P99, HarnessCPUPercent: usage.HarnessPercent,
-		HostCPUPercent: usage.HostPercent, Ceiling: rr.Ceiling, CompletedPerSec: rr.Throughput.CompletedPerSec,
-		ProduceFailed: m.ProduceFailed, AckErrors: m.AckErrors, PollErrors: m.PollErrors, Errors: r.errs,
-		CompletedThirds: thirds,
-		Collectors:      collectorHealth(rr.Broker, rr.Lag),
-	})
-	rr.Resources = usage
-	rr.Errors = r.errs
-	return &Measured{Record: rr, Merged: m, Series: r.series}
+	rc.lag.Stop()
+	rc.scraper.Stop() // a final scrape: the consumers' last acknowledgements are in
+	rc.procs.Stop()
+	return drainSec
 }
 
 var errDrainTimeout = errors.New("drain timed out")

@@ -1,15 +1,14 @@
 package campaign
 
 import (
-	"os"
+	"errors"
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/sharebench/sharebench/collectors"
 	"github.com/sharebench/sharebench/consumers"
-	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
@@ -92,7 +91,7 @@ func eventReports(s scenarios.RunSpec, series *results.Series, loadStart int64, 
 }
 
 // summarize turns a run's merged measurements into its record.
-func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit results.Audit, w results.Window, cl infra.Cluster) runs.Record {
+func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit results.Audit, w results.Window, env runs.Environment) runs.Record {
 	secs := w.Seconds()
 	r := runs.Record{
 		SchemaVersion: runs.SchemaVersion, RunID: runID, ConsumerType: s.ConsumerType, Spec: &s,
@@ -115,7 +114,7 @@ func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit result
 		},
 		PerMember:   m.PerMember,
 		Audit:       audit,
-		Environment: environment(cl),
+		Environment: env,
 	}
 	if r.Throughput.ProducedPerSec > 0 {
 		r.Throughput.CompletedRatio = r.Throughput.CompletedPerSec / r.Throughput.ProducedPerSec
@@ -155,12 +154,49 @@ func trimZeros(v []int64) []int64 {
 	return append([]int64(nil), v[:n]...)
 }
 
-func environment(cl infra.Cluster) runs.Environment {
-	host, _ := os.Hostname()
-	return runs.Environment{
-		Provider: cl.Provider(), Image: infra.ImageOf(cl), KafkaVersion: cl.KafkaVersion(), IsKafka: cl.IsKafka(),
-		Nodes: cl.Nodes(), BrokerConfig: cl.BrokerConfig(),
-		Host: runs.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(),
-			GoVersion: strings.TrimPrefix(runtime.Version(), "go"), Hostname: host},
+// measured turns the run's raw data into its record.
+func (r *run) measured() *Measured {
+	s, rc, f := r.setup, r.rc, r.fleet
+	m := rc.rec.Merge()
+	rr := summarize(s.spec, s.id, m, rc.rec.Ledger.Audit(), rc.window, s.env)
+	rr.StartedAt = rc.clock.Time(rc.start).Format(time.RFC3339)
+	rr.Phases.GroupReadySec = r.times.ready
+	rr.Phases.DrainSec = r.times.drain
+	rr.Phases.DrainTimedOut = errors.Is(f.drainErr, errDrainTimeout)
+	rr.Phases.WindowStartSec = float64(rc.window.Start-rc.series.Start()) / 1e9
+	thirds := rc.series.Thirds(results.Completed, rc.window)
+	if s.spec.Backlog() {
+		backlogFigures(&rr, s.spec, m, r.times.fill)
+		thirds = [3]int64{} // a drain has no steady state to check
 	}
+	usage := rc.cpu.usage()
+	rr.Broker = brokerSummary(rc.scraper, rc.clock, rc.window, rr.Throughput.CompletedPerSec*rc.window.Seconds())
+	rr.Lag = rc.lag.Summary(rc.clock.Time(rc.window.End))
+	if rr.Lag.Samples > 0 {
+		rr.Lag.DrainEstimateSec = runs.DrainEstimate(rr.Lag.AtWindowEnd, rr.Throughput.ProducedPerSec, rr.Throughput.CompletedPerSec)
+	}
+	if len(s.spec.Events) > 0 {
+		thirds = [3]int64{} // intentional dips are not a short warm-up
+		rr.Events, rr.EventSummary = eventReports(s.spec, rc.series, rc.start, rc.window, f.fired, m)
+		rr.Members = runs.MemberLives(m.Members, rc.window)
+	}
+	fillGauges(rc.series, rc.scraper, rc.lag, rc.procs)
+	rr.Validity = runs.Check(runs.ValidityInput{
+		IsKafka: s.cl.IsKafka(), Audit: rr.Audit, DrainTimedOut: rr.Phases.DrainTimedOut,
+		ScheduleLagP99Ms: rr.Latency.ScheduleLagMs.P99, HarnessCPUPercent: usage.HarnessPercent,
+		HostCPUPercent: usage.HostPercent, Ceiling: rr.Ceiling, CompletedPerSec: rr.Throughput.CompletedPerSec,
+		ProduceFailed: m.ProduceFailed, AckErrors: m.AckErrors, PollErrors: m.PollErrors, Errors: f.errs,
+		CompletedThirds: thirds,
+		Collectors:      collectorHealth(rr.Broker, rr.Lag),
+	})
+	rr.Resources = usage
+	rr.Errors = f.errs
+	return &Measured{Record: rr, Merged: m, Series: rc.series}
+}
+
+// fillGauges writes the samplers' readings into the series' gauge columns.
+func fillGauges(series *results.Series, scraper *collectors.BrokerScraper, lag *collectors.LagSampler, procs *collectors.ProcSampler) {
+	collectors.FillBrokerGauges(series, scraper.Samples(), runtime.NumCPU())
+	collectors.FillLagGauge(series, lag.Samples())
+	collectors.FillProcGauges(series, procs.Samples(), runtime.NumCPU())
 }

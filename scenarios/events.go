@@ -57,13 +57,6 @@ var (
 	brokerTargets = []string{"share-coordinator", "group-coordinator", "partition-leader"}
 )
 
-// IsBroker reports whether the event disturbs a broker.
-func (e Event) IsBroker() bool { return strings.HasPrefix(e.Action, "broker_") }
-
-// Timed reports whether the event lasts (slow, pause, disconnect, a kill
-// with a restart): its effect is measured from its end.
-func (e Event) Timed() bool { return e.Duration > 0 }
-
 // String is a short label: "join 2", "slow ×3 for 5s", "broker_kill 1".
 func (e Event) String() string {
 	s := e.Action

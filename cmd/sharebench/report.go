@@ -10,15 +10,24 @@ import (
 
 func newReportCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:     "report DIR",
-		Short:   "Re-render summary.md and report.html of a campaign folder from the files on disk",
+		Use:   "report DIR",
+		Short: "Re-render summary.md and report.html of a campaign folder from the files on disk",
+		Long: "Re-render summary.md, report.html and runs.csv of a campaign folder from its run.json files. " +
+			"A campaign that did not complete (status running, interrupted or failed in campaign.json) is rendered " +
+			"with an INCOMPLETE CAMPAIGN banner; run folders without a valid run.json are skipped with a message.",
 		Example: "  sharebench report sharebench-results/partition-cap-20261129T203145Z",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
 			camp, recs, err := runs.LoadCampaign(dir)
+			for _, s := range camp.Skipped {
+				fmt.Fprintln(cmd.ErrOrStderr(), "skipped:", s)
+			}
 			if err != nil {
 				return err
+			}
+			if banner := camp.Incomplete(); banner != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s\n", banner, dir)
 			}
 			written, err := report.WriteFiles(dir, camp, recs)
 			for _, p := range written {

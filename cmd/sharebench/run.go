@@ -10,6 +10,7 @@ import (
 
 	"github.com/sharebench/sharebench/campaign"
 	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/internal/redact"
 	"github.com/sharebench/sharebench/results/report"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
@@ -95,19 +96,22 @@ func runCampaign(cmd *cobra.Command, sc *scenarios.Scenario, f runFlags) (*campa
 	if err != nil {
 		return nil, err
 	}
-	out := cmd.OutOrStdout()
+	out := redact.Writer(cmd.OutOrStdout()) // records quote errors, errors quote URLs
 	fmt.Fprintf(out, "scenario %s: %d run(s)\n", sc.Name, len(sc.Runs))
-	ctx, stopMetrics, err := serveMetrics(cmd.Context(), f.metrics, out)
+	metrics, stopMetrics, err := serveMetrics(f.metrics, out)
 	if err != nil {
 		return nil, err
 	}
 	defer stopMetrics()
-	progress, log, stopProgress := newProgress(out)
-	res, err := campaign.Run(ctx, sc, campaign.Options{
-		Provider: f.provider, ResultsDir: f.results, Log: log, Progress: progress, External: ext,
+	progress, log, stopProgress := newProgress(cmd.OutOrStdout()) // a terminal is drawn on, not wrapped
+	res, err := campaign.Run(cmd.Context(), sc, campaign.Options{
+		Provider: f.provider, ResultsDir: f.results, Log: log, Progress: progress, Metrics: metrics, External: ext,
 	})
 	stopProgress()
 	if res != nil && len(res.Runs) > 0 {
+		if res.Status != runs.StatusComplete {
+			fmt.Fprintf(out, "\nINCOMPLETE CAMPAIGN: status %s\n", res.Status)
+		}
 		fmt.Fprintln(out)
 		_ = report.Console(res.Runs)(out)
 		_ = report.Events(res.Runs)(out)

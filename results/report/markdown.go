@@ -16,6 +16,9 @@ import (
 func writeMarkdown(w io.Writer, camp runs.Campaign, recs []runs.Record) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# sharebench: %s\n\n", camp.Name)
+	if banner := camp.Incomplete(); banner != "" {
+		fmt.Fprintf(bw, "> **%s**\n\n", banner)
+	}
 	if d := campaignDescription(camp); d != "" {
 		fmt.Fprintf(bw, "%s\n\n", d)
 	}

@@ -1,9 +1,10 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
+	"html"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/sharebench/sharebench/results/runs"
@@ -14,17 +15,14 @@ import (
 // Reporter.
 type Reporter func(io.Writer) error
 
-// WriteFile writes the rendering to path.
+// WriteFile writes the rendering to path, redacted and atomically
+// (runs.WriteFileAtomic): a reader never sees half a report.
 func (r Reporter) WriteFile(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := r(f); err != nil {
-		f.Close()
+	var b bytes.Buffer
+	if err := r(&b); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return f.Close()
+	return runs.WriteFileAtomic(path, b.Bytes())
 }
 
 // Markdown is summary.md: the side-by-side table, a verdict per
@@ -38,8 +36,28 @@ func Markdown(camp runs.Campaign, recs []runs.Record) Reporter {
 // the page script and the charts' data inline, nothing fetched) from the
 // run records and the .hgrm and timeseries.csv files under
 // dir/runs/<run-id>/ (dir "" leaves the charts that need them out).
+// An incomplete campaign (Campaign.Incomplete) gets a banner at the top
+// of the body.
 func HTML(dir string, camp runs.Campaign, recs []runs.Record) Reporter {
-	return func(w io.Writer) error { return writeHTML(w, dir, camp, recs) }
+	banner := camp.Incomplete()
+	if banner == "" {
+		return func(w io.Writer) error { return writeHTML(w, dir, camp, recs) }
+	}
+	return func(w io.Writer) error {
+		var b bytes.Buffer
+		if err := writeHTML(&b, dir, camp, recs); err != nil {
+			return err
+		}
+		page := b.Bytes()
+		div := []byte("\n" + `<p class="incomplete" style="background:#fdd;border:2px solid #c00;padding:.5em;font-weight:bold">` +
+			html.EscapeString(banner) + "</p>")
+		if i := bytes.Index(page, []byte("<body>")); i >= 0 {
+			at := i + len("<body>")
+			page = append(page[:at:at], append(div, page[at:]...)...)
+		}
+		_, err := w.Write(page)
+		return err
+	}
 }
 
 // CSV is runs.csv: one row per run with the summary figures.

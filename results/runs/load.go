@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // ReadCampaign loads campaign.json from a campaign folder.
@@ -27,11 +28,25 @@ func ReadCampaign(dir string) (Campaign, error) {
 // LoadCampaign reads a campaign folder written by a campaign: campaign.json
 // (optional: a folder of runs without it still loads) and runs/*/run.json,
 // in the campaign's execution order.
+//
+// The campaign's Status is set to its EffectiveStatus: the caller marks a
+// campaign that is not complete (Campaign.Incomplete). A run whose run.json
+// is missing, empty, null, {} or invalid (no run_id, no spec), or whose id
+// in campaign.json is not a single folder name, is skipped with a note in
+// Campaign.Skipped naming the folder; no readable run at all is an error.
 func LoadCampaign(dir string) (Campaign, []Record, error) {
+	if st, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return Campaign{}, nil, fmt.Errorf("no such directory: %s", dir)
+	} else if err != nil {
+		return Campaign{}, nil, err
+	} else if !st.IsDir() {
+		return Campaign{}, nil, fmt.Errorf("%s: not a directory: expected a campaign folder", dir)
+	}
 	camp, err := ReadCampaign(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return camp, nil, err
 	}
+	camp.Status = camp.EffectiveStatus()
 	ids := camp.Runs
 	if len(ids) == 0 {
 		paths, _ := filepath.Glob(filepath.Join(dir, "runs", "*", "run.json"))
@@ -43,18 +58,50 @@ func LoadCampaign(dir string) (Campaign, []Record, error) {
 	if len(ids) == 0 {
 		return camp, nil, fmt.Errorf("%s: no runs/<run-id>/run.json: expected a campaign folder written by sharebench run", dir)
 	}
-	runs := make([]Record, 0, len(ids))
+	recs := make([]Record, 0, len(ids))
 	for _, id := range ids {
-		r, err := ReadRun(filepath.Join(dir, "runs", id, "run.json"))
-		if err != nil {
-			return camp, nil, fmt.Errorf("campaign %s: run %s: %w", dir, id, err)
+		if !isRunID(id) {
+			camp.Skipped = append(camp.Skipped, fmt.Sprintf("%s: run id %q in campaign.json is not a folder name: skipped", dir, id))
+			continue
 		}
-		runs = append(runs, r)
+		path := filepath.Join(dir, "runs", id, "run.json")
+		r, err := readValidRun(path)
+		if err != nil {
+			camp.Skipped = append(camp.Skipped, fmt.Sprintf("%s: run %s skipped: %v", dir, id, err))
+			continue
+		}
+		recs = append(recs, r)
+	}
+	if len(recs) == 0 {
+		return camp, nil, fmt.Errorf("%s: no readable run: %s", dir, strings.Join(camp.Skipped, "; "))
 	}
 	if camp.Name == "" {
 		camp.Name = filepath.Base(dir)
 	}
-	return camp, runs, nil
+	return camp, recs, nil
+}
+
+// isRunID reports whether id can be used as a run folder's name: one path
+// element, not "." or "..", no separator.
+func isRunID(id string) bool {
+	return id != "" && id != "." && id != ".." && !strings.ContainsAny(id, `/\`) && filepath.Base(id) == id
+}
+
+// readValidRun reads a run.json and checks it is a run record: it has a
+// run_id and a spec (null, {} and truncated files do not).
+func readValidRun(path string) (Record, error) {
+	r, err := ReadRun(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return r, fmt.Errorf("%s missing", path)
+	case err != nil:
+		return r, fmt.Errorf("invalid run.json: %w", err)
+	case r.RunID == "":
+		return r, fmt.Errorf("%s: not a run record (no run_id)", path)
+	case r.Spec == nil:
+		return r, fmt.Errorf("%s: not a run record (no spec)", path)
+	}
+	return r, nil
 }
 
 // LoadRuns reads the runs at path: a campaign folder, a run folder (holding
@@ -65,14 +112,14 @@ func LoadRuns(path string) ([]Record, error) {
 		return nil, fmt.Errorf("%w: expected a campaign folder or a run.json file", err)
 	}
 	if !st.IsDir() {
-		r, err := ReadRun(path)
+		r, err := readValidRun(path)
 		if err != nil {
 			return nil, err
 		}
 		return []Record{r}, nil
 	}
 	if _, err := os.Stat(filepath.Join(path, "run.json")); err == nil {
-		r, err := ReadRun(filepath.Join(path, "run.json"))
+		r, err := readValidRun(filepath.Join(path, "run.json"))
 		return []Record{r}, err
 	}
 	_, runs, err := LoadCampaign(path)

@@ -113,7 +113,7 @@ type Outcomes struct {
 	DeliveryCounts       []int64 `json:"delivery_counts,omitempty"` // index i: deliveries with count i+1 (share)
 }
 
-// Environment says where the numbers come from.
+// Environment says where the numbers come from: enough to reproduce them.
 type Environment struct {
 	Provider string `json:"provider"`
 	// Image is the container image the brokers ran (container provider only).
@@ -123,13 +123,55 @@ type Environment struct {
 	Nodes        int               `json:"nodes"`
 	BrokerConfig map[string]string `json:"broker_config,omitempty"`
 	Host         Host              `json:"host"`
+	// Harness is the sharebench that ran (absent in files written before it).
+	Harness *Harness `json:"harness,omitempty"`
+	// Broker is what the brokers say of themselves (absent in older files).
+	Broker *BrokerInfo `json:"broker,omitempty"`
+	// Scenario identifies the scenario text the runs came from (campaigns
+	// only; absent in older files and for a run made outside a campaign).
+	Scenario *ScenarioDigest `json:"scenario,omitempty"`
 }
 
 // Host describes the machine that ran the harness.
 type Host struct {
 	OS        string `json:"os"`
 	Arch      string `json:"arch"`
-	CPUs      int    `json:"cpus"`
+	CPUs      int    `json:"cpus"` // logical CPUs the harness may use
 	GoVersion string `json:"go_version"`
 	Hostname  string `json:"hostname"`
+	// CPUModel, Cores and MemoryBytes come from /proc/cpuinfo and
+	// /proc/meminfo (Linux; empty elsewhere). Cores counts physical cores.
+	CPUModel    string `json:"cpu_model,omitempty"`
+	Cores       int    `json:"cores,omitempty"`
+	MemoryBytes uint64 `json:"memory_bytes,omitempty"`
+}
+
+// Harness is the sharebench binary that made a record.
+type Harness struct {
+	Version  string `json:"version"`            // module version, "(devel)" for a source build
+	Revision string `json:"revision,omitempty"` // VCS commit
+	Dirty    bool   `json:"dirty,omitempty"`    // uncommitted changes in the work tree
+	Go       string `json:"go"`
+	FranzGo  string `json:"franz_go,omitempty"`
+	Java     string `json:"java,omitempty"` // first line of `java -version` on PATH
+}
+
+// BrokerInfo is what the brokers report through ApiVersions: the Kafka
+// release the protocol versions match, and the finalized feature levels
+// (share.version, metadata.version, kraft.version, group.version …).
+type BrokerInfo struct {
+	// VersionGuess is franz-go's guess of the release from the API versions,
+	// e.g. "v4.1" (the protocol carries no release number).
+	VersionGuess string           `json:"version_guess,omitempty"`
+	Features     map[string]int16 `json:"finalized_features,omitempty"`
+	Error        string           `json:"error,omitempty"` // why the brokers could not be asked
+}
+
+// ScenarioDigest identifies a scenario: where it came from and SHA-256
+// digests of its source text and of the resolved scenario (after the
+// SHAREBENCH_* environment and --set overrides), hex-encoded.
+type ScenarioDigest struct {
+	Source         string `json:"source,omitempty"`        // file path or builtin:<name>
+	SourceSHA256   string `json:"source_sha256,omitempty"` // the file's or built-in's bytes
+	ResolvedSHA256 string `json:"resolved_sha256"`         // the resolved scenario as campaign.json holds it
 }

@@ -1,11 +1,15 @@
 package runs
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/sharebench/sharebench/internal/redact"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
 
@@ -14,30 +18,110 @@ import (
 
 // Campaign is campaign.json: what was asked, where it ran, which runs it made.
 type Campaign struct {
-	SchemaVersion int                 `json:"schema_version"`
-	Name          string              `json:"name"`
-	StartedAt     string              `json:"started_at"`
-	FinishedAt    string              `json:"finished_at,omitempty"`
-	Scenario      *scenarios.Scenario `json:"scenario"`    // the resolved scenario with its matrix
-	Environment   []Environment       `json:"environment"` // one per cluster the campaign started
-	Runs          []string            `json:"runs"`        // run ids, in execution order
+	SchemaVersion int    `json:"schema_version"`
+	Name          string `json:"name"`
+	// Status is StatusRunning while the campaign runs, then StatusComplete,
+	// StatusInterrupted or StatusFailed. Files written before the field
+	// existed load as complete when they have finished_at, else as
+	// interrupted (see EffectiveStatus).
+	Status      string              `json:"status,omitempty"`
+	Error       string              `json:"error,omitempty"` // why the campaign did not complete
+	StartedAt   string              `json:"started_at"`
+	FinishedAt  string              `json:"finished_at,omitempty"`
+	Scenario    *scenarios.Scenario `json:"scenario"`    // the resolved scenario with its matrix
+	Environment []Environment       `json:"environment"` // one per cluster the campaign started
+	Runs        []string            `json:"runs"`        // run ids, in execution order
 	// Expectations are the scenario's expect: claims, checked after the runs.
 	Expectations []ExpectationOutcome `json:"expectations,omitempty"`
 	// Recommendations answer the scenario's recommend: query (the best
 	// value of a knob under constraints), computed after the runs.
 	Recommendations []Recommendation `json:"recommendations,omitempty"`
+
+	// Skipped are the loader's notes on run folders it could not read
+	// (missing, empty or invalid run.json, a run id that is not a folder
+	// name); not part of the file.
+	Skipped []string `json:"-"`
 }
 
-// WriteJSON writes v as indented JSON to path.
+// Campaign statuses.
+const (
+	StatusRunning     = "running"
+	StatusComplete    = "complete"
+	StatusInterrupted = "interrupted" // the context was cancelled (Ctrl-C)
+	StatusFailed      = "failed"      // a run, a cluster or a write failed
+)
+
+// EffectiveStatus is the campaign's status; a file written before the
+// status field is complete if it has finished_at (only finished campaigns
+// wrote one), else interrupted.
+func (c Campaign) EffectiveStatus() string {
+	switch {
+	case c.Status != "":
+		return c.Status
+	case c.FinishedAt != "":
+		return StatusComplete
+	default:
+		return StatusInterrupted
+	}
+}
+
+// Incomplete is the banner every rendering of an incomplete campaign
+// carries, e.g. "INCOMPLETE CAMPAIGN: status interrupted", or "" when the
+// campaign is complete.
+func (c Campaign) Incomplete() string {
+	st := c.EffectiveStatus()
+	if st == StatusComplete {
+		return ""
+	}
+	s := "INCOMPLETE CAMPAIGN: status " + st
+	if c.Error != "" {
+		s += " (" + c.Error + ")"
+	}
+	return s
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// folder and a rename, so a reader (or a campaign interrupted mid-write)
+// sees the old file or the new one, never half of one. The content passes
+// through redact.Bytes first: no URL userinfo or password=… reaches disk.
+// Every file sharebench writes into a campaign folder goes through it.
+func WriteFileAtomic(path string, data []byte) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(redact.Bytes(data))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteJSON writes v as indented JSON to path (atomically, redacted).
 func WriteJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("%s: encode: %w", path, err)
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return WriteFileAtomic(path, append(b, '\n'))
 }
 
 // ReadRun loads a run.json.
@@ -54,11 +138,36 @@ func ReadRun(path string) (Record, error) {
 }
 
 // WriteRunDir writes a run's folder: the histograms (.hgrm), the time series
-// (timeseries.csv) and run.json, which lists the other files.
+// (timeseries.csv) and run.json, which lists the other files. The folder is
+// created here and must not exist: two runs never share one.
 func WriteRunDir(dir string, rec *Record, m results.Merged, series *results.Series) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return err
 	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("run folder %s exists already: not overwriting another run", dir)
+		}
+		return err
+	}
+	files, err := writeHistograms(dir, m)
+	if err != nil {
+		return err
+	}
+	var csv bytes.Buffer
+	if err := series.WriteCSV(&csv); err != nil {
+		return fmt.Errorf("timeseries.csv: %w", err)
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "timeseries.csv"), csv.Bytes()); err != nil {
+		return err
+	}
+	rec.Files = append(files, "timeseries.csv")
+	return WriteJSON(filepath.Join(dir, "run.json"), rec)
+}
+
+// writeHistograms writes the .hgrm percentile tables and the .hlog
+// interval logs and returns their names.
+func writeHistograms(dir string, m results.Merged) ([]string, error) {
 	hists := []struct {
 		name string
 		h    *hdrhistogram.Histogram
@@ -66,43 +175,31 @@ func WriteRunDir(dir string, rec *Record, m results.Merged, series *results.Seri
 		{"completion", m.Completion}, {"delivery", m.Delivery}, {"publish", m.Publish},
 		{"schedule-lag", m.ScheduleLag}, {"queue", m.Queue}, {"hold", m.Hold},
 	}
-	rec.Files = nil
+	var files []string
 	for _, h := range hists {
 		if h.h.TotalCount() == 0 {
 			continue
 		}
 		text, err := results.PercentileText(h.h)
 		if err != nil {
-			return fmt.Errorf("%s histogram: %w", h.name, err)
+			return nil, fmt.Errorf("%s histogram: %w", h.name, err)
 		}
 		name := h.name + ".hgrm"
-		if err := os.WriteFile(filepath.Join(dir, name), text, 0o644); err != nil {
-			return err
+		if err := WriteFileAtomic(filepath.Join(dir, name), text); err != nil {
+			return nil, err
 		}
-		rec.Files = append(rec.Files, name)
+		files = append(files, name)
 	}
 	if m.IntervalLogErr != nil {
-		return m.IntervalLogErr
+		return nil, m.IntervalLogErr
 	}
 	for _, name := range []string{"completion.hlog", "publish.hlog"} {
 		if b, ok := m.IntervalLogs[name]; ok {
-			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-				return err
+			if err := WriteFileAtomic(filepath.Join(dir, name), b); err != nil {
+				return nil, err
 			}
-			rec.Files = append(rec.Files, name)
+			files = append(files, name)
 		}
 	}
-	f, err := os.Create(filepath.Join(dir, "timeseries.csv"))
-	if err != nil {
-		return err
-	}
-	if err := series.WriteCSV(f); err != nil {
-		f.Close()
-		return fmt.Errorf("timeseries.csv: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	rec.Files = append(rec.Files, "timeseries.csv")
-	return WriteJSON(filepath.Join(dir, "run.json"), rec)
+	return files, nil
 }

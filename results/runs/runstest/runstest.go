@@ -38,7 +38,7 @@ func Run(id, ctype string, trial int, tput, p99 float64) runs.Record {
 func WriteCampaign(t *testing.T, recs ...runs.Record) string {
 	t.Helper()
 	dir := t.TempDir()
-	camp := runs.Campaign{SchemaVersion: runs.SchemaVersion, Name: "fixture", Scenario: &scenarios.Scenario{Description: "Does it scale?"}}
+	camp := runs.Campaign{SchemaVersion: runs.SchemaVersion, Name: "fixture", Status: runs.StatusComplete, Scenario: &scenarios.Scenario{Description: "Does it scale?"}}
 	for _, r := range recs {
 		if err := runs.WriteRunDir(filepath.Join(dir, "runs", r.RunID), &r, Merged(r.Latency.CompletionMs.Max), Series(int64(r.Throughput.CompletedPerSec))); err != nil {
 			t.Fatal(err)

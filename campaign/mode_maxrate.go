@@ -2,16 +2,15 @@ package campaign
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 
-	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
-// runMaxRate is load_mode max_rate: each rate of the schedule is a run of
-// its own (RunOne with load_mode rate at that rate: a fresh topic and
+// maxRateMode is load_mode max_rate: each rate of the schedule is a run of
+// its own (load_mode rate at that rate: a fresh topic and
 // group, a fresh member fleet, its own warm-up, window and drain), judged
 // by runs.SearchMaxRate, which stops at the first failing step.
 //
@@ -23,11 +22,21 @@ import (
 //
 // The returned record is the step at the found rate (the first step when
 // none passed) with Record.MaxRate holding every step.
-func runMaxRate(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, runID string, log io.Writer) (*Measured, error) {
-	mr := spec.MaxRate
-	if mr == nil {
-		return nil, fmt.Errorf("load_mode max_rate: no max_rate block")
+type maxRateMode struct{}
+
+func (maxRateMode) check(s scenarios.RunSpec) error {
+	if s.MaxRate == nil {
+		return errors.New("no max_rate block")
 	}
+	if len(s.MaxRate.Schedule()) == 0 {
+		return errors.New("max_rate: the schedule has no step")
+	}
+	return nil
+}
+
+func (maxRateMode) run(ctx context.Context, rn runner, spec scenarios.RunSpec, runID string) (*Measured, error) {
+	mr := spec.MaxRate
+	log := rn.log
 	crit := runs.MaxRateCriteria{CompletedRatio: mr.CompletedRatio,
 		P99BoundMs: float64(mr.P99Bound) / 1e6, Confirm: mr.Confirm}
 	var first, best *Measured
@@ -35,7 +44,7 @@ func runMaxRate(ctx context.Context, cl infra.Cluster, spec scenarios.RunSpec, r
 		step := stepSpec(spec, rate)
 		id := fmt.Sprintf("%s-step%d", runID, n+1)
 		fmt.Fprintf(log, "  %s: max-rate step %d at %.6g records/s\n", runID, n+1, rate)
-		m, err := RunOne(ctx, cl, step, id, log)
+		m, err := rn.runOne(ctx, step, id)
 		if err != nil {
 			return runs.MaxRateStep{RunID: id}, err
 		}

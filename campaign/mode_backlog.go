@@ -1,0 +1,119 @@
+package campaign
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/sharebench/sharebench/collectors"
+	"github.com/sharebench/sharebench/consumers"
+	"github.com/sharebench/sharebench/producer"
+	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
+)
+
+// backlogMode is load_mode backlog: the producers send backlog_records as
+// fast as they can and every acknowledgement is in before the consumers
+// start; the run then measures how long the consumers take to drain it.
+type backlogMode struct{}
+
+func (backlogMode) check(s scenarios.RunSpec) error {
+	if s.BacklogRecords < 1 {
+		return errors.New("backlog_records: the records to pre-fill, an integer ≥ 1")
+	}
+	return nil
+}
+
+func (backlogMode) run(ctx context.Context, rn runner, s scenarios.RunSpec, runID string) (*Measured, error) {
+	return rn.single(ctx, s, runID, fillThenDrain)
+}
+
+// fillThenDrain is the backlog mode's load. The drain (the measurement
+// window) is first delivery → last completion or archive, so the members'
+// join time is not part of it.
+func fillThenDrain(ctx context.Context, r *run, pcfg producer.Config) error {
+	s, rc, f := r.setup, r.rc, r.fleet
+	// The recorder counts every record and completion; measured() reports
+	// them over the drain.
+	rc.start = rc.clock.Now()
+	rc.rec.SetWindow(results.Window{Start: rc.start, End: math.MaxInt64})
+	pcfg.Start = rc.start
+	rc.startSamplers(ctx, s)
+	defer rc.scraper.Stop()
+	defer rc.lag.Stop()
+	if err := fill(ctx, r, pcfg); err != nil {
+		return err
+	}
+	cctx, stopConsumers := context.WithCancel(ctx)
+	defer stopConsumers()
+	rc.cpu = &cpuWindow{pids: s.cl.PIDs, done: make(chan struct{})}
+	rc.cpu.start = collectors.ReadCPU(rc.cpu.pids())
+	s.progress.phase(PhaseDrain, groupReadyTimeout+s.spec.DrainTimeout, rc.rec)
+	ccfg := consumerConfig(s.spec, s.cl.Bootstrap(), s.topic, s.group)
+	go func() { f.errc <- consumers.Run(cctx, ccfg, rc.rec) }()
+	var err error
+	if r.times.ready, err = s.waitGroupReady(ctx, f.errc); err != nil {
+		close(rc.cpu.done)
+		return err
+	}
+	drainThenStop(ctx, s, rc, f, stopConsumers)
+	rc.cpu.end = collectors.ReadCPU(rc.cpu.pids())
+	close(rc.cpu.done)
+	first, last, ok := rc.rec.Span()
+	if !ok {
+		first, last = rc.start, rc.clock.Now()
+	}
+	rc.window = results.Window{Start: first, End: max(last, first+int64(time.Millisecond))}
+	r.times.drain = rc.window.Seconds()
+	fmt.Fprintf(s.log, "  %s: drained in %.2fs (first delivery → last completion)\n", s.id, r.times.drain)
+	return nil
+}
+
+// fill produces the backlog and waits for every acknowledgement.
+func fill(ctx context.Context, r *run, pcfg producer.Config) error {
+	s, rc := r.setup, r.rc
+	fmt.Fprintf(s.log, "  %s: filling a backlog of %d records\n", s.id, s.spec.BacklogRecords)
+	s.progress.phase(PhaseFill, 0, rc.rec)
+	if err := producer.Run(ctx, pcfg, rc.rec); err != nil {
+		return fmt.Errorf("producers: %w", err)
+	}
+	r.times.fill = float64(rc.clock.Now()-rc.start) / 1e9
+	acked := rc.rec.Counts().Produced
+	fmt.Fprintf(s.log, "  %s: %d records acknowledged in %.1fs (%.0f records/s); starting the consumers\n",
+		s.id, acked, r.times.fill, float64(acked)/max(r.times.fill, 1e-9))
+	return nil
+}
+
+// backlogFigures rewrites a load_mode backlog run's throughput and ceiling:
+// the window is the drain (first delivery → last finish), nothing is offered
+// on a schedule, the producers' figure is the fill rate, and the producer
+// rate does not bound the drain.
+func backlogFigures(rr *runs.Record, s scenarios.RunSpec, m results.Merged, fillSec float64) {
+	rr.Phases.FillSec = fillSec
+	rr.Phases.WarmupSec = 0
+	t := &rr.Throughput
+	t.OfferedPerSec = 0
+	t.ProducedPerSec = 0
+	if fillSec > 0 {
+		t.ProducedPerSec = float64(m.Acked) / fillSec
+	}
+	// CompletedPerSec (completions ÷ drain) stands; the ratio is the
+	// fraction of the backlog completed.
+	t.CompletedRatio = 0
+	if m.Acked > 0 {
+		t.CompletedRatio = float64(m.CompletedInWindow) / float64(m.Acked)
+	}
+	c := runs.ComputeCeiling(runs.CeilingInput{
+		Share: s.ConsumerType == "share", Members: s.Members, Workers: s.Workers, Partitions: s.Partitions,
+		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
+		ProducerRate: math.Inf(1), RecordLocks: s.RecordLocks(), HoldMs: rr.Latency.HoldMs.Mean,
+	})
+	if math.IsInf(c.RecordsPerSec, 1) {
+		c.RecordsPerSec, c.Bound = 0, "none" // no processing bound
+	}
+	c.ProducerRate = 0
+	rr.Ceiling = c.WithMeasured(t.CompletedPerSec)
+}

@@ -1,0 +1,124 @@
+package campaign
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sharebench/sharebench/consumers"
+	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/producer"
+	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/scenarios"
+)
+
+// loadMode is what differs between the load modes: what a run of the mode
+// needs of its spec (checked before any cluster starts) and how it runs.
+type loadMode interface {
+	check(s scenarios.RunSpec) error
+	run(ctx context.Context, rn runner, s scenarios.RunSpec, runID string) (*Measured, error)
+}
+
+// loadModes are the load modes by their load_mode value.
+var loadModes = map[string]loadMode{
+	"rate":     rateMode{},
+	"backlog":  backlogMode{},
+	"max_rate": maxRateMode{},
+}
+
+// modeOf returns the load mode of s, checked.
+func modeOf(s scenarios.RunSpec) (loadMode, error) {
+	name := s.LoadMode
+	if name == "" {
+		name = "rate"
+	}
+	m, ok := loadModes[name]
+	if !ok {
+		return nil, fmt.Errorf("load_mode %q: expected rate, backlog or max_rate", s.LoadMode)
+	}
+	if err := m.check(s); err != nil {
+		return nil, fmt.Errorf("load_mode %s: %w", name, err)
+	}
+	return m, nil
+}
+
+// rateMode is load_mode rate: the consumers join, the producers send the
+// open-loop schedule (warm-up + window), then the consumers drain.
+type rateMode struct{}
+
+func (rateMode) check(s scenarios.RunSpec) error {
+	if s.Rate <= 0 {
+		return errors.New("rate: must be above 0 records/s")
+	}
+	if s.Duration <= 0 {
+		return errors.New("duration: the measurement window must be longer than 0")
+	}
+	return nil
+}
+
+func (rateMode) run(ctx context.Context, rn runner, s scenarios.RunSpec, runID string) (*Measured, error) {
+	return rn.single(ctx, s, runID, produceAndDrain)
+}
+
+// produceAndDrain is the rate mode's load.
+func produceAndDrain(ctx context.Context, r *run, pcfg producer.Config) error {
+	s, rc, f := r.setup, r.rc, r.fleet
+	cctx, stopConsumers := context.WithCancel(ctx)
+	defer stopConsumers()
+	fl, err := consumers.Start(cctx, consumerConfig(s.spec, s.cl.Bootstrap(), s.topic, s.group), rc.rec)
+	if err != nil {
+		return err
+	}
+	go func() { f.errc <- fl.Wait() }()
+	if r.times.ready, err = s.waitGroupReady(ctx, f.errc); err != nil {
+		return err
+	}
+	openWindow(ctx, s, rc, &pcfg)
+	if len(s.spec.Events) > 0 {
+		f.events = &eventRunner{events: s.spec.Events, fleet: fl, clock: rc.clock, log: s.log,
+			faults: func() (infra.Faults, error) { return infra.FaultsOf(s.cl) }, broker: s.resolveBroker}
+		f.events.start(ctx, rc.window.Start)
+		defer f.stopEvents() // on every path: no broker stays paused or cut off
+	}
+	defer rc.scraper.Stop()
+	defer rc.lag.Stop()
+	if err := producer.Run(ctx, pcfg, rc.rec); err != nil {
+		return fmt.Errorf("producers: %w", err)
+	}
+	f.stopEvents() // before the drain: timed faults are undone first
+	r.times.drain = drainThenStop(ctx, s, rc, f, stopConsumers)
+	if f.events != nil {
+		if err := f.events.restartKilled(ctx); err != nil {
+			f.errs = append(f.errs, err.Error())
+		}
+	}
+	return nil
+}
+
+// stopEvents stops the event runner once and keeps what it recorded.
+func (f *fleet) stopEvents() {
+	if f.events != nil && f.fired == nil {
+		f.fired = f.events.stop()
+	}
+}
+
+// openWindow fixes the schedule start and the measurement window and starts
+// the samplers that watch it.
+func openWindow(ctx context.Context, s *runSetup, rc *recording, pcfg *producer.Config) {
+	sp := s.spec
+	rc.start = rc.clock.Now() + int64(100*time.Millisecond)
+	rc.window = results.Window{Start: rc.start + int64(sp.Warmup), End: rc.start + int64(sp.Warmup+sp.Duration)}
+	rc.rec.SetWindow(rc.window)
+	pcfg.Start = rc.start
+	fmt.Fprintf(s.log, "  %s: producing %.0f records/s for %v warm-up + %v measurement\n", s.id, sp.Rate, sp.Warmup, sp.Duration)
+	s.progress.phase(PhaseWarmup, sp.Warmup+100*time.Millisecond, rc.rec)
+	go func() {
+		if sleepCtx(ctx, time.Duration(rc.window.Start-rc.clock.Now())) {
+			s.progress.phase(PhaseMeasure, sp.Duration, rc.rec)
+		}
+	}()
+	rc.cpu = &cpuWindow{pids: s.cl.PIDs, done: make(chan struct{})}
+	go rc.cpu.watch(ctx, rc.clock, rc.window)
+	rc.startSamplers(ctx, s)
+}
