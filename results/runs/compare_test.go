@@ -52,17 +52,17 @@ func TestCompare(t *testing.T) {
 			wantStatus: map[string]string{"completion_p99": StatusWorse, "throughput": StatusSame}, wantMatchedRun: 1},
 		{name: "baseline trials, one candidate trial beyond threshold: test cannot confirm", base: trials("r01-share", 990, 1000, 1010),
 			cand: []Record{fixtureRun("r01-share", "share", 0, 900, 280)}, th: strict,
-			wantFail: []string{"INCONCLUSIVE r01-share-t0: throughput -10.0%", "3 vs 1 trials cannot reach p ≤ 0.05"},
+			wantFail:   []string{"INCONCLUSIVE r01-share-t0: throughput -10.0%", "3 vs 1 trials cannot reach p ≤ 0.05"},
 			wantStatus: map[string]string{"throughput": StatusInconclusive}, wantMatchedRun: 1},
 		{name: "spread wider than threshold", base: trials("r01-share", 900, 1000, 1100),
 			cand: trials("r01-share", 920, 1010, 1090), th: strict,
-			wantFail: []string{"trial spread 20.0% is wider than the threshold 5%"},
+			wantFail:   []string{"trial spread 20.0% is wider than the threshold 5%"},
 			wantStatus: map[string]string{"throughput": StatusInconclusive}, wantMatchedRun: 1},
 		// medians 1000 → 900 (−10 %), every candidate below every baseline
 		// trial: exact one-sided p = 1/C(6,3) = 0.05 ≤ α.
 		{name: "trials: significant drop beyond threshold", base: trials("r01-share", 995, 1000, 1005),
 			cand: trials("r01-share", 895, 900, 905), th: strict,
-			wantFail: []string{"REGRESSION r01-share-t0: throughput -10.0%", "median 1000 (995–1005, 3 trials)", "Mann-Whitney p 0.05 (exact)"},
+			wantFail:   []string{"REGRESSION r01-share-t0: throughput -10.0%", "median 1000 (995–1005, 3 trials)", "Mann-Whitney p 0.05 (exact)"},
 			wantStatus: map[string]string{"throughput": StatusRegression}, wantMatchedRun: 1},
 		// a significant but small drop (−1 %) is within the threshold.
 		{name: "trials: significant drop inside threshold", base: trials("r01-share", 995, 1000, 1005),

@@ -37,7 +37,7 @@ func MannWhitney(x, y []float64) MannWhitneyResult {
 		return MannWhitneyResult{P: 1, MinP: 1}
 	}
 	ranks2, ties := midRanks2(x, y) // twice the mid-rank of each pooled value: integers
-	var ry2 int                      // twice y's rank sum
+	var ry2 int                     // twice y's rank sum
 	for _, r := range ranks2[n:] {
 		ry2 += r
 	}
