@@ -83,7 +83,7 @@ func newAdviseCmd() *cobra.Command {
 	f.IntVar(&in.Workers, "workers", in.Workers, fmt.Sprintf("workers per member (1–%d)", adviseWorkersMax))
 	f.IntVar(&in.RecordLocks, "record-locks", in.RecordLocks, "current group.share.partition.max.record.locks (100-10000)")
 	f.DurationVar(&in.LockDuration, "lock-duration", in.LockDuration, "current group.share.record.lock.duration.ms, as a duration")
-	f.Float64Var(&in.Headroom, "headroom", in.Headroom, fmt.Sprintf("plan for this fraction above --rate (0.2 = 20%%; 0–%g)", advisor.MaxHeadroom))
+	f.Float64Var(&in.Headroom, "headroom", in.Headroom, fmt.Sprintf("plan for this fraction above --rate (0.2 = 20%%; 0–%v)", advisor.MaxHeadroom))
 	f.DurationVar(&in.PollOverhead, "poll-overhead", in.PollOverhead, "time per poll/ack round trip, added to W")
 	f.BoolVar(&asJSON, "json", false, "print the plan as JSON (the fields of advisor.Advice)")
 	f.BoolVar(&verify, "verify", false, "run a narrow sweep around the plan on a cluster (members ± a step, max.poll.records ÷2 and ×2, "+
