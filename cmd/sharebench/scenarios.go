@@ -47,7 +47,11 @@ func newScenariosShowCmd() *cobra.Command {
 				return usageError(err)
 			}
 			if !asJSON {
-				return showScenario(cmd.OutOrStdout(), src, sc)
+				header := sc.Source
+				if !isScenarioFile(args[0]) {
+					header += ".yaml"
+				}
+				return showScenario(cmd.OutOrStdout(), header, src, sc)
 			}
 			b, err := json.MarshalIndent(sc, "", "  ")
 			if err != nil {
@@ -83,8 +87,8 @@ func openShown(ref string) ([]byte, *scenarios.Scenario, error) {
 
 // showScenario prints the YAML source, the runs it expands to and the
 // expectations as the report will state them.
-func showScenario(w io.Writer, src []byte, sc *scenarios.Scenario) error {
-	fmt.Fprintf(w, "# %s\n%s\n", sc.Source, src)
+func showScenario(w io.Writer, header string, src []byte, sc *scenarios.Scenario) error {
+	fmt.Fprintf(w, "# %s\n%s\n", header, src)
 	fmt.Fprintf(w, "runs (%d):\n", len(sc.Runs))
 	for i, r := range sc.Runs {
 		fmt.Fprintf(w, "  %s  %s\n", sc.RunName(i), r.Label())
