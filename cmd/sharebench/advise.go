@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -43,16 +45,24 @@ func newAdviseCmd() *cobra.Command {
 				}
 			}
 			if len(missing) > 0 {
-				return errors.Join(missing...)
+				return usageError(errors.Join(missing...))
+			}
+			if err := adviseFlagBounds(cmd); err != nil {
+				return usageError(err)
+			}
+			for i, w := range vopt.Where {
+				if _, err := scenarios.ParseClause(w); err != nil {
+					return usageError(fmt.Errorf("--verify-where[%d]: %w", i+1, err))
+				}
 			}
 			p, err := advisor.ParseProcessing(processing)
 			if err != nil {
-				return err
+				return usageError(err)
 			}
 			in.Processing = p
 			a, err := advisor.Advise(in)
 			if err != nil {
-				return err
+				return usageError(err)
 			}
 			out := cmd.OutOrStdout()
 			if asJSON && !verify {
@@ -67,13 +77,13 @@ func newAdviseCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.Float64Var(&in.Rate, "rate", 0, "target records/s (required, > 0)")
+	f.Float64Var(&in.Rate, "rate", 0, fmt.Sprintf("target records/s (required, 0 < rate ≤ %g)", advisor.MaxRate))
 	f.StringVar(&processing, "processing", "", "processing time per record (required): "+advisor.ProcessingSyntax)
-	f.IntVar(&in.Partitions, "partitions", 0, "partitions of the topic (required, ≥ 1)")
-	f.IntVar(&in.Workers, "workers", in.Workers, "workers per member")
+	f.IntVar(&in.Partitions, "partitions", 0, fmt.Sprintf("partitions of the topic (required, 1–%d)", advisePartitionsMax))
+	f.IntVar(&in.Workers, "workers", in.Workers, fmt.Sprintf("workers per member (1–%d)", adviseWorkersMax))
 	f.IntVar(&in.RecordLocks, "record-locks", in.RecordLocks, "current group.share.partition.max.record.locks (100-10000)")
 	f.DurationVar(&in.LockDuration, "lock-duration", in.LockDuration, "current group.share.record.lock.duration.ms, as a duration")
-	f.Float64Var(&in.Headroom, "headroom", in.Headroom, "plan for this fraction above --rate (0.2 = 20%)")
+	f.Float64Var(&in.Headroom, "headroom", in.Headroom, fmt.Sprintf("plan for this fraction above --rate (0.2 = 20%%; 0–%v)", advisor.MaxHeadroom))
 	f.DurationVar(&in.PollOverhead, "poll-overhead", in.PollOverhead, "time per poll/ack round trip, added to W")
 	f.BoolVar(&asJSON, "json", false, "print the plan as JSON (the fields of advisor.Advice)")
 	f.BoolVar(&verify, "verify", false, "run a narrow sweep around the plan on a cluster (members ± a step, max.poll.records ÷2 and ×2, "+
@@ -83,6 +93,53 @@ func newAdviseCmd() *cobra.Command {
 	f.StringArrayVar(&vopt.Where, "verify-where", nil, "--verify: a constraint the measured best must meet, e.g. 'latency.completion_ms.p99<=500ms' (repeatable)")
 	rf.register(cmd)
 	return cmd
+}
+
+// Bounds of advise's numeric flags: the advisor's own limits, and the
+// scenario limits for counts (a plan must be runnable with --verify).
+const (
+	advisePartitionsMax = 10000
+	adviseWorkersMax    = 10000
+	advisePollOverMax   = time.Hour
+	adviseVerifyMax     = 24 * time.Hour
+)
+
+// adviseFlagBounds refuses numeric flags out of their range, naming the
+// flag, the bounds and the value as given (before any arithmetic on it).
+func adviseFlagBounds(cmd *cobra.Command) error {
+	f := cmd.Flags()
+	val := func(name string) string { return f.Lookup(name).Value.String() }
+	var errs []error
+	float := func(name string, lo, hi float64, loOpen bool, unit string) {
+		v, _ := f.GetFloat64(name)
+		if math.IsNaN(v) || v < lo || v > hi || loOpen && v == lo {
+			open := "["
+			if loOpen {
+				open = "("
+			}
+			errs = append(errs, fmt.Errorf("--%s: must be in %s%g, %g]%s, got %s", name, open, lo, hi, unit, val(name)))
+		}
+	}
+	integer := func(name string, lo, hi int, unit string) {
+		if v, _ := f.GetInt(name); v < lo || v > hi {
+			errs = append(errs, fmt.Errorf("--%s: must be in [%d, %d]%s, got %s", name, lo, hi, unit, val(name)))
+		}
+	}
+	duration := func(name string, lo, hi time.Duration) {
+		if v, _ := f.GetDuration(name); v < lo || v > hi {
+			errs = append(errs, fmt.Errorf("--%s: must be in [%v, %v], got %s", name, lo, hi, val(name)))
+		}
+	}
+	float("rate", 0, advisor.MaxRate, true, " records/s")
+	float("headroom", 0, advisor.MaxHeadroom, false, " (0.2 plans for 20% above --rate)")
+	integer("partitions", 1, advisePartitionsMax, "")
+	integer("workers", 1, adviseWorkersMax, " per member")
+	integer("record-locks", advisor.MinRecordLocks, advisor.MaxRecordLocks, " (Kafka's range for "+scenarios.KeyRecordLocks+")")
+	duration("lock-duration", advisor.MinLockDuration, advisor.MaxLockDuration)
+	duration("poll-overhead", 0, advisePollOverMax)
+	duration("verify-warmup", 0, adviseVerifyMax)
+	duration("verify-duration", time.Second, adviseVerifyMax)
+	return errors.Join(errs...)
 }
 
 // verifyAdvice runs the verify sweep around the advice and prints the

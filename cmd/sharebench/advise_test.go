@@ -119,17 +119,24 @@ func TestAdviseFlagErrors(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"negative rate", append([]string{"--rate", "-5"}, base...), []string{"--rate: must be > 0 records/s, got -5"}},
+		{"negative rate", append([]string{"--rate", "-5"}, base...), []string{"--rate: must be in (0, 1e+09] records/s, got -5"}},
 		{"missing required", nil, []string{"--rate: required", "--processing: required", "--partitions: required"}},
 		{"bad processing", []string{"--rate", "10", "--partitions", "4", "--processing", "lognormal:median=10ms"},
 			[]string{"--processing: the lognormal model needs median and p99"}},
-		{"zero partitions", []string{"--rate", "10", "--processing", "10ms", "--partitions", "0"}, []string{"--partitions: must be ≥ 1, got 0"}},
+		{"zero partitions", []string{"--rate", "10", "--processing", "10ms", "--partitions", "0"}, []string{"--partitions: must be in [1, 10000], got 0"}},
 		{"locks out of range", append([]string{"--rate", "10", "--record-locks", "50"}, base...),
-			[]string{"--record-locks: must be within Kafka's range 100–10000", "got 50"}},
+			[]string{"--record-locks: must be in [100, 10000] (Kafka's range for group.share.partition.max.record.locks)", "got 50"}},
 		{"lock duration out of range", append([]string{"--rate", "10", "--lock-duration", "2h"}, base...),
-			[]string{"--lock-duration: must be within Kafka's range 1s–1h0m0s", "got 2h0m0s"}},
+			[]string{"--lock-duration: must be in [1s, 1h0m0s]", "got 2h0m0s"}},
 		{"several at once", append([]string{"--rate", "0", "--workers", "0", "--headroom", "-1"}, base...),
-			[]string{"--rate: must be > 0", "--workers: must be ≥ 1", "--headroom: must be in [0, 10]"}},
+			[]string{"--rate: must be in (0, 1e+09]", "--workers: must be in [1, 10000] per member", "--headroom: must be in [0, 10]"}},
+		// out-of-range values are refused as given, before any arithmetic
+		// turns them into +Inf.
+		{"huge rate", append([]string{"--rate", "1e308"}, base...), []string{"--rate: must be in (0, 1e+09] records/s, got 1e+308"}},
+		{"NaN rate", append([]string{"--rate", "NaN"}, base...), []string{"--rate: must be in (0, 1e+09] records/s, got NaN"}},
+		{"huge headroom", append([]string{"--rate", "10", "--headroom", "1e300"}, base...), []string{"--headroom: must be in [0, 10]", "got 1e+300"}},
+		{"huge workers", append([]string{"--rate", "10", "--workers", "100000000"}, base...), []string{"--workers: must be in [1, 10000] per member, got 100000000"}},
+		{"huge poll overhead", append([]string{"--rate", "10", "--poll-overhead", "1000h"}, base...), []string{"--poll-overhead: must be in [0s, 1h0m0s], got 1000h0m0s"}},
 		{"not a number", append([]string{"--rate", "lots"}, base...), []string{`"lots"`, "rate"}},
 		{"stray argument", append([]string{"--rate", "10", "extra"}, base...), []string{"extra"}},
 	}
@@ -155,12 +162,17 @@ func TestAdviseVerifyBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--verify-where", "p99<=1s"}, `clause "p99<=1s": field "p99" is ambiguous`},
-		{[]string{"--verify-duration", "0s"}, "duration: must be > 0"},
+		// the flag is named, not a line of a generated scenario file
+		{[]string{"--verify-where", "p99<=1s"}, `--verify-where[1]: clause "p99<=1s": field "p99" is ambiguous`},
+		{[]string{"--verify-where", "audit.lost==0", "--verify-where", "bogus"}, `--verify-where[2]: clause "bogus": expected FIELD OP VALUE`},
+		{[]string{"--verify-duration", "0s"}, "--verify-duration: must be in [1s, 24h0m0s], got 0s"},
 		{[]string{"--provider", "cloud"}, `provider "cloud"`},
 	} {
-		_, err := execute(t, append(base, tc.args...)...)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
+		out, err := execute(t, append(base, tc.args...)...)
+		if strings.Contains(tc.want, "--verify") && strings.Contains(out, "design rate") {
+			t.Errorf("%v: printed the plan before refusing the flag:\n%s", tc.args, out)
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "advise --verify:") {
 			t.Errorf("%v: error %v, want %q", tc.args, err, tc.want)
 		}
 	}

@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -21,14 +20,14 @@ func main() {
 	defer stop()
 	err := newRoot().ExecuteContext(ctx)
 	stop()
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			fmt.Fprintln(os.Stderr, "sharebench: interrupted; every broker it started has been stopped")
-			os.Exit(130)
-		}
+	code := exitCode(err)
+	switch {
+	case code == ExitInterrupted:
+		fmt.Fprintln(os.Stderr, "sharebench: interrupted; every broker it started has been stopped")
+	case err != nil:
 		fmt.Fprintln(os.Stderr, "sharebench:", err)
-		os.Exit(1)
 	}
+	os.Exit(code)
 }
 
 func newRoot() *cobra.Command {
@@ -46,5 +45,6 @@ func newRoot() *cobra.Command {
 	})
 	root.AddCommand(newAdviseCmd(), newRecommendCmd(), newClusterCmd(), newJarsCmd())
 	root.AddCommand(newHistoryCmd())
+	markUsageErrors(root)
 	return root
 }

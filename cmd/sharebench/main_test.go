@@ -122,9 +122,11 @@ expect:
 	if err := os.WriteFile(sc, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// An expectation NOT MET fails the run verdict: exit status 3, naming it.
 	out, err := execute(t, "run", "--provider", "kfake", "--scenario", sc, "--results", dir)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
+	if exitCode(err) != ExitVerdict || !strings.Contains(err.Error(), `expectation "impossible speed-up" NOT MET`) ||
+		!strings.Contains(err.Error(), "--no-fail") {
+		t.Fatalf("err %v (exit %d), want exit %d naming the expectation\n%s", err, exitCode(err), ExitVerdict, out)
 	}
 	for _, w := range []string{"expectations: 1 of 2 met", "  MET      no record lost: all runs: audit.lost ≤ 0: measured r01-consumer 0, r02-share 0",
 		"  NOT MET  impossible speed-up: share / consumer throughput.completed_per_sec ≥ 100: measured r02-share/r01-consumer"} {

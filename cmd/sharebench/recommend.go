@@ -31,7 +31,7 @@ func newRecommendCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q, err := scenarios.ParseRecommend(knob, maximize, where)
 			if err != nil {
-				return fmt.Errorf("--%w", err)
+				return usageError(fmt.Errorf("--%w", err))
 			}
 			_, recs, err := runs.LoadCampaign(args[0])
 			if err != nil {

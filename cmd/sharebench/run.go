@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,13 +27,23 @@ type runFlags struct {
 	bootstrap  []string
 	metricURLs []string
 	cluster    string // --cluster: a cluster started by `cluster up`
+	// run and bench only
+	noFail bool // --no-fail: exit 0 when the run verdict failed
+	dryRun bool // --dry-run: validate, expand, size, print; start nothing
+}
+
+// registerVerdict adds the flags of run and bench that advise --verify
+// does not take.
+func (f *runFlags) registerVerdict(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.noFail, "no-fail", false, "exit 0 even when a run lost a record, an audit did not balance or an expectation is NOT MET (exploration); the reasons are still printed")
+	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "load, validate and expand the scenario, size every run and print the matrix; start nothing")
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.provider, "provider", "auto", "cluster provider: auto (container when a Docker engine answers and a broker image is usable, else process), process, container, kfake (kfake numbers are not Kafka's) or external (an existing cluster: --bootstrap)")
 	cmd.Flags().StringSliceVar(&f.bootstrap, "bootstrap", nil, "external provider: bootstrap servers, HOST:PORT[,HOST:PORT...]")
 	cmd.Flags().StringArrayVar(&f.metricURLs, "metrics-url", nil, "external provider: a broker's Prometheus endpoint (JMX exporter or open monitoring), repeatable")
-	cmd.Flags().StringVar(&f.cluster, "cluster", "", "run on the cluster `sharebench cluster up --name NAME` started (the external provider with its addresses)")
+	cmd.Flags().StringVar(&f.cluster, "cluster", "", "run on the cluster `NAME` that 'sharebench cluster up --name NAME' started (the external provider with its addresses)")
 	cmd.Flags().StringVar(&f.results, "results", campaign.DefaultResultsDir, "folder that receives the campaign folder")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a scenario key, e.g. --set max_poll_records=[10,100] (repeatable)")
 	cmd.Flags().StringVar(&f.metrics, "metrics-addr", "", "serve the harness's Prometheus /metrics on this loopback address while the campaign runs, e.g. 127.0.0.1:9464 (default off)")
@@ -55,6 +66,7 @@ func newRunCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&f.scenario, "scenario", "", "scenario YAML file, or the name of a built-in scenario")
 	f.register(cmd)
+	f.registerVerdict(cmd)
 	return cmd
 }
 
@@ -70,23 +82,101 @@ func newBenchCmd() *cobra.Command {
 		},
 	}
 	f.register(cmd)
+	f.registerVerdict(cmd)
 	return cmd
 }
 
+// isScenarioFile reports whether a --scenario value names a file: it
+// exists, or looks like a path.
+func isScenarioFile(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil || strings.ContainsAny(name, "/.")
+}
+
 func loadScenario(name string, sets []string) (*scenarios.Scenario, error) {
-	if _, err := os.Stat(name); err == nil || strings.ContainsAny(name, "/.") {
+	if isScenarioFile(name) {
 		return scenarios.Load(name, os.Environ(), sets)
 	}
 	return scenarios.BuiltinWith(name, os.Environ(), sets)
 }
 
+// runScenario runs (or with --dry-run, plans) a scenario. A finished
+// campaign whose runs lost records, did not balance or missed an
+// expectation exits with ExitVerdict unless --no-fail.
 func runScenario(cmd *cobra.Command, f runFlags) error {
 	sc, err := loadScenario(f.scenario, f.sets)
 	if err != nil {
+		return usageError(err)
+	}
+	if f.dryRun {
+		return usageError(dryRun(cmd.OutOrStdout(), sc))
+	}
+	res, err := runCampaign(cmd, sc, f)
+	if err != nil || res == nil {
 		return err
 	}
-	_, err = runCampaign(cmd, sc, f)
-	return err
+	problems := verdictProblems(res)
+	if len(problems) == 0 {
+		return nil
+	}
+	out := cmd.OutOrStdout()
+	if f.noFail {
+		fmt.Fprintf(out, "\nrun verdict FAILED (--no-fail: exit status 0):\n  %s\n", strings.Join(problems, "\n  "))
+		return nil
+	}
+	return &exitError{code: ExitVerdict, err: fmt.Errorf("run verdict failed (exit status %d; --no-fail exits 0): %d problem(s):\n  %s",
+		ExitVerdict, len(problems), strings.Join(problems, "\n  "))}
+}
+
+// verdictProblems are the reasons a finished campaign fails its verdict:
+// a run that lost records or whose audit does not balance, an expectation
+// NOT MET. Validity flags other than these only warn.
+func verdictProblems(res *campaign.Result) []string {
+	var out []string
+	for _, r := range res.Runs {
+		out = append(out, runs.RunProblems(r, nil)...)
+	}
+	return append(out, runs.ExpectationProblems(res.Expectations)...)
+}
+
+// dryRun prints what run would do: every run with its settings, its
+// planned time and memory, the totals; it checks the memory budget.
+func dryRun(w io.Writer, sc *scenarios.Scenario) error {
+	fmt.Fprintf(w, "scenario %s (%s): %d run(s), %d expectation(s); dry run: nothing started\n",
+		sc.Name, sc.Source, len(sc.Runs), len(sc.Expectations))
+	var total time.Duration
+	for i, r := range sc.Runs {
+		fp, err := campaign.RunFootprint(r)
+		if err != nil {
+			return fmt.Errorf("%s: run %s: %w", sc.Source, sc.RunName(i), err)
+		}
+		planned, bound := plannedTime(r)
+		total += planned
+		fmt.Fprintf(w, "  %-28s %s\n  %-28s %s, memory about %s\n", sc.RunName(i), r.Label(), "", bound, campaign.FormatBytes(fp.Total))
+	}
+	fmt.Fprintf(w, "planned: about %s of load in all (a backlog run counts its fill and drain bounds), plus cluster start-up, group joins and drains\n", total)
+	budget := campaign.DefaultMemoryBudget()
+	if err := campaign.CheckBudget(sc, budget); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "memory: every run fits the budget of %s\n", campaign.FormatBytes(budget))
+	return nil
+}
+
+// plannedTime is a run's scheduled time (warm-up + window, or the fill and
+// drain bounds of a backlog, or every max_rate step) and its words.
+func plannedTime(r scenarios.RunSpec) (time.Duration, string) {
+	switch {
+	case r.MaxRate != nil:
+		steps := len(r.MaxRate.Schedule())
+		d := time.Duration(steps) * (r.Warmup + r.Duration)
+		return d, fmt.Sprintf("max_rate: up to %d step(s) of %s warm-up + %s window = up to %s, each drain up to %s",
+			steps, r.Warmup, r.Duration, d, r.DrainTimeout)
+	case r.Backlog():
+		return 2 * r.DrainTimeout, fmt.Sprintf("backlog of %d records: fill and drain each up to %s", r.BacklogRecords, r.DrainTimeout)
+	}
+	d := r.Warmup + r.Duration
+	return d, fmt.Sprintf("%s warm-up + %s window = %s, drain up to %s", r.Warmup, r.Duration, d, r.DrainTimeout)
 }
 
 // runCampaign runs a loaded scenario with the provider flags and prints the

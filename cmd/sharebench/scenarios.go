@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -12,7 +13,7 @@ import (
 )
 
 func newScenariosCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "scenarios", Short: "List and show the built-in scenarios"}
+	cmd := &cobra.Command{Use: "scenarios", Short: "List the built-in scenarios; show a built-in or a scenario file"}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
 		Args:  cobra.NoArgs,
@@ -35,16 +36,22 @@ func newScenariosCmd() *cobra.Command {
 func newScenariosShowCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "show NAME",
-		Short: "Print a built-in scenario's YAML source, its runs and its expectations",
-		Args:  cobra.ExactArgs(1),
+		Use:   "show NAME|FILE",
+		Short: "Validate and print a scenario (a built-in name or a YAML file): its source, its runs and its expectations; runs nothing",
+		Example: "  sharebench scenarios show partition-cap\n" +
+			"  sharebench scenarios show ./my-workload.yaml --json",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !asJSON {
-				return showScenario(cmd.OutOrStdout(), args[0])
-			}
-			sc, err := scenarios.Builtin(args[0])
+			src, sc, err := openShown(args[0])
 			if err != nil {
-				return err
+				return usageError(err)
+			}
+			if !asJSON {
+				header := sc.Source
+				if !isScenarioFile(args[0]) {
+					header += ".yaml"
+				}
+				return showScenario(cmd.OutOrStdout(), header, src, sc)
 			}
 			b, err := json.MarshalIndent(sc, "", "  ")
 			if err != nil {
@@ -58,18 +65,30 @@ func newScenariosShowCmd() *cobra.Command {
 	return cmd
 }
 
+// openShown loads a scenario as written (no environment or --set
+// overrides): a file when ref names one or looks like a path, else a
+// built-in. It returns the YAML source too.
+func openShown(ref string) ([]byte, *scenarios.Scenario, error) {
+	if isScenarioFile(ref) {
+		src, err := os.ReadFile(ref)
+		if err != nil {
+			return nil, nil, err
+		}
+		sc, err := scenarios.Load(ref, nil, nil)
+		return src, sc, err
+	}
+	src, err := scenarios.BuiltinSource(ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	sc, err := scenarios.Builtin(ref)
+	return src, sc, err
+}
+
 // showScenario prints the YAML source, the runs it expands to and the
 // expectations as the report will state them.
-func showScenario(w io.Writer, name string) error {
-	src, err := scenarios.BuiltinSource(name)
-	if err != nil {
-		return err
-	}
-	sc, err := scenarios.Builtin(name)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "# %s%s.yaml\n%s\n", scenarios.BuiltinPrefix, name, src)
+func showScenario(w io.Writer, header string, src []byte, sc *scenarios.Scenario) error {
+	fmt.Fprintf(w, "# %s\n%s\n", header, src)
 	fmt.Fprintf(w, "runs (%d):\n", len(sc.Runs))
 	for i, r := range sc.Runs {
 		fmt.Fprintf(w, "  %s  %s\n", sc.RunName(i), r.Label())

@@ -10,41 +10,87 @@ import (
 )
 
 // writeCompare renders the comparison as a Markdown table per matched run
-// spec, then the unmatched runs and the verdict.
+// spec, then the correctness failures, the unmatched runs and the verdict.
 func writeCompare(w io.Writer, c runs.Comparison) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# sharebench compare\n\nbaseline `%s` → candidate `%s`", c.Baseline, c.Candidate)
 	if len(c.Thresholds) > 0 {
 		fmt.Fprintf(bw, "; thresholds %s", c.Thresholds)
 	} else {
-		fmt.Fprint(bw, "; no thresholds (report only)")
+		fmt.Fprint(bw, "; no thresholds (speed figures reported only)")
 	}
+	fmt.Fprintf(bw, "; denied validity flags: %s", orNone(c.DenyFlags))
 	fmt.Fprint(bw, "\n\n")
 	if len(c.Runs) > 0 {
-		mdHeader(bw, "---:", "run", "measure", "baseline", "candidate", "change", "baseline noise", "threshold", "status")
+		mdHeader(bw, "---:", "run", "measure", "baseline", "candidate", "change", "threshold", "status", "how")
 		for _, rc := range c.Runs {
 			for _, d := range rc.Deltas {
-				mdRow(bw, runLabel(rc), d.Measure, num4(d.Baseline), num4(d.Candidate), changeText(d),
-					noiseText(d), thresholdText(d), statusText(d))
+				mdRow(bw, runLabel(rc), d.Measure, sideCell(d.Baseline, d.BaselineRange, len(rc.BaselineRuns)),
+					sideCell(d.Candidate, d.CandidateRange, len(rc.CandidateRuns)), changeText(d),
+					thresholdText(d), statusText(d), d.Note)
 			}
 		}
 		fmt.Fprintln(bw)
+		if multi(c) {
+			fmt.Fprintln(bw, "With several trials: median (min–max). REGRESSION needs the change beyond the threshold and a one-sided")
+			fmt.Fprintf(bw, "Mann-Whitney test at α=%g; INCONCLUSIVE when the trial spread is wider than the threshold.\n\n", c.Alpha)
+		}
 	}
-	for _, id := range c.BaselineOnly {
-		fmt.Fprintf(bw, "- unmatched: baseline run %s has no candidate run with the same spec or id\n", id)
-	}
-	for _, id := range c.CandidateOnly {
-		fmt.Fprintf(bw, "- unmatched: candidate run %s has no baseline run with the same spec or id\n", id)
-	}
-	if len(c.BaselineOnly)+len(c.CandidateOnly) > 0 {
+	if len(c.Failures) > 0 {
+		fmt.Fprintln(bw, "Correctness gates failed:")
+		for _, f := range c.Failures {
+			fmt.Fprintf(bw, "- %s\n", f)
+		}
 		fmt.Fprintln(bw)
 	}
-	if c.Failed() {
-		fmt.Fprintf(bw, "**FAIL**: %s\n", c.RegressionSummary())
-	} else {
-		fmt.Fprintf(bw, "**PASS**: %d matched run spec(s), no measure beyond its threshold outside the noise\n", len(c.Runs))
+	if len(c.Inconclusive) > 0 {
+		fmt.Fprintln(bw, "Inconclusive:")
+		for _, f := range c.Inconclusive {
+			fmt.Fprintf(bw, "- %s\n", f)
+		}
+		fmt.Fprintln(bw)
+	}
+	switch {
+	case c.Empty():
+		fmt.Fprintf(bw, "**NOTHING TO COMPARE**: no run spec of the candidate matches one of the baseline\n")
+	case c.Failed():
+		fmt.Fprintf(bw, "**FAIL**: %d correctness failure(s), %d regression(s), %d inconclusive\n",
+			len(c.Failures), len(c.Regressions), len(c.Inconclusive))
+		for _, r := range c.Regressions {
+			fmt.Fprintf(bw, "- REGRESSION %s\n", r)
+		}
+	default:
+		fmt.Fprintf(bw, "**PASS**: %d matched run spec(s), every correctness gate passed, no measure beyond its threshold", len(c.Runs))
+		if len(c.Inconclusive) > 0 {
+			fmt.Fprintf(bw, " (%d inconclusive, allowed)", len(c.Inconclusive))
+		}
+		fmt.Fprintln(bw)
 	}
 	return bw.Flush()
+}
+
+func orNone(v []string) string {
+	if len(v) == 0 {
+		return "none"
+	}
+	return strings.Join(v, ", ")
+}
+
+func multi(c runs.Comparison) bool {
+	for _, rc := range c.Runs {
+		if len(rc.BaselineRuns) > 1 || len(rc.CandidateRuns) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// sideCell is the value of one trial, or "median (min–max)" of several.
+func sideCell(median float64, rng [2]float64, n int) string {
+	if n <= 1 {
+		return num4(median)
+	}
+	return fmt.Sprintf("%s (%s–%s)", num4(median), num4(rng[0]), num4(rng[1]))
 }
 
 func runLabel(rc runs.RunComparison) string {
@@ -69,13 +115,6 @@ func changeText(d runs.Delta) string {
 	return fmt.Sprintf("%+.1f%%", *d.ChangePct)
 }
 
-func noiseText(d runs.Delta) string {
-	if d.Noise == nil {
-		return "–"
-	}
-	return num4(d.Noise[0]) + ".." + num4(d.Noise[1])
-}
-
 func thresholdText(d runs.Delta) string {
 	if d.ThresholdPct == nil {
 		return "–"
@@ -84,7 +123,7 @@ func thresholdText(d runs.Delta) string {
 }
 
 func statusText(d runs.Delta) string {
-	if d.Status == runs.StatusRegression {
+	if d.Status == runs.StatusRegression || d.Status == runs.StatusInconclusive {
 		return "**" + d.Status + "**"
 	}
 	return d.Status

@@ -1,7 +1,6 @@
 package runs
 
 import (
-	"math"
 	"strings"
 	"testing"
 
@@ -35,6 +34,7 @@ func TestCompare(t *testing.T) {
 		wantUnmatched  []string
 		wantMatchedBy  string
 		wantMatchedRun int
+		wantNote       string
 	}{
 		{name: "identical", base: []Record{c1, s1}, cand: []Record{c1, s1}, th: strict,
 			wantStatus: map[string]string{"throughput": StatusSame, "completion_p99": StatusSame}, wantMatchedRun: 2, wantMatchedBy: MatchedBySpec},
@@ -50,14 +50,33 @@ func TestCompare(t *testing.T) {
 		{name: "latency regression without threshold only reported", base: []Record{s1},
 			cand: []Record{fixtureRun("r02-share", "share", 0, 1000, 350)}, th: Thresholds{},
 			wantStatus: map[string]string{"completion_p99": StatusWorse, "throughput": StatusSame}, wantMatchedRun: 1},
-		{name: "candidate inside baseline noise", base: trials("r01-share", 900, 1000, 1100),
-			cand: []Record{fixtureRun("r01-share", "share", 0, 920, 280)}, th: strict,
-			wantStatus: map[string]string{"throughput": StatusNoise}, wantMatchedRun: 1},
-		{name: "candidate outside baseline noise", base: trials("r01-share", 990, 1000, 1010),
+		{name: "baseline trials, one candidate trial beyond threshold: test cannot confirm", base: trials("r01-share", 990, 1000, 1010),
 			cand: []Record{fixtureRun("r01-share", "share", 0, 900, 280)}, th: strict,
-			wantFail: []string{"r01-share-t0: throughput -10.0%"}, wantMatchedRun: 1},
+			wantFail:   []string{"INCONCLUSIVE r01-share-t0: throughput -10.0%", "3 vs 1 trials cannot reach p ≤ 0.05"},
+			wantStatus: map[string]string{"throughput": StatusInconclusive}, wantMatchedRun: 1},
+		{name: "spread wider than threshold", base: trials("r01-share", 900, 1000, 1100),
+			cand: trials("r01-share", 920, 1010, 1090), th: strict,
+			wantFail:   []string{"trial spread 20.0% is wider than the threshold 5%"},
+			wantStatus: map[string]string{"throughput": StatusInconclusive}, wantMatchedRun: 1},
+		// medians 1000 → 900 (−10 %), every candidate below every baseline
+		// trial: exact one-sided p = 1/C(6,3) = 0.05 ≤ α.
+		{name: "trials: significant drop beyond threshold", base: trials("r01-share", 995, 1000, 1005),
+			cand: trials("r01-share", 895, 900, 905), th: strict,
+			wantFail:   []string{"REGRESSION r01-share-t0: throughput -10.0%", "median 1000 (995–1005, 3 trials)", "Mann-Whitney p 0.05 (exact)"},
+			wantStatus: map[string]string{"throughput": StatusRegression}, wantMatchedRun: 1},
+		// a significant but small drop (−1 %) is within the threshold.
+		{name: "trials: significant drop inside threshold", base: trials("r01-share", 995, 1000, 1005),
+			cand: trials("r01-share", 985, 990, 994), th: strict,
+			wantStatus: map[string]string{"throughput": StatusWorse}, wantMatchedRun: 1},
+		// wide spread but every candidate trial is better: significant gain.
+		{name: "trials: significant gain despite spread", base: trials("r01-share", 900, 1000, 1100),
+			cand: trials("r01-share", 1200, 1300, 1400), th: strict,
+			wantStatus: map[string]string{"throughput": StatusBetter}, wantMatchedRun: 1},
+		{name: "single trial says so", base: []Record{s1}, cand: []Record{fixtureRun("r02-share", "share", 0, 990, 280)}, th: strict,
+			wantStatus: map[string]string{"throughput": StatusWorse}, wantNote: NoteSingleTrial, wantMatchedRun: 1},
 		{name: "unmatched runs reported", base: []Record{c1, s1},
 			cand: []Record{c1, withSpec(fixtureRun("r03-share", "share", 0, 1000, 280), func(s *scenarios.RunSpec) { s.Members = 24 })}, th: strict,
+			wantFail:      []string{"baseline run r02-share: missing in the candidate", "candidate run r03-share: missing in the baseline"},
 			wantUnmatched: []string{"baseline:r02-share", "candidate:r03-share"}, wantMatchedRun: 1},
 		{name: "run id fallback without spec", base: []Record{noSpec(s1)},
 			cand: []Record{noSpec(fixtureRun("r02-share", "share", 0, 800, 280))}, th: strict,
@@ -72,6 +91,9 @@ func TestCompare(t *testing.T) {
 					t.Errorf("%s status %q, want %q", measure, got, want)
 				}
 			}
+			if tc.wantNote != "" && deltaOf(t, c, "throughput").Note != tc.wantNote {
+				t.Errorf("throughput note %q, want %q", deltaOf(t, c, "throughput").Note, tc.wantNote)
+			}
 			if tc.wantMatchedBy != "" && c.Runs[0].MatchedBy != tc.wantMatchedBy {
 				t.Errorf("matched by %q, want %q", c.Runs[0].MatchedBy, tc.wantMatchedBy)
 			}
@@ -84,9 +106,17 @@ func noSpec(r Record) Record { r.Spec = nil; return r }
 func checkCompare(t *testing.T, c Comparison, wantFail, wantUnmatched []string, matched int) {
 	t.Helper()
 	if c.Failed() != (wantFail != nil) {
-		t.Fatalf("failed = %v, want %v: %v", c.Failed(), wantFail != nil, c.Regressions)
+		t.Fatalf("failed = %v, want %v: %v %v %v", c.Failed(), wantFail != nil, c.Failures, c.Regressions, c.Inconclusive)
 	}
-	joined := strings.Join(c.Regressions, "\n")
+	var lines []string
+	lines = append(lines, c.Failures...)
+	for _, r := range c.Regressions {
+		lines = append(lines, "REGRESSION "+r)
+	}
+	for _, r := range c.Inconclusive {
+		lines = append(lines, "INCONCLUSIVE "+r)
+	}
+	joined := strings.Join(lines, "\n")
 	for _, w := range wantFail {
 		if !strings.Contains(joined, w) {
 			t.Errorf("regressions %q lack %q", joined, w)
@@ -125,24 +155,6 @@ func deltaOf(t *testing.T, c Comparison, measure string) Delta {
 	return Delta{}
 }
 
-// The noise band: the wider of min..max and mean ± 2 sample stddev.
-func TestNoiseBand(t *testing.T) {
-	tests := []struct {
-		v      []float64
-		lo, hi float64
-	}{
-		{[]float64{900, 1000, 1100}, 800, 1200}, // sd 100
-		{[]float64{10, 10}, 10, 10},
-		{[]float64{0, 0, 0, 0, 0, 0, 0, 0, 0, 100}, 10 - 2*math.Sqrt(1000), 100}, // max beyond mean+2sd (10+63)
-	}
-	for _, tc := range tests {
-		lo, hi := noiseBand(tc.v)
-		if lo != tc.lo || hi != tc.hi {
-			t.Errorf("noiseBand(%v) = %v..%v, want %v..%v", tc.v, lo, hi, tc.lo, tc.hi)
-		}
-	}
-}
-
 func TestParseThreshold(t *testing.T) {
 	tests := []struct {
 		in      string
@@ -150,14 +162,24 @@ func TestParseThreshold(t *testing.T) {
 		pct     float64
 		wantErr string
 	}{
-		{"throughput:-5%", "throughput", -5, ""},
+		{"throughput:-5%", "throughput", -5, ""}, // the sign restates the bad direction
 		{"completion_p99:+10%", "completion_p99", 10, ""},
 		{"throughput:5%", "throughput", -5, ""},          // unsigned: the bad direction
 		{" delivery_p99 : 20% ", "delivery_p99", 20, ""}, // latency: up is bad
+		{"completion_p99:250%", "completion_p99", 250, ""},
 		{"latency:+10%", "", 0, "completion_p99"},
-		{"throughput:-5", "", 0, "percentage"},
-		{"throughput", "", 0, "MEASURE:±N%"},
-		{"efficiency:0%", "", 0, "non-zero"},
+		{"throughput:-5", "", 0, "is not a percentage"},
+		{"throughput", "", 0, "MEASURE:N%"},
+		{"efficiency:0%", "", 0, "0% would fail on any change"},
+		{"throughput:NaN%", "", 0, "NaN is not a finite number: expected throughput:N% with N the tolerated drop"},
+		{"throughput:+Inf%", "", 0, "+Inf is not a finite number"},
+		{"completion_p99:Inf%", "", 0, "Inf is not a finite number: expected completion_p99:N% with N the tolerated rise"},
+		{"throughput:1e400%", "", 0, "1e400 is not a finite number"},
+		{"throughput:+5%", "", 0, "a throughput rise is an improvement, never a regression"},
+		{"completion_p99:-10%", "", 0, "a completion_p99 fall is an improvement"},
+		{"throughput:100%", "", 0, "a drop of 100% cannot happen"},
+		{"efficiency:-150%", "", 0, "a drop of 150% cannot happen"},
+		{"throughput:five%", "", 0, `"five" is not a number`},
 	}
 	for _, tc := range tests {
 		name, pct, err := ParseThreshold(tc.in)
@@ -185,7 +207,7 @@ func TestCompareLoadedCampaigns(t *testing.T) {
 		t.Fatalf("LoadRuns(run.json): %v %v", err, one)
 	}
 	c := Compare(base, one, Thresholds{"throughput": -1})
-	checkCompare(t, c, nil, []string{"baseline:r01-consumer"}, 1)
+	checkCompare(t, c, []string{"baseline run r01-consumer: missing in the candidate"}, []string{"baseline:r01-consumer"}, 1)
 	if _, err := LoadRuns(t.TempDir()); err == nil || !strings.Contains(err.Error(), "run.json") {
 		t.Errorf("empty folder: %v, want an error naming run.json", err)
 	}

@@ -3,6 +3,7 @@ package runs
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -48,28 +49,62 @@ func measureByName(name string) (Measure, bool) {
 
 // Thresholds map a measure name to the relative change, in percent, that
 // fails a comparison: negative fails when the candidate falls below
-// baseline×(1+t/100), positive when it rises above it.
+// baseline×(1+t/100), positive when it rises above it. The sign is always
+// the measure's bad direction (ParseThreshold refuses the other one).
 type Thresholds map[string]float64
 
-// ParseThreshold reads "measure:±N%", e.g. "throughput:-5%" or
-// "completion_p99:+10%". Without a sign the direction is the measure's bad
-// one: down for throughput and efficiency, up for latencies.
+// thresholdForm is the expected form of a threshold on m, for errors.
+func thresholdForm(m Measure) string {
+	if m.HigherIsBetter {
+		return fmt.Sprintf("%s:N%% with N the tolerated drop in percent, 0 < N < 100 (e.g. %s:5%%; -5%% means the same)", m.Name, m.Name)
+	}
+	return fmt.Sprintf("%s:N%% with N the tolerated rise in percent, N > 0 (e.g. %s:10%%; +10%% means the same)", m.Name, m.Name)
+}
+
+// ParseThreshold reads "MEASURE:N%": N is the tolerated worsening of the
+// measure in percent: a drop for throughput and efficiency (0 < N < 100: a
+// drop of 100 % or more cannot happen), a rise for the latencies (N > 0).
+// An optional sign must be the bad direction ("throughput:-5%",
+// "completion_p99:+10%"); the other sign, zero, NaN, ±Inf and numbers out
+// of range are refused with the expected form.
 func ParseThreshold(s string) (string, float64, error) {
 	name, val, ok := strings.Cut(strings.TrimSpace(s), ":")
 	name, val = strings.TrimSpace(name), strings.TrimSpace(val)
 	m, known := measureByName(name)
 	if !ok || !known {
-		return "", 0, fmt.Errorf("threshold %q: expected MEASURE:±N%% with MEASURE one of %s", s, strings.Join(MeasureNames(), ", "))
+		return "", 0, fmt.Errorf("threshold %q: expected MEASURE:N%% (N the tolerated worsening in percent) with MEASURE one of %s", s, strings.Join(MeasureNames(), ", "))
+	}
+	bad := func(why string) (string, float64, error) {
+		return "", 0, fmt.Errorf("threshold %q: %s: expected %s", s, why, thresholdForm(m))
 	}
 	num, pct := strings.CutSuffix(val, "%")
-	pctVal, err := strconv.ParseFloat(num, 64)
-	if !pct || err != nil || pctVal == 0 {
-		return "", 0, fmt.Errorf("threshold %q: expected a non-zero percentage such as -5%% or +10%%, got %q", s, val)
+	num = strings.TrimSpace(num)
+	if !pct || num == "" {
+		return bad(fmt.Sprintf("%q is not a percentage", val))
 	}
-	if !strings.ContainsAny(num[:1], "+-") && m.HigherIsBetter {
-		pctVal = -pctVal
+	v, err := strconv.ParseFloat(num, 64)
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return bad(fmt.Sprintf("%s is not a finite number", num))
+	case err != nil:
+		return bad(fmt.Sprintf("%q is not a number", num))
+	case v == 0:
+		return bad("0% would fail on any change")
 	}
-	return name, pctVal, nil
+	sign := num[0]
+	if m.HigherIsBetter {
+		if sign == '+' {
+			return bad(fmt.Sprintf("a %s rise is an improvement, never a regression", m.Name))
+		}
+		if math.Abs(v) >= 100 {
+			return bad(fmt.Sprintf("a drop of %g%% cannot happen (%s cannot fall below 0)", math.Abs(v), m.Name))
+		}
+		return name, -math.Abs(v), nil
+	}
+	if sign == '-' {
+		return bad(fmt.Sprintf("a %s fall is an improvement, never a regression", m.Name))
+	}
+	return name, v, nil
 }
 
 // Add parses and sets one threshold.
@@ -82,7 +117,7 @@ func (t Thresholds) Add(s string) error {
 	return nil
 }
 
-// ReadThresholds reads a thresholds file: one MEASURE:±N% a line; blank
+// ReadThresholds reads a thresholds file: one MEASURE:N% a line; blank
 // lines and lines starting with # are ignored.
 func ReadThresholds(path string, into Thresholds) error {
 	f, err := os.Open(path)
@@ -97,7 +132,7 @@ func ReadThresholds(path string, into Thresholds) error {
 			continue
 		}
 		if err := into.Add(line); err != nil {
-			return fmt.Errorf("%s:%d: %w", path, n, err)
+			return fmt.Errorf("--thresholds %s:%d: %w", path, n, err)
 		}
 	}
 	if err := sc.Err(); err != nil {

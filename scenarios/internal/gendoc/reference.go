@@ -14,7 +14,7 @@ import (
 var metaDocs = map[string]string{
 	"name":        "Required. Names the scenario and its results folder. Letters, digits, `.`, `_` and `-`, starting with a letter or digit.",
 	"description": "Optional free text: the question the campaign asks. Reports print it above the results.",
-	"repeat":      "Trials of every run, an integer ≥ 1 [1]. `compare` treats the trials of one spec as a noise band.",
+	"repeat":      "Trials of every run, an integer ≥ 1 [1]. `compare` decides on the trials of one spec as a distribution (medians, spread and a Mann-Whitney test; see docs/ci.md).",
 	"sweep":       "A map with one key, `together`: a list of key groups like `[[members, workers]]`. The lists of one group advance in step instead of forming a cross product; they need equal lengths.",
 	"expect":      "A list of claims checked after the campaign. See [expect](#expect).",
 	"events":      "A list of events inside the measurement window, the same in every run. See [events](#events).",

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit statuses of sharebench, documented in docs/ci.md.
+const (
+	// ExitOK: the command did what it was asked; compare passed every gate.
+	ExitOK = 0
+	// ExitError: an error while running, or compare found a regression or a
+	// failed correctness gate.
+	ExitError = 1
+	// ExitUsage: bad input: an unknown flag or command, a bad flag value, a
+	// scenario that does not validate, an unreadable or incomplete
+	// campaign folder, nothing to compare.
+	ExitUsage = 2
+	// ExitVerdict: run or bench finished, but a run lost a record, an audit
+	// did not balance or an expectation is NOT MET (--no-fail exits 0).
+	ExitVerdict = 3
+	// ExitInterrupted: SIGINT or SIGTERM; every broker started was stopped.
+	ExitInterrupted = 130
+)
+
+// exitError carries the exit status of an error.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError marks err as bad input (exit status 2); nil stays nil.
+func usageError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: ExitUsage, err: err}
+}
+
+// exitCode maps an error returned by the root command to the exit status.
+func exitCode(err error) int {
+	var ee *exitError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	case errors.As(err, &ee):
+		return ee.code
+	case strings.HasPrefix(err.Error(), "unknown command"), strings.HasPrefix(err.Error(), "unknown flag"):
+		return ExitUsage
+	}
+	return ExitError
+}
+
+// markUsageErrors makes flag and argument errors of cmd and its
+// subcommands usage errors (exit status 2).
+func markUsageErrors(cmd *cobra.Command) {
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	if args := cmd.Args; args != nil {
+		cmd.Args = func(c *cobra.Command, a []string) error { return usageError(args(c, a)) }
+	}
+	for _, sub := range cmd.Commands() {
+		markUsageErrors(sub)
+	}
+}

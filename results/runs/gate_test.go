@@ -1,0 +1,150 @@
+package runs
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sharebench/sharebench/results"
+)
+
+// Every code Check can raise is a known code (so --deny-flags accepts it),
+// and the default deny list uses Check's spellings.
+func TestFlagCodesCoverCheck(t *testing.T) {
+	v := Check(ValidityInput{
+		IsKafka: false, Audit: results.Audit{Produced: 10, Lost: 1}, DrainTimedOut: true,
+		ScheduleLagP99Ms: 500, HarnessCPUPercent: 99, HostCPUPercent: 99,
+		Ceiling: Ceiling{RecordsPerSec: 10}, CompletedPerSec: 100, ProduceFailed: 1, AckErrors: 1,
+		CompletedThirds: [3]int64{1, 1, 1000}, Collectors: []CollectorHealth{{Name: "broker", Attempts: 1, Failures: 1}},
+		Errors: []string{"boom"},
+	})
+	for _, c := range v.Codes() {
+		if !slices.Contains(FlagCodes, c) {
+			t.Errorf("Check raised %q, missing from FlagCodes", c)
+		}
+	}
+	if len(v.Codes()) != len(FlagCodes) {
+		t.Errorf("Check raised %v; FlagCodes %v", v.Codes(), FlagCodes)
+	}
+	if err := CheckDenyFlags(DefaultDenyFlags); err != nil {
+		t.Error(err)
+	}
+	if err := CheckDenyFlags([]string{"drain_timed_out"}); err == nil || !strings.Contains(err.Error(), `"drain_timed_out"`) ||
+		!strings.Contains(err.Error(), "drain_timeout") {
+		t.Errorf("unknown code: %v", err)
+	}
+}
+
+// Each broken candidate fails the gate with a line naming the run and the
+// figure, whatever the thresholds (none here).
+func TestCorrectnessGates(t *testing.T) {
+	good := fixtureRun("r02-share", "share", 0, 1000, 280)
+	lost := good
+	lost.Audit = results.Audit{Produced: 25000, CompletedOnce: 24960, Lost: 40, Balanced: true}
+	unbalanced := good
+	unbalanced.Audit.Balanced = false
+	kfake := good
+	kfake.Validity = Validity{Flags: []Flag{{Code: "not_kafka", Message: "numbers come from kfake"}}}
+	collector := good
+	collector.Validity = Validity{Flags: []Flag{{Code: "collector_failed", Message: "collector broker: 4 of 4 readings failed"}}}
+	drain := good
+	drain.Validity = Validity{Flags: []Flag{{Code: "drain_timeout", Message: "the drain timed out"}}}
+	hostCPU := good
+	hostCPU.Validity = Validity{Flags: []Flag{{Code: "host_cpu", Message: "the host CPU was 99% busy"}}}
+	notMet := []ExpectationOutcome{{Name: "no record lost", Claim: "audit.lost ≤ 0", Measured: []Measured{{Run: "r02-share", Value: 40}}}}
+	tests := []struct {
+		name string
+		cand Side
+		deny []string
+		want string // "" passes
+	}{
+		{"good", Side{Runs: []Record{good}}, DefaultDenyFlags, ""},
+		{"lost", Side{Runs: []Record{lost}}, DefaultDenyFlags, "candidate run r02-share: audit.lost = 40: produced records were never delivered"},
+		{"unbalanced", Side{Runs: []Record{unbalanced}}, DefaultDenyFlags, "candidate run r02-share: audit.balanced = false: the audit does not balance (25000 produced"},
+		{"not kafka", Side{Runs: []Record{kfake}}, DefaultDenyFlags, "candidate run r02-share: validity flag not_kafka: numbers come from kfake"},
+		{"collector", Side{Runs: []Record{collector}}, DefaultDenyFlags, "candidate run r02-share: validity flag collector_failed: collector broker"},
+		{"drain", Side{Runs: []Record{drain}}, DefaultDenyFlags, "candidate run r02-share: validity flag drain_timeout"},
+		{"flag not denied", Side{Runs: []Record{hostCPU}}, DefaultDenyFlags, ""},
+		{"deny list replaced", Side{Runs: []Record{hostCPU}}, []string{"host_cpu"}, "validity flag host_cpu"},
+		{"empty deny list", Side{Runs: []Record{kfake}}, nil, ""},
+		{"expectation not met", Side{Runs: []Record{good}, Expectations: notMet}, DefaultDenyFlags,
+			`candidate expectation "no record lost" NOT MET (audit.lost ≤ 0): r02-share measured 40`},
+	}
+	for _, tc := range tests {
+		c := CompareSides(Side{Runs: []Record{good}}, tc.cand, CompareOptions{DenyFlags: tc.deny})
+		joined := strings.Join(c.Failures, "\n")
+		if c.Failed() != (tc.want != "") || !strings.Contains(joined, tc.want) {
+			t.Errorf("%s: failed %v, failures %q, want %q", tc.name, c.Failed(), joined, tc.want)
+		}
+	}
+	// A broken baseline is named as such.
+	c := CompareSides(Side{Runs: []Record{lost}}, Side{Runs: []Record{good}}, CompareOptions{})
+	if !c.Failed() || !strings.Contains(strings.Join(c.Failures, "\n"), "baseline run r02-share: audit.lost = 40") {
+		t.Errorf("broken baseline: %v", c.Failures)
+	}
+	// No matched run: nothing to compare, never a pass.
+	other := withSpecMembers(good, 99)
+	other.RunID = "r09-share"
+	c = CompareSides(Side{Runs: []Record{good}}, Side{Runs: []Record{other}}, CompareOptions{})
+	if !c.Empty() || !c.Failed() {
+		t.Errorf("no match: empty %v failed %v", c.Empty(), c.Failed())
+	}
+}
+
+func withSpecMembers(r Record, members int) Record {
+	spec := *r.Spec
+	spec.Members = members
+	r.Spec = &spec
+	return r
+}
+
+// LoadSide refuses a campaign that did not complete.
+func TestLoadSideCampaignStatus(t *testing.T) {
+	dir := writeCampaign(t, fixtureRun("r02-share", "share", 0, 1000, 280))
+	camp := filepath.Join(dir, "campaign.json")
+	orig, err := os.ReadFile(camp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := func(extra string) {
+		// insert fields after the opening brace
+		b := "{" + extra + strings.TrimPrefix(strings.TrimSpace(string(orig)), "{")
+		if err := os.WriteFile(camp, []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		extra string
+		want  string // "" loads
+	}{
+		{`"status": "complete",`, ""},
+		{`"finished_at": "2026-01-01T00:10:00Z",`, ""},
+		{`"status": "interrupted", "finished_at": "2026-01-01T00:10:00Z",`, `campaign status "interrupted", want "complete": the campaign was interrupted`},
+		{`"status": "running",`, `campaign status "running"`},
+		{`"status": "failed",`, `campaign status "failed"`},
+		{``, "no status and no finished_at: the campaign did not finish"},
+	}
+	for _, tc := range tests {
+		set(tc.extra)
+		s, err := LoadSide(dir)
+		if tc.want == "" {
+			if err != nil || len(s.Runs) != 1 {
+				t.Errorf("%s: %v", tc.extra, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "campaign.json") {
+			t.Errorf("%s: error %v, want %q naming campaign.json", tc.extra, err, tc.want)
+		}
+	}
+	// A lone run.json has no campaign status to check.
+	if _, err := LoadSide(filepath.Join(dir, "runs", "r02-share", "run.json")); err != nil {
+		t.Errorf("run.json: %v", err)
+	}
+	os.Remove(camp)
+	if _, err := LoadSide(dir); err == nil || !strings.Contains(err.Error(), "no campaign.json") {
+		t.Errorf("no campaign.json: %v", err)
+	}
+}
