@@ -112,3 +112,34 @@ func TestDefaultMemoryBudgetIsHalfOfMemory(t *testing.T) {
 		t.Errorf("DefaultMemoryBudget = %d, want half of MemTotal = %d", b, want)
 	}
 }
+
+// Every scenario the loader accepts sizes without a panic, and a run that
+// fits the budget does so with a finite, positive need.
+func FuzzScenarioSizing(f *testing.F) {
+	for _, n := range scenarios.BuiltinNames() {
+		data, err := scenarios.BuiltinSource(n)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("name: x\nrate: 10000000\nduration: 168h\nproducers: 1000\n"))
+	f.Add([]byte("name: x\nload_mode: backlog\nbacklog_records: 10000000000\n"))
+	f.Add([]byte("name: x\nconsumer_type: share\nmembers: 1000\nworkers: 10000\nbroker_config: {group.share.max.size: 1000}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sc, err := scenarios.LoadBytes("fuzz.yaml", data, nil, nil)
+		if err != nil {
+			return
+		}
+		for _, r := range sc.Runs {
+			fp, err := RunFootprint(r)
+			if err != nil {
+				continue
+			}
+			if fp.Total == 0 || fp.Total < fp.LedgerBytes {
+				t.Fatalf("footprint %+v of an accepted run", fp)
+			}
+		}
+		_ = CheckBudget(sc, 8<<30)
+	})
+}

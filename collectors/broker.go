@@ -154,16 +154,23 @@ func ParseBrokerMetrics(r io.Reader) (BrokerSample, error) {
 	return s, nil
 }
 
+// value is a sample's reading; an infinite one (an exporter may write +Inf)
+// reads as unknown (NaN), like a missing one, so it can never reach a sum,
+// an average or run.json as infinity.
 func value(m *dto.Metric) float64 {
+	v := math.NaN()
 	switch {
 	case m.Gauge != nil:
-		return m.Gauge.GetValue()
+		v = m.Gauge.GetValue()
 	case m.Counter != nil:
-		return m.Counter.GetValue()
+		v = m.Counter.GetValue()
 	case m.Untyped != nil:
-		return m.Untyped.GetValue()
+		v = m.Untyped.GetValue()
 	}
-	return math.NaN()
+	if math.IsInf(v, 0) {
+		return math.NaN()
+	}
+	return v
 }
 
 func labels(m *dto.Metric) map[string]string {
