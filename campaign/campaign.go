@@ -62,6 +62,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Result, err
 	if err := CheckBudget(sc, budget); err != nil {
 		return nil, err
 	}
+	if err := checkClients(sc); err != nil {
+		return nil, err
+	}
 	prov, err := provider(opt)
 	if err != nil {
 		return nil, err

@@ -324,6 +324,7 @@ func (r *runState) measured() *Measured {
 	m := r.rec.Merge()
 	rr := summarize(r.spec, r.id, m, r.rec.Ledger.Audit(), r.window, r.cl)
 	rr.StartedAt = r.clock.Time(r.start).Format(time.RFC3339)
+	rr.Client = clientRecord(r.spec, r.rec)
 	rr.Phases.GroupReadySec = r.readySec
 	rr.Phases.DrainSec = r.drainSec
 	rr.Phases.DrainTimedOut = errors.Is(r.drainErr, errDrainTimeout)

@@ -38,6 +38,7 @@ func consumerConfig(s scenarios.RunSpec, brokers []string, topic, group string) 
 		Renew:         s.Renew == "auto",
 		Style:         consumers.StyleBlocking, MaxInFlight: s.MaxInFlight,
 		SessionTimeout: sessionTimeout(s),
+		Client:         consumers.Client(s.Client), KafkaVersion: s.KafkaVersion,
 	}
 	if s.ConsumerType == string(consumers.ShareGroup) {
 		c.Type = consumers.ShareGroup

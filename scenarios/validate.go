@@ -159,6 +159,11 @@ func (r RunSpec) checkProducers(p *problems) {
 
 func (r RunSpec) checkConsumers(p *problems) {
 	oneOf(p, "consumer_type", r.ConsumerType, "consumer", "share")
+	oneOf(p, "client", r.Client, "franz-go", "java")
+	if r.Client == "java" && r.Style == "continuous" {
+		p.addf("client", "java runs style blocking only (the Java runner polls, processes the batch on the workers, "+
+			"then polls again); use style blocking or client franz-go")
+	}
 	atLeast(p, "members", r.Members, 1, "")
 	if r.ConsumerType != "share" {
 		atMost(p, "members", r.Members, maxMembersLimit, "")
