@@ -20,9 +20,14 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * A share-group member on KafkaShareConsumer, as consumers/share_member.go:
  * share.acquire.mode and share.acknowledgement.mode from the config; explicit
  * mode ACCEPTs, RELEASEs or REJECTs each record as its worker finishes;
- * implicit mode lets the next poll accept the batch; renew sends RENEW while
- * a worker is still processing (at half of the time left until the record's
- * estimated deadline).
+ * implicit mode lets the next poll accept the batch.
+ *
+ * <p>Renewal (process, renew) is not enabled: the harness refuses client java
+ * with renew auto. Kafka 4.2's client moves a record acknowledged RENEW out
+ * of the batch and hands it back in a later poll, where it must be
+ * acknowledged again; this blocking loop does not poll while it holds a
+ * batch, so the final ACCEPT of a renewed record fails ("The record cannot
+ * be acknowledged").
  */
 final class ShareMember extends Member {
     static final long MIN_RENEW_GAP = 5_000_000L;
