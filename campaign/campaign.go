@@ -95,6 +95,9 @@ func newCampaign(sc *scenarios.Scenario, opt Options) (*campaign, error) {
 	if err := CheckBudget(sc, budget); err != nil {
 		return nil, err
 	}
+	if err := checkClients(sc); err != nil {
+		return nil, err
+	}
 	prov, err := provider(opt)
 	if err != nil {
 		return nil, err

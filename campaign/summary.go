@@ -37,6 +37,7 @@ func consumerConfig(s scenarios.RunSpec, brokers []string, topic, group string) 
 		Renew:         s.Renew == "auto",
 		Style:         consumers.StyleBlocking, MaxInFlight: s.MaxInFlight,
 		SessionTimeout: sessionTimeout(s),
+		Client:         consumers.Client(s.Client), KafkaVersion: s.KafkaVersion,
 	}
 	if s.ConsumerType == string(consumers.ShareGroup) {
 		c.Type = consumers.ShareGroup
@@ -160,6 +161,7 @@ func (r *run) measured() *Measured {
 	m := rc.rec.Merge()
 	rr := summarize(s.spec, s.id, m, rc.rec.Ledger.Audit(), rc.window, s.env)
 	rr.StartedAt = rc.clock.Time(rc.start).Format(time.RFC3339)
+	rr.Client = clientRecord(s.spec, rc.rec)
 	rr.Phases.GroupReadySec = r.times.ready
 	rr.Phases.DrainSec = r.times.drain
 	rr.Phases.DrainTimedOut = errors.Is(f.drainErr, errDrainTimeout)

@@ -95,6 +95,12 @@ type Config struct {
 	// the broker's group.min/max.session.timeout.ms (6s–30min by default).
 	// The heartbeat interval is a third of it.
 	SessionTimeout time.Duration
+	// Client is the client library the members run on: ClientFranzGo
+	// ("" too) in this process, or ClientJava in one JVM (java_fleet.go).
+	Client Client
+	// KafkaVersion is the kafka-clients version the Java runner is built
+	// against (ClientJava; the run's Kafka version).
+	KafkaVersion string
 }
 
 // defaultCloseTimeout is CloseTimeout when it is not set.
@@ -114,6 +120,9 @@ func (c Config) validate() error {
 	if c.Members < 1 || c.Workers < 1 || c.MaxPollRecords < 1 {
 		return fmt.Errorf("consumers: members, workers and max_poll_records must be ≥ 1, got %d, %d, %d",
 			c.Members, c.Workers, c.MaxPollRecords)
+	}
+	if err := c.validateClient(); err != nil {
+		return err
 	}
 	if c.Style != StyleBlocking && c.Style != StyleContinuous {
 		return fmt.Errorf("consumers: style: expected %s or %s, got %q", StyleBlocking, StyleContinuous, c.Style)

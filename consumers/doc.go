@@ -24,6 +24,12 @@
 //   - crash.go: a crashed member's connections freeze, so the broker notices
 //     only by timeouts (acquisition locks, session timeouts).
 //   - processing.go: processing-time models.
+//   - java_*.go: Config.Client java runs the members in one JVM on Kafka's
+//     Java client instead (javarunner/, a Maven project embedded and built
+//     on first use): java_fleet.go starts it, sends scale events as
+//     commands, aligns its clock and turns its event frames
+//     (java_frames.go) into the same recorder calls; see
+//     docs/java-client.md.
 //
 // Each member's join, first-record and leave times are recorded.
 //

@@ -26,6 +26,9 @@ type Fleet struct {
 	rebal   *rebalanceWatch // consumer groups' partitions (stays empty for share groups)
 	// newGroupMember gives a new member its group-type half.
 	newGroupMember func(*member) groupMember
+	// java runs the members in the Java runner instead (Client java); the
+	// methods below hand over to it.
+	java *javaFleet
 
 	mu      sync.Mutex
 	active  []*member // oldest first
@@ -42,6 +45,13 @@ func Start(ctx context.Context, c Config, rec *results.Recorder) (*Fleet, error)
 	}
 	if err := c.validate(); err != nil {
 		return nil, err
+	}
+	if c.Client == ClientJava {
+		j, err := startJava(ctx, c, rec)
+		if err != nil {
+			return nil, err
+		}
+		return &Fleet{c: c, sampler: sampler, rec: rec, java: j}, nil
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	f := &Fleet{c: c, sampler: sampler, rec: rec, g: g, gctx: gctx, rebal: newRebalanceWatch(rec)}
@@ -68,6 +78,9 @@ func Run(ctx context.Context, c Config, rec *results.Recorder) error {
 // other than the context ending. Crashed members' connections are closed
 // then.
 func (f *Fleet) Wait() error {
+	if f.java != nil {
+		return f.java.Wait()
+	}
 	err := f.g.Wait()
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -79,6 +92,9 @@ func (f *Fleet) Wait() error {
 
 // Members is the number of members running now.
 func (f *Fleet) Members() int {
+	if f.java != nil {
+		return f.java.Members()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return len(f.active)
@@ -87,6 +103,9 @@ func (f *Fleet) Members() int {
 // Join starts n more members (each records its join request time) and
 // returns their ids.
 func (f *Fleet) Join(n int) []int {
+	if f.java != nil {
+		return f.java.Join(n)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var ids []int
@@ -137,6 +156,9 @@ func (f *Fleet) take(n int) ([]*member, error) {
 // finishes the records it holds, acknowledges or commits them and leaves
 // the group. It returns when they have left (or ctx ends).
 func (f *Fleet) Leave(ctx context.Context, n int) ([]int, error) {
+	if f.java != nil {
+		return f.java.Leave(ctx, n)
+	}
 	ms, err := f.take(n)
 	if err != nil {
 		return nil, err
@@ -161,6 +183,9 @@ func ids(ms []*member) []int {
 // consumer group: the session times out). Their clients are still closed
 // (bounded by CloseTimeout). It returns once they have stopped.
 func (f *Fleet) Crash(ctx context.Context, n int) ([]int, error) {
+	if f.java != nil {
+		return f.java.Crash(ctx, n)
+	}
 	ms, err := f.take(n)
 	if err != nil {
 		return nil, err
@@ -192,6 +217,10 @@ func waitMembers(ctx context.Context, ms []*member) error {
 
 // SlowDown multiplies every processing time by factor for d, from now.
 func (f *Fleet) SlowDown(factor float64, d time.Duration) {
+	if f.java != nil {
+		f.java.SlowDown(factor, d)
+		return
+	}
 	f.slow.set(factor, f.rec.Clock.Now()+int64(d))
 }
 

@@ -27,8 +27,10 @@ type Recorder struct {
 	Clock  *Clock
 	Run    uint64 // RunTag stamped into this run's records
 	window atomic.Pointer[Window]
-	Ledger *Ledger
-	Series *Series
+	// clientClock is the Java runner's clock alignment (client.go).
+	clientClock atomic.Pointer[ClientClock]
+	Ledger      *Ledger
+	Series      *Series
 
 	mu        sync.Mutex
 	producers []*ProducerShard

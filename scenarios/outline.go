@@ -53,6 +53,7 @@ type KnobOutline struct {
 // take one of a fixed set (TestOutlineEnums checks them against it).
 var knobEnums = map[string][]string{
 	"consumer_type": {"consumer", "share"},
+	"client":        {"franz-go", "java"},
 	"key_mode":      {"round-robin", "none", "random"},
 	"acks":          {"all", "leader", "none"},
 	"acquire_mode":  {"batch_optimized", "record_limit"},

@@ -31,6 +31,7 @@ type knob struct {
 
 var knobs = []knob{
 	{"consumer_type", kindString, ""},
+	{"client", kindString, ""},
 	{"partitions", kindInt, "p"},
 	{"producers", kindInt, "prod"},
 	{"rate", kindFloat, "rate"},

@@ -13,6 +13,16 @@ type RunSpec struct {
 	// and acknowledge records one by one). [consumer_type: [consumer, share]]
 	ConsumerType string `mapstructure:"consumer_type" json:"consumer_type"`
 
+	// Client is the client library the consumers run on: "franz-go" (in
+	// the harness process) or "java" (the Apache Kafka Java client of
+	// kafka_version, KafkaShareConsumer / KafkaConsumer, all members in one
+	// JVM; needs a JDK (javac) and Maven, builds its runner once into the
+	// cache; style blocking and renew none only). The producers are
+	// franz-go either way.
+	// Sweep it to compare the clients; see docs/java-client.md.
+	// [client: franz-go]
+	Client string `mapstructure:"client" json:"client,omitempty"`
+
 	// Partitions of the topic, created fresh for every run. A consumer
 	// group uses at most this many members; a share group is not capped by
 	// it. 1–10000 (the harness's limit). [partitions: 4]
@@ -221,6 +231,7 @@ type Scenario struct {
 func Defaults() map[string]any {
 	return map[string]any{
 		"consumer_type":    []any{"consumer", "share"},
+		"client":           "franz-go",
 		"partitions":       4,
 		"producers":        1,
 		"rate":             1000.0,

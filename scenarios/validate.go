@@ -159,6 +159,15 @@ func (r RunSpec) checkProducers(p *problems) {
 
 func (r RunSpec) checkConsumers(p *problems) {
 	oneOf(p, "consumer_type", r.ConsumerType, "consumer", "share")
+	oneOf(p, "client", r.Client, "franz-go", "java")
+	if r.Client == "java" && r.Style == "continuous" {
+		p.addf("client", "java runs style blocking only (the Java runner polls, processes the batch on the workers, "+
+			"then polls again); use style blocking or client franz-go")
+	}
+	if r.Client == "java" && r.Renew == "auto" {
+		p.addf("client", "java does not renew locks yet (renew auto): the Java client hands a renewed record back in a later poll, "+
+			"which the runner's blocking loop does not do; use renew none or client franz-go")
+	}
 	atLeast(p, "members", r.Members, 1, "")
 	if r.ConsumerType != "share" {
 		atMost(p, "members", r.Members, maxMembersLimit, "")

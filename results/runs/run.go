@@ -18,6 +18,8 @@ type Record struct {
 	ConsumerType  string             `json:"consumer_type"` // "consumer" or "share"
 	Spec          *scenarios.RunSpec `json:"spec"`          // the resolved run spec; nil: none recorded
 	StartedAt     string             `json:"started_at"`    // UTC RFC 3339
+	// Client is the consumers' client library (client.go).
+	Client *Client `json:"client,omitempty"`
 
 	Phases     Phases                `json:"phases"`
 	Throughput Throughput            `json:"throughput"`

@@ -26,6 +26,7 @@ func dtoa(v time.Duration) string { return v.String() }
 // broker_config.<setting> are read by SpecValue apart.
 var knobs = []knob{
 	{"consumer_type", func(s scenarios.RunSpec) string { return s.ConsumerType }, false},
+	{"client", func(s scenarios.RunSpec) string { return s.Client }, true},
 	{"partitions", func(s scenarios.RunSpec) string { return itoa(s.Partitions) }, false},
 	{"producers", func(s scenarios.RunSpec) string { return itoa(s.Producers) }, false},
 	{"rate", func(s scenarios.RunSpec) string { return ftoa(s.Rate) }, false},

@@ -1,0 +1,204 @@
+package consumers
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// javaRunnerSrc is the Java runner's Maven project (javarunner/), built on
+// first use against the kafka-clients of the run's Kafka version.
+//
+//go:embed javarunner/pom.xml javarunner/src/main
+var javaRunnerSrc embed.FS
+
+// javaRunnerJar is the runner's jar inside a built runner directory; its
+// dependencies are in lib/.
+const javaRunnerJar = "target/sharebench-javarunner.jar"
+
+// javaRunnerMarker is written last into a built runner directory.
+const javaRunnerMarker = ".sharebench-complete"
+
+// javaVersionPattern accepts Kafka release versions ("4.2.2", "4.3.0-rc1"),
+// also keeping them safe in a directory name (as infra's jar cache).
+var javaVersionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[A-Za-z0-9.]+)?$`)
+
+// CheckJavaClient reports what client java is missing on this host: a JDK
+// (javac, to build the runner; java to run it) and Maven (to resolve
+// kafka-clients and build).
+func CheckJavaClient() error {
+	var missing []string
+	for _, tool := range []string{"java", "javac", "mvn"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			missing = append(missing, tool)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("client java needs a JDK (javac) and Maven: %s not found on PATH; install a JDK 17+ and Maven "+
+		"(Debian: apt-get install openjdk-17-jdk-headless maven), or use client franz-go", strings.Join(missing, ", "))
+}
+
+// javaCacheDir is where sharebench caches downloads and builds: the rule of
+// infra.CacheDir ($SHAREBENCH_CACHE, else $XDG_CACHE_HOME/sharebench, else
+// ~/.cache/sharebench), repeated here because consumers must not import
+// infra.
+func javaCacheDir() (string, error) {
+	if d := os.Getenv("SHAREBENCH_CACHE"); d != "" {
+		return filepath.Abs(d)
+	}
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "sharebench"), nil
+	}
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("cache dir: no $SHAREBENCH_CACHE, $XDG_CACHE_HOME or home directory: %w", err)
+	}
+	return filepath.Join(h, ".cache", "sharebench"), nil
+}
+
+// javaRunnerHash identifies the embedded sources, so a changed runner is
+// built again.
+func javaRunnerHash() (string, error) {
+	h := sha256.New()
+	var paths []string
+	err := fs.WalkDir(javaRunnerSrc, "javarunner", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			paths = append(paths, path)
+		}
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		b, err := javaRunnerSrc.ReadFile(p)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", p, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12], nil
+}
+
+// JavaRunnerDir returns the directory of the Java runner built against
+// kafka-clients kafkaVersion, building it with Maven on first use into the
+// cache (CacheDir()/javarunner-<version>-<source hash>; about a minute the
+// first time, then reused). The build happens in a temporary directory
+// renamed into place when complete.
+func JavaRunnerDir(ctx context.Context, kafkaVersion string) (string, error) {
+	if !javaVersionPattern.MatchString(kafkaVersion) {
+		return "", fmt.Errorf("client java: kafka version %q is not a release version like 4.2.2", kafkaVersion)
+	}
+	if err := CheckJavaClient(); err != nil {
+		return "", err
+	}
+	root, err := javaCacheDir()
+	if err != nil {
+		return "", err
+	}
+	sum, err := javaRunnerHash()
+	if err != nil {
+		return "", fmt.Errorf("java runner sources: %w", err)
+	}
+	name := "javarunner-" + kafkaVersion + "-" + sum
+	dir := filepath.Join(root, name)
+	if fileExistsJ(filepath.Join(dir, javaRunnerMarker)) {
+		return dir, nil
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", fmt.Errorf("java runner: cache dir: %w", err)
+	}
+	tmp, err := os.MkdirTemp(root, name+".tmp-")
+	if err != nil {
+		return "", fmt.Errorf("java runner: %w", err)
+	}
+	defer os.RemoveAll(tmp) // a no-op once renamed into place
+	if err := writeJavaSources(tmp); err != nil {
+		return "", fmt.Errorf("java runner: %w", err)
+	}
+	slog.Info("building the Java client runner with Maven (once per Kafka version)", "kafka_clients", kafkaVersion, "dir", dir)
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, "mvn", "-q", "-B", "-Dkafka.version="+kafkaVersion, "-DskipTests",
+		"package", "dependency:copy-dependencies", "-DincludeScope=runtime", "-DoutputDirectory=lib")
+	cmd.Dir = tmp
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("java runner: maven interrupted: %w", ctx.Err())
+		}
+		return "", fmt.Errorf("java runner: maven build against kafka-clients %s failed (%w); is it a released Kafka version, "+
+			"and can Maven reach its repository? mvn output ends:\n%s", kafkaVersion, err, lastLines(out.String(), 30))
+	}
+	if !fileExistsJ(filepath.Join(tmp, javaRunnerJar)) || !fileExistsJ(filepath.Join(tmp, "lib", "kafka-clients-"+kafkaVersion+".jar")) {
+		return "", fmt.Errorf("java runner: maven succeeded but %s or lib/kafka-clients-%s.jar is missing in %s", javaRunnerJar, kafkaVersion, tmp)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, javaRunnerMarker), []byte("built "+time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644); err != nil {
+		return "", fmt.Errorf("java runner: %w", err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if fileExistsJ(filepath.Join(dir, javaRunnerMarker)) {
+			return dir, nil // another sharebench finished first
+		}
+		return "", fmt.Errorf("java runner: %w", err)
+	}
+	slog.Info("built the Java client runner", "dir", dir, "took", time.Since(start).Round(time.Second))
+	return dir, nil
+}
+
+// writeJavaSources writes the embedded Maven project into dir.
+func writeJavaSources(dir string) error {
+	return fs.WalkDir(javaRunnerSrc, "javarunner", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel("javarunner", filepath.FromSlash(path))
+		dst := filepath.Join(dir, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := javaRunnerSrc.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+}
+
+// javaClasspath is the runner's classpath in a built runner directory.
+func javaClasspath(dir string) string {
+	return filepath.Join(dir, javaRunnerJar) + string(os.PathListSeparator) + filepath.Join(dir, "lib", "*")
+}
+
+func fileExistsJ(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+var errJavaRunnerGone = errors.New("java runner: gone")

@@ -1,0 +1,76 @@
+package consumers
+
+import (
+	"fmt"
+	"runtime/debug"
+)
+
+// Client is the client library a fleet's members run on. Its values are
+// spelled as a scenario's client.
+type Client string
+
+const (
+	// ClientFranzGo runs members in this process on franz-go (the default).
+	ClientFranzGo Client = "franz-go"
+	// ClientJava runs members in one JVM on the Apache Kafka Java client
+	// (KafkaShareConsumer, KafkaConsumer) of Config.KafkaVersion; see
+	// docs/java-client.md.
+	ClientJava Client = "java"
+)
+
+// franzGoModule is the module whose version ClientInfo reports for franz-go.
+const franzGoModule = "github.com/twmb/franz-go"
+
+// ClientInfo names a fleet's client library and its version, as recorded
+// in run.json.
+type ClientInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Info is the client of c: franz-go with its module version from the
+// build, or java with the kafka-clients version (the run's Kafka version).
+func (c Config) Info() ClientInfo {
+	if c.Client == ClientJava {
+		return ClientInfo{Name: string(ClientJava), Version: c.KafkaVersion}
+	}
+	return ClientInfo{Name: string(ClientFranzGo), Version: franzGoVersion()}
+}
+
+func franzGoVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	for _, d := range bi.Deps {
+		if d.Path == franzGoModule {
+			if d.Replace != nil {
+				return d.Replace.Version
+			}
+			return d.Version
+		}
+	}
+	return "unknown"
+}
+
+// validateClient checks the client and what it supports.
+func (c Config) validateClient() error {
+	switch c.Client {
+	case "", ClientFranzGo:
+		return nil
+	case ClientJava:
+	default:
+		return fmt.Errorf("consumers: client: expected %s or %s, got %q", ClientFranzGo, ClientJava, c.Client)
+	}
+	if c.Style != StyleBlocking {
+		return fmt.Errorf("consumers: client java runs style %s only, got %q", StyleBlocking, c.Style)
+	}
+	if c.Renew {
+		return fmt.Errorf("consumers: client java does not renew locks yet (renew auto): the Java client hands a renewed record " +
+			"back in a later poll, and the runner's blocking loop does not poll while it holds a batch")
+	}
+	if c.KafkaVersion == "" {
+		return fmt.Errorf("consumers: client java needs the Kafka version (kafka-clients to build against)")
+	}
+	return nil
+}

@@ -1,0 +1,502 @@
+package consumers
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sharebench/sharebench/results"
+)
+
+// javaFleet runs a fleet's members in one JVM, the Java runner
+// (javarunner/): commands go to its stdin as text lines, per-record events
+// come back on its stdout as fixed-size frames (java_frames.go) and are
+// turned into the same results.Recorder calls the franz-go members make.
+type javaFleet struct {
+	c     Config
+	rec   *results.Recorder
+	rebal *rebalanceWatch
+
+	cmd     *exec.Cmd
+	cfgFile string
+	stderr  *tailWriter
+	inMu    sync.Mutex
+	stdin   io.WriteCloser
+
+	// offset is added to runner clock readings to get harness Clock ns;
+	// bound is half the round trip it was measured with: the alignment's
+	// error bound.
+	offset, bound int64
+	pongs         chan javaFrame
+	hello         chan struct{}
+
+	mu       sync.RWMutex
+	shards   []*results.MemberShard // by member id
+	exited   []chan struct{}        // by member id
+	active   []int                  // oldest first
+	stopping bool
+
+	readDone chan struct{} // the event stream ended
+	done     chan struct{} // the JVM was reaped; err is set
+	err      error
+	stopOnce sync.Once
+}
+
+// javaStartTimeout bounds the JVM's start until its hello frame.
+const javaStartTimeout = 60 * time.Second
+
+// javaPingRounds is how many ping/pong round trips align the clocks; the one
+// with the smallest round trip is kept.
+const javaPingRounds = 16
+
+// startJava builds (on first use) and starts the runner, aligns its clock
+// with rec's and joins c.Members members. The runner stops when ctx ends.
+func startJava(ctx context.Context, c Config, rec *results.Recorder) (*javaFleet, error) {
+	dir, err := JavaRunnerDir(ctx, c.KafkaVersion)
+	if err != nil {
+		return nil, err
+	}
+	cfgFile, err := writeRunnerConfig(c, rec.Run)
+	if err != nil {
+		return nil, err
+	}
+	j := &javaFleet{c: c, rec: rec, rebal: newRebalanceWatch(rec), cfgFile: cfgFile, stderr: &tailWriter{max: 8 << 10},
+		pongs: make(chan javaFrame, 1), hello: make(chan struct{}), readDone: make(chan struct{}), done: make(chan struct{})}
+	j.cmd = exec.Command("java", "-Xss512k", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+		"-Dorg.slf4j.simpleLogger.logFile=System.err", "-cp", javaClasspath(dir), "sharebench.runner.Main", cfgFile)
+	j.cmd.SysProcAttr = javaProcAttr()
+	j.cmd.Stderr = j.stderr
+	if j.stdin, err = j.cmd.StdinPipe(); err != nil {
+		os.Remove(cfgFile)
+		return nil, err
+	}
+	stdout, err := j.cmd.StdoutPipe()
+	if err != nil {
+		os.Remove(cfgFile)
+		return nil, err
+	}
+	if err := j.startProc(stdout); err != nil {
+		os.Remove(cfgFile)
+		return nil, fmt.Errorf("java runner: start: %w", err)
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			j.shutdown()
+		case <-j.done:
+		}
+	}()
+	if err := j.waitHello(ctx); err != nil {
+		j.kill()
+		return nil, err
+	}
+	j.offset, j.bound, err = alignClocks(rec.Clock.Now, j.ping, j.pongs, j.readDone, javaPingRounds, 5*time.Second)
+	if err != nil {
+		j.kill()
+		return nil, fmt.Errorf("java runner: clock alignment: %w%s", err, j.stderrTail())
+	}
+	rec.SetClientClock(results.ClientClock{OffsetNs: j.offset, BoundNs: j.bound})
+	j.Join(c.Members)
+	return j, nil
+}
+
+// startProc starts the JVM from a locked OS thread (Pdeathsig fires when the
+// starting thread ends), reads its event stream, and reaps it.
+func (j *javaFleet) startProc(stdout io.Reader) error {
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread() // only once the JVM is reaped
+		if err := j.cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		go j.read(stdout)
+		<-j.readDone
+		werr := j.cmd.Wait()
+		_ = killJavaGroup(j.cmd.Process.Pid) // anything it left behind
+		os.Remove(j.cfgFile)
+		j.mu.Lock()
+		stopping := j.stopping
+		j.mu.Unlock()
+		code := j.cmd.ProcessState.ExitCode()
+		switch {
+		case werr != nil || code != 0:
+			j.err = fmt.Errorf("java runner exited with code %d (%v)%s", code, werr, j.stderrTail())
+		case !stopping:
+			j.err = fmt.Errorf("java runner exited with code 0 before it was stopped%s", j.stderrTail())
+		}
+		close(j.done)
+	}()
+	return <-started
+}
+
+// stderrTail is ": last lines of the runner's stderr", or "".
+func (j *javaFleet) stderrTail() string {
+	s := strings.TrimSpace(j.stderr.String())
+	if s == "" {
+		return ""
+	}
+	return ": " + lastLines(s, 20)
+}
+
+func (j *javaFleet) waitHello(ctx context.Context) error {
+	select {
+	case <-j.hello:
+		return nil
+	case <-j.done:
+		return j.err
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(javaStartTimeout):
+		return fmt.Errorf("java runner: no hello within %v%s", javaStartTimeout, j.stderrTail())
+	}
+}
+
+// send writes one command line to the runner.
+func (j *javaFleet) send(format string, args ...any) error {
+	j.inMu.Lock()
+	defer j.inMu.Unlock()
+	_, err := fmt.Fprintf(j.stdin, format+"\n", args...)
+	return err
+}
+
+func (j *javaFleet) ping(seq int) error { return j.send("ping %d", seq) }
+
+// shutdown asks the runner to stop every member (flush, leave) and exit, and
+// kills its process group if it has not exited within the close timeout and
+// a margin.
+func (j *javaFleet) shutdown() {
+	j.stopOnce.Do(func() {
+		j.mu.Lock()
+		j.stopping = true
+		j.mu.Unlock()
+		_ = j.send("stop")
+		j.inMu.Lock()
+		_ = j.stdin.Close()
+		j.inMu.Unlock()
+		go func() {
+			select {
+			case <-j.done:
+			case <-time.After(j.c.closeTimeout() + 15*time.Second):
+				j.kill()
+			}
+		}()
+	})
+}
+
+// kill ends the runner at once (its whole process group).
+func (j *javaFleet) kill() {
+	j.mu.Lock()
+	j.stopping = true
+	j.mu.Unlock()
+	if j.cmd.Process != nil {
+		_ = killJavaGroup(j.cmd.Process.Pid)
+	}
+	<-j.done
+}
+
+// Wait waits until the runner has exited and returns why it failed (nil
+// after a clean stop).
+func (j *javaFleet) Wait() error {
+	<-j.done
+	return j.err
+}
+
+// read decodes the event stream until it ends.
+func (j *javaFleet) read(r io.Reader) {
+	defer close(j.readDone)
+	br := bufio.NewReaderSize(r, 64<<10)
+	buf := make([]byte, javaFrameSize)
+	for {
+		if _, err := io.ReadFull(br, buf); err != nil {
+			if !errors.Is(err, io.EOF) {
+				fmt.Fprintf(j.stderr, "\nsharebench: java runner event stream: %v\n", err)
+			}
+			return
+		}
+		f, err := decodeJavaFrame(buf)
+		if err != nil {
+			fmt.Fprintf(j.stderr, "\nsharebench: %v\n", err)
+			_ = killJavaGroup(j.cmd.Process.Pid) // a corrupt stream: nothing after it can be trusted
+			return
+		}
+		j.apply(f)
+	}
+}
+
+// apply turns one frame into the recorder calls a franz-go member makes.
+func (j *javaFleet) apply(f javaFrame) {
+	switch f.Kind {
+	case frameHello:
+		if f.N != javaFrameProtocol {
+			fmt.Fprintf(j.stderr, "\nsharebench: java runner speaks protocol %d, want %d\n", f.N, javaFrameProtocol)
+			_ = killJavaGroup(j.cmd.Process.Pid)
+			return
+		}
+		close(j.hello)
+		return
+	case framePong:
+		select {
+		case j.pongs <- f:
+		default: // a late pong: alignment gave up on it
+		}
+		return
+	case frameBye:
+		return
+	}
+	j.mu.RLock()
+	var s *results.MemberShard
+	if int(f.Member) < len(j.shards) {
+		s = j.shards[f.Member]
+	}
+	j.mu.RUnlock()
+	if s == nil {
+		fmt.Fprintf(j.stderr, "\nsharebench: java runner: frame %d for unknown member %d\n", f.Kind, f.Member)
+		return
+	}
+	at := f.At + j.offset
+	switch f.Kind {
+	case framePoll:
+		s.RecordPoll(int(f.N))
+	case frameDelivery:
+		s.RecordDelivery(f.stamp(), f.N, f.Aux, at)
+	case frameCompletion:
+		s.RecordCompletion(f.stamp(), f.Aux+j.offset, at, f.Flags&frameFlagLockExpired != 0)
+	case frameRelease:
+		s.RecordRelease(f.stamp(), at, f.Flags&frameFlagArchived != 0)
+	case frameReject:
+		s.RecordReject(f.stamp(), at)
+	case frameRetry:
+		s.RecordRetry(at)
+	case frameForeign:
+		j.rec.Ledger.Foreign()
+	case framePollError:
+		s.PollErrors.Add(1)
+	case frameAckError:
+		s.AckErrors.Add(int64(f.N))
+	case frameRenewal:
+		s.Renewals.Add(1)
+	case frameAssigned:
+		j.rebal.assigned(int(f.Member), []int32{f.N})
+	case frameRevoked:
+		j.rebal.revoked(int(f.Member), []int32{f.N})
+	case frameLeft:
+		s.Left(at)
+	case frameExited:
+		j.mu.RLock()
+		ch := j.exited[f.Member]
+		j.mu.RUnlock()
+		close(ch)
+	}
+}
+
+// Join starts n more members in the runner and returns their ids.
+func (j *javaFleet) Join(n int) []int {
+	j.mu.Lock()
+	if j.stopping {
+		j.mu.Unlock()
+		return nil
+	}
+	var ids []int
+	for range n {
+		id := len(j.shards)
+		s := j.rec.MemberShard()
+		s.Joined(id, j.rec.Clock.Now())
+		j.shards = append(j.shards, s)
+		j.exited = append(j.exited, make(chan struct{}))
+		j.active = append(j.active, id)
+		ids = append(ids, id)
+	}
+	j.mu.Unlock()
+	for _, id := range ids {
+		_ = j.send("join %d", id) // a runner gone is reported by Wait
+	}
+	return ids
+}
+
+// Members is the number of members running now.
+func (j *javaFleet) Members() int {
+	j.mu.RLock()
+	defer j.mu.RUnlock()
+	return len(j.active)
+}
+
+// take removes the n oldest members from the active set.
+func (j *javaFleet) take(n int) ([]int, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if n < 1 || n >= len(j.active) {
+		return nil, fmt.Errorf("consumers: cannot remove %d of %d members: at least one must stay", n, len(j.active))
+	}
+	out := j.active[:n:n]
+	j.active = j.active[n:]
+	return out, nil
+}
+
+// Leave makes the n oldest members leave gracefully (see Fleet.Leave).
+func (j *javaFleet) Leave(ctx context.Context, n int) ([]int, error) {
+	ids, err := j.take(n)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		_ = j.send("leave %d", id)
+	}
+	return ids, j.waitExited(ctx, ids)
+}
+
+// Crash stops the n oldest members dead: they stop polling, acknowledging
+// and committing at once, and never close their clients (see
+// docs/java-client.md for how that differs from franz-go's frozen
+// connections).
+func (j *javaFleet) Crash(ctx context.Context, n int) ([]int, error) {
+	ids, err := j.take(n)
+	if err != nil {
+		return nil, err
+	}
+	now := j.rec.Clock.Now()
+	for _, id := range ids {
+		j.mu.RLock()
+		s := j.shards[id]
+		j.mu.RUnlock()
+		s.Crashed(now)
+		j.rebal.crashed(id, now)
+		_ = j.send("crash %d", id)
+	}
+	return ids, j.waitExited(ctx, ids)
+}
+
+func (j *javaFleet) waitExited(ctx context.Context, ids []int) error {
+	for _, id := range ids {
+		j.mu.RLock()
+		ch := j.exited[id]
+		j.mu.RUnlock()
+		select {
+		case <-ch:
+		case <-j.done:
+			return j.err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// SlowDown multiplies every processing time by factor for d, from now.
+func (j *javaFleet) SlowDown(factor float64, d time.Duration) {
+	_ = j.send("slow %s %d", strconv.FormatFloat(factor, 'g', -1, 64), int64(d))
+}
+
+// alignClocks measures the offset between the harness clock (now) and the
+// runner's: each round sends a ping and takes the runner's pong reading;
+// the round with the smallest round trip gives offset = midpoint − runner
+// reading, with an error bound of half that round trip (both processes read
+// CLOCK_MONOTONIC-based clocks on the same host, so the offset stays put
+// once measured).
+func alignClocks(now func() int64, ping func(int) error, pongs <-chan javaFrame, gone <-chan struct{}, rounds int, timeout time.Duration) (offset, bound int64, err error) {
+	best := int64(math.MaxInt64)
+	for i := range rounds {
+		t0 := now()
+		if err := ping(i); err != nil {
+			return 0, 0, err
+		}
+		for {
+			var f javaFrame
+			select {
+			case f = <-pongs:
+			case <-gone:
+				return 0, 0, errJavaRunnerGone
+			case <-time.After(timeout):
+				return 0, 0, fmt.Errorf("no pong within %v", timeout)
+			}
+			if int(f.N) != i {
+				continue // a late pong of an earlier round
+			}
+			t1 := now()
+			if rtt := t1 - t0; rtt < best {
+				best = rtt
+				offset = t0 + rtt/2 - f.At
+				bound = (rtt + 1) / 2
+			}
+			break
+		}
+	}
+	return offset, bound, nil
+}
+
+// writeRunnerConfig writes the runner's configuration (RunnerConfig.java)
+// to a temporary properties file.
+func writeRunnerConfig(c Config, run uint64) (string, error) {
+	p := c.Processing
+	lines := []string{
+		"bootstrap=" + strings.Join(c.Brokers, ","),
+		"topic=" + c.Topic,
+		"group=" + c.Group,
+		"type=" + string(c.Type),
+		"acquire_mode=" + string(c.Acquire),
+		"ack_mode=" + string(c.Ack),
+		"workers=" + strconv.Itoa(c.Workers),
+		"max_poll_records=" + strconv.Itoa(c.MaxPollRecords),
+		"delivery_limit=" + strconv.Itoa(c.DeliveryLimit),
+		"transient_rate=" + strconv.FormatFloat(c.TransientRate, 'g', -1, 64),
+		"poison_rate=" + strconv.FormatFloat(c.PoisonRate, 'g', -1, 64),
+		"renew=" + strconv.FormatBool(c.Renew),
+		"close_timeout_ns=" + strconv.FormatInt(int64(c.closeTimeout()), 10),
+		"session_timeout_ns=" + strconv.FormatInt(int64(c.SessionTimeout), 10),
+		"run=" + strconv.FormatUint(run, 10),
+		"processing.model=" + string(p.Model),
+		"processing.time=" + strconv.FormatInt(int64(p.Time), 10),
+		"processing.min=" + strconv.FormatInt(int64(p.Min), 10),
+		"processing.max=" + strconv.FormatInt(int64(p.Max), 10),
+		"processing.mean=" + strconv.FormatInt(int64(p.Mean), 10),
+		"processing.median=" + strconv.FormatInt(int64(p.Median), 10),
+		"processing.p99=" + strconv.FormatInt(int64(p.P99), 10),
+	}
+	f, err := os.CreateTemp("", "sharebench-javarunner-*.properties")
+	if err != nil {
+		return "", fmt.Errorf("java runner: config: %w", err)
+	}
+	// Properties files escape backslashes; none of these values has one
+	// (broker addresses, generated names, numbers).
+	if _, err := f.WriteString(strings.Join(lines, "\n") + "\n"); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", fmt.Errorf("java runner: config: %w", err)
+	}
+	return f.Name(), f.Close()
+}
+
+// tailWriter keeps the last max bytes written to it.
+type tailWriter struct {
+	mu  sync.Mutex
+	b   []byte
+	max int
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailWriter) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}

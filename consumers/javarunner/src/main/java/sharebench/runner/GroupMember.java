@@ -1,0 +1,216 @@
+package sharebench.runner;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * A consumer-group member on KafkaConsumer, as consumers/group_member.go:
+ * the classic protocol with the cooperative-sticky assignor (franz-go's
+ * default balancer); transient failures retried in place, poison records
+ * dead-lettered (skipped); after each batch the contiguous completed prefix
+ * of each partition is committed asynchronously, and synchronously on close.
+ * Rebalances happen inside poll, so at a batch boundary, as franz-go's
+ * BlockRebalanceOnPoll.
+ */
+final class GroupMember extends Member {
+    private volatile KafkaConsumer<byte[], byte[]> c;
+    private final Map<TopicPartition, OffsetAndMetadata> latest = new HashMap<>();
+
+    GroupMember(Main main, int id) {
+        super(main, id);
+    }
+
+    @Override
+    void run() throws Exception {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", cfg.bootstrap);
+        p.put("group.id", cfg.group);
+        p.put("client.id", "sharebench-java-" + id);
+        p.put("group.protocol", "classic");
+        p.put("partition.assignment.strategy", "org.apache.kafka.clients.consumer.CooperativeStickyAssignor");
+        p.put("enable.auto.commit", "false");
+        p.put("auto.offset.reset", "earliest");
+        p.put("max.poll.records", Integer.toString(cfg.maxPollRecords));
+        if (cfg.sessionTimeoutNs > 0) {
+            long ms = TimeUnit.NANOSECONDS.toMillis(cfg.sessionTimeoutNs);
+            p.put("session.timeout.ms", Long.toString(ms));
+            p.put("heartbeat.interval.ms", Long.toString(ms / 3));
+            // A crashed Java member stops polling but its heartbeat thread
+            // lives on: it leaves after max.poll.interval.ms, so that is
+            // bounded by the session timeout too (see docs/java-client.md).
+            p.put("max.poll.interval.ms", Long.toString(ms));
+        }
+        c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        c.subscribe(List.of(cfg.topic), new ConsumerRebalanceListener() {
+            @Override
+            public void onPartitionsAssigned(Collection<TopicPartition> parts) {
+                for (TopicPartition tp : parts) {
+                    frames.write(Frames.ASSIGNED, 0, id, tp.partition(), null, clock.now(), 0);
+                }
+            }
+
+            @Override
+            public void onPartitionsRevoked(Collection<TopicPartition> parts) {
+                gone(parts);
+            }
+
+            @Override
+            public void onPartitionsLost(Collection<TopicPartition> parts) {
+                gone(parts);
+            }
+        });
+        try {
+            loop();
+        } finally {
+            if (!crashed) {
+                close();
+            }
+        }
+    }
+
+    private void gone(Collection<TopicPartition> parts) {
+        for (TopicPartition tp : parts) {
+            if (!crashed) {
+                frames.write(Frames.REVOKED, 0, id, tp.partition(), null, clock.now(), 0);
+            }
+            latest.remove(tp);
+        }
+    }
+
+    private void loop() throws InterruptedException {
+        while (!stopPolling) {
+            ConsumerRecords<byte[], byte[]> recs;
+            try {
+                recs = c.poll(POLL_TIMEOUT);
+            } catch (WakeupException | InterruptException e) {
+                break;
+            } catch (KafkaException e) {
+                if (stopPolling) {
+                    break;
+                }
+                frames.write(Frames.POLL_ERROR, 0, id, 0, null, clock.now(), 0);
+                sleepNs(100_000_000L);
+                continue;
+            }
+            int n = recs.count();
+            frames.write(Frames.POLL, 0, id, n, null, clock.now(), 0);
+            if (n == 0) {
+                continue;
+            }
+            List<Handled> batch = new ArrayList<>(n);
+            for (ConsumerRecord<byte[], byte[]> r : recs) {
+                batch.add(new Handled(r));
+            }
+            processBatch(batch);
+            settle(batch);
+        }
+    }
+
+    @Override
+    void wakeup() {
+        KafkaConsumer<byte[], byte[]> cc = c;
+        if (cc != null) {
+            cc.wakeup();
+        }
+    }
+
+    @Override
+    void handle(Handled h, SplittableRandom rng) {
+        if (!begin(h)) {
+            return;
+        }
+        boolean poison = h.st.isPoison(cfg.poisonRate);
+        while (true) {
+            if (!sleepNs(processingTime(rng))) {
+                h.outcome = ABANDONED; // unfinished: the committed prefix stops before it
+                return;
+            }
+            h.outcome = verdict(poison, rng);
+            if (h.outcome != RELEASED) {
+                return;
+            }
+            frames.write(Frames.RETRY, 0, id, 0, null, clock.now(), 0);
+        }
+    }
+
+    @Override
+    void finished(Handled h) {
+    }
+
+    /**
+     * Records the batch's completions (and dead letters) now and commits
+     * each partition's contiguous finished prefix, in delivery order.
+     */
+    private void settle(List<Handled> batch) {
+        if (crashed) {
+            return;
+        }
+        long now = clock.now();
+        Map<TopicPartition, OffsetAndMetadata> offs = new HashMap<>();
+        Set<TopicPartition> stopped = new HashSet<>();
+        for (Handled h : batch) {
+            TopicPartition tp = new TopicPartition(h.r.topic(), h.r.partition());
+            if (h.outcome == ABANDONED) {
+                stopped.add(tp);
+                continue;
+            }
+            if (!h.foreign) {
+                if (h.outcome == ACCEPTED) {
+                    frames.write(Frames.COMPLETION, 0, id, 0, h.st, now, h.delivered);
+                } else if (h.outcome == REJECTED) {
+                    frames.write(Frames.REJECT, 0, id, 0, h.st, now, 0); // dead letter
+                }
+            }
+            if (!stopped.contains(tp)) {
+                offs.put(tp, new OffsetAndMetadata(h.r.offset() + 1, h.r.leaderEpoch(), ""));
+            }
+        }
+        if (offs.isEmpty()) {
+            return;
+        }
+        latest.putAll(offs);
+        c.commitAsync(offs, (o, ex) -> {
+            if (ex != null && !crashed && !stopNow) {
+                frames.write(Frames.ACK_ERROR, 0, id, 1, null, clock.now(), 0);
+            }
+        });
+    }
+
+    private void close() {
+        Duration d = Duration.ofNanos(cfg.closeTimeoutNs);
+        try {
+            if (!latest.isEmpty()) {
+                c.commitSync(latest, d);
+            }
+        } catch (RuntimeException e) {
+            frames.write(Frames.ACK_ERROR, 0, id, 1, null, clock.now(), 0);
+        }
+        try {
+            c.close(d);
+        } catch (RuntimeException e) {
+            System.err.println("java runner: member " + id + ": close: " + e);
+        }
+        if (leaving) {
+            frames.control(Frames.LEFT, id, 0, clock.now());
+        }
+    }
+}

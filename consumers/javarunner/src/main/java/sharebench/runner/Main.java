@@ -1,0 +1,136 @@
+package sharebench.runner;
+
+import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The runner's entry point: java -cp ... sharebench.runner.Main CONFIG.
+ *
+ * <p>stdin carries commands from the harness, one per line: {@code ping SEQ},
+ * {@code join ID}, {@code leave ID}, {@code crash ID}, {@code slow FACTOR
+ * DURATION_NS}, {@code stop}. The end of stdin is {@code stop}: if the
+ * harness dies the runner ends too. stdout carries only event frames
+ * (Frames); System.out is redirected to stderr so no library can corrupt
+ * the stream. Exit status 0 after a stop with every member closed; 2 on a
+ * bad config; 3 when a member failed (the reason on stderr).
+ */
+public final class Main {
+    final RunnerConfig cfg;
+    final Clock clock = new Clock();
+    final Frames frames;
+    final Map<Integer, Member> members = new ConcurrentHashMap<>();
+    final List<Member> all = new ArrayList<>();
+    volatile double slowFactor = 1;
+    volatile long slowUntil;
+
+    Main(RunnerConfig cfg, Frames frames) {
+        this.cfg = cfg;
+        this.frames = frames;
+    }
+
+    public static void main(String[] args) throws Exception {
+        PrintStream stdout = new PrintStream(new FileOutputStream(FileDescriptor.out), false);
+        System.setOut(System.err);
+        if (args.length != 1) {
+            System.err.println("usage: sharebench.runner.Main CONFIG.properties");
+            System.exit(2);
+        }
+        RunnerConfig cfg;
+        try {
+            cfg = RunnerConfig.load(args[0]);
+        } catch (Exception e) {
+            System.err.println("java runner: config " + args[0] + ": " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        Frames frames = new Frames(stdout, 2);
+        Main m = new Main(cfg, frames);
+        frames.control(Frames.HELLO, 0, Frames.PROTOCOL, m.clock.now());
+        m.commands();
+        m.stopAll();
+        frames.control(Frames.BYE, 0, 0, m.clock.now());
+        frames.close();
+        System.exit(0);
+    }
+
+    /** Reads commands until stop or the end of stdin. */
+    void commands() throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String line; (line = in.readLine()) != null; ) {
+            String[] f = line.trim().split(" ");
+            switch (f[0]) {
+                case "ping" -> frames.control(Frames.PONG, 0, Integer.parseInt(f[1]), clock.now());
+                case "join" -> join(Integer.parseInt(f[1]));
+                case "leave" -> {
+                    Member m = members.remove(Integer.parseInt(f[1]));
+                    if (m != null) {
+                        m.leave();
+                    }
+                }
+                case "crash" -> {
+                    Member m = members.remove(Integer.parseInt(f[1]));
+                    if (m != null) {
+                        m.crash();
+                    }
+                }
+                case "slow" -> {
+                    slowFactor = Double.parseDouble(f[1]);
+                    slowUntil = clock.now() + Long.parseLong(f[2]);
+                }
+                case "stop" -> {
+                    return;
+                }
+                case "" -> {
+                }
+                default -> System.err.println("java runner: unknown command " + line);
+            }
+        }
+    }
+
+    void join(int id) {
+        Member m = cfg.share() ? new ShareMember(this, id) : new GroupMember(this, id);
+        members.put(id, m);
+        synchronized (all) {
+            all.add(m);
+        }
+        m.start();
+    }
+
+    /** Stops every member still running and waits for them (crashed ones are abandoned). */
+    void stopAll() throws InterruptedException {
+        List<Member> ms;
+        synchronized (all) {
+            ms = new ArrayList<>(all);
+        }
+        for (Member m : ms) {
+            m.stop();
+        }
+        for (Member m : ms) {
+            m.join();
+        }
+    }
+
+    /** A member failed beyond what it can count: the runner exits, the harness fails the run. */
+    void fail(int id, Throwable t) {
+        System.err.println("java runner: member " + id + " failed: " + t);
+        t.printStackTrace(System.err);
+        frames.flush();
+        Runtime.getRuntime().halt(3);
+    }
+
+    /** scale applies the slow-down in force to a processing time. */
+    long scale(long ns) {
+        if (clock.now() >= slowUntil) {
+            return ns;
+        }
+        return (long) (ns * slowFactor);
+    }
+}

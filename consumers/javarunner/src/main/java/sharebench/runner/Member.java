@@ -1,0 +1,236 @@
+package sharebench.runner;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * What both group types share, as consumers/member.go: a poll thread that
+ * owns the client (Kafka clients are single-threaded), a pool of workers, the
+ * blocking poll loop's batch handling, outcome draws and delivery frames.
+ *
+ * <p>Workers never touch the client: they hand finished records, and renewal
+ * requests, back to the poll thread through a queue, and the poll thread
+ * acknowledges (or commits) them.
+ */
+abstract class Member {
+    static final Duration POLL_TIMEOUT = Duration.ofSeconds(1);
+    static final int ABANDONED = 0, ACCEPTED = 1, RELEASED = 2, REJECTED = 3;
+
+    final Main main;
+    final int id;
+    final RunnerConfig cfg;
+    final Frames frames;
+    final Clock clock;
+    final ExecutorService pool;
+    final LinkedBlockingQueue<Object> done = new LinkedBlockingQueue<>();
+    private final Thread thread;
+    private final AtomicInteger workerSeq = new AtomicInteger();
+    private final ThreadLocal<SplittableRandom> rng;
+
+    /** stopPolling: leave or stop; stopNow: abort processing (stop, crash). */
+    volatile boolean stopPolling, stopNow, crashed, leaving;
+
+    /** One record of a batch: what its worker made of it. */
+    static final class Handled {
+        final ConsumerRecord<byte[], byte[]> r;
+        Stamp st;
+        long delivered; // runner clock ns
+        volatile int outcome = ABANDONED;
+        boolean foreign;
+        volatile long deadline; // estimated acquisition deadline, runner clock ns (share; 0 = none)
+
+        Handled(ConsumerRecord<byte[], byte[]> r) {
+            this.r = r;
+        }
+
+        boolean lockExpired(long now) {
+            return deadline > 0 && now > deadline;
+        }
+    }
+
+    /** A worker's request to renew a record's lock, served by the poll thread. */
+    static final class Renew {
+        final Handled h;
+        final CountDownLatch served = new CountDownLatch(1);
+        volatile boolean ok;
+
+        Renew(Handled h) {
+            this.h = h;
+        }
+    }
+
+    Member(Main main, int id) {
+        this.main = main;
+        this.id = id;
+        this.cfg = main.cfg;
+        this.frames = main.frames;
+        this.clock = main.clock;
+        pool = Executors.newFixedThreadPool(cfg.workers, r -> {
+            Thread t = new Thread(r, "member-" + id + "-worker");
+            t.setDaemon(true);
+            return t;
+        });
+        rng = ThreadLocal.withInitial(() -> new SplittableRandom(cfg.run ^ ((long) id << 16 | workerSeq.getAndIncrement())));
+        thread = new Thread(this::runSafe, "member-" + id);
+        thread.setDaemon(true);
+    }
+
+    /** The poll loop until the member stops polling; then it closes the client (unless crashed). */
+    abstract void run() throws Exception;
+
+    /** Interrupts a blocked poll. */
+    abstract void wakeup();
+
+    /** Runs one record through processing and the outcome policy (a worker calls it). */
+    abstract void handle(Handled h, SplittableRandom rng);
+
+    /** Called on the poll thread as each record finishes (share explicit acknowledges here). */
+    abstract void finished(Handled h);
+
+    /** Called on the poll thread for a worker's lock renewal. */
+    void renew(Renew q) {
+        q.served.countDown();
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    void leave() {
+        leaving = true;
+        stopPolling = true;
+        wakeup();
+    }
+
+    void crash() {
+        crashed = true;
+        stopNow = true;
+        stopPolling = true;
+        pool.shutdownNow();
+        wakeup();
+    }
+
+    void stop() {
+        stopPolling = true;
+        stopNow = true;
+        pool.shutdownNow();
+        wakeup();
+    }
+
+    void join() throws InterruptedException {
+        if (!crashed) {
+            thread.join(TimeUnit.NANOSECONDS.toMillis(cfg.closeTimeoutNs) + 5000);
+        }
+    }
+
+    private void runSafe() {
+        try {
+            run();
+        } catch (Throwable t) {
+            if (!stopNow) {
+                main.fail(id, t);
+            }
+        } finally {
+            pool.shutdownNow();
+            frames.control(Frames.EXITED, id, 0, clock.now());
+        }
+    }
+
+    /**
+     * Hands the batch to the workers and serves them until every record has
+     * an outcome (blocking style: the member polls again only then).
+     */
+    void processBatch(List<Handled> batch) throws InterruptedException {
+        int pending = 0;
+        for (Handled h : batch) {
+            if (stopNow) {
+                finished(h); // abandoned
+                continue;
+            }
+            try {
+                pool.execute(() -> {
+                    try {
+                        handle(h, rng.get());
+                    } catch (RuntimeException e) {
+                        h.outcome = ABANDONED;
+                    } finally {
+                        done.add(h);
+                    }
+                });
+                pending++;
+            } catch (RejectedExecutionException e) {
+                finished(h); // abandoned: the pool is shut down
+            }
+        }
+        while (pending > 0) {
+            Object o = done.take();
+            if (o instanceof Renew q) {
+                renew(q);
+                continue;
+            }
+            pending--;
+            finished((Handled) o);
+        }
+    }
+
+    /**
+     * begin decodes the record's stamp and writes its delivery. A record that
+     * is not this run's is counted foreign and marked accepted; begin then
+     * returns false and the record goes unprocessed.
+     */
+    boolean begin(Handled h) {
+        Stamp st = Stamp.decode(h.r.value());
+        if (st == null || st.run != cfg.run) {
+            frames.write(Frames.FOREIGN, 0, id, 0, null, clock.now(), 0);
+            h.foreign = true;
+            h.outcome = ACCEPTED;
+            return false;
+        }
+        h.st = st;
+        h.delivered = clock.now();
+        int count = h.r.deliveryCount().map(Short::intValue).orElse(0);
+        frames.write(Frames.DELIVERY, 0, id, count, st, h.delivered, h.r.timestamp() * 1_000_000L);
+        return true;
+    }
+
+    /** One attempt's processing time, slowed down while a slow-down is in force. */
+    long processingTime(SplittableRandom r) {
+        return main.scale(cfg.processing.sample(r));
+    }
+
+    /** The outcome of a finished attempt: poison is rejected, a transient failure released. */
+    int verdict(boolean poison, SplittableRandom r) {
+        if (poison) {
+            return REJECTED;
+        }
+        if (cfg.transientRate > 0 && r.nextDouble() < cfg.transientRate) {
+            return RELEASED;
+        }
+        return ACCEPTED;
+    }
+
+    /** Sleeps ns unless the member is stopped or the thread interrupted; reports whether it slept fully. */
+    boolean sleepNs(long ns) {
+        long end = System.nanoTime() + ns;
+        while (true) {
+            if (stopNow || Thread.currentThread().isInterrupted()) {
+                return false;
+            }
+            long left = end - System.nanoTime();
+            if (left <= 0) {
+                return true;
+            }
+            LockSupport.parkNanos(left);
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package sharebench.runner;
+
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Properties;
+
+/**
+ * The fleet's configuration, written by the Go harness as a properties
+ * file (consumers/java_fleet.go, runnerProperties): the same fields as
+ * consumers.Config. Durations are nanoseconds.
+ */
+public final class RunnerConfig {
+    public final String bootstrap, topic, group, type, acquireMode, ackMode;
+    public final int workers, maxPollRecords, deliveryLimit;
+    public final double transientRate, poisonRate;
+    public final boolean renew;
+    public final long closeTimeoutNs, sessionTimeoutNs, run;
+    public final Processing processing;
+
+    public RunnerConfig(Properties p) {
+        bootstrap = req(p, "bootstrap");
+        topic = req(p, "topic");
+        group = req(p, "group");
+        type = req(p, "type");
+        acquireMode = p.getProperty("acquire_mode", "batch_optimized");
+        ackMode = p.getProperty("ack_mode", "explicit");
+        workers = Integer.parseInt(req(p, "workers"));
+        maxPollRecords = Integer.parseInt(req(p, "max_poll_records"));
+        deliveryLimit = Integer.parseInt(p.getProperty("delivery_limit", "5"));
+        transientRate = Double.parseDouble(p.getProperty("transient_rate", "0"));
+        poisonRate = Double.parseDouble(p.getProperty("poison_rate", "0"));
+        renew = Boolean.parseBoolean(p.getProperty("renew", "false"));
+        closeTimeoutNs = Long.parseLong(p.getProperty("close_timeout_ns", "10000000000"));
+        sessionTimeoutNs = Long.parseLong(p.getProperty("session_timeout_ns", "0"));
+        run = Long.parseUnsignedLong(req(p, "run"));
+        processing = new Processing(p.getProperty("processing.model", "none"), ns(p, "processing.time"), ns(p, "processing.min"),
+                ns(p, "processing.max"), ns(p, "processing.mean"), ns(p, "processing.median"), ns(p, "processing.p99"));
+        if (!type.equals("share") && !type.equals("consumer")) {
+            throw new IllegalArgumentException("type: expected share or consumer, got " + type);
+        }
+    }
+
+    public static RunnerConfig load(String path) throws IOException {
+        Properties p = new Properties();
+        try (InputStream in = new FileInputStream(path)) {
+            p.load(in);
+        }
+        return new RunnerConfig(p);
+    }
+
+    public boolean share() {
+        return type.equals("share");
+    }
+
+    public boolean explicit() {
+        return ackMode.equals("explicit");
+    }
+
+    private static String req(Properties p, String key) {
+        String v = p.getProperty(key);
+        if (v == null) {
+            throw new IllegalArgumentException("config: missing " + key);
+        }
+        return v;
+    }
+
+    private static long ns(Properties p, String key) {
+        return Long.parseLong(p.getProperty(key, "0"));
+    }
+}

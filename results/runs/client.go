@@ -1,0 +1,16 @@
+package runs
+
+import "github.com/sharebench/sharebench/results"
+
+// Client is the consumer client library a run used (run.json "client"):
+// franz-go with its module version, or java with the kafka-clients version.
+// The producers are franz-go in every run. Records written before the key
+// existed have none (franz-go).
+type Client struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	// Clock is the Java runner's clock alignment: offset added to its
+	// readings and the alignment's error bound (half the smallest ping round
+	// trip); absent for franz-go, whose members read the harness's clock.
+	Clock *results.ClientClock `json:"clock,omitempty"`
+}
