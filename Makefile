@@ -25,9 +25,10 @@ test-unit:
 ## test-short: the same as test-unit (kept for habit)
 test-short: test-unit
 
-## bench-go: go test benchmarks of the per-record path
+## bench-go: go test benchmarks of the per-record path, in exactly the packages that have benchmarks
+BENCH_PKGS = $(sort $(dir $(shell grep -rl --include='*_test.go' '^func Benchmark' .)))
 bench-go:
-	$(GO) test -run '^$$' -bench . -benchmem ./results/ ./consumers/ ./producer/
+	$(GO) test -run '^$$' -bench . -benchmem $(BENCH_PKGS)
 
 ## image: the local broker image sharebench/kafka:<version> (Debian rootfs + JRE 17 + Maven-resolved jars,
 # docker import) for the container provider where apache/kafka cannot be pulled; a no-op when it exists.
