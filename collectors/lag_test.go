@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // A partition whose offsets failed or whose lag is -1 makes the total
