@@ -1,7 +1,9 @@
 package runs
 
 import (
+	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sharebench/sharebench/results"
@@ -103,5 +105,72 @@ func TestDrainEstimateEdges(t *testing.T) {
 	}
 	if got := DrainEstimate(-5, 10, 0); got == nil || *got != 0 {
 		t.Errorf("negative backlog: %v, want 0", got)
+	}
+}
+
+// Edges the mutation run found untested.
+func TestValidityAndCeilingEdges(t *testing.T) {
+	flags := func(in ValidityInput) []string {
+		in.IsKafka = true
+		if in.Audit == (results.Audit{}) {
+			in.Audit.Balanced = true
+		}
+		return Check(in).Codes()
+	}
+	// A collector that never ran is not failed; one whose only reading
+	// failed is.
+	if got := flags(ValidityInput{Collectors: []CollectorHealth{{Name: "lag"}}}); len(got) != 0 {
+		t.Errorf("collector with no readings: %v", got)
+	}
+	if got := flags(ValidityInput{Collectors: []CollectorHealth{{Name: "lag", Attempts: 1, Failures: 1}}}); !slices.Equal(got, []string{"collector_failed"}) {
+		t.Errorf("collector whose one reading failed: %v", got)
+	}
+	if got := flags(ValidityInput{Collectors: []CollectorHealth{{Name: "broker", Attempts: 5, NoWindow: true}}}); !slices.Equal(got, []string{"collector_failed"}) {
+		t.Errorf("collector with no window figures: %v", got)
+	}
+	// A schedule-lag limit of 1 ms is used as given (only ≤ 0 means 100).
+	if got := flags(ValidityInput{ScheduleLagP99Ms: 1.5, ScheduleLagLimitMs: 1}); !slices.Equal(got, []string{"schedule_lag"}) {
+		t.Errorf("limit 1 ms, p99 1.5 ms: %v", got)
+	}
+	// A ceiling below 1 record/s still bounds.
+	if got := flags(ValidityInput{Ceiling: Ceiling{RecordsPerSec: 0.5}, CompletedPerSec: 1}); !slices.Equal(got, []string{"above_ceiling"}) {
+		t.Errorf("ceiling 0.5/s, measured 1/s: %v", got)
+	}
+	// The unbalanced audit's message adds up the categories.
+	v := Check(ValidityInput{IsKafka: true, Audit: results.Audit{Produced: 10, CompletedOnce: 3, Duplicates: 1, Archived: 1, InFlight: 1, Lost: 1}})
+	if len(v.Flags) == 0 || v.Flags[0].Code != "audit_unbalanced" || !strings.Contains(v.Flags[0].Message, "10 produced, 7 classified") {
+		t.Errorf("audit message %+v", v.Flags)
+	}
+
+	// Invalid rates (≥ 1) cost infinitely many attempts.
+	for _, tp := range [][2]float64{{1.5, 0}, {0, 1.5}, {1, 0}, {0, 1}} {
+		if got := AttemptsPerCompletion(tp[0], tp[1]); !math.IsInf(got, 1) {
+			t.Errorf("attempts at transient %v poison %v: %v, want +Inf", tp[0], tp[1], got)
+		}
+	}
+	// No members and no processing: no worker bound (0), not NaN.
+	if c := ComputeCeiling(CeilingInput{ProducerRate: 5}); c.Workers != 0 || c.Bound != "producer" || c.RecordsPerSec != 5 {
+		t.Errorf("empty ceiling %+v", c)
+	}
+	// The lock ceiling needs locks and a hold time: 1 lock × 1 partition /
+	// 1 ms = 1000/s; without either it is absent (0), never +Inf or 0/s
+	// binding.
+	if c := ComputeCeiling(CeilingInput{Share: true, Members: 1, Workers: 1, Partitions: 1, ProducerRate: 5000, RecordLocks: 1, HoldMs: 1}); c.Locks != 1000 || c.Bound != "locks" {
+		t.Errorf("1 lock, 1 ms: %+v", c)
+	}
+	for _, in := range []CeilingInput{
+		{Share: true, Members: 1, Workers: 1, Partitions: 1, ProducerRate: 5000, RecordLocks: 0, HoldMs: 50},
+		{Share: true, Members: 1, Workers: 1, Partitions: 1, ProducerRate: 5000, RecordLocks: 10, HoldMs: 0},
+	} {
+		if c := ComputeCeiling(in); c.Locks != 0 || c.Bound != "producer" {
+			t.Errorf("locks %d hold %v: %+v, want no lock ceiling", in.RecordLocks, in.HoldMs, c)
+		}
+	}
+	if c := (Ceiling{RecordsPerSec: 0.5}).WithMeasured(1); c.Efficiency != 2 {
+		t.Errorf("efficiency %v, want 2", c.Efficiency)
+	}
+	// Consumers faster by less than 1 record/s still drain.
+	if got := DrainEstimate(1, 0, 0.5); got == nil || *got != 2 {
+		t.Errorf("net 0.5/s: %v, want 2 s", got)
 	}
 }
