@@ -36,11 +36,11 @@ func TestStallShowsInLatencyFromIntendedTime(t *testing.T) {
 	}
 	g := r.Merge()
 	d, c, lag, pub := SummarizeMillis(g.Delivery), SummarizeMillis(g.Completion), SummarizeMillis(g.ScheduleLag), SummarizeMillis(g.Publish)
-	near(t, "delivery max", d.Max, 102)     // record 0: intended 0, delivered 102 ms
-	near(t, "completion max", c.Max, 103)   // completed 103 ms
+	near(t, "delivery max", d.Max, 102)   // record 0: intended 0, delivered 102 ms
+	near(t, "completion max", c.Max, 103) // completed 103 ms
 	near(t, "schedule lag max", lag.Max, 100)
 	near(t, "publish max", pub.Max, 1) // broker ack − actual send: the stall is not the broker's
-	near(t, "delivery p50", d.P50, 2)       // the second half was on time
+	near(t, "delivery p50", d.P50, 2)  // the second half was on time
 	if d.P90 < 50 && d.Mean < 20 {
 		t.Errorf("delivery p90 %v mean %v: the stall is hidden", d.P90, d.Mean)
 	}
