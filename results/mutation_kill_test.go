@@ -102,3 +102,29 @@ func TestLedgerBitAddressing(t *testing.T) {
 		t.Errorf("producer 1 of 1: foreign %d, want 1", a.Foreign)
 	}
 }
+
+// A stamp fills exactly StampSize bytes: a value of that size is stamped
+// and decoded.
+func TestStampExactSize(t *testing.T) {
+	b := make([]byte, StampSize)
+	st := Stamp{Run: 7, Producer: 1, Seq: 2, Intended: 3, Sent: 4}
+	st.Put(b)
+	if got, err := DecodeStamp(b); err != nil || got != st {
+		t.Errorf("exact-size stamp: %+v %v", got, err)
+	}
+}
+
+// Below 2048 µs the histogram is exact: the millisecond figures are the
+// recorded values to the microsecond.
+func TestSummarizeMillisExactBelow2ms(t *testing.T) {
+	h := NewLatencyHistogram()
+	RecordNanos(h, 1_500_000)
+	p := SummarizeMillis(h)
+	if p.P50 != 1.5 || p.P9999 != 1.5 || p.Max != 1.5 || p.Mean != 1.5 {
+		t.Errorf("percentiles %+v, want 1.5 ms", p)
+	}
+	txt, err := PercentileText(h)
+	if err != nil || !bytes.Contains(txt, []byte("1.500")) {
+		t.Errorf("hgrm %q %v: want the value in ms (1.500)", txt, err)
+	}
+}
