@@ -40,3 +40,21 @@ func TestTotalLagUnknownPartitionIsNotZero(t *testing.T) {
 		t.Errorf("summary %+v, want 0 samples and 1 error", s)
 	}
 }
+
+// SummarizeLag at its edges: no readings, one reading; the default interval.
+func TestSummarizeLagEdges(t *testing.T) {
+	if s := SummarizeLag(nil, 2, time.Unix(5, 0)); s.Samples != 0 || s.AtWindowEnd != 0 || s.Max != 0 || s.Errors != 2 {
+		t.Errorf("no readings: %+v", s)
+	}
+	if s := SummarizeLag([]LagSample{{time.Unix(1, 0), 42}}, 0, time.Unix(100, 0)); s.AtWindowEnd != 42 || s.Max != 42 || s.Samples != 1 {
+		t.Errorf("one reading: %+v", s)
+	}
+	for _, d := range []time.Duration{0, -time.Second} {
+		if l := NewLagSampler(nil, d); l.interval != time.Second {
+			t.Errorf("interval %v: default %v, want 1s", d, l.interval)
+		}
+	}
+	if l := NewLagSampler(nil, time.Millisecond); l.interval != time.Millisecond {
+		t.Errorf("interval 1ms kept as %v", l.interval)
+	}
+}
