@@ -5,7 +5,7 @@ ARGS ?=
 KAFKA_VERSION ?=
 GO ?= go
 
-.PHONY: bench test test-unit test-short build vet bench-go clean image docs
+.PHONY: bench test test-unit test-short build vet bench-go mutate clean image docs
 
 ## bench: built-in consumer-group vs share-group comparison on a Kafka 4.2 cluster it starts itself
 # Built, not `go run`: a built binary carries its VCS revision, which run records keep.
@@ -25,9 +25,18 @@ test-unit:
 ## test-short: the same as test-unit (kept for habit)
 test-short: test-unit
 
-## bench-go: go test benchmarks of the per-record path
+## bench-go: go test benchmarks of the per-record path, in exactly the packages that have benchmarks
+BENCH_PKGS = $(sort $(dir $(shell grep -rl --include='*_test.go' '^func Benchmark' .)))
 bench-go:
-	$(GO) test -run '^$$' -bench . -benchmem ./results/ ./consumers/ ./producer/
+	$(GO) test -run '^$$' -bench . -benchmem $(BENCH_PKGS)
+
+## mutate: mutation testing of the measurement model (tools/mutate), one package at a time with a
+# per-mutant timeout; prints every surviving mutant and the kill rate per package (docs/testing.md)
+MUTATE_TIMEOUT ?= 60s
+mutate:
+	$(GO) run ./tools/mutate -pkg ./results -timeout $(MUTATE_TIMEOUT) -files recorder.go,ledger.go,histogram.go,intervallog.go,stamp.go,timeseries.go
+	$(GO) run ./tools/mutate -pkg ./results/runs -timeout $(MUTATE_TIMEOUT) -files ceiling.go,validity.go,drain.go
+	$(GO) run ./tools/mutate -pkg ./collectors -timeout $(MUTATE_TIMEOUT) -files broker.go,brokersummary.go,lag.go,procfs.go
 
 ## image: the local broker image sharebench/kafka:<version> (Debian rootfs + JRE 17 + Maven-resolved jars,
 # docker import) for the container provider where apache/kafka cannot be pulled; a no-op when it exists.

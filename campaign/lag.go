@@ -12,8 +12,10 @@ import (
 
 // groupLag returns a LagFunc reading the group's total lag on topic from the
 // Admin API: share groups through DescribeShareGroupOffsets (Kafka 4.2
-// returns the lag per share partition; -1 where unknown is skipped),
-// consumer groups through kadm's Lag (committed offsets against end offsets).
+// returns the lag per share partition), consumer groups through kadm's Lag
+// (committed offsets against end offsets). A partition whose lag is unknown
+// (an error, or -1) fails the reading (collectors.TotalLag): a partial sum
+// would read as a smaller backlog, or none.
 func (a *admin) groupLag(group, topic string, share bool) collectors.LagFunc {
 	return func(ctx context.Context) (int64, error) {
 		if share {
@@ -25,11 +27,13 @@ func (a *admin) groupLag(group, topic string, share bool) collectors.LagFunc {
 			if !ok || g.Err != nil {
 				return 0, fmt.Errorf("share group %q: lag: %v", group, g.Err)
 			}
-			var total int64
+			var parts []collectors.PartitionLag
 			for _, p := range g.Offsets[topic] {
-				if p.Err == nil && p.Lag >= 0 {
-					total += p.Lag
-				}
+				parts = append(parts, collectors.PartitionLag{Partition: p.Partition, Lag: p.Lag, Err: p.Err})
+			}
+			total, err := collectors.TotalLag(topic, parts)
+			if err != nil {
+				return 0, fmt.Errorf("share group %q: %w", group, err)
 			}
 			return total, nil
 		}
@@ -44,7 +48,15 @@ func (a *admin) groupLag(group, topic string, share bool) collectors.LagFunc {
 		if err := g.Error(); err != nil {
 			return 0, fmt.Errorf("consumer group %q: lag: %w", group, err)
 		}
-		return g.Lag.TotalByTopic()[topic].Lag, nil
+		var parts []collectors.PartitionLag
+		for _, p := range g.Lag[topic] {
+			parts = append(parts, collectors.PartitionLag{Partition: p.Partition, Lag: p.Lag, Err: p.Err})
+		}
+		total, err := collectors.TotalLag(topic, parts)
+		if err != nil {
+			return 0, fmt.Errorf("consumer group %q: %w", group, err)
+		}
+		return total, nil
 	}
 }
 

@@ -186,8 +186,11 @@ func labels(m *dto.Metric) map[string]string {
 type BrokerScraper struct {
 	urls     []string
 	interval time.Duration
-	client   *http.Client
-	maxKeep  int
+	// Tick and Now replace the wall clock (tests); nil: RealTicker, time.Now.
+	Tick    Ticker
+	Now     func() time.Time
+	client  *http.Client
+	maxKeep int
 
 	mu      sync.Mutex
 	samples [][]BrokerSample // per URL, in time order
@@ -219,7 +222,7 @@ func (s *BrokerScraper) Start(ctx context.Context) {
 	if len(s.urls) == 0 {
 		return
 	}
-	s.loop = startPeriodic(ctx, s.interval, s.ScrapeAll)
+	s.loop = startPeriodic(ctx, s.interval, s.Tick, s.ScrapeAll)
 }
 
 // Stop ends the background loop, takes one final scrape (so counters cover
@@ -264,7 +267,7 @@ func (s *BrokerScraper) scrape(ctx context.Context, url string) (BrokerSample, e
 	if err != nil {
 		return BrokerSample{}, fmt.Errorf("broker metrics %s: %s", shown, redact.Text(err.Error()))
 	}
-	at := time.Now()
+	at := now(s.Now)
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return BrokerSample{}, fmt.Errorf("broker metrics %s: %s", shown, redact.Text(err.Error()))

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -124,13 +125,15 @@ func TestBrokerScraperCountsFailures(t *testing.T) {
 	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "no", 500) }))
 	defer bad.Close()
 	s := NewBrokerScraper([]string{good.URL, bad.URL}, 50*time.Millisecond)
+	mt := newManualTicker()
+	s.Tick = mt.Ticker
 	s.Start(context.Background())
-	time.Sleep(180 * time.Millisecond)
-	s.Stop()
-	s.Stop() // idempotent
+	mt.tick(t, 3) // 3 scrapes finished (the first, and after ticks 1 and 2)
+	s.Stop()      // + the one under way and the final one
+	s.Stop()      // idempotent
 	ss := s.Samples()
 	n, last := s.Errors()
-	if len(ss[0]) < 3 || len(ss[1]) != 0 || n < 3 || !strings.Contains(last, "HTTP 500") {
+	if len(ss[0]) < 4 || len(ss[0]) > 5 || len(ss[1]) != 0 || n != len(ss[0]) || !strings.Contains(last, "HTTP 500") {
 		t.Errorf("good %d samples, bad %d samples, %d errors (%q)", len(ss[0]), len(ss[1]), n, last)
 	}
 	if ss[0][0].Acks["Accept"] != 2351 {
@@ -143,22 +146,25 @@ func TestBrokerScraperCountsFailures(t *testing.T) {
 }
 
 func TestLagSampler(t *testing.T) {
-	var i int64
+	var i atomic.Int64
 	l := NewLagSampler(func(context.Context) (int64, error) {
-		i++
-		if i == 2 {
+		n := i.Add(1)
+		if n == 2 {
 			return 0, context.DeadlineExceeded
 		}
-		return i * 10, nil
+		return n * 10, nil
 	}, 20*time.Millisecond)
+	mt := newManualTicker()
+	t0 := time.Unix(1000, 0)
+	l.Tick, l.Now = mt.Ticker, func() time.Time { return t0.Add(time.Duration(i.Load()) * time.Second) }
 	l.Start(context.Background())
-	time.Sleep(110 * time.Millisecond)
+	mt.tick(t, 4) // readings 1-4 done: 10, error, 30, 40
 	l.Stop()
-	s := l.Summary(time.Now())
-	if s.Errors != 1 || s.Samples < 3 || s.Max != int64(s.Samples+1)*10 || s.AtWindowEnd != s.Max || s.LastError == "" {
+	s := l.Summary(t0.Add(2 * time.Second)) // nearest the reading of 30 (taken at t0+2s)
+	if s.Errors != 1 || s.Samples < 3 || s.Max != int64(s.Samples+1)*10 || s.AtWindowEnd != 30 || s.LastError == "" {
 		t.Errorf("summary %+v", s)
 	}
-	t0 := time.Unix(0, 0)
+	t0 = time.Unix(0, 0)
 	got := SummarizeLag([]LagSample{{t0, 5}, {t0.Add(time.Second), 50}, {t0.Add(2 * time.Second), 7}}, 0, t0.Add(900*time.Millisecond))
 	if got.Max != 50 || got.AtWindowEnd != 50 {
 		t.Errorf("SummarizeLag %+v", got)

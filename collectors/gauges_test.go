@@ -99,12 +99,14 @@ func TestProcSamplerFollowsNewPIDs(t *testing.T) {
 		defer mu.Unlock()
 		return pids
 	}, 20*time.Millisecond)
+	mt := newManualTicker()
+	s.Tick = mt.Ticker
 	s.Start(context.Background())
-	time.Sleep(100 * time.Millisecond)
+	mt.tick(t, 2) // readings 1 and 2 done
 	mu.Lock()
 	pids = []int{os.Getpid()} // "started again"
 	mu.Unlock()
-	time.Sleep(100 * time.Millisecond)
+	mt.tick(t, 3) // reading 3 may have begun before the switch; 4 and 5 follow it
 	s.Stop()
 	samples := s.Samples()
 	if len(samples) < 4 {

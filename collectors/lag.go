@@ -2,6 +2,9 @@ package collectors
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,6 +25,9 @@ type LagSample struct {
 type LagSampler struct {
 	fn       LagFunc
 	interval time.Duration
+	// Tick and Now replace the wall clock (tests); nil: RealTicker, time.Now.
+	Tick Ticker
+	Now  func() time.Time
 
 	mu      sync.Mutex
 	samples []LagSample
@@ -42,13 +48,13 @@ func NewLagSampler(fn LagFunc, interval time.Duration) *LagSampler {
 
 // Start samples at once, then every interval, until Stop or ctx ends.
 func (l *LagSampler) Start(ctx context.Context) {
-	l.loop = startPeriodic(ctx, l.interval, l.sample)
+	l.loop = startPeriodic(ctx, l.interval, l.Tick, l.sample)
 }
 
 func (l *LagSampler) sample(ctx context.Context) {
 	rctx, cancel := context.WithTimeout(ctx, max(l.interval, 2*time.Second))
 	defer cancel()
-	at := time.Now()
+	at := now(l.Now)
 	lag, err := l.fn(rctx)
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -110,4 +116,41 @@ func SummarizeLag(samples []LagSample, errors int, windowEnd time.Time) results.
 		out.AtWindowEnd = samples[best].Lag
 	}
 	return out
+}
+
+// PartitionLag is one partition's lag as the Admin API returned it: Lag is
+// -1 (or any negative) when the broker could not compute it, Err set when
+// the partition's offsets failed.
+type PartitionLag struct {
+	Partition int32
+	Lag       int64
+	Err       error
+}
+
+// TotalLag sums the partitions' lag. A partition whose offsets failed or
+// whose lag is unknown makes the total unknown: the reading is an error
+// naming the partitions (the sampler counts it as a failed reading), never
+// a partial sum, which would read as a smaller backlog (or 0, "no backlog",
+// and a drain estimate of 0 s). No partitions at all is unknown too.
+func TotalLag(topic string, parts []PartitionLag) (int64, error) {
+	if len(parts) == 0 {
+		return 0, fmt.Errorf("lag of topic %q unknown: no partitions described", topic)
+	}
+	var total int64
+	var bad []string
+	for _, p := range parts {
+		switch {
+		case p.Err != nil:
+			bad = append(bad, fmt.Sprintf("partition %d: %v", p.Partition, p.Err))
+		case p.Lag < 0:
+			bad = append(bad, fmt.Sprintf("partition %d: lag %d (unknown)", p.Partition, p.Lag))
+		default:
+			total += p.Lag
+		}
+	}
+	if len(bad) > 0 {
+		slices.Sort(bad)
+		return 0, fmt.Errorf("lag of topic %q unknown: %d of %d partitions failed: %s", topic, len(bad), len(parts), strings.Join(bad, "; "))
+	}
+	return total, nil
 }

@@ -13,22 +13,38 @@ type periodic struct {
 	done   chan struct{}
 }
 
-// startPeriodic runs sample(ctx) at once and then every interval until ctx
-// ends or stop is called. A sample that takes longer than the interval
-// delays the next one; ticks are not queued up.
-func startPeriodic(ctx context.Context, interval time.Duration, sample func(ctx context.Context)) *periodic {
+// Ticker makes the ticks a sampler waits on between readings: a channel and
+// a function that stops it. The samplers use RealTicker unless a test
+// injects its own (a channel it sends on), so unit tests need no sleeps.
+type Ticker func(interval time.Duration) (ticks <-chan time.Time, stop func())
+
+// RealTicker ticks every interval on the wall clock (time.NewTicker).
+func RealTicker(interval time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(interval)
+	return t.C, t.Stop
+}
+
+// startPeriodic runs sample(ctx) at once and then on every tick of
+// tick(interval) (RealTicker when nil) until ctx ends or stop is called. A
+// sample that takes longer than the interval delays the next one; ticks are
+// not queued up. With an unbuffered injected channel, a send returns once the
+// previous sample has finished.
+func startPeriodic(ctx context.Context, interval time.Duration, tick Ticker, sample func(ctx context.Context)) *periodic {
+	if tick == nil {
+		tick = RealTicker
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	p := &periodic{cancel: cancel, done: make(chan struct{})}
+	ticks, stopTicks := tick(interval)
 	go func() {
 		defer close(p.done)
-		t := time.NewTicker(interval)
-		defer t.Stop()
+		defer stopTicks()
 		for {
 			sample(ctx)
 			select {
 			case <-ctx.Done():
 				return
-			case <-t.C:
+			case <-ticks:
 			}
 		}
 	}()

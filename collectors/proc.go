@@ -42,6 +42,8 @@ func ReadProc(pids []int) ProcSample {
 type ProcSampler struct {
 	pids     func() []int
 	interval time.Duration
+	// Tick replaces the wall-clock ticker (tests); nil: RealTicker.
+	Tick Ticker
 
 	mu      sync.Mutex
 	samples []ProcSample
@@ -62,7 +64,7 @@ func NewProcSampler(pids func() []int, interval time.Duration) *ProcSampler {
 
 // Start samples at once, then every interval, until Stop or ctx ends.
 func (p *ProcSampler) Start(ctx context.Context) {
-	p.loop = startPeriodic(ctx, p.interval, func(context.Context) {
+	p.loop = startPeriodic(ctx, p.interval, p.Tick, func(context.Context) {
 		s := ReadProc(p.pids())
 		p.mu.Lock()
 		defer p.mu.Unlock()
@@ -83,4 +85,12 @@ func (p *ProcSampler) Samples() []ProcSample {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]ProcSample(nil), p.samples...)
+}
+
+// now reads the injected clock, or the wall clock.
+func now(f func() time.Time) time.Time {
+	if f != nil {
+		return f()
+	}
+	return time.Now()
 }

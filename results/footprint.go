@@ -36,22 +36,23 @@ func SeriesBytes(seconds int) uint64 {
 const intervalBytesPerSecond = 2048
 
 // IntervalLogBytes is the memory the run's two interval logs grow to over
-// seconds of run time.
+// seconds of run time: the encoded intervals, plus the intervals not yet
+// written (at most intervalLagSeconds + 2 histograms per log).
 func IntervalLogBytes(seconds int) uint64 {
 	if seconds < 1 {
 		seconds = 1
 	}
-	return satMul(uint64(seconds), 2*intervalBytesPerSecond)
+	return satMul(uint64(seconds), 2*intervalBytesPerSecond) + 2*(intervalLagSeconds+2)*latencyHistogramBytes()
 }
 
 // ProducerShardBytes is the memory of one producer's shard (two latency
-// histograms).
-func ProducerShardBytes() uint64 { return 2 * latencyHistogramBytes() }
+// histograms and its publish interval).
+func ProducerShardBytes() uint64 { return 3 * latencyHistogramBytes() }
 
 // MemberShardBytes is the memory of one consumer member's shard (four
-// latency histograms and the poll-size histogram).
+// latency histograms, its completion interval and the poll-size histogram).
 func MemberShardBytes() uint64 {
-	return 4*latencyHistogramBytes() + uint64(hdrhistogram.New(1, 1_000_000, 3).ByteSize())
+	return 5*latencyHistogramBytes() + uint64(hdrhistogram.New(1, 1_000_000, 3).ByteSize())
 }
 
 func latencyHistogramBytes() uint64 { return uint64(NewLatencyHistogram().ByteSize()) }

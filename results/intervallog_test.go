@@ -51,3 +51,48 @@ func TestIntervalLogReadsBackWithHdrReader(t *testing.T) {
 		t.Errorf("header or tag missing:\n%s", b)
 	}
 }
+
+// Shards of one log: every observation lands in the interval of its time
+// whichever shard recorded it, intervals are written in order, and Bytes
+// does not change the log (recording goes on; a second call adds nothing).
+func TestIntervalLogShardsMerge(t *testing.T) {
+	start := int64(1_700_000_000) * 1e9
+	l := NewIntervalLog("completion", start)
+	a, b := l.Shard(), l.Shard()
+	for sec := int64(0); sec < 10; sec++ {
+		for i := int64(0); i < 10; i++ {
+			a.Record(start+sec*1e9+i*1e6, (sec+1)*1e6)
+			b.Record(start+sec*1e9+i*1e6+5e5, (sec+1)*1e6)
+		}
+	}
+	read := func() []*hdrhistogram.Histogram {
+		b, err := l.bytesWith([]*intervalPiece{a.piece(), b.piece()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := hdrhistogram.NewHistogramLogReader(bytes.NewReader(b))
+		var got []*hdrhistogram.Histogram
+		for {
+			h, err := r.NextIntervalHistogram()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h == nil {
+				return got
+			}
+			got = append(got, h)
+		}
+	}
+	got := read()
+	if len(got) != 10 {
+		t.Fatalf("%d intervals, want 10", len(got))
+	}
+	for i, h := range got {
+		if h.TotalCount() != 20 || !h.ValuesAreEquivalent(h.Max(), int64(i+1)*1000) || h.StartTimeMs() != (start+int64(i)*1e9)/1e6 {
+			t.Errorf("interval %d: count %d max %d start %d", i, h.TotalCount(), h.Max(), h.StartTimeMs())
+		}
+	}
+	if again := read(); len(again) != 10 || again[9].TotalCount() != 20 {
+		t.Errorf("second read: %d intervals", len(again))
+	}
+}

@@ -65,6 +65,7 @@ type ProducerShard struct {
 	r           *Recorder
 	mu          sync.Mutex
 	publish     *hdrhistogram.Histogram // broker ack − actual send
+	publishLog  *IntervalShard          // publish.hlog, every ack of the run
 	scheduleLag *hdrhistogram.Histogram // actual send − intended send
 	Sent        atomic.Int64
 	Acked       atomic.Int64
@@ -74,7 +75,8 @@ type ProducerShard struct {
 
 // ProducerShard returns a new shard for one producer.
 func (r *Recorder) ProducerShard() *ProducerShard {
-	s := &ProducerShard{r: r, publish: NewLatencyHistogram(), scheduleLag: NewLatencyHistogram()}
+	s := &ProducerShard{r: r, publish: NewLatencyHistogram(), scheduleLag: NewLatencyHistogram(),
+		publishLog: r.publishLog.Shard()}
 	r.mu.Lock()
 	r.producers = append(r.producers, s)
 	r.mu.Unlock()
@@ -85,15 +87,17 @@ func (r *Recorder) ProducerShard() *ProducerShard {
 func (s *ProducerShard) RecordAck(st Stamp, ackNs int64) {
 	s.Acked.Add(1)
 	s.r.Ledger.Produced(st.Producer, st.Seq)
-	s.r.publishLog.Record(ackNs, ackNs-st.Sent)
 	s.r.Series.Add(Produced, ackNs, 1)
-	if !s.r.inWindow(st.Intended) {
-		return
+	in := s.r.inWindow(st.Intended)
+	if in {
+		s.AckedWindow.Add(1)
 	}
-	s.AckedWindow.Add(1)
 	s.mu.Lock()
-	RecordNanos(s.publish, ackNs-st.Sent)
-	RecordNanos(s.scheduleLag, st.Sent-st.Intended)
+	s.publishLog.Record(ackNs, ackNs-st.Sent)
+	if in {
+		RecordNanos(s.publish, ackNs-st.Sent)
+		RecordNanos(s.scheduleLag, st.Sent-st.Intended)
+	}
 	s.mu.Unlock()
 }
 
@@ -102,13 +106,14 @@ func (s *ProducerShard) RecordFailure() { s.Failed.Add(1) }
 
 // MemberShard records one consumer member's deliveries and completions.
 type MemberShard struct {
-	r          *Recorder
-	mu         sync.Mutex
-	delivery   *hdrhistogram.Histogram // handed to a worker − intended send
-	completion *hdrhistogram.Histogram // completed − intended send
-	queue      *hdrhistogram.Histogram // handed to a worker − broker append time
-	hold       *hdrhistogram.Histogram // completed − handed to a worker
-	pollSize   *hdrhistogram.Histogram // records per non-empty poll (count, not µs)
+	r             *Recorder
+	mu            sync.Mutex
+	delivery      *hdrhistogram.Histogram // handed to a worker − intended send
+	completion    *hdrhistogram.Histogram // completed − intended send
+	queue         *hdrhistogram.Histogram // handed to a worker − broker append time
+	hold          *hdrhistogram.Histogram // completed − handed to a worker
+	pollSize      *hdrhistogram.Histogram // records per non-empty poll (count, not µs)
+	completionLog *IntervalShard          // completion.hlog, every completion of the run
 
 	Polls, EmptyPolls atomic.Int64
 	polled            atomic.Int64 // records returned by polls
@@ -172,7 +177,8 @@ func storeMax(v *atomic.Int64, ns int64) {
 // MemberShard returns a new shard for one consumer member.
 func (r *Recorder) MemberShard() *MemberShard {
 	s := &MemberShard{r: r, delivery: NewLatencyHistogram(), completion: NewLatencyHistogram(),
-		queue: NewLatencyHistogram(), hold: NewLatencyHistogram(), pollSize: hdrhistogram.New(1, 1_000_000, 3)}
+		queue: NewLatencyHistogram(), hold: NewLatencyHistogram(), pollSize: hdrhistogram.New(1, 1_000_000, 3),
+		completionLog: r.completionLog.Shard()}
 	r.mu.Lock()
 	r.members = append(r.members, s)
 	r.mu.Unlock()
@@ -224,7 +230,6 @@ func (s *MemberShard) RecordDelivery(st Stamp, deliveryCount int32, appendNs, no
 func (s *MemberShard) RecordCompletion(st Stamp, deliveredNs, nowNs int64, lockExpired bool) {
 	s.Completed.Add(1)
 	storeMax(&s.lastFinish, nowNs)
-	s.r.completionLog.Record(nowNs, nowNs-st.Intended)
 	if s.r.Ledger.Completed(st.Producer, st.Seq) {
 		s.Duplicates.Add(1)
 	}
@@ -237,6 +242,7 @@ func (s *MemberShard) RecordCompletion(st Stamp, deliveredNs, nowNs int64, lockE
 		s.CompletedInWindow.Add(1)
 	}
 	s.mu.Lock()
+	s.completionLog.Record(nowNs, nowNs-st.Intended)
 	RecordNanos(s.hold, nowNs-deliveredNs)
 	if s.r.inWindow(st.Intended) {
 		RecordNanos(s.completion, nowNs-st.Intended)
@@ -299,8 +305,10 @@ func (r *Recorder) Merge() Merged {
 	m := Merged{Publish: NewLatencyHistogram(), ScheduleLag: NewLatencyHistogram(),
 		Delivery: NewLatencyHistogram(), Completion: NewLatencyHistogram(),
 		Queue: NewLatencyHistogram(), Hold: NewLatencyHistogram(), PollSize: hdrhistogram.New(1, 1_000_000, 3)}
+	var publishPieces, completionPieces []*intervalPiece
 	for _, p := range r.producers {
 		p.mu.Lock()
+		publishPieces = append(publishPieces, p.publishLog.piece())
 		m.Publish.Merge(p.publish)
 		m.ScheduleLag.Merge(p.scheduleLag)
 		p.mu.Unlock()
@@ -311,6 +319,7 @@ func (r *Recorder) Merge() Merged {
 	}
 	for _, s := range r.members {
 		s.mu.Lock()
+		completionPieces = append(completionPieces, s.completionLog.piece())
 		m.Delivery.Merge(s.delivery)
 		m.Completion.Merge(s.completion)
 		m.Queue.Merge(s.queue)
@@ -339,13 +348,17 @@ func (r *Recorder) Merge() Merged {
 	m.Members = r.memberTimes()
 	m.Pauses = r.sortedPauses()
 	m.IntervalLogs = map[string][]byte{}
-	for name, l := range map[string]*IntervalLog{"completion.hlog": r.completionLog, "publish.hlog": r.publishLog} {
-		b, err := l.Bytes()
+	for _, l := range []struct {
+		name   string
+		log    *IntervalLog
+		pieces []*intervalPiece
+	}{{"completion.hlog", r.completionLog, completionPieces}, {"publish.hlog", r.publishLog, publishPieces}} {
+		b, err := l.log.bytesWith(l.pieces)
 		if err != nil {
 			m.IntervalLogErr = err
 			continue
 		}
-		m.IntervalLogs[name] = b
+		m.IntervalLogs[l.name] = b
 	}
 	return m
 }
