@@ -17,7 +17,7 @@ import (
 	"github.com/sharebench/sharebench/scenarios"
 )
 
-// groupReadyTimeout bounds the wait for all members to join.
+// groupReadyTimeout bounds the wait for the group to form.
 const groupReadyTimeout = 60 * time.Second
 
 // Measured is one finished run: its record plus the raw data behind it.
@@ -144,7 +144,8 @@ type fleet struct {
 
 // phaseTimes are the phase lengths a run measures itself, in seconds.
 type phaseTimes struct {
-	ready, drain, fill float64
+	drain, fill float64
+	form        formation
 }
 
 func newRunSetup(rn runner, spec scenarios.RunSpec, runID string) (*runSetup, error) {
@@ -198,34 +199,6 @@ func (rc *recording) startSamplers(ctx context.Context, s *runSetup) {
 	if s.metrics != nil {
 		s.metrics.SetLag(rc.lag)
 	}
-}
-
-// waitGroupReady waits until every member has joined with an assignment
-// and returns how long that took in seconds.
-func (s *runSetup) waitGroupReady(ctx context.Context, consumerErr chan error) (float64, error) {
-	fmt.Fprintf(s.log, "  %s: waiting for %d %s members\n", s.id, s.spec.Members, s.spec.ConsumerType)
-	readyStart := time.Now()
-	err := poll(ctx, groupReadyTimeout, func() (bool, error) {
-		select {
-		case err := <-consumerErr:
-			return false, fmt.Errorf("consumers stopped before the group was ready: %w", err)
-		default:
-		}
-		return s.adm.groupReady(ctx, s.group, s.share, s.spec.Members)
-	}, fmt.Sprintf("group %q: %d members never joined", s.group, s.spec.Members))
-	if err != nil {
-		return 0, err
-	}
-	// A share member learns its assignment only on its next heartbeat: wait
-	// one interval so the warm-up does not start with members that cannot
-	// fetch yet.
-	if s.share && !sleepCtx(ctx, s.spec.ShareHeartbeatInterval()) {
-		return 0, ctx.Err()
-	}
-	ready := time.Since(readyStart).Seconds()
-	fmt.Fprintf(s.log, "  %s: group ready in %.1fs; assignment %s\n", s.id, ready,
-		s.adm.assignment(ctx, s.group, s.topic, s.share))
-	return ready, nil
 }
 
 // drainThenStop waits for the consumers to finish every record (or the

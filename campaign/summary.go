@@ -160,7 +160,9 @@ func (r *run) measured() *Measured {
 	m := rc.rec.Merge()
 	rr := summarize(s.spec, s.id, m, rc.rec.Ledger.Audit(), rc.window, s.env)
 	rr.StartedAt = rc.clock.Time(rc.start).Format(time.RFC3339)
-	rr.Phases.GroupReadySec = r.times.ready
+	rr.Phases.GroupReadySec = r.times.form.sec
+	rr.Phases.GroupFormationSec = r.times.form.sec
+	rr.Phases.FormationRounds = r.times.form.rounds
 	rr.Phases.DrainSec = r.times.drain
 	rr.Phases.DrainTimedOut = errors.Is(f.drainErr, errDrainTimeout)
 	rr.Phases.WindowStartSec = float64(rc.window.Start-rc.series.Start()) / 1e9

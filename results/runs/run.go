@@ -51,9 +51,20 @@ type Record struct {
 
 // Phases are the run's phase lengths in seconds.
 type Phases struct {
-	GroupReadySec float64 `json:"group_ready_s"` // consumers started → group ready
-	WarmupSec     float64 `json:"warmup_s"`
-	MeasureSec    float64 `json:"measure_s"`
+	GroupReadySec float64 `json:"group_ready_s"` // consumers started → group formed (the older name of GroupFormationSec)
+	// GroupFormationSec is consumers started → group formed, with
+	// consumption held (no record handed to a worker): consumer group:
+	// every partition assigned, min(members, partitions) owners, the
+	// assignment unchanged for one heartbeat interval; share group: every
+	// member assigned, unchanged for one heartbeat interval. The clock of
+	// the warm-up (rate mode) or the drain (backlog mode) starts after it.
+	GroupFormationSec float64 `json:"group_formation_s"`
+	// FormationRounds is the assignment rounds (rebalances) before the
+	// group formed: the consumer group's generation, the share group's
+	// epoch.
+	FormationRounds int     `json:"formation_rebalances"`
+	WarmupSec       float64 `json:"warmup_s"`
+	MeasureSec      float64 `json:"measure_s"`
 	// DrainSec is producers done → all records finished (or timeout); in
 	// load_mode backlog it is the measured time to drain (ETD) the
 	// pre-filled backlog: first delivery → last completion or archive.
