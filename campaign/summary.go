@@ -37,6 +37,12 @@ func consumerConfig(s scenarios.RunSpec, brokers []string, topic, group string) 
 		Renew:         s.Renew == "auto",
 		Style:         consumers.StyleBlocking, MaxInFlight: s.MaxInFlight,
 		SessionTimeout: sessionTimeout(s),
+		Fetch: consumers.Fetch{MaxBytes: int32(s.FetchMaxBytes), MaxPartitionBytes: int32(s.FetchMaxPartitionBytes),
+			MaxWait: s.FetchMaxWait, MinBytes: int32(s.FetchMinBytes)},
+	}
+	if s.Prefetch == "on" || s.Prefetch == "off" {
+		on := s.Prefetch == "on"
+		c.Fetch.Prefetch = &on
 	}
 	if s.ConsumerType == string(consumers.ShareGroup) {
 		c.Type = consumers.ShareGroup
