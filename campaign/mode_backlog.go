@@ -65,6 +65,7 @@ func fillThenDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	if err != nil {
 		return err
 	}
+	f.fl = fl
 	go func() { f.errc <- fl.Wait() }()
 	if r.times.form, err = s.formGroup(ctx, f.errc, fl); err != nil {
 		return err
@@ -103,7 +104,7 @@ func fill(ctx context.Context, r *run, pcfg producer.Config) error {
 // the window is the drain (first delivery → last finish), nothing is offered
 // on a schedule, the producers' figure is the fill rate, and the producer
 // rate does not bound the drain.
-func backlogFigures(rr *runs.Record, s scenarios.RunSpec, m results.Merged, fillSec float64) {
+func backlogFigures(rr *runs.Record, s scenarios.RunSpec, m results.Merged, fillSec float64, perPartition []int) {
 	rr.Phases.FillSec = fillSec
 	rr.Phases.WarmupSec = 0
 	t := &rr.Throughput
@@ -118,11 +119,7 @@ func backlogFigures(rr *runs.Record, s scenarios.RunSpec, m results.Merged, fill
 	if m.Acked > 0 {
 		t.CompletedRatio = float64(m.CompletedInWindow) / float64(m.Acked)
 	}
-	c := runs.ComputeCeiling(runs.CeilingInput{
-		Share: s.ConsumerType == "share", Members: s.Members, Workers: s.Workers, Partitions: s.Partitions,
-		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
-		ProducerRate: math.Inf(1), RecordLocks: s.RecordLocks(), HoldMs: rr.Latency.HoldMs.Mean,
-	})
+	c := runs.ComputeCeiling(ceilingInput(s, *rr, math.Inf(1), perPartition))
 	if math.IsInf(c.RecordsPerSec, 1) {
 		c.RecordsPerSec, c.Bound = 0, "none" // no processing bound
 	}

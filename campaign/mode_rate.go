@@ -72,6 +72,7 @@ func produceAndDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	if err != nil {
 		return err
 	}
+	f.fl = fl
 	go func() { f.errc <- fl.Wait() }()
 	if r.times.form, err = s.formGroup(ctx, f.errc, fl); err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/collectors"
+	"github.com/sharebench/sharebench/consumers"
 	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
@@ -135,7 +136,8 @@ type recording struct {
 // fleet is the consumer fleet's side of a run: its exit, the event runner
 // and what the events did, the drain's outcome and the run's errors.
 type fleet struct {
-	errc     chan error // the consumers' exit
+	fl       *consumers.Fleet // nil until started
+	errc     chan error       // the consumers' exit
 	events   *eventRunner
 	fired    []runs.Event
 	drainErr error

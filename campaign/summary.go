@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/sharebench/sharebench/collectors"
 	"github.com/sharebench/sharebench/consumers"
 	"github.com/sharebench/sharebench/producer"
@@ -131,20 +133,35 @@ func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit result
 	if s.ConsumerType == "share" {
 		r.Outcomes.DeliveryCounts = trimZeros(m.DeliveryCounts[:])
 	}
-	r.Ceiling = runs.ComputeCeiling(runs.CeilingInput{
-		// With joins the largest membership: an upper bound over the window.
+	r.Ceiling = runs.ComputeCeiling(ceilingInput(s, r, s.Rate, nil)).WithMeasured(r.Throughput.CompletedPerSec)
+	return r
+}
+
+// ceilingInput is the capacity formulas' input for a run's record at a
+// producer rate: with joins the largest membership (an upper bound over
+// the window); records per acquisition measured (p90; records per poll
+// when no acquisition was seen), consumers per partition from the formed
+// group's assignment (nil: predicted).
+func ceilingInput(s scenarios.RunSpec, r runs.Record, producerRate float64, perPartition []int) runs.CeilingInput {
+	acq := r.Polls.RecordsPerAcquisition.P90
+	if acq == 0 {
+		acq = r.Polls.RecordsPerPoll.P90
+	}
+	return runs.CeilingInput{
 		Share: s.ConsumerType == "share", Members: s.MaxMembers(), Workers: s.Workers, Partitions: s.Partitions,
 		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
-		ProducerRate: s.Rate, RecordLocks: s.RecordLocks(), HoldMs: r.Latency.HoldMs.Mean,
-	}).WithMeasured(r.Throughput.CompletedPerSec)
-	return r
+		ProducerRate: producerRate, RecordLocks: s.RecordLocks(), HoldMs: r.Latency.HoldMs.Mean,
+		RecordsPerAcquisition: acq, ConsumersPerPartition: perPartition,
+	}
 }
 
 // countSummary reads the records-per-poll histogram, whose values are
 // counts, not microseconds.
-func countSummary(m results.Merged) results.Percentiles {
-	h := m.PollSize
-	if h.TotalCount() == 0 {
+func countSummary(m results.Merged) results.Percentiles { return countPercentiles(m.PollSize) }
+
+// countPercentiles summarizes a histogram whose values are counts.
+func countPercentiles(h *hdrhistogram.Histogram) results.Percentiles {
+	if h == nil || h.TotalCount() == 0 {
 		return results.Percentiles{}
 	}
 	q := h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9, 99.99})
@@ -165,6 +182,16 @@ func (r *run) measured() *Measured {
 	s, rc, f := r.setup, r.rc, r.fleet
 	m := rc.rec.Merge()
 	rr := summarize(s.spec, s.id, m, rc.rec.Ledger.Audit(), rc.window, s.env)
+	if f.fl != nil {
+		cs := f.fl.ClientStats()
+		rr.Latency.BufferedMs = results.SummarizeMillis(cs.Buffered)
+		rr.Polls.RecordsPerAcquisition = countPercentiles(cs.PerAcquisition)
+		rr.Polls.RecordsPerResponse = countPercentiles(cs.PerResponse)
+	}
+	if len(s.spec.Events) == 0 { // joins change the assignment: keep the prediction
+		rr.Ceiling = runs.ComputeCeiling(ceilingInput(s.spec, rr, s.spec.Rate, r.times.form.perPartition)).
+			WithMeasured(rr.Throughput.CompletedPerSec)
+	}
 	rr.StartedAt = rc.clock.Time(rc.start).Format(time.RFC3339)
 	rr.Phases.GroupReadySec = r.times.form.sec
 	rr.Phases.GroupFormationSec = r.times.form.sec
@@ -174,7 +201,7 @@ func (r *run) measured() *Measured {
 	rr.Phases.WindowStartSec = float64(rc.window.Start-rc.series.Start()) / 1e9
 	thirds := rc.series.Thirds(results.Completed, rc.window)
 	if s.spec.Backlog() {
-		backlogFigures(&rr, s.spec, m, r.times.fill)
+		backlogFigures(&rr, s.spec, m, r.times.fill, r.times.form.perPartition)
 		thirds = [3]int64{} // a drain has no steady state to check
 	}
 	usage := rc.cpu.usage()

@@ -33,7 +33,8 @@ type Fleet struct {
 	releasedAt atomic.Int64 // Clock ns; 0 until released
 
 	mu      sync.Mutex
-	active  []*member // oldest first
+	watches []*fetchWatch // every member's, ever
+	active  []*member     // oldest first
 	crashed []*member
 	nextID  int
 }
@@ -138,6 +139,8 @@ func (f *Fleet) Join(n int) []int {
 		m := &member{id: id, c: f.c, sampler: f.sampler, rec: f.rec, shard: f.rec.MemberShard(),
 			slow: &f.slow, pollCtx: pctx, stopPolling: stopPolling, stop: stop,
 			dialer: &crashDialer{}, exited: make(chan struct{}), hold: f.holding()}
+		m.fetches = newFetchWatch(f.rec.Clock)
+		f.watches = append(f.watches, m.fetches)
 		m.group = f.newGroupMember(m)
 		m.shard.Joined(id, f.rec.Clock.Now())
 		f.active = append(f.active, m)

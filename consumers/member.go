@@ -59,6 +59,8 @@ type member struct {
 	exited      chan struct{}
 	// hold, when not nil, holds consumption until it is closed (Config.Hold).
 	hold <-chan struct{}
+	// fetches watches the client's fetch responses (ClientStats).
+	fetches *fetchWatch
 }
 
 // outcome is what a worker did with one record.
@@ -110,6 +112,9 @@ func (m *member) run(ctx context.Context) error {
 func (m *member) clientOpts() []kgo.Opt {
 	opts := []kgo.Opt{kgo.SeedBrokers(m.c.Brokers...), kgo.ConsumeTopics(m.c.Topic), kgo.ClientID(fmt.Sprintf("sharebench-%d", m.id)),
 		kgo.Dialer(m.dialer.dial)}
+	if m.fetches != nil {
+		opts = append(opts, kgo.WithHooks(m.fetches))
+	}
 	return append(opts, m.c.Fetch.options()...)
 }
 
@@ -167,6 +172,7 @@ func (m *member) pollLoop(ctx context.Context, rngs []*rand.Rand, n int) error {
 			continue
 		}
 		m.shard.RecordPoll(len(recs))
+		m.fetches.settle(false)
 		m.group.received(recs)
 		m.group.settle(ctx, m.processBatch(ctx, recs, rngs))
 	}
@@ -225,6 +231,7 @@ func (m *member) begin(h *handled) bool {
 	}
 	h.st = st
 	h.delivered = m.rec.Clock.Now()
+	m.fetches.handed(h.r, h.delivered)
 	m.shard.RecordDelivery(st, h.r.DeliveryCount(), h.r.Timestamp.UnixNano(), h.delivered)
 	return true
 }

@@ -98,6 +98,11 @@ type Latencies struct {
 	ScheduleLagMs results.Percentiles `json:"schedule_lag_ms"`
 	QueueMs       results.Percentiles `json:"queue_ms"`
 	HoldMs        results.Percentiles `json:"hold_ms"` // handed to a worker → completed, all records
+	// BufferedMs is, over all records, the time from the client buffering
+	// a fetched record (a share record is acquired by then) to its hand-over
+	// to a worker: the part of the completion latency spent waiting in the
+	// client (prefetched records wait for the previous batch).
+	BufferedMs results.Percentiles `json:"buffered_ms"`
 }
 
 // Polls describe the member poll loops.
@@ -106,6 +111,12 @@ type Polls struct {
 	Empty          int64               `json:"empty"`
 	EmptyRatio     float64             `json:"empty_ratio"`
 	RecordsPerPoll results.Percentiles `json:"records_per_poll"` // non-empty polls; values are record counts
+	// RecordsPerAcquisition is, per share partition and ShareFetch
+	// response, the records acquired (share; counts).
+	RecordsPerAcquisition results.Percentiles `json:"records_per_acquisition"`
+	// RecordsPerResponse is, per ShareFetch response, the records acquired
+	// over its partitions (share; counts).
+	RecordsPerResponse results.Percentiles `json:"records_per_response"`
 }
 
 // Outcomes count what the workers did.
