@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"errors"
+	"maps"
 	"runtime"
 	"slices"
 	"strconv"
@@ -193,6 +194,7 @@ func (r *run) measured() *Measured {
 			WithMeasured(rr.Throughput.CompletedPerSec)
 	}
 	rr.StartedAt = rc.clock.Time(rc.start).Format(time.RFC3339)
+	rr.TopicConfig = maps.Clone(topicConfigs)
 	rr.Phases.GroupReadySec = r.times.form.sec
 	rr.Phases.GroupFormationSec = r.times.form.sec
 	rr.Phases.FormationRounds = r.times.form.rounds

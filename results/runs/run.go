@@ -18,6 +18,9 @@ type Record struct {
 	ConsumerType  string             `json:"consumer_type"` // "consumer" or "share"
 	Spec          *scenarios.RunSpec `json:"spec"`          // the resolved run spec; nil: none recorded
 	StartedAt     string             `json:"started_at"`    // UTC RFC 3339
+	// TopicConfig are the settings the run's topic was created with (e.g.
+	// message.timestamp.type LogAppendTime; absent in older files).
+	TopicConfig map[string]string `json:"topic_config,omitempty"`
 
 	Phases     Phases                `json:"phases"`
 	Throughput Throughput            `json:"throughput"`
