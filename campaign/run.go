@@ -71,6 +71,12 @@ func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID strin
 		return nil, err
 	}
 	defer s.adm.close()
+	if risk, batch := spec.LockExpiryRisk(); risk {
+		fmt.Fprintf(s.log, "  %s: warning: lock expiry predicted: %d records per acquisition × %v ÷ %d workers = %v "+
+			"exceeds the %v record lock; records will be delivered again while processed (lower max_poll_records, "+
+			"add workers, lengthen group.share.record.lock.duration.ms or use renew: auto)\n",
+			runID, spec.PredictedAcquisition(), spec.ProcessingMean(), spec.Workers, batch.Round(time.Millisecond), spec.RecordLockDuration())
+	}
 	s.progress.phase(PhaseSetup, groupReadyTimeout, nil)
 	if err := s.createTopicAndGroup(ctx); err != nil {
 		return nil, err

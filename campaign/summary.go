@@ -224,11 +224,27 @@ func (r *run) measured() *Measured {
 		HostCPUPercent: usage.HostPercent, Ceiling: rr.Ceiling, CompletedPerSec: rr.Throughput.CompletedPerSec,
 		ProduceFailed: m.ProduceFailed, AckErrors: m.AckErrors, PollErrors: m.PollErrors, Errors: f.errs,
 		CompletedThirds: thirds,
+		LockExpiry:      lockExpiryInput(s.spec, rr),
 		Collectors:      collectorHealth(rr.Broker, rr.Lag),
 	})
 	rr.Resources = usage
 	rr.Errors = f.errs
 	return &Measured{Record: rr, Merged: m, Series: rc.series}
+}
+
+// lockExpiryInput is the lock_expiry_risk check's input: share runs
+// without renew auto only.
+func lockExpiryInput(s scenarios.RunSpec, rr runs.Record) runs.LockExpiryInput {
+	if s.ConsumerType != "share" || s.Renew == "auto" {
+		return runs.LockExpiryInput{}
+	}
+	acq := rr.Polls.RecordsPerAcquisition.P90
+	if acq == 0 {
+		acq = rr.Polls.RecordsPerPoll.P90
+	}
+	return runs.LockExpiryInput{LockDurationMs: float64(s.RecordLockDuration()) / 1e6, RecordsPerAcquisition: acq,
+		ProcessingMs: float64(s.ProcessingMean()) / 1e6, Workers: s.Workers, Hold: rr.Latency.HoldMs,
+		BufferedP99Ms: rr.Latency.BufferedMs.P99}
 }
 
 // fillGauges writes the samplers' readings into the series' gauge columns.
