@@ -3,6 +3,7 @@ package campaign
 import (
 	"errors"
 	"maps"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -202,6 +203,9 @@ func (r *run) measured() *Measured {
 	rr.Phases.DrainTimedOut = errors.Is(f.drainErr, errDrainTimeout)
 	rr.Phases.WindowStartSec = float64(rc.window.Start-rc.series.Start()) / 1e9
 	thirds := rc.series.Thirds(results.Completed, rc.window)
+	if !s.spec.Backlog() && len(s.spec.Events) == 0 && rr.Phases.DrainSec > rr.Phases.MeasureSec {
+		rr.Burst = burstFigures(s.spec, rr, m, rc, r.times.form.perPartition)
+	}
 	if s.spec.Backlog() {
 		backlogFigures(&rr, s.spec, m, r.times.fill, r.times.form.perPartition)
 		thirds = [3]int64{} // a drain has no steady state to check
@@ -230,6 +234,25 @@ func (r *run) measured() *Measured {
 	rr.Resources = usage
 	rr.Errors = f.errs
 	return &Measured{Record: rr, Merged: m, Series: rc.series}
+}
+
+// burstFigures reads a rate run whose drain outlasted its window as a
+// burst: first record (schedule start) → last completion, against
+// max(production time, records ÷ the ceiling without the producer bound).
+func burstFigures(s scenarios.RunSpec, rr runs.Record, m results.Merged, rc *recording, perPartition []int) *runs.Burst {
+	_, last, ok := rc.rec.Span()
+	if !ok || m.Acked == 0 {
+		return nil
+	}
+	c := runs.ComputeCeiling(ceilingInput(s, rr, math.Inf(1), perPartition))
+	b := &runs.Burst{Records: m.Acked, EndToEndSec: float64(last-rc.start) / 1e9, Bound: c.Bound}
+	produce := (s.Warmup + s.Duration).Seconds()
+	b.PredictedSec = produce
+	if !math.IsInf(c.RecordsPerSec, 1) && c.RecordsPerSec > 0 {
+		b.ConsumeCeiling = c.RecordsPerSec
+		b.PredictedSec = max(produce, float64(m.Acked)/c.RecordsPerSec)
+	}
+	return b
 }
 
 // lockExpiryInput is the lock_expiry_risk check's input: share runs

@@ -46,6 +46,12 @@ type Record struct {
 	Files       []string      `json:"files"` // files written beside run.json
 	Elapsed     time.Duration `json:"-"`
 
+	// Burst leads the reports when the drain after the window was longer
+	// than the window (rate mode): the consumers were still working off the
+	// window's records, so a window rate reads as a low efficiency. It
+	// gives the end-to-end time beside the formula's. Absent otherwise.
+	Burst *Burst `json:"burst,omitempty"`
+
 	// MaxRate is load_mode max_rate's search: every step and the found
 	// rate; the other figures of the record are those of the step at the
 	// found rate (of the first step when none passed).
@@ -80,6 +86,20 @@ type Phases struct {
 	// the run's clock start, before the group was ready) to the start of the
 	// measurement window; the warm-up precedes it by WarmupSec.
 	WindowStartSec float64 `json:"window_start_s,omitempty"`
+}
+
+// Burst is a rate-mode run read as a burst: every record produced (warm-up
+// included) and the time from the first record's intended send to the last
+// completion, beside the formula's prediction: max(production time,
+// records ÷ the consumers' ceiling without the producer bound).
+type Burst struct {
+	Records      int64   `json:"records"`
+	EndToEndSec  float64 `json:"end_to_end_s"`
+	PredictedSec float64 `json:"predicted_s"`
+	// ConsumeCeiling is the ceiling without the producer rate, records/s,
+	// and Bound the term that sets it.
+	ConsumeCeiling float64 `json:"consume_ceiling"`
+	Bound          string  `json:"bound"`
 }
 
 // Throughput figures are records per second over the measurement window.
