@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/sharebench/sharebench/collectors"
@@ -77,6 +78,11 @@ func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID strin
 			"add workers, lengthen group.share.record.lock.duration.ms or use renew: auto)\n",
 			runID, spec.PredictedAcquisition(), spec.ProcessingMean(), spec.Workers, batch.Round(time.Millisecond), spec.RecordLockDuration())
 	}
+	if c := predictedCeiling(spec); c.Bound == "locks" {
+		fmt.Fprintf(s.log, "  %s: predicted: the record locks bind at %.0f records/s (%v members of each partition can hold "+
+			"%d-record acquisitions of %d locks at once; workers allow %.0f)\n",
+			runID, c.RecordsPerSec, c.HoldersPerPartition, spec.PredictedAcquisition(), spec.RecordLocks(), c.Workers)
+	}
 	s.progress.phase(PhaseSetup, groupReadyTimeout, nil)
 	if err := s.createTopicAndGroup(ctx); err != nil {
 		return nil, err
@@ -101,6 +107,21 @@ func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID strin
 		return nil, ctx.Err()
 	}
 	return r.measured(), nil
+}
+
+// predictedCeiling is the run's ceiling before it runs: the predicted
+// records per acquisition and consumers per partition, no measured hold
+// time (so no lock window).
+func predictedCeiling(s scenarios.RunSpec) runs.Ceiling {
+	rate := s.Rate
+	if s.Backlog() {
+		rate = math.Inf(1)
+	}
+	return runs.ComputeCeiling(runs.CeilingInput{
+		Share: s.ConsumerType == "share", Members: s.MaxMembers(), Workers: s.Workers, Partitions: s.Partitions,
+		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
+		ProducerRate: rate, RecordLocks: s.RecordLocks(), RecordsPerAcquisition: float64(s.PredictedAcquisition()),
+	})
 }
 
 // run is one single run in progress, by phase: setup (what and where),
