@@ -101,7 +101,7 @@ func fill(ctx context.Context, r *run, pcfg producer.Config) error {
 }
 
 // backlogFigures rewrites a load_mode backlog run's throughput and ceiling:
-// the window is the drain (first delivery → last finish), nothing is offered
+// the window is the drain (release → last finish), nothing is offered
 // on a schedule, the producers' figure is the fill rate, and the producer
 // rate does not bound the drain.
 func backlogFigures(rr *runs.Record, s scenarios.RunSpec, m results.Merged, fillSec float64, perPartition []int) {
