@@ -79,6 +79,13 @@ type Input struct {
 	LockDuration time.Duration        // --lock-duration: current group.share.record.lock.duration.ms
 	Headroom     float64              // --headroom: plan for Rate·(1+Headroom), ≥ 0
 	PollOverhead time.Duration        // --poll-overhead: poll/ack round trip added to W, ≥ 0
+	// P99Budget is --p99-budget: the completion p99 the plan must stay
+	// within (0: none). With it (or MaxHold) the advisor takes the smallest
+	// max.poll.records that meets the rate (budget.go).
+	P99Budget time.Duration
+	// MaxHold is --max-hold: the longest a record may stay Acquired, W =
+	// max.poll.records·P/workers + poll overhead (0: none).
+	MaxHold time.Duration
 }
 
 // Defaults is an Input with the CLI's defaults: 1 worker, Kafka's default
@@ -129,6 +136,12 @@ func (in Input) Validate() error {
 	if in.PollOverhead < 0 {
 		add("--poll-overhead: must be ≥ 0, got %v", in.PollOverhead)
 	}
+	if in.P99Budget < 0 {
+		add("--p99-budget: must be ≥ 0 (0: none), got %v", in.P99Budget)
+	}
+	if in.MaxHold < 0 {
+		add("--max-hold: must be ≥ 0 (0: none), got %v", in.MaxHold)
+	}
 	return errors.Join(errs...)
 }
 
@@ -166,6 +179,14 @@ type Advice struct {
 	// clamping; RecordLocks is the recommendation.
 	RecordLocksNeeded int `json:"record_locks_needed"`
 	RecordLocks       int `json:"record_locks"`
+	// PredictedP99Ms is the completion p99 the plan predicts (with
+	// --p99-budget or --max-hold; 0 otherwise).
+	PredictedP99Ms float64 `json:"predicted_p99_ms,omitempty"`
+	// Renew is "auto" when even the plan's batch outlasts the longest lock
+	// the broker allows by default: the workers must renew the locks
+	// (renew: auto), or records would be delivered again while processed.
+	// The advisor never plans a batch that outlives its lock otherwise.
+	Renew string `json:"renew"`
 	// PartitionsNeeded is the partitions the locks need: Partitions, or more
 	// when 10000 locks per share-partition are not enough.
 	PartitionsNeeded int   `json:"partitions_needed"`
@@ -174,7 +195,7 @@ type Advice struct {
 	ShareWorkerCeiling float64 `json:"share_worker_ceiling_records_per_sec"`
 	LockCeiling        float64 `json:"lock_ceiling_records_per_sec"`
 	Ceiling            float64 `json:"ceiling_records_per_sec"`
-	CeilingBound       string  `json:"ceiling_bound"` // "workers" or "locks"
+	CeilingBound       string  `json:"ceiling_bound"` // "workers", "locks" (lock holding) or "lock_window" (Little's law)
 	MeetsTarget        bool    `json:"meets_target"`  // Ceiling ≥ TargetRate
 
 	// The consumer group on the same partitions.
@@ -204,6 +225,7 @@ func Advise(in Input) (Advice, error) {
 		Partitions:     in.Partitions,
 		PollOverheadMs: o,
 		Workers:        in.Workers,
+		Renew:          "none",
 		Reasons:        []string{},
 		Notes:          []string{},
 		Formulas:       map[string]string{},
@@ -212,6 +234,7 @@ func Advise(in Input) (Advice, error) {
 	a.members(in)
 	a.consumerGroup()
 	a.maxPollRecords(in)
+	a.budget(in)
 	a.recordLocks(in)
 	a.lockDuration(in)
 	a.ceiling()
@@ -366,9 +389,12 @@ func (a *Advice) lockDuration(in Input) {
 		d, num(LockDurationFactor), num(a.BatchMs), need, lo, hi, a.LockDurationMs)
 	switch {
 	case need > a.LockDurationMs:
+		if a.BatchMs > float64(a.LockDurationMs) {
+			a.Renew = "auto"
+		}
 		a.note("one batch takes %s ms, so the lock should last ≥ %d ms but is capped at %d ms: records would be redelivered while "+
-			"still being processed; raise group.share.max.record.lock.duration.ms (up to 3600000) and the lock duration to ≥ %d ms, "+
-			"renew locks during processing (AckRenew, Kafka 4.2), or add workers per member",
+			"still being processed; the plan renews locks during processing (renew: auto, AckRenew, Kafka 4.2) when a batch outlasts the lock; "+
+			"otherwise raise group.share.max.record.lock.duration.ms (up to 3600000) and the lock duration to ≥ %d ms, or add workers per member",
 			num(a.BatchMs), need, a.LockDurationMs, need)
 	case a.LockDurationMs != d:
 		a.note("set %s (broker) or share.record.lock.duration.ms (per group) to %d ms", scenarios.KeyRecordLockDuration, a.LockDurationMs)
@@ -381,6 +407,7 @@ func (a *Advice) ceiling() {
 	c := runs.ComputeCeiling(runs.CeilingInput{
 		Share: true, Members: a.Members, Workers: a.Workers, Partitions: a.Partitions,
 		ProcessingMs: a.ProcessingMs, ProducerRate: math.Inf(1), RecordLocks: a.RecordLocks, HoldMs: a.WMs,
+		RecordsPerAcquisition: float64(a.MaxPollRecords),
 	})
 	a.ShareWorkerCeiling, a.LockCeiling = c.Workers, c.Locks
 	a.Ceiling, a.CeilingBound = c.RecordsPerSec, c.Bound

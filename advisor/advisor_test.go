@@ -142,7 +142,7 @@ func TestAdvise(t *testing.T) {
 				return in
 			}(),
 			want: want{members: 24, workers: 10, maxSize: 200, cpp: 12, mpr: 133, bound: BoundRecordLocks, wMs: 113.3,
-				locksNeeded: 13596, locks: 10000, partitions: 3, lockMs: 30000, ceiling: 176522.507, ceilingBound: "locks",
+				locksNeeded: 13596, locks: 10000, partitions: 3, lockMs: 30000, ceiling: 176522.507, ceilingBound: "lock_window",
 				cgCeiling: 20000, shareWorthIt: true, meetsTarget: false,
 				note: "13596 locks per share-partition are needed but Kafka allows at most 10000 (group.share.partition.max.record.locks): use ≥ 3 partitions"},
 		},
@@ -398,3 +398,81 @@ func TestKafkaRangesMatchScenarios(t *testing.T) {
 func fmtKV(key string, v int64) string { return "  " + key + ": " + itoa(v) + "\n" }
 func fmtRange(lo, hi int64) string     { return itoa(lo) + "–" + itoa(hi) }
 func itoa(v int64) string              { return strings.TrimSpace(num(float64(v))) }
+
+// The advisor never plans a batch that outlives its lock: either the batch
+// (max.poll.records·P/workers) fits the lock duration, or the plan renews
+// locks (renew auto). Swept over slow processing, few workers and short
+// locks, where even one record per poll can outlast the lock.
+func TestAdviseNeverPlansLockExpiry(t *testing.T) {
+	for _, p := range []time.Duration{msec, 100 * msec, 5 * time.Second, 20 * time.Second, 45 * time.Second, 90 * time.Second} {
+		for _, lock := range []time.Duration{time.Second, 15 * time.Second, 30 * time.Second, 60 * time.Second} {
+			for _, budget := range []time.Duration{0, 2 * time.Second} {
+				in := input(50, constant(p), 4)
+				in.LockDuration, in.P99Budget = lock, budget
+				a, err := Advise(in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				batch := float64(a.MaxPollRecords) * a.ProcessingMs / float64(a.Workers)
+				if batch > float64(a.LockDurationMs) && a.Renew != "auto" {
+					t.Errorf("P %v lock %v budget %v: batch %.0f ms outlives the %d ms lock without renew: %+v",
+						p, lock, budget, batch, a.LockDurationMs, a)
+				}
+			}
+		}
+	}
+}
+
+// With --p99-budget the advisor takes the smallest max.poll.records that
+// meets the rate, and says why. 1000 records/s + 20 % at 10 ms: 12 members
+// exactly fill 1200/s with no poll overhead, so batches must amortize the
+// 5 ms round trip: 12·n·1000/(10n + 5) ≥ 1200 has no solution (12000n ≥
+// 12000n + 6000), so a 13th member is added: 13·n·1000/(10n+5) ≥ 1200 ⇔
+// 13000n ≥ 12000n + 6000 ⇔ n ≥ 6. Predicted p99 = 6·10 + 5 = 65 ms.
+func TestAdviseP99BudgetPrefersSmallestMaxPollRecords(t *testing.T) {
+	in := input(1000, constant(10*msec), 4)
+	in.P99Budget = 500 * msec
+	a, err := Advise(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.MaxPollRecords != 6 || a.Members != 13 || a.MaxPollRecordsBound != BoundRateBudget {
+		t.Fatalf("mpr %d members %d bound %s, want 6, 13, %s", a.MaxPollRecords, a.Members, a.MaxPollRecordsBound, BoundRateBudget)
+	}
+	if math.Abs(a.PredictedP99Ms-65) > 1e-9 {
+		t.Errorf("predicted p99 %.1f ms, want 65", a.PredictedP99Ms)
+	}
+	if !slicesContain(a.Notes, "is the smallest that meets 1200 records/s with 13 members") ||
+		!slicesContain(a.Notes, "members raised from 12 to 13") {
+		t.Errorf("notes do not explain the choice: %q", a.Notes)
+	}
+	// Without a budget the plan is the largest batch the locks allow (533).
+	in.P99Budget = 0
+	if a, _ := Advise(in); a.MaxPollRecords != 533 {
+		t.Errorf("without a budget: mpr %d, want 533", a.MaxPollRecords)
+	}
+	// A hold limit of 40 ms allows n ≤ (40 − 5)/10 = 3 < 6: members are added
+	// until 3 records per poll meet 1200/s: m·3000/35 ≥ 1200 ⇔ m ≥ 14.
+	in.MaxHold = 40 * msec
+	a, err = Advise(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.MaxPollRecords != 3 || a.Members != 14 || a.WMs > 40 {
+		t.Errorf("max hold 40ms: mpr %d members %d W %.0f ms, want 3, 14, ≤ 40", a.MaxPollRecords, a.Members, a.WMs)
+	}
+	// A budget no batch can meet is said so.
+	in.MaxHold, in.P99Budget = 0, 8*msec
+	if a, _ := Advise(in); !slicesContain(a.Notes, "no max.poll.records meets") {
+		t.Errorf("impossible budget not reported: %q", a.Notes)
+	}
+}
+
+func slicesContain(notes []string, sub string) bool {
+	for _, n := range notes {
+		if strings.Contains(n, sub) {
+			return true
+		}
+	}
+	return false
+}

@@ -17,7 +17,7 @@ type row struct {
 
 func (a Advice) rows() []row {
 	yesNo := map[bool]string{true: "yes", false: "no"}
-	return []row{
+	rows := []row{
 		{"design rate records/s", "design_records_per_sec", num(a.DesignRate)},
 		{"members", "members", strconv.Itoa(a.Members)},
 		{"workers per member", "workers", strconv.Itoa(a.Workers)},
@@ -39,6 +39,13 @@ func (a Advice) rows() []row {
 		{"consumer group partitions needed", "consumer_group_partitions_needed", strconv.Itoa(a.ConsumerGroupPartitionsNeeded)},
 		{"share group worth it", "share_worth_it", yesNo[a.ShareWorthIt]},
 	}
+	if a.PredictedP99Ms > 0 { // --p99-budget or --max-hold
+		rows = append(rows, row{"predicted completion p99 ms", "predicted_p99_ms", num(a.PredictedP99Ms)})
+	}
+	if a.Renew == "auto" {
+		rows = append(rows, row{"renew", "renew", "auto (a batch outlasts the longest lock)"})
+	}
+	return rows
 }
 
 // WriteText writes the plan as a table of value and formula, then the

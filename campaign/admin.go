@@ -32,9 +32,22 @@ func newAdmin(brokers []string) (*admin, error) {
 
 func (a *admin) close() { a.cl.Close() }
 
-// createTopic creates a topic and waits until every partition has a leader.
+// topicConfigs are the topic settings of every topic the harness creates
+// (run.json topic_config). message.timestamp.type LogAppendTime makes a
+// fetched record's timestamp the broker's log-append time, so
+// latency.queue_ms (handed to a worker − log-append time) is measured
+// from the broker's append, as docs/measurement.md defines it, not from
+// the producer's CreateTime.
+var topicConfigs = map[string]string{"message.timestamp.type": "LogAppendTime"}
+
+// createTopic creates a topic with topicConfigs and waits until every
+// partition has a leader.
 func (a *admin) createTopic(ctx context.Context, topic string, partitions, rf int) error {
-	resp, err := a.adm.CreateTopic(ctx, int32(partitions), int16(rf), nil, topic)
+	cfg := map[string]*string{}
+	for k, v := range topicConfigs {
+		cfg[k] = kmsg.StringPtr(v)
+	}
+	resp, err := a.adm.CreateTopic(ctx, int32(partitions), int16(rf), cfg, topic)
 	if err == nil {
 		err = resp.Err
 	}
@@ -94,34 +107,6 @@ func (a *admin) setGroupConfig(ctx context.Context, group string, kv map[string]
 	return nil
 }
 
-// groupReady reports whether the group has all its members with an
-// assignment: a stable group (consumer group) or an assigned partition for
-// every member (share group; the member learns it on its next heartbeat).
-func (a *admin) groupReady(ctx context.Context, group string, share bool, members int) (bool, error) {
-	if share {
-		d, err := a.adm.DescribeShareGroups(ctx, group)
-		if err != nil {
-			return false, nil
-		}
-		g := d[group]
-		if g.Err != nil || len(g.Members) < members {
-			return false, nil
-		}
-		for _, m := range g.Members {
-			if len(m.Assignment) == 0 {
-				return false, nil
-			}
-		}
-		return true, nil
-	}
-	d, err := a.adm.DescribeGroups(ctx, group)
-	if err != nil {
-		return false, nil
-	}
-	g := d[group]
-	return g.Err == nil && g.State == "Stable" && len(g.Members) >= members, nil
-}
-
 // poll calls f every 200ms until it is done, fails, ctx ends or timeout.
 func poll(ctx context.Context, timeout time.Duration, f func() (bool, error), what string) error {
 	errNotDone := errors.New(what)
@@ -176,4 +161,49 @@ func (a *admin) assignment(ctx context.Context, group, topic string, share bool)
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, "; ")
+}
+
+// snapshot describes the group's members and their partitions of topic.
+func (a *admin) snapshot(ctx context.Context, group, topic string, share bool) (groupSnapshot, error) {
+	g := groupSnapshot{members: map[string][]int32{}}
+	if share {
+		d, err := a.adm.DescribeShareGroups(ctx, group)
+		if err != nil {
+			return g, err
+		}
+		sg := d[group]
+		if sg.Err != nil {
+			return g, sg.Err
+		}
+		g.state, g.epoch = sg.GroupState, sg.GroupEpoch
+		for _, m := range sg.Members {
+			var ps []int32
+			for p := range m.Assignment[topic] {
+				ps = append(ps, p)
+			}
+			g.members[m.MemberID] = ps
+		}
+		return g, nil
+	}
+	d, err := a.adm.DescribeGroups(ctx, group)
+	if err != nil {
+		return g, err
+	}
+	cg := d[group]
+	if cg.Err != nil {
+		return g, cg.Err
+	}
+	g.state = cg.State
+	for _, m := range cg.Members {
+		var ps []int32
+		if c, ok := m.Assigned.AsConsumer(); ok {
+			for _, t := range c.Topics {
+				if t.Topic == topic {
+					ps = append(ps, t.Partitions...)
+				}
+			}
+		}
+		g.members[m.MemberID] = ps
+	}
+	return g, nil
 }

@@ -11,9 +11,9 @@ import (
 // TestExpectFieldsResolve keeps the scenarios vocabulary and run.json in
 // step: every field a scenario may name must read as a number from a run.
 func TestExpectFieldsResolve(t *testing.T) {
-	// max_rate.* exists on load_mode max_rate runs only (a pointer in RunRecord).
+	// max_rate.* exists on load_mode max_rate runs only, burst.* on bursts (pointers in RunRecord).
 	v := 1.0
-	r := runs.Record{Audit: results.Audit{Produced: 100, Archived: 2}, MaxRate: &runs.MaxRateResult{},
+	r := runs.Record{Audit: results.Audit{Produced: 100, Archived: 2}, MaxRate: &runs.MaxRateResult{}, Burst: &runs.Burst{},
 		EventSummary: &runs.EventSummary{FirstRecordMaxSec: &v, RecoveryMaxSec: &v, FirstRedeliveryMaxSec: &v}}
 	for _, f := range scenarios.ExpectFields() {
 		if _, ok := runs.FieldValue(r, f); !ok {

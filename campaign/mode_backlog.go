@@ -31,9 +31,10 @@ func (backlogMode) run(ctx context.Context, rn runner, s scenarios.RunSpec, runI
 	return rn.single(ctx, s, runID, fillThenDrain)
 }
 
-// fillThenDrain is the backlog mode's load. The drain (the measurement
-// window) is first delivery → last completion or archive, so the members'
-// join time is not part of it.
+// fillThenDrain is the backlog mode's load. The members join with
+// consumption held until the group has formed; the drain (the measurement
+// window) runs from their release to the last completion or archive, so
+// group formation is not part of it.
 func fillThenDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	s, rc, f := r.setup, r.rc, r.fleet
 	// The recorder counts every record and completion; measured() reports
@@ -50,25 +51,37 @@ func fillThenDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	cctx, stopConsumers := context.WithCancel(ctx)
 	defer stopConsumers()
 	rc.cpu = &cpuWindow{pids: s.cl.PIDs, done: make(chan struct{})}
-	rc.cpu.start = collectors.ReadCPU(rc.cpu.pids())
-	s.progress.phase(PhaseDrain, groupReadyTimeout+s.spec.DrainTimeout, rc.rec)
+	defer func() {
+		select {
+		case <-rc.cpu.done:
+		default:
+			close(rc.cpu.done)
+		}
+	}()
+	s.progress.phase(PhaseDrain, groupReadyTimeout+s.spec.DrainTimeout, rc.rec) // formation, then the drain
 	ccfg := consumerConfig(s.spec, s.cl.Bootstrap(), s.topic, s.group)
-	go func() { f.errc <- consumers.Run(cctx, ccfg, rc.rec) }()
-	var err error
-	if r.times.ready, err = s.waitGroupReady(ctx, f.errc); err != nil {
-		close(rc.cpu.done)
+	ccfg.Hold = true
+	fl, err := consumers.Start(cctx, ccfg, rc.rec)
+	if err != nil {
 		return err
 	}
+	f.fl = fl
+	go func() { f.errc <- fl.Wait() }()
+	if r.times.form, err = s.formGroup(ctx, f.errc, fl); err != nil {
+		return err
+	}
+	rc.cpu.start = collectors.ReadCPU(rc.cpu.pids())
+	released := fl.Release()
 	drainThenStop(ctx, s, rc, f, stopConsumers)
 	rc.cpu.end = collectors.ReadCPU(rc.cpu.pids())
 	close(rc.cpu.done)
-	first, last, ok := rc.rec.Span()
-	if !ok {
-		first, last = rc.start, rc.clock.Now()
+	last := rc.clock.Now()
+	if _, l, ok := rc.rec.Span(); ok {
+		last = l
 	}
-	rc.window = results.Window{Start: first, End: max(last, first+int64(time.Millisecond))}
+	rc.window = results.Window{Start: released, End: max(last, released+int64(time.Millisecond))}
 	r.times.drain = rc.window.Seconds()
-	fmt.Fprintf(s.log, "  %s: drained in %.2fs (first delivery → last completion)\n", s.id, r.times.drain)
+	fmt.Fprintf(s.log, "  %s: drained in %.2fs (release of the formed group → last completion)\n", s.id, r.times.drain)
 	return nil
 }
 
@@ -88,10 +101,10 @@ func fill(ctx context.Context, r *run, pcfg producer.Config) error {
 }
 
 // backlogFigures rewrites a load_mode backlog run's throughput and ceiling:
-// the window is the drain (first delivery → last finish), nothing is offered
+// the window is the drain (release → last finish), nothing is offered
 // on a schedule, the producers' figure is the fill rate, and the producer
 // rate does not bound the drain.
-func backlogFigures(rr *runs.Record, s scenarios.RunSpec, m results.Merged, fillSec float64) {
+func backlogFigures(rr *runs.Record, s scenarios.RunSpec, m results.Merged, fillSec float64, perPartition []int) {
 	rr.Phases.FillSec = fillSec
 	rr.Phases.WarmupSec = 0
 	t := &rr.Throughput
@@ -106,11 +119,7 @@ func backlogFigures(rr *runs.Record, s scenarios.RunSpec, m results.Merged, fill
 	if m.Acked > 0 {
 		t.CompletedRatio = float64(m.CompletedInWindow) / float64(m.Acked)
 	}
-	c := runs.ComputeCeiling(runs.CeilingInput{
-		Share: s.ConsumerType == "share", Members: s.Members, Workers: s.Workers, Partitions: s.Partitions,
-		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
-		ProducerRate: math.Inf(1), RecordLocks: s.RecordLocks(), HoldMs: rr.Latency.HoldMs.Mean,
-	})
+	c := runs.ComputeCeiling(ceilingInput(s, *rr, math.Inf(1), perPartition))
 	if math.IsInf(c.RecordsPerSec, 1) {
 		c.RecordsPerSec, c.Bound = 0, "none" // no processing bound
 	}

@@ -66,14 +66,18 @@ func produceAndDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	s, rc, f := r.setup, r.rc, r.fleet
 	cctx, stopConsumers := context.WithCancel(ctx)
 	defer stopConsumers()
-	fl, err := consumers.Start(cctx, consumerConfig(s.spec, s.cl.Bootstrap(), s.topic, s.group), rc.rec)
+	ccfg := consumerConfig(s.spec, s.cl.Bootstrap(), s.topic, s.group)
+	ccfg.Hold = true // the group forms before the warm-up starts
+	fl, err := consumers.Start(cctx, ccfg, rc.rec)
 	if err != nil {
 		return err
 	}
+	f.fl = fl
 	go func() { f.errc <- fl.Wait() }()
-	if r.times.ready, err = s.waitGroupReady(ctx, f.errc); err != nil {
+	if r.times.form, err = s.formGroup(ctx, f.errc, fl); err != nil {
 		return err
 	}
+	fl.Release()
 	openWindow(ctx, s, rc, &pcfg)
 	if len(s.spec.Events) > 0 {
 		f.events = &eventRunner{events: s.spec.Events, fleet: fl, clock: rc.clock, log: s.log,

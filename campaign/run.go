@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/sharebench/sharebench/collectors"
+	"github.com/sharebench/sharebench/consumers"
 	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
@@ -17,7 +19,7 @@ import (
 	"github.com/sharebench/sharebench/scenarios"
 )
 
-// groupReadyTimeout bounds the wait for all members to join.
+// groupReadyTimeout bounds the wait for the group to form.
 const groupReadyTimeout = 60 * time.Second
 
 // Measured is one finished run: its record plus the raw data behind it.
@@ -70,6 +72,17 @@ func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID strin
 		return nil, err
 	}
 	defer s.adm.close()
+	if risk, batch := spec.LockExpiryRisk(); risk {
+		fmt.Fprintf(s.log, "  %s: warning: lock expiry predicted: %d records per acquisition × %v ÷ %d workers = %v "+
+			"exceeds the %v record lock; records will be delivered again while processed (lower max_poll_records, "+
+			"add workers, lengthen group.share.record.lock.duration.ms or use renew: auto)\n",
+			runID, spec.PredictedAcquisition(), spec.ProcessingMean(), spec.Workers, batch.Round(time.Millisecond), spec.RecordLockDuration())
+	}
+	if c := predictedCeiling(spec); c.Bound == "locks" {
+		fmt.Fprintf(s.log, "  %s: predicted: the record locks bind at %.0f records/s (%v members of each partition can hold "+
+			"%d-record acquisitions of %d locks at once; workers allow %.0f)\n",
+			runID, c.RecordsPerSec, c.HoldersPerPartition, spec.PredictedAcquisition(), spec.RecordLocks(), c.Workers)
+	}
 	s.progress.phase(PhaseSetup, groupReadyTimeout, nil)
 	if err := s.createTopicAndGroup(ctx); err != nil {
 		return nil, err
@@ -94,6 +107,21 @@ func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID strin
 		return nil, ctx.Err()
 	}
 	return r.measured(), nil
+}
+
+// predictedCeiling is the run's ceiling before it runs: the predicted
+// records per acquisition and consumers per partition, no measured hold
+// time (so no lock window).
+func predictedCeiling(s scenarios.RunSpec) runs.Ceiling {
+	rate := s.Rate
+	if s.Backlog() {
+		rate = math.Inf(1)
+	}
+	return runs.ComputeCeiling(runs.CeilingInput{
+		Share: s.ConsumerType == "share", Members: s.MaxMembers(), Workers: s.Workers, Partitions: s.Partitions,
+		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
+		ProducerRate: rate, RecordLocks: s.RecordLocks(), RecordsPerAcquisition: float64(s.PredictedAcquisition()),
+	})
 }
 
 // run is one single run in progress, by phase: setup (what and where),
@@ -135,7 +163,8 @@ type recording struct {
 // fleet is the consumer fleet's side of a run: its exit, the event runner
 // and what the events did, the drain's outcome and the run's errors.
 type fleet struct {
-	errc     chan error // the consumers' exit
+	fl       *consumers.Fleet // nil until started
+	errc     chan error       // the consumers' exit
 	events   *eventRunner
 	fired    []runs.Event
 	drainErr error
@@ -144,7 +173,8 @@ type fleet struct {
 
 // phaseTimes are the phase lengths a run measures itself, in seconds.
 type phaseTimes struct {
-	ready, drain, fill float64
+	drain, fill float64
+	form        formation
 }
 
 func newRunSetup(rn runner, spec scenarios.RunSpec, runID string) (*runSetup, error) {
@@ -198,34 +228,6 @@ func (rc *recording) startSamplers(ctx context.Context, s *runSetup) {
 	if s.metrics != nil {
 		s.metrics.SetLag(rc.lag)
 	}
-}
-
-// waitGroupReady waits until every member has joined with an assignment
-// and returns how long that took in seconds.
-func (s *runSetup) waitGroupReady(ctx context.Context, consumerErr chan error) (float64, error) {
-	fmt.Fprintf(s.log, "  %s: waiting for %d %s members\n", s.id, s.spec.Members, s.spec.ConsumerType)
-	readyStart := time.Now()
-	err := poll(ctx, groupReadyTimeout, func() (bool, error) {
-		select {
-		case err := <-consumerErr:
-			return false, fmt.Errorf("consumers stopped before the group was ready: %w", err)
-		default:
-		}
-		return s.adm.groupReady(ctx, s.group, s.share, s.spec.Members)
-	}, fmt.Sprintf("group %q: %d members never joined", s.group, s.spec.Members))
-	if err != nil {
-		return 0, err
-	}
-	// A share member learns its assignment only on its next heartbeat: wait
-	// one interval so the warm-up does not start with members that cannot
-	// fetch yet.
-	if s.share && !sleepCtx(ctx, s.spec.ShareHeartbeatInterval()) {
-		return 0, ctx.Err()
-	}
-	ready := time.Since(readyStart).Seconds()
-	fmt.Fprintf(s.log, "  %s: group ready in %.1fs; assignment %s\n", s.id, ready,
-		s.adm.assignment(ctx, s.group, s.topic, s.share))
-	return ready, nil
 }
 
 // drainThenStop waits for the consumers to finish every record (or the

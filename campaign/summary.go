@@ -2,10 +2,14 @@ package campaign
 
 import (
 	"errors"
+	"maps"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/sharebench/sharebench/collectors"
 	"github.com/sharebench/sharebench/consumers"
@@ -38,6 +42,12 @@ func consumerConfig(s scenarios.RunSpec, brokers []string, topic, group string) 
 		Style:         consumers.StyleBlocking, MaxInFlight: s.MaxInFlight,
 		SessionTimeout: sessionTimeout(s),
 		Client:         consumers.Client(s.Client), KafkaVersion: s.KafkaVersion,
+		Fetch: consumers.Fetch{MaxBytes: int32(s.FetchMaxBytes), MaxPartitionBytes: int32(s.FetchMaxPartitionBytes),
+			MaxWait: s.FetchMaxWait, MinBytes: int32(s.FetchMinBytes)},
+	}
+	if s.Prefetch == "on" || s.Prefetch == "off" {
+		on := s.Prefetch == "on"
+		c.Fetch.Prefetch = &on
 	}
 	if s.ConsumerType == string(consumers.ShareGroup) {
 		c.Type = consumers.ShareGroup
@@ -126,20 +136,35 @@ func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit result
 	if s.ConsumerType == "share" {
 		r.Outcomes.DeliveryCounts = trimZeros(m.DeliveryCounts[:])
 	}
-	r.Ceiling = runs.ComputeCeiling(runs.CeilingInput{
-		// With joins the largest membership: an upper bound over the window.
+	r.Ceiling = runs.ComputeCeiling(ceilingInput(s, r, s.Rate, nil)).WithMeasured(r.Throughput.CompletedPerSec)
+	return r
+}
+
+// ceilingInput is the capacity formulas' input for a run's record at a
+// producer rate: with joins the largest membership (an upper bound over
+// the window); records per acquisition measured (p90; records per poll
+// when no acquisition was seen), consumers per partition from the formed
+// group's assignment (nil: predicted).
+func ceilingInput(s scenarios.RunSpec, r runs.Record, producerRate float64, perPartition []int) runs.CeilingInput {
+	acq := r.Polls.RecordsPerAcquisition.P90
+	if acq == 0 {
+		acq = r.Polls.RecordsPerPoll.P90
+	}
+	return runs.CeilingInput{
 		Share: s.ConsumerType == "share", Members: s.MaxMembers(), Workers: s.Workers, Partitions: s.Partitions,
 		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
-		ProducerRate: s.Rate, RecordLocks: s.RecordLocks(), HoldMs: r.Latency.HoldMs.Mean,
-	}).WithMeasured(r.Throughput.CompletedPerSec)
-	return r
+		ProducerRate: producerRate, RecordLocks: s.RecordLocks(), HoldMs: r.Latency.HoldMs.Mean,
+		RecordsPerAcquisition: acq, ConsumersPerPartition: perPartition,
+	}
 }
 
 // countSummary reads the records-per-poll histogram, whose values are
 // counts, not microseconds.
-func countSummary(m results.Merged) results.Percentiles {
-	h := m.PollSize
-	if h.TotalCount() == 0 {
+func countSummary(m results.Merged) results.Percentiles { return countPercentiles(m.PollSize) }
+
+// countPercentiles summarizes a histogram whose values are counts.
+func countPercentiles(h *hdrhistogram.Histogram) results.Percentiles {
+	if h == nil || h.TotalCount() == 0 {
 		return results.Percentiles{}
 	}
 	q := h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9, 99.99})
@@ -160,15 +185,31 @@ func (r *run) measured() *Measured {
 	s, rc, f := r.setup, r.rc, r.fleet
 	m := rc.rec.Merge()
 	rr := summarize(s.spec, s.id, m, rc.rec.Ledger.Audit(), rc.window, s.env)
+	if f.fl != nil {
+		cs := f.fl.ClientStats()
+		rr.Latency.BufferedMs = results.SummarizeMillis(cs.Buffered)
+		rr.Polls.RecordsPerAcquisition = countPercentiles(cs.PerAcquisition)
+		rr.Polls.RecordsPerResponse = countPercentiles(cs.PerResponse)
+	}
+	if len(s.spec.Events) == 0 { // joins change the assignment: keep the prediction
+		rr.Ceiling = runs.ComputeCeiling(ceilingInput(s.spec, rr, s.spec.Rate, r.times.form.perPartition)).
+			WithMeasured(rr.Throughput.CompletedPerSec)
+	}
 	rr.StartedAt = rc.clock.Time(rc.start).Format(time.RFC3339)
 	rr.Client = clientRecord(s.spec, rc.rec)
-	rr.Phases.GroupReadySec = r.times.ready
+	rr.TopicConfig = maps.Clone(topicConfigs)
+	rr.Phases.GroupReadySec = r.times.form.sec
+	rr.Phases.GroupFormationSec = r.times.form.sec
+	rr.Phases.FormationRounds = r.times.form.rounds
 	rr.Phases.DrainSec = r.times.drain
 	rr.Phases.DrainTimedOut = errors.Is(f.drainErr, errDrainTimeout)
 	rr.Phases.WindowStartSec = float64(rc.window.Start-rc.series.Start()) / 1e9
 	thirds := rc.series.Thirds(results.Completed, rc.window)
+	if !s.spec.Backlog() && len(s.spec.Events) == 0 && rr.Phases.DrainSec > rr.Phases.MeasureSec {
+		rr.Burst = burstFigures(s.spec, rr, m, rc, r.times.form.perPartition)
+	}
 	if s.spec.Backlog() {
-		backlogFigures(&rr, s.spec, m, r.times.fill)
+		backlogFigures(&rr, s.spec, m, r.times.fill, r.times.form.perPartition)
 		thirds = [3]int64{} // a drain has no steady state to check
 	}
 	usage := rc.cpu.usage()
@@ -189,11 +230,46 @@ func (r *run) measured() *Measured {
 		HostCPUPercent: usage.HostPercent, Ceiling: rr.Ceiling, CompletedPerSec: rr.Throughput.CompletedPerSec,
 		ProduceFailed: m.ProduceFailed, AckErrors: m.AckErrors, PollErrors: m.PollErrors, Errors: f.errs,
 		CompletedThirds: thirds,
+		LockExpiry:      lockExpiryInput(s.spec, rr),
 		Collectors:      collectorHealth(rr.Broker, rr.Lag),
 	})
 	rr.Resources = usage
 	rr.Errors = f.errs
 	return &Measured{Record: rr, Merged: m, Series: rc.series}
+}
+
+// burstFigures reads a rate run whose drain outlasted its window as a
+// burst: first record (schedule start) → last completion, against
+// max(production time, records ÷ the ceiling without the producer bound).
+func burstFigures(s scenarios.RunSpec, rr runs.Record, m results.Merged, rc *recording, perPartition []int) *runs.Burst {
+	_, last, ok := rc.rec.Span()
+	if !ok || m.Acked == 0 {
+		return nil
+	}
+	c := runs.ComputeCeiling(ceilingInput(s, rr, math.Inf(1), perPartition))
+	b := &runs.Burst{Records: m.Acked, EndToEndSec: float64(last-rc.start) / 1e9, Bound: c.Bound}
+	produce := (s.Warmup + s.Duration).Seconds()
+	b.PredictedSec = produce
+	if !math.IsInf(c.RecordsPerSec, 1) && c.RecordsPerSec > 0 {
+		b.ConsumeCeiling = c.RecordsPerSec
+		b.PredictedSec = max(produce, float64(m.Acked)/c.RecordsPerSec)
+	}
+	return b
+}
+
+// lockExpiryInput is the lock_expiry_risk check's input: share runs
+// without renew auto only.
+func lockExpiryInput(s scenarios.RunSpec, rr runs.Record) runs.LockExpiryInput {
+	if s.ConsumerType != "share" || s.Renew == "auto" {
+		return runs.LockExpiryInput{}
+	}
+	acq := rr.Polls.RecordsPerAcquisition.P90
+	if acq == 0 {
+		acq = rr.Polls.RecordsPerPoll.P90
+	}
+	return runs.LockExpiryInput{LockDurationMs: float64(s.RecordLockDuration()) / 1e6, RecordsPerAcquisition: acq,
+		ProcessingMs: float64(s.ProcessingMean()) / 1e6, Workers: s.Workers, Hold: rr.Latency.HoldMs,
+		BufferedP99Ms: rr.Latency.BufferedMs.P99}
 }
 
 // fillGauges writes the samplers' readings into the series' gauge columns.

@@ -101,6 +101,32 @@ type Config struct {
 	// KafkaVersion is the kafka-clients version the Java runner is built
 	// against (ClientJava; the run's Kafka version).
 	KafkaVersion string
+	// Hold makes the members join with consumption held: their clients
+	// pause the topic (no fetch, so nothing is acquired or handed to a
+	// worker) and they do not poll until Fleet.Release. The harness forms
+	// the group first, then releases it, so the clock does not include
+	// group formation (see docs/measurement.md, "Group formation").
+	// Members that join after the release start consuming at once.
+	Hold bool
+	// Fetch are the client's fetch settings (zero values: franz-go's
+	// defaults).
+	Fetch Fetch
+}
+
+// Fetch are a member client's fetch settings. Zero values keep franz-go's
+// defaults.
+type Fetch struct {
+	// Prefetch lets the client fetch ahead while records are processed
+	// (franz-go MaxConcurrentFetches -1: a fetch per broker in flight or
+	// buffered). Off (MaxConcurrentFetches 0), a fetch is issued only when
+	// the member polls, so a share member acquires nothing while its
+	// workers are busy. nil: franz-go's default, which is on, except that
+	// ShareMaxRecordsStrict (acquire_mode record_limit) turns it off.
+	Prefetch          *bool
+	MaxBytes          int32         // fetch.max.bytes (FetchMaxBytes)
+	MaxPartitionBytes int32         // max.partition.fetch.bytes (FetchMaxPartitionBytes)
+	MaxWait           time.Duration // fetch.max.wait.ms (FetchMaxWait)
+	MinBytes          int32         // fetch.min.bytes (FetchMinBytes)
 }
 
 // defaultCloseTimeout is CloseTimeout when it is not set.

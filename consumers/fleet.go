@@ -30,8 +30,14 @@ type Fleet struct {
 	// methods below hand over to it.
 	java *javaFleet
 
+	// hold is closed by Release (nil without Config.Hold).
+	hold       chan struct{}
+	holdOnce   sync.Once
+	releasedAt atomic.Int64 // Clock ns; 0 until released
+
 	mu      sync.Mutex
-	active  []*member // oldest first
+	watches []*fetchWatch // every member's, ever
+	active  []*member     // oldest first
 	crashed []*member
 	nextID  int
 }
@@ -55,6 +61,9 @@ func Start(ctx context.Context, c Config, rec *results.Recorder) (*Fleet, error)
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	f := &Fleet{c: c, sampler: sampler, rec: rec, g: g, gctx: gctx, rebal: newRebalanceWatch(rec)}
+	if c.Hold {
+		f.hold = make(chan struct{})
+	}
 	f.newGroupMember = func(m *member) groupMember { return newConsumerGroupMember(m, f.rebal) }
 	if c.Type == ShareGroup {
 		f.newGroupMember = func(m *member) groupMember { return &shareGroupMember{member: m} }
@@ -90,6 +99,34 @@ func (f *Fleet) Wait() error {
 	return err
 }
 
+// Release lets held members (Config.Hold) consume, and returns the
+// release time (Clock ns). A fleet without Hold consumes from the start;
+// Release is then a no-op that returns the time of the call. Only the
+// first call releases.
+func (f *Fleet) Release() int64 {
+	f.holdOnce.Do(func() {
+		f.releasedAt.Store(f.rec.Clock.Now())
+		if f.hold != nil {
+			close(f.hold)
+		}
+	})
+	return f.releasedAt.Load()
+}
+
+// holding is the channel a new member waits on: nil once released (members
+// that join later consume at once) or without Hold.
+func (f *Fleet) holding() <-chan struct{} {
+	if f.hold == nil || f.releasedAt.Load() != 0 {
+		return nil
+	}
+	return f.hold
+}
+
+// Generation is the highest consumer-group generation a member of the fleet
+// was assigned partitions in (0: none yet, or a share group): the
+// assignment rounds the group went through.
+func (f *Fleet) Generation() int32 { return f.rebal.generation.Load() }
+
 // Members is the number of members running now.
 func (f *Fleet) Members() int {
 	if f.java != nil {
@@ -120,7 +157,9 @@ func (f *Fleet) Join(n int) []int {
 		pctx, stopPolling := context.WithCancel(mctx)
 		m := &member{id: id, c: f.c, sampler: f.sampler, rec: f.rec, shard: f.rec.MemberShard(),
 			slow: &f.slow, pollCtx: pctx, stopPolling: stopPolling, stop: stop,
-			dialer: &crashDialer{}, exited: make(chan struct{})}
+			dialer: &crashDialer{}, exited: make(chan struct{}), hold: f.holding()}
+		m.fetches = newFetchWatch(f.rec.Clock)
+		f.watches = append(f.watches, m.fetches)
 		m.group = f.newGroupMember(m)
 		m.shard.Joined(id, f.rec.Clock.Now())
 		f.active = append(f.active, m)

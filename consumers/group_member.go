@@ -175,7 +175,9 @@ func (g *consumerGroupMember) countCommitErrors(ctx context.Context, resp *kmsg.
 }
 
 // assigned feeds the fleet's rebalance watch.
-func (g *consumerGroupMember) assigned(_ context.Context, _ *kgo.Client, got map[string][]int32) {
+func (g *consumerGroupMember) assigned(_ context.Context, cl *kgo.Client, got map[string][]int32) {
+	_, gen := cl.GroupMetadata()
+	g.rebal.sawGeneration(gen)
 	g.rebal.assigned(g.id, got[g.c.Topic])
 }
 

@@ -57,6 +57,10 @@ type member struct {
 	dialer      *crashDialer
 	crashed     atomic.Bool
 	exited      chan struct{}
+	// hold, when not nil, holds consumption until it is closed (Config.Hold).
+	hold <-chan struct{}
+	// fetches watches the client's fetch responses (ClientStats).
+	fetches *fetchWatch
 }
 
 // outcome is what a worker did with one record.
@@ -86,6 +90,17 @@ func (m *member) run(ctx context.Context) error {
 	}
 	m.cl = cl
 	defer m.close()
+	if m.hold != nil {
+		// Formation first: joined, but nothing fetched (so nothing acquired)
+		// and nothing polled until the fleet is released.
+		cl.PauseFetchTopics(m.c.Topic)
+		select {
+		case <-m.hold:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		cl.ResumeFetchTopics(m.c.Topic)
+	}
 	workerRNGs := make([]*rand.Rand, m.c.Workers)
 	for w := range workerRNGs {
 		workerRNGs[w] = rand.New(rand.NewPCG(m.rec.Run, uint64(m.id<<16|w)))
@@ -95,8 +110,37 @@ func (m *member) run(ctx context.Context) error {
 
 // clientOpts are the client options of both group types.
 func (m *member) clientOpts() []kgo.Opt {
-	return []kgo.Opt{kgo.SeedBrokers(m.c.Brokers...), kgo.ConsumeTopics(m.c.Topic), kgo.ClientID(fmt.Sprintf("sharebench-%d", m.id)),
+	opts := []kgo.Opt{kgo.SeedBrokers(m.c.Brokers...), kgo.ConsumeTopics(m.c.Topic), kgo.ClientID(fmt.Sprintf("sharebench-%d", m.id)),
 		kgo.Dialer(m.dialer.dial)}
+	if m.fetches != nil {
+		opts = append(opts, kgo.WithHooks(m.fetches))
+	}
+	return append(opts, m.c.Fetch.options()...)
+}
+
+// options are the client options of the fetch settings that are set.
+func (f Fetch) options() []kgo.Opt {
+	var opts []kgo.Opt
+	if f.Prefetch != nil {
+		n := -1 // a fetch per broker in flight or buffered
+		if !*f.Prefetch {
+			n = 0 // fetch only when polled
+		}
+		opts = append(opts, kgo.MaxConcurrentFetches(n))
+	}
+	if f.MaxBytes > 0 {
+		opts = append(opts, kgo.FetchMaxBytes(f.MaxBytes))
+	}
+	if f.MaxPartitionBytes > 0 {
+		opts = append(opts, kgo.FetchMaxPartitionBytes(f.MaxPartitionBytes))
+	}
+	if f.MaxWait > 0 {
+		opts = append(opts, kgo.FetchMaxWait(f.MaxWait))
+	}
+	if f.MinBytes > 0 {
+		opts = append(opts, kgo.FetchMinBytes(f.MinBytes))
+	}
+	return opts
 }
 
 // pollLoop is style blocking: poll at most n records (-1: everything
@@ -128,6 +172,7 @@ func (m *member) pollLoop(ctx context.Context, rngs []*rand.Rand, n int) error {
 			continue
 		}
 		m.shard.RecordPoll(len(recs))
+		m.fetches.settle(false)
 		m.group.received(recs)
 		m.group.settle(ctx, m.processBatch(ctx, recs, rngs))
 	}
@@ -186,6 +231,7 @@ func (m *member) begin(h *handled) bool {
 	}
 	h.st = st
 	h.delivered = m.rec.Clock.Now()
+	m.fetches.handed(h.r, h.delivered)
 	m.shard.RecordDelivery(st, h.r.DeliveryCount(), h.r.Timestamp.UnixNano(), h.delivered)
 	return true
 }

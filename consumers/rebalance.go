@@ -2,6 +2,7 @@ package consumers
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/sharebench/sharebench/results"
 )
@@ -14,6 +15,18 @@ type rebalanceWatch struct {
 	mu      sync.Mutex
 	owner   map[int32]int // partition → member
 	pending map[int32]results.RebalancePause
+	// generation is the highest group generation seen in an assignment.
+	generation atomic.Int32
+}
+
+// sawGeneration notes a group generation a member was assigned in.
+func (w *rebalanceWatch) sawGeneration(g int32) {
+	for {
+		cur := w.generation.Load()
+		if g <= cur || w.generation.CompareAndSwap(cur, g) {
+			return
+		}
+	}
 }
 
 func newRebalanceWatch(rec *results.Recorder) *rebalanceWatch {

@@ -60,6 +60,11 @@ var knobs = []knob{
 	{"kafka_version", kindString, "kafka"},
 	{"broker_heap", kindString, "heap"},
 	{"broker_config", kindBrokerConfig, ""},
+	{"prefetch", kindString, "prefetch-"},
+	{"fetch_max_bytes", kindSize, "fmb"},
+	{"fetch_max_partition_bytes", kindSize, "fmpb"},
+	{"fetch_max_wait", kindDuration, "fmw"},
+	{"fetch_min_bytes", kindSize, "fminb"},
 }
 
 // metaKeys are the top-level keys that describe the scenario rather than a run.

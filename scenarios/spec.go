@@ -179,6 +179,31 @@ type RunSpec struct {
 
 	// Trial is the repetition index (0-based) when repeat > 1.
 	Trial int `mapstructure:"-" json:"trial"`
+
+	// Prefetch is whether a member's client fetches ahead while its
+	// workers process: "on" (franz-go concurrent fetches: a fetch per
+	// broker in flight or buffered; a share member acquires the next records
+	// meanwhile, and their locks run while they wait in the client), "off"
+	// (a fetch only when the member polls) or "auto" (franz-go's default:
+	// on, off with acquire_mode record_limit, which sets
+	// ShareMaxRecordsStrict). [prefetch: auto]
+	Prefetch string `mapstructure:"prefetch" json:"prefetch,omitempty"`
+	// FetchMaxBytes is fetch.max.bytes, the most a fetch response carries
+	// (an integer or a size like 50MiB); 1KiB to 1GiB. [fetch_max_bytes: 52428800]
+	FetchMaxBytes int `mapstructure:"fetch_max_bytes" json:"fetch_max_bytes,omitempty"`
+	// FetchMaxPartitionBytes is max.partition.fetch.bytes, the most a fetch
+	// response carries for one partition (a size); 1KiB to 1GiB.
+	// [fetch_max_partition_bytes: 1048576]
+	FetchMaxPartitionBytes int `mapstructure:"fetch_max_partition_bytes" json:"fetch_max_partition_bytes,omitempty"`
+	// FetchMaxWait is fetch.max.wait.ms, how long the broker may hold a
+	// fetch that has less than fetch_min_bytes; a Go duration, 0 to 30s.
+	// While a share fetch waits, the member's acknowledgements wait too.
+	// [fetch_max_wait: 5s]
+	FetchMaxWait time.Duration `mapstructure:"fetch_max_wait" json:"fetch_max_wait,omitempty"`
+	// FetchMinBytes is fetch.min.bytes, what the broker gathers before it
+	// answers a fetch (up to fetch_max_wait; a size); 1 to 1GiB.
+	// [fetch_min_bytes: 1]
+	FetchMinBytes int `mapstructure:"fetch_min_bytes" json:"fetch_min_bytes,omitempty"`
 }
 
 // Backlog reports whether the run pre-fills a backlog (load_mode backlog).
@@ -230,35 +255,40 @@ type Scenario struct {
 // processing or broker_config replaces the default as a whole.
 func Defaults() map[string]any {
 	return map[string]any{
-		"consumer_type":    []any{"consumer", "share"},
-		"client":           "franz-go",
-		"partitions":       4,
-		"producers":        1,
-		"rate":             1000.0,
-		"message_size":     256,
-		"key_mode":         "round-robin",
-		"acks":             "all",
-		"linger":           "5ms",
-		"batch_size":       16384,
-		"members":          4,
-		"workers":          1,
-		"max_poll_records": 100,
-		"acquire_mode":     "batch_optimized",
-		"ack_mode":         "explicit",
-		"renew":            "none",
-		"style":            "blocking",
-		"max_in_flight":    0,
-		"processing":       map[string]any{"model": "constant", "time": "1ms"},
-		"transient_rate":   0.0,
-		"poison_rate":      0.0,
-		"warmup":           "5s",
-		"duration":         "20s",
-		"drain_timeout":    "2m",
-		"load_mode":        "rate",
-		"backlog_records":  0,
-		"nodes":            1,
-		"kafka_version":    "4.2.2",
-		"broker_heap":      "1g",
-		"broker_config":    map[string]any{},
+		"consumer_type":             []any{"consumer", "share"},
+		"client":                    "franz-go",
+		"partitions":                4,
+		"producers":                 1,
+		"rate":                      1000.0,
+		"message_size":              256,
+		"key_mode":                  "round-robin",
+		"acks":                      "all",
+		"linger":                    "5ms",
+		"batch_size":                16384,
+		"members":                   4,
+		"workers":                   1,
+		"max_poll_records":          100,
+		"acquire_mode":              "batch_optimized",
+		"ack_mode":                  "explicit",
+		"renew":                     "none",
+		"style":                     "blocking",
+		"max_in_flight":             0,
+		"processing":                map[string]any{"model": "constant", "time": "1ms"},
+		"transient_rate":            0.0,
+		"poison_rate":               0.0,
+		"warmup":                    "5s",
+		"duration":                  "20s",
+		"drain_timeout":             "2m",
+		"load_mode":                 "rate",
+		"backlog_records":           0,
+		"nodes":                     1,
+		"kafka_version":             "4.2.2",
+		"broker_heap":               "1g",
+		"broker_config":             map[string]any{},
+		"prefetch":                  "auto",
+		"fetch_max_bytes":           52428800,
+		"fetch_max_partition_bytes": 1048576,
+		"fetch_max_wait":            "5s",
+		"fetch_min_bytes":           1,
 	}
 }

@@ -168,6 +168,10 @@ func (r RunSpec) checkConsumers(p *problems) {
 		p.addf("client", "java does not renew locks yet (renew auto): the Java client hands a renewed record back in a later poll, "+
 			"which the runner's blocking loop does not do; use renew none or client franz-go")
 	}
+	if r.Client == "java" && r.Backlog() {
+		p.addf("client", "java members do not hold consumption while the group forms, so a backlog drain would include "+
+			"group formation; use load_mode rate or client franz-go")
+	}
 	atLeast(p, "members", r.Members, 1, "")
 	if r.ConsumerType != "share" {
 		atMost(p, "members", r.Members, maxMembersLimit, "")
@@ -181,6 +185,7 @@ func (r RunSpec) checkConsumers(p *problems) {
 	oneOf(p, "acquire_mode", r.AcquireMode, "batch_optimized", "record_limit")
 	oneOf(p, "ack_mode", r.AckMode, "implicit", "explicit")
 	r.checkRenewAndStyle(p)
+	r.checkFetch(p)
 	if r.ConsumerType != "share" {
 		return
 	}
@@ -197,6 +202,23 @@ func (r RunSpec) checkConsumers(p *problems) {
 		p.addf("ack_mode", "implicit acknowledgement cannot fail a single record (the next poll accepts the whole batch), "+
 			"so transient_rate (%s) and poison_rate (%s) must be 0; use ack_mode explicit",
 			formatScalar(r.TransientRate), formatScalar(r.PoisonRate))
+	}
+}
+
+// maxFetchWait is fetch_max_wait's limit (Kafka's request timeout is 30s).
+const maxFetchWait = 30 * time.Second
+
+// checkFetch checks the client's fetch settings.
+func (r RunSpec) checkFetch(p *problems) {
+	oneOf(p, "prefetch", r.Prefetch, "auto", "on", "off")
+	atLeast(p, "fetch_max_bytes", r.FetchMaxBytes, 1024, " bytes")
+	atMost(p, "fetch_max_bytes", r.FetchMaxBytes, maxBatchSize, " bytes")
+	atLeast(p, "fetch_max_partition_bytes", r.FetchMaxPartitionBytes, 1024, " bytes")
+	atMost(p, "fetch_max_partition_bytes", r.FetchMaxPartitionBytes, maxBatchSize, " bytes")
+	atLeast(p, "fetch_min_bytes", r.FetchMinBytes, 1, " bytes")
+	atMost(p, "fetch_min_bytes", r.FetchMinBytes, maxBatchSize, " bytes")
+	if r.FetchMaxWait < 0 || r.FetchMaxWait > maxFetchWait {
+		p.addf("fetch_max_wait", "must be between 0 and %v, got %v", maxFetchWait, r.FetchMaxWait)
 	}
 }
 

@@ -30,7 +30,7 @@ func TestRunPlainLinesOnKfake(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	lines := []string{"scenario smoke: 1 run(s)", "run 1/1 ", ": filling a backlog of 500 records",
-		": 500 records acknowledged in ", ": waiting for ", ": group ready in ", ": draining the backlog (timeout ", ": drained in "}
+		": 500 records acknowledged in ", ": forming a group of ", ": group formed in ", ": draining the backlog (timeout ", ": drained in "}
 	at := 0
 	for _, w := range lines {
 		i := strings.Index(out[at:], w)

@@ -51,19 +51,48 @@ func sideBySideRows() []tableRow {
 	return []tableRow{
 		{"run", func(r runs.Record) string { return r.RunID }},
 		{"consumer type", func(r runs.Record) string { return r.ConsumerType }},
+		// A burst (the drain outlasted the window) leads with its end-to-end
+		// time beside the formula's; a backlog run with its drain.
+		{"end-to-end s (formula)", endToEnd},
+		{"group formation s (rounds)", func(r runs.Record) string {
+			if r.Phases.GroupFormationSec == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.1f (%d)", r.Phases.GroupFormationSec, r.Phases.FormationRounds)
+		}},
 		{"offered records/s", func(r runs.Record) string { return num(r.Throughput.OfferedPerSec) }},
 		{"ceiling records/s", func(r runs.Record) string {
-			return fmt.Sprintf("%.1f (%s)", r.Ceiling.RecordsPerSec, r.Ceiling.Bound)
+			c := r.Ceiling
+			if c.Bound == "locks" {
+				// The lock-holding bound: who can hold records, at what size.
+				return fmt.Sprintf("%.1f (locks: holders %v at %.0f/acquisition)", c.RecordsPerSec, c.HoldersPerPartition, c.RecordsPerAcquisition)
+			}
+			return fmt.Sprintf("%.1f (%s)", c.RecordsPerSec, c.Bound)
 		}},
 		{"completed records/s", func(r runs.Record) string { return num(r.Throughput.CompletedPerSec) }},
-		{"efficiency vs ceiling", func(r runs.Record) string { return fmt.Sprintf("%.0f%%", 100*r.Ceiling.Efficiency) }},
-		{"active members", func(r runs.Record) string { return fmt.Sprint(r.Ceiling.ActiveMembers) }},
+		{"efficiency vs ceiling", func(r runs.Record) string {
+			if r.Burst != nil {
+				return fmt.Sprintf("%.0f%% (a burst: read end-to-end)", 100*r.Ceiling.Efficiency)
+			}
+			return fmt.Sprintf("%.0f%%", 100*r.Ceiling.Efficiency)
+		}},
 		{"completion p50 ms", func(r runs.Record) string { return num(r.Latency.CompletionMs.P50) }},
 		{"completion p99 ms", func(r runs.Record) string { return num(r.Latency.CompletionMs.P99) }},
 		{"completion p99.9 ms", func(r runs.Record) string { return num(r.Latency.CompletionMs.P999) }},
 		{"completion max ms", func(r runs.Record) string { return num(r.Latency.CompletionMs.Max) }},
 		{"publish p99 ms", func(r runs.Record) string { return num(r.Latency.PublishMs.P99) }},
-		{"records/poll p50", func(r runs.Record) string { return num(r.Polls.RecordsPerPoll.P50) }},
+		{"records/poll p50 · acquisition p90 · buffered p99 ms", func(r runs.Record) string {
+			out := num(r.Polls.RecordsPerPoll.P50)
+			if p := r.Polls.RecordsPerAcquisition; p.Count > 0 {
+				out += fmt.Sprintf(" · %.0f", p.P90)
+			} else {
+				out += " · -"
+			}
+			if b := r.Latency.BufferedMs; b.Count > 0 {
+				return out + " · " + num(b.P99)
+			}
+			return out + " · -"
+		}},
 		{"redelivered", func(r runs.Record) string { return fmt.Sprint(r.Outcomes.Redelivered) }},
 		{"drain s", func(r runs.Record) string { return num(r.Phases.DrainSec) }},
 		{"audit produced", func(r runs.Record) string { return fmt.Sprint(r.Audit.Produced) }},
@@ -79,6 +108,18 @@ func sideBySideRows() []tableRow {
 		{"broker heap after GC MB", brokerCell(func(b results.BrokerMetrics) string { return num(b.HeapAfterGCMaxBytes / (1 << 20)) })},
 		{"share coord writes/s", brokerCell(func(b results.BrokerMetrics) string { return num(b.ShareCoordinatorWriteRateAvg) })},
 	}
+}
+
+// endToEnd is a burst's end-to-end time beside the formula's, a backlog
+// run's drain beside backlog ÷ ceiling, else "-".
+func endToEnd(r runs.Record) string {
+	switch {
+	case r.Burst != nil:
+		return fmt.Sprintf("%.1f (%.1f, %s)", r.Burst.EndToEndSec, r.Burst.PredictedSec, r.Burst.Bound)
+	case r.Spec != nil && r.Spec.Backlog() && r.Ceiling.RecordsPerSec > 0:
+		return fmt.Sprintf("%.1f (%.1f, %s)", r.Phases.DrainSec, float64(r.Spec.BacklogRecords)/r.Ceiling.RecordsPerSec, r.Ceiling.Bound)
+	}
+	return "-"
 }
 
 // brokerCell renders a broker figure, or "-" for a run without broker scrapes.

@@ -51,6 +51,18 @@ var runsCSVColumns = []struct {
 	{"provider", func(r runs.Record) string { return r.Environment.Provider }},
 	{"kafka_version", func(r runs.Record) string { return r.Environment.KafkaVersion }},
 	{"is_kafka", func(r runs.Record) string { return strconv.FormatBool(r.Environment.IsKafka) }},
+	// Measurement truth (group formation, the lock-holding bound, the
+	// client's buffering, bursts); empty in files written before them.
+	{"group_formation_s", func(r runs.Record) string { return f64(r.Phases.GroupFormationSec) }},
+	{"lock_holders_per_sec", func(r runs.Record) string { return f64(r.Ceiling.LockHolders) }},
+	{"records_per_acquisition_p90", func(r runs.Record) string { return f64(r.Polls.RecordsPerAcquisition.P90) }},
+	{"buffered_p99_ms", func(r runs.Record) string { return f64(r.Latency.BufferedMs.P99) }},
+	{"end_to_end_s", func(r runs.Record) string {
+		if r.Burst == nil {
+			return ""
+		}
+		return f64(r.Burst.EndToEndSec)
+	}},
 }
 
 func f64(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

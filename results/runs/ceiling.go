@@ -22,17 +22,43 @@ type CeilingInput struct {
 	// (handed over → completed). It stands in for W, the time a record
 	// stays Acquired, which is at least this long.
 	HoldMs float64
+	// RecordsPerAcquisition is the records one member acquires from one
+	// share partition at a time (share only): measured (p90 of the records
+	// per acquisition) after a run, predicted (PredictAcquisition) before.
+	// 0: the lock-holding bound is not computed.
+	RecordsPerAcquisition float64
+	// ConsumersPerPartition is, per partition, the members it is assigned
+	// to (share only; from the group's assignment). nil: predicted from
+	// members and partitions (SharePartitionConsumers).
+	ConsumersPerPartition []int
 }
 
 // Ceiling is a run's theoretical throughput bound: the minimum of the
 // producer rate, the worker ceiling and (share groups) the lock ceiling.
 type Ceiling struct {
 	RecordsPerSec float64 `json:"records_per_sec"`
-	Bound         string  `json:"bound"` // which ceiling binds: "producer", "workers" or "locks"
-	ProducerRate  float64 `json:"producer_rate"`
-	Workers       float64 `json:"workers"`
-	// Locks is share-partitions × record locks / W; 0 when not applicable.
+	// Bound names the ceiling that binds: "producer", "workers", "locks"
+	// (the lock-holding bound) or "lock_window" (Little's law); in backlog
+	// mode "none" when nothing bounds.
+	Bound        string  `json:"bound"`
+	ProducerRate float64 `json:"producer_rate"`
+	Workers      float64 `json:"workers"`
+	// Locks is share-partitions × record locks / W (Little's law: the
+	// in-flight window); 0 when not applicable. When it binds, Bound is
+	// "lock_window".
 	Locks float64 `json:"locks,omitempty"`
+	// LockHolders is the lock-holding bound (share): per partition, only
+	// min(consumers, floor(record locks ÷ records per acquisition)) members
+	// can hold its records at once, each completing workers × 1000 / P
+	// records/s: Σ over partitions ÷ attempts per completion. When it
+	// binds, Bound is "locks". 0 when not applicable.
+	LockHolders float64 `json:"lock_holders,omitempty"`
+	// HoldersPerPartition is min(consumers, floor(locks ÷ records per
+	// acquisition)) of each partition (share, when LockHolders is set).
+	HoldersPerPartition []int `json:"holders_per_partition,omitempty"`
+	// RecordsPerAcquisition is the acquisition size the lock-holding bound
+	// used.
+	RecordsPerAcquisition float64 `json:"records_per_acquisition,omitempty"`
 	// ActiveMembers is the members that can receive records: all of them in
 	// a share group, at most the partition count in a consumer group.
 	ActiveMembers int `json:"active_members"`
@@ -69,16 +95,70 @@ func ComputeCeiling(in CeilingInput) Ceiling {
 	if c.Workers < c.RecordsPerSec {
 		c.RecordsPerSec, c.Bound = c.Workers, "workers"
 	}
+	if in.Share && in.RecordLocks > 0 && in.RecordsPerAcquisition > 0 && in.ProcessingMs > 0 {
+		per := in.ConsumersPerPartition
+		if len(per) == 0 {
+			per = SharePartitionConsumers(in.Members, in.Partitions)
+		}
+		c.HoldersPerPartition = LockHolders(per, in.RecordLocks, in.RecordsPerAcquisition)
+		holders := 0
+		for _, h := range c.HoldersPerPartition {
+			holders += h
+		}
+		c.RecordsPerAcquisition = in.RecordsPerAcquisition
+		c.LockHolders = float64(holders*in.Workers) * 1000 / in.ProcessingMs /
+			AttemptsPerCompletion(in.TransientRate, in.PoisonRate)
+		if c.LockHolders < c.RecordsPerSec {
+			c.RecordsPerSec, c.Bound = c.LockHolders, "locks"
+		}
+	}
 	if in.Share && in.RecordLocks > 0 && in.HoldMs > 0 {
 		c.Locks = float64(in.Partitions*in.RecordLocks) * 1000 / in.HoldMs
 		if c.Locks < c.RecordsPerSec {
-			c.RecordsPerSec, c.Bound = c.Locks, "locks"
+			c.RecordsPerSec, c.Bound = c.Locks, "lock_window"
 		}
 	}
 	if math.IsInf(c.Workers, 1) {
 		c.Workers = 0 // JSON has no infinity; 0 means "no processing bound"
 	}
 	return c
+}
+
+// LockHolders is, per partition, the members that can hold its records at
+// once: min(consumers of the partition, floor(locks ÷ records per
+// acquisition)), at least 1 for a partition with a consumer (an
+// acquisition never exceeds the locks: the broker caps it).
+func LockHolders(consumersPerPartition []int, locks int, perAcquisition float64) []int {
+	fit := 1
+	if perAcquisition > 0 {
+		fit = max(1, int(math.Floor(float64(locks)/perAcquisition+1e-9)))
+	}
+	out := make([]int, len(consumersPerPartition))
+	for i, c := range consumersPerPartition {
+		out[i] = min(c, fit)
+	}
+	return out
+}
+
+// SharePartitionConsumers predicts, per partition, the members a share
+// group assigns it to: with at least as many members as partitions, the
+// members spread evenly over the partitions (members ÷ partitions each,
+// the remainder one more); with fewer, each partition has one.
+func SharePartitionConsumers(members, partitions int) []int {
+	if partitions < 1 {
+		return nil
+	}
+	out := make([]int, partitions)
+	for p := range out {
+		out[p] = 1
+		if members >= partitions {
+			out[p] = members / partitions
+			if p < members%partitions {
+				out[p]++
+			}
+		}
+	}
+	return out
 }
 
 // WithMeasured sets the efficiency from a measured completed rate.

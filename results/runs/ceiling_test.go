@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -26,7 +27,7 @@ func TestComputeCeiling(t *testing.T) {
 			400, "workers", 2, 400, 0},
 		// Worked example: 64 partitions × 2000 locks / 2 s = 64,000/s.
 		{"lock ceiling", CeilingInput{Share: true, Members: 1000, Workers: 100, Partitions: 64, ProcessingMs: 1, ProducerRate: 1e6, RecordLocks: 2000, HoldMs: 2000},
-			64000, "locks", 1000, 1e8, 64000},
+			64000, "lock_window", 1000, 1e8, 64000},
 		// Transient failures: 1/(1-0.2) = 1.25 attempts per completion: 400/1.25 = 320.
 		{"retries cost attempts", CeilingInput{Members: 4, Workers: 1, Partitions: 4, ProcessingMs: 10, ProducerRate: 1000, TransientRate: 0.2},
 			320, "workers", 4, 320, 0},
@@ -43,6 +44,68 @@ func TestComputeCeiling(t *testing.T) {
 				t.Fatalf("workers %.1f locks %.1f, want %.1f %.1f", c.Workers, c.Locks, tc.workers, tc.lockLimit)
 			}
 		})
+	}
+}
+
+// TestLockHoldingCeiling checks the lock-holding bound by hand: per
+// partition min(consumers, floor(locks ÷ records per acquisition)) members
+// hold records, each worker completing 1000 / P records/s.
+func TestLockHoldingCeiling(t *testing.T) {
+	// mpr-cliff at max_poll_records 200: 6 members on 2 partitions (3 each),
+	// 100 locks, acquisitions of 100 (the locks cap them): floor(100/100) = 1
+	// holder per partition → 2 × 1 × 1000/5 = 400 < 800 offered and < the
+	// 6 × 200 = 1200 worker ceiling: "locks" binds.
+	base := CeilingInput{Share: true, Members: 6, Workers: 1, Partitions: 2, ProcessingMs: 5,
+		ProducerRate: 800, RecordLocks: 100, HoldMs: 100}
+	in := base
+	in.RecordsPerAcquisition = 100
+	c := ComputeCeiling(in)
+	if c.Bound != "locks" || math.Abs(c.RecordsPerSec-400) > 1e-9 || c.LockHolders != 400 {
+		t.Fatalf("mpr 200: %+v, want 400 bound locks", c)
+	}
+	if len(c.HoldersPerPartition) != 2 || c.HoldersPerPartition[0] != 1 || c.HoldersPerPartition[1] != 1 {
+		t.Fatalf("holders %v, want [1 1]", c.HoldersPerPartition)
+	}
+	// At 50 per acquisition 2 of 3 fit: 2 × 2 × 200 = 800 = the producer
+	// rate, which is listed first and so stays the bound.
+	in.RecordsPerAcquisition = 50
+	if c := ComputeCeiling(in); c.Bound != "producer" || c.LockHolders != 800 {
+		t.Fatalf("mpr 50: %+v, want lock holders 800, bound producer", c)
+	}
+	// At 10 all 3 fit: the bound is the worker ceiling's 6 × 200 = 1200
+	// (not binding below 800 offered).
+	in.RecordsPerAcquisition = 10
+	if c := ComputeCeiling(in); c.LockHolders != 1200 || c.Bound != "producer" {
+		t.Fatalf("mpr 10: %+v", c)
+	}
+	// A measured uneven assignment: partition 0 has 4 consumers, partition
+	// 1 has 1; 60 per acquisition of 100 locks fits 1 → 1 + 1 = 2 holders,
+	// × 2 workers × 1000/10 = 400.
+	in = base
+	in.Workers, in.ProcessingMs, in.RecordsPerAcquisition = 2, 10, 60
+	in.ConsumersPerPartition = []int{4, 1}
+	if c := ComputeCeiling(in); c.LockHolders != 400 || c.Bound != "locks" {
+		t.Fatalf("uneven: %+v, want 400 bound locks", c)
+	}
+	// Consumer groups have no lock bound.
+	in.Share = false
+	if c := ComputeCeiling(in); c.LockHolders != 0 || c.Bound == "locks" {
+		t.Fatalf("consumer group: %+v", c)
+	}
+}
+
+func TestSharePartitionConsumers(t *testing.T) {
+	for _, tc := range []struct {
+		m, p int
+		want []int
+	}{{6, 2, []int{3, 3}}, {7, 3, []int{3, 2, 2}}, {2, 4, []int{1, 1, 1, 1}}, {4, 4, []int{1, 1, 1, 1}}} {
+		got := SharePartitionConsumers(tc.m, tc.p)
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%d members on %d partitions: %v, want %v", tc.m, tc.p, got, tc.want)
+		}
+	}
+	if got := LockHolders([]int{3, 3}, 2000, 2500); fmt.Sprint(got) != "[1 1]" {
+		t.Errorf("acquisition above the locks: %v, want at least one holder", got)
 	}
 }
 

@@ -20,6 +20,9 @@ type Record struct {
 	StartedAt     string             `json:"started_at"`    // UTC RFC 3339
 	// Client is the consumers' client library (client.go).
 	Client *Client `json:"client,omitempty"`
+	// TopicConfig are the settings the run's topic was created with (e.g.
+	// message.timestamp.type LogAppendTime; absent in older files).
+	TopicConfig map[string]string `json:"topic_config,omitempty"`
 
 	Phases     Phases                `json:"phases"`
 	Throughput Throughput            `json:"throughput"`
@@ -45,6 +48,12 @@ type Record struct {
 	Files       []string      `json:"files"` // files written beside run.json
 	Elapsed     time.Duration `json:"-"`
 
+	// Burst leads the reports when the drain after the window was longer
+	// than the window (rate mode): the consumers were still working off the
+	// window's records, so a window rate reads as a low efficiency. It
+	// gives the end-to-end time beside the formula's. Absent otherwise.
+	Burst *Burst `json:"burst,omitempty"`
+
 	// MaxRate is load_mode max_rate's search: every step and the found
 	// rate; the other figures of the record are those of the step at the
 	// found rate (of the first step when none passed).
@@ -53,9 +62,20 @@ type Record struct {
 
 // Phases are the run's phase lengths in seconds.
 type Phases struct {
-	GroupReadySec float64 `json:"group_ready_s"` // consumers started → group ready
-	WarmupSec     float64 `json:"warmup_s"`
-	MeasureSec    float64 `json:"measure_s"`
+	GroupReadySec float64 `json:"group_ready_s"` // consumers started → group formed (the older name of GroupFormationSec)
+	// GroupFormationSec is consumers started → group formed, with
+	// consumption held (no record handed to a worker): consumer group:
+	// every partition assigned, min(members, partitions) owners, the
+	// assignment unchanged for one heartbeat interval; share group: every
+	// member assigned, unchanged for one heartbeat interval. The clock of
+	// the warm-up (rate mode) or the drain (backlog mode) starts after it.
+	GroupFormationSec float64 `json:"group_formation_s"`
+	// FormationRounds is the assignment rounds (rebalances) before the
+	// group formed: the consumer group's generation, the share group's
+	// epoch.
+	FormationRounds int     `json:"formation_rebalances"`
+	WarmupSec       float64 `json:"warmup_s"`
+	MeasureSec      float64 `json:"measure_s"`
 	// DrainSec is producers done → all records finished (or timeout); in
 	// load_mode backlog it is the measured time to drain (ETD) the
 	// pre-filled backlog: first delivery → last completion or archive.
@@ -68,6 +88,20 @@ type Phases struct {
 	// the run's clock start, before the group was ready) to the start of the
 	// measurement window; the warm-up precedes it by WarmupSec.
 	WindowStartSec float64 `json:"window_start_s,omitempty"`
+}
+
+// Burst is a rate-mode run read as a burst: every record produced (warm-up
+// included) and the time from the first record's intended send to the last
+// completion, beside the formula's prediction: max(production time,
+// records ÷ the consumers' ceiling without the producer bound).
+type Burst struct {
+	Records      int64   `json:"records"`
+	EndToEndSec  float64 `json:"end_to_end_s"`
+	PredictedSec float64 `json:"predicted_s"`
+	// ConsumeCeiling is the ceiling without the producer rate, records/s,
+	// and Bound the term that sets it.
+	ConsumeCeiling float64 `json:"consume_ceiling"`
+	Bound          string  `json:"bound"`
 }
 
 // Throughput figures are records per second over the measurement window.
@@ -89,6 +123,11 @@ type Latencies struct {
 	ScheduleLagMs results.Percentiles `json:"schedule_lag_ms"`
 	QueueMs       results.Percentiles `json:"queue_ms"`
 	HoldMs        results.Percentiles `json:"hold_ms"` // handed to a worker → completed, all records
+	// BufferedMs is, over all records, the time from the client buffering
+	// a fetched record (a share record is acquired by then) to its hand-over
+	// to a worker: the part of the completion latency spent waiting in the
+	// client (prefetched records wait for the previous batch).
+	BufferedMs results.Percentiles `json:"buffered_ms"`
 }
 
 // Polls describe the member poll loops.
@@ -97,6 +136,12 @@ type Polls struct {
 	Empty          int64               `json:"empty"`
 	EmptyRatio     float64             `json:"empty_ratio"`
 	RecordsPerPoll results.Percentiles `json:"records_per_poll"` // non-empty polls; values are record counts
+	// RecordsPerAcquisition is, per share partition and ShareFetch
+	// response, the records acquired (share; counts).
+	RecordsPerAcquisition results.Percentiles `json:"records_per_acquisition"`
+	// RecordsPerResponse is, per ShareFetch response, the records acquired
+	// over its partitions (share; counts).
+	RecordsPerResponse results.Percentiles `json:"records_per_response"`
 }
 
 // Outcomes count what the workers did.

@@ -36,10 +36,36 @@ type ValidityInput struct {
 	// CompletedThirds are completions in the first, middle and last third of
 	// the measurement window (Series.Thirds).
 	CompletedThirds [3]int64
+	// LockExpiry is what the lock_expiry_risk check needs (share groups;
+	// zero: not checked).
+	LockExpiry LockExpiryInput
 	// Collectors are the samplers that ran beside the workload (broker
 	// metrics scrapes, group lag).
 	Collectors []CollectorHealth
 	Errors     []string
+}
+
+// LockExpiryInput is a share run's lock duration beside its measured
+// acquisitions and hold times.
+type LockExpiryInput struct {
+	LockDurationMs        float64 // group.share.record.lock.duration.ms; 0: not checked
+	RecordsPerAcquisition float64 // measured (p90)
+	ProcessingMs          float64 // mean processing time P
+	Workers               int
+	Hold                  results.Percentiles // latency.hold_ms
+	BufferedP99Ms         float64             // latency.buffered_ms p99
+}
+
+// Risk reports whether records could outlive their locks: an acquisition's
+// processing (records per acquisition × P ÷ workers) or the measured hold
+// time (handed to a worker → completed, plus the p99 wait in the client
+// before it) exceeds the lock duration.
+func (l LockExpiryInput) Risk() (bool, float64) {
+	if l.LockDurationMs <= 0 {
+		return false, 0
+	}
+	batch := l.RecordsPerAcquisition * l.ProcessingMs / float64(max(1, l.Workers))
+	return batch > l.LockDurationMs || l.Hold.Max+l.BufferedP99Ms > l.LockDurationMs, batch
 }
 
 // CollectorHealth is how one sampler fared over a run.
@@ -98,6 +124,14 @@ func Check(in ValidityInput) Validity {
 	}
 	if f, l := in.CompletedThirds[0], in.CompletedThirds[2]; l >= 100 && float64(f) < 0.85*float64(l) {
 		add("warmup_short", "completions were still climbing in the window (first third %d, last third %d): lengthen warmup", f, l)
+	}
+	if risk, batch := in.LockExpiry.Risk(); risk {
+		l := in.LockExpiry
+		add("lock_expiry_risk", "records can outlive their %.0f ms acquisition locks: %.0f records per acquisition × %.1f ms ÷ %d workers = %.0f ms "+
+			"per acquisition; measured hold p50 %.0f / p99 %.0f / max %.0f ms, plus p99 %.0f ms waiting in the client: "+
+			"lower max_poll_records, add workers, lengthen the lock or use renew: auto",
+			l.LockDurationMs, l.RecordsPerAcquisition, l.ProcessingMs, max(1, l.Workers), batch,
+			l.Hold.P50, l.Hold.P99, l.Hold.Max, l.BufferedP99Ms)
 	}
 	if in.AckErrors > 0 || in.PollErrors > 0 {
 		add("client_errors", "consumers saw %d acknowledgement/commit errors and %d poll errors", in.AckErrors, in.PollErrors)

@@ -68,7 +68,7 @@ func TestCeilingBoundNames(t *testing.T) {
 	}{
 		{"producer", func(c *CeilingInput) {}, 300, "producer"},
 		{"workers", func(c *CeilingInput) { c.ProducerRate, c.HoldMs = 1000, 25 }, 400, "workers"},
-		{"locks", func(c *CeilingInput) { c.ProducerRate, c.HoldMs = 1000, 100 }, 200, "locks"},
+		{"lock window (Little's law)", func(c *CeilingInput) { c.ProducerRate, c.HoldMs = 1000, 100 }, 200, "lock_window"},
 		{"consumer group: no lock ceiling", func(c *CeilingInput) { c.Share, c.ProducerRate, c.HoldMs = false, 1000, 100 }, 400, "workers"},
 		{"poison", func(c *CeilingInput) { c.ProducerRate, c.PoisonRate, c.HoldMs = 1000, 0.5, 1 }, 200, "workers"},
 		{"equal terms keep the producer", func(c *CeilingInput) { c.ProducerRate = 400 }, 400, "producer"},
@@ -155,7 +155,7 @@ func TestValidityAndCeilingEdges(t *testing.T) {
 	// The lock ceiling needs locks and a hold time: 1 lock × 1 partition /
 	// 1 ms = 1000/s; without either it is absent (0), never +Inf or 0/s
 	// binding.
-	if c := ComputeCeiling(CeilingInput{Share: true, Members: 1, Workers: 1, Partitions: 1, ProducerRate: 5000, RecordLocks: 1, HoldMs: 1}); c.Locks != 1000 || c.Bound != "locks" {
+	if c := ComputeCeiling(CeilingInput{Share: true, Members: 1, Workers: 1, Partitions: 1, ProducerRate: 5000, RecordLocks: 1, HoldMs: 1}); c.Locks != 1000 || c.Bound != "lock_window" {
 		t.Errorf("1 lock, 1 ms: %+v", c)
 	}
 	for _, in := range []CeilingInput{

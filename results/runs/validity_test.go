@@ -30,3 +30,26 @@ func TestValidityRampTolerance(t *testing.T) {
 		t.Fatalf("5%% ramp flagged: %+v", ok.Flags)
 	}
 }
+
+// lock_expiry_risk: 200 records × 200 ms ÷ 1 worker = 40 s > a 30 s lock;
+// 100 records fit (20 s) unless a measured hold exceeds the lock.
+func TestLockExpiryRiskFlag(t *testing.T) {
+	clean := results.Audit{Produced: 1, CompletedOnce: 1, Balanced: true}
+	in := LockExpiryInput{LockDurationMs: 30000, RecordsPerAcquisition: 200, ProcessingMs: 200, Workers: 1,
+		Hold: results.Percentiles{P50: 100, P99: 20000, Max: 20100}}
+	v := Check(ValidityInput{IsKafka: true, Audit: clean, LockExpiry: in})
+	if v.Valid || v.Flags[0].Code != "lock_expiry_risk" {
+		t.Fatalf("200 × 200 ms vs a 30 s lock not flagged: %+v", v)
+	}
+	in.RecordsPerAcquisition = 100
+	if v := Check(ValidityInput{IsKafka: true, Audit: clean, LockExpiry: in}); !v.Valid {
+		t.Fatalf("100 × 200 ms = 20 s < 30 s flagged: %+v", v)
+	}
+	in.Hold.Max = 31000
+	if v := Check(ValidityInput{IsKafka: true, Audit: clean, LockExpiry: in}); v.Valid {
+		t.Fatal("a measured hold of 31 s against a 30 s lock not flagged")
+	}
+	if v := Check(ValidityInput{IsKafka: true, Audit: clean}); !v.Valid {
+		t.Fatal("no lock duration (consumer group, renew auto): flagged")
+	}
+}
