@@ -52,7 +52,7 @@ func fillThenDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	rc.cpu = &cpuWindow{pids: s.cl.PIDs, done: make(chan struct{})}
 	rc.cpu.start = collectors.ReadCPU(rc.cpu.pids())
 	s.progress.phase(PhaseDrain, groupReadyTimeout+s.spec.DrainTimeout, rc.rec)
-	ccfg := consumerConfig(s.spec, s.cl.Bootstrap(), s.topic, s.group)
+	ccfg := s.consumerConfig()
 	go func() { f.errc <- consumers.Run(cctx, ccfg, rc.rec) }()
 	var err error
 	if r.times.ready, err = s.waitGroupReady(ctx, f.errc); err != nil {

@@ -66,7 +66,7 @@ func produceAndDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	s, rc, f := r.setup, r.rc, r.fleet
 	cctx, stopConsumers := context.WithCancel(ctx)
 	defer stopConsumers()
-	fl, err := consumers.Start(cctx, consumerConfig(s.spec, s.cl.Bootstrap(), s.topic, s.group), rc.rec)
+	fl, err := consumers.Start(cctx, s.consumerConfig(), rc.rec)
 	if err != nil {
 		return err
 	}

@@ -95,8 +95,8 @@ func (m *member) run(ctx context.Context) error {
 
 // clientOpts are the client options of both group types.
 func (m *member) clientOpts() []kgo.Opt {
-	return []kgo.Opt{kgo.SeedBrokers(m.c.Brokers...), kgo.ConsumeTopics(m.c.Topic), kgo.ClientID(fmt.Sprintf("sharebench-%d", m.id)),
-		kgo.Dialer(m.dialer.dial)}
+	return append([]kgo.Opt{kgo.SeedBrokers(m.c.Brokers...), kgo.ConsumeTopics(m.c.Topic), kgo.ClientID(fmt.Sprintf("sharebench-%d", m.id)),
+		kgo.Dialer(m.dial)}, m.c.Conn...)
 }
 
 // pollLoop is style blocking: poll at most n records (-1: everything
