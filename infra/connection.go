@@ -218,15 +218,21 @@ var connectionKeys = map[string][]string{
 // Unknown keys and malformed values are errors naming the file, the key
 // and what is expected.
 func LoadConnection(path string) (Connection, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return Connection{}, fmt.Errorf("connection file: %w", err)
-	}
-	c, err := ParseConnection(path, b, os.LookupEnv)
+	c, err := ParseConnectionFile(path)
 	if err != nil {
 		return Connection{}, err
 	}
 	return c, c.Validate()
+}
+
+// ParseConnectionFile is LoadConnection without Validate, for settings
+// that flags complete.
+func ParseConnectionFile(path string) (Connection, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Connection{}, fmt.Errorf("connection file: %w", err)
+	}
+	return ParseConnection(path, b, os.LookupEnv)
 }
 
 // ParseConnection parses connection-file text; name is used in messages,
