@@ -87,6 +87,9 @@ func explain(err error, conn Connection) string {
 	case errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH):
 		return "unreachable: no route to the host: check --bootstrap, the network and any firewall"
 	}
+	if m := err.Error(); strings.Contains(m, "tls alert record") || strings.Contains(m, "plaintext connection speaking to a tls endpoint") {
+		return "the listener expects TLS and this client speaks plaintext: set tls (tls: {enabled: true}, or --tls)"
+	}
 	if eof, ok := errors.AsType[*kgo.ErrFirstReadEOF](err); ok {
 		switch {
 		case conn.TLS == nil && strings.Contains(eof.Error(), "requires TLS"):

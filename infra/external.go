@@ -3,7 +3,6 @@ package infra
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 )
 
@@ -33,7 +32,7 @@ func (p *ExternalProvider) Start(ctx context.Context, spec ClusterSpec) (Cluster
 	}
 	ids, err := CheckConnection(ctx, p.Bootstrap, p.Conn, 30*time.Second)
 	if err != nil {
-		return nil, fmt.Errorf("external provider: %w", err)
+		return nil, err // the campaign names the provider
 	}
 	version := p.KafkaVersion
 	if version == "" && spec.KafkaVersion != "" {
