@@ -15,7 +15,6 @@ import (
 var FlagCodes = []string{
 	"not_kafka", "audit_unbalanced", "lost_records", "drain_timeout", "schedule_lag", "harness_cpu",
 	"host_cpu", "above_ceiling", "warmup_short", "client_errors", "produce_failed", "collector_failed", "error",
-	"tls_insecure", "throttled", // campaign/connection.go
 }
 
 // DefaultDenyFlags are the validity flags that fail a compared run by
