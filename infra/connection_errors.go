@@ -72,7 +72,8 @@ func explain(err error, conn Connection) string {
 		return "TLS: the broker's certificate did not verify: " + certErr.Err.Error()
 	case errors.As(err, &recErr):
 		return "TLS: the listener does not speak TLS: it is a plaintext listener; drop tls (or use the cluster's TLS port)"
-	case errors.As(err, &alert) && (strings.Contains(err.Error(), "certificate required") || strings.Contains(err.Error(), "bad certificate")):
+	case (errors.As(err, &alert) || strings.Contains(err.Error(), "remote error: tls:")) &&
+		(strings.Contains(err.Error(), "certificate required") || strings.Contains(err.Error(), "bad certificate")):
 		return "TLS: the broker requires a client certificate (mutual TLS) and did not accept this client's: set tls.cert_file and tls.key_file to a certificate its CA signed"
 	case errors.Is(err, kerr.SaslAuthenticationFailed):
 		return fmt.Sprintf("SASL %s authentication failed for user %q: wrong username or password (or token), or the user does not exist on this cluster", mech, user)

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -223,6 +224,21 @@ func TestExternalOverTLSAndSASLOnKfake(t *testing.T) {
 		}
 		if d := time.Since(began); d > 15*time.Second {
 			t.Errorf("%s: took %v", name, d)
+		}
+	}
+}
+
+// Errors seen from a real Kafka 4.2 listener (TestSecured* in
+// cmd/sharebench) map to plain messages.
+func TestExplainConnErrorStrings(t *testing.T) {
+	tlsConn := Connection{TLS: &TLSSettings{CAFile: "ca.pem"}}
+	for msg, want := range map[string]string{
+		"remote error: tls: bad certificate": "requires a client certificate",
+		"invalid large response size 352518912 > limit 104857600; the first three bytes received appear to be a tls alert record for TLS v1.2; is this a plaintext connection speaking to a tls endpoint?": "expects TLS",
+	} {
+		err := ExplainConnError(errors.New(msg), tlsConn, []string{"b:1"})
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q → %v, want %q", msg, err, want)
 		}
 	}
 }
