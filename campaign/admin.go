@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -22,8 +23,8 @@ type admin struct {
 	adm *kadm.Client
 }
 
-func newAdmin(brokers []string) (*admin, error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+func newAdmin(brokers []string, conn ...kgo.Opt) (*admin, error) {
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(brokers...)}, conn...)...)
 	if err != nil {
 		return nil, fmt.Errorf("admin client: %w", err)
 	}
@@ -52,7 +53,7 @@ func (a *admin) createTopic(ctx context.Context, topic string, partitions, rf in
 		err = resp.Err
 	}
 	if err != nil {
-		return fmt.Errorf("topic %q: create: %w", topic, err)
+		return fmt.Errorf("topic %q: create: %w", topic, explainDenied(err, "CREATE", "topic", topic))
 	}
 	return poll(ctx, 30*time.Second, func() (bool, error) {
 		md, err := a.adm.Metadata(ctx, topic)
@@ -96,6 +97,9 @@ func (a *admin) setGroupConfig(ctx context.Context, group string, kv map[string]
 		return fmt.Errorf("group %q: set configs: %w", group, err)
 	}
 	for _, r := range resp.Resources {
+		if r.ErrorCode != 0 && isDenied(kerr.ErrorForCode(r.ErrorCode)) {
+			return fmt.Errorf("group %q: set configs: %w", group, explainDenied(kerr.ErrorForCode(r.ErrorCode), "ALTER_CONFIGS", "group", group))
+		}
 		if r.ErrorCode != 0 {
 			msg := ""
 			if r.ErrorMessage != nil {

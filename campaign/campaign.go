@@ -145,7 +145,7 @@ func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int)
 	if err := c.folder.addEnvironment(env); err != nil {
 		return err
 	}
-	if err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes()); err != nil {
+	if err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes(), clusterConnOpts(cl)...); err != nil {
 		return err
 	}
 	rn := runner{cl: cl, log: c.log, metrics: c.opt.Metrics, env: env}

@@ -33,7 +33,7 @@ func environment(ctx context.Context, cl infra.Cluster, sc *scenarios.Scenario) 
 	env := runs.Environment{
 		Provider: cl.Provider(), Image: infra.ImageOf(cl), KafkaVersion: cl.KafkaVersion(), IsKafka: cl.IsKafka(),
 		Nodes: cl.Nodes(), BrokerConfig: cl.BrokerConfig(), Host: hostInfo(), Harness: &h,
-		Broker: brokerInfo(ctx, cl.Bootstrap()),
+		Broker: brokerInfo(ctx, cl.Bootstrap(), clusterConnOpts(cl)...),
 	}
 	if sc != nil {
 		env.Scenario = scenarioDigest(sc)
@@ -77,8 +77,8 @@ func hostInfo() runs.Host {
 // brokerInfo asks the brokers for their API versions: the release they
 // match (franz-go's guess) and the finalized feature levels, from the
 // lowest node id that answers.
-func brokerInfo(ctx context.Context, bootstrap []string) *runs.BrokerInfo {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...))
+func brokerInfo(ctx context.Context, bootstrap []string, conn ...kgo.Opt) *runs.BrokerInfo {
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...)}, conn...)...)
 	if err != nil {
 		return &runs.BrokerInfo{Error: err.Error()}
 	}

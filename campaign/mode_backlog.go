@@ -59,7 +59,7 @@ func fillThenDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 		}
 	}()
 	s.progress.phase(PhaseDrain, groupReadyTimeout+s.spec.DrainTimeout, rc.rec) // formation, then the drain
-	ccfg := consumerConfig(s.spec, s.cl.Bootstrap(), s.topic, s.group)
+	ccfg := s.consumerConfig()
 	ccfg.Hold = true
 	fl, err := consumers.Start(cctx, ccfg, rc.rec)
 	if err != nil {

@@ -66,7 +66,7 @@ func produceAndDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	s, rc, f := r.setup, r.rc, r.fleet
 	cctx, stopConsumers := context.WithCancel(ctx)
 	defer stopConsumers()
-	ccfg := consumerConfig(s.spec, s.cl.Bootstrap(), s.topic, s.group)
+	ccfg := s.consumerConfig()
 	ccfg.Hold = true // the group forms before the warm-up starts
 	fl, err := consumers.Start(cctx, ccfg, rc.rec)
 	if err != nil {

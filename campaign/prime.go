@@ -13,8 +13,8 @@ import (
 // topics (__consumer_offsets, __share_group_state) and loads the
 // coordinators outside any measurement: otherwise the first run of a
 // campaign pays seconds of one-time set-up inside its warm-up or window.
-func primeCluster(ctx context.Context, brokers []string, nodes int) error {
-	adm, err := newAdmin(brokers)
+func primeCluster(ctx context.Context, brokers []string, nodes int, conn ...kgo.Opt) error {
+	adm, err := newAdmin(brokers, conn...)
 	if err != nil {
 		return err
 	}
@@ -24,7 +24,7 @@ func primeCluster(ctx context.Context, brokers []string, nodes int) error {
 		return err
 	}
 	defer adm.deleteTopic(context.WithoutCancel(ctx), topic)
-	p, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.DefaultProduceTopic(topic))
+	p, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(brokers...), kgo.DefaultProduceTopic(topic)}, conn...)...)
 	if err != nil {
 		return err
 	}
@@ -40,16 +40,16 @@ func primeCluster(ctx context.Context, brokers []string, nodes int) error {
 		kgo.ConsumerGroup(topic + "-consumer"),
 		kgo.ShareGroup(shareGroup),
 	} {
-		if err := consumeOne(ctx, brokers, topic, opt); err != nil {
+		if err := consumeOne(ctx, brokers, topic, opt, conn...); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func consumeOne(ctx context.Context, brokers []string, topic string, group kgo.Opt) error {
-	opts := []kgo.Opt{kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(topic), group,
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart())}
+func consumeOne(ctx context.Context, brokers []string, topic string, group kgo.Opt, conn ...kgo.Opt) error {
+	opts := append([]kgo.Opt{kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(topic), group,
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart())}, conn...)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return err

@@ -143,6 +143,7 @@ type runSetup struct {
 	share        bool
 	topic, group string
 	adm          *admin
+	conn         clientConn // how its clients connect (connection.go)
 }
 
 // recording is the recording phase: the clock, the recorder and its time
@@ -179,13 +180,17 @@ type phaseTimes struct {
 
 func newRunSetup(rn runner, spec scenarios.RunSpec, runID string) (*runSetup, error) {
 	suffix := randomSuffix()
-	adm, err := newAdmin(rn.cl.Bootstrap())
+	conn, err := connOf(rn.cl, spec)
+	if err != nil {
+		return nil, err
+	}
+	adm, err := newAdmin(rn.cl.Bootstrap(), conn.opts...)
 	if err != nil {
 		return nil, err
 	}
 	name := "sharebench-" + runID + "-" + suffix
 	return &runSetup{runner: rn, spec: spec, id: runID, suffix: suffix, share: spec.ConsumerType == "share",
-		topic: name, group: name, adm: adm}, nil
+		topic: name, group: name, adm: adm, conn: conn}, nil
 }
 
 func (s *runSetup) createTopicAndGroup(ctx context.Context) error {
@@ -205,7 +210,7 @@ func (s *runSetup) createTopicAndGroup(ctx context.Context) error {
 // start time from the load mode.
 func newRecording(s *runSetup) (*recording, producer.Config, error) {
 	clock := results.NewClock()
-	pcfg := producerConfig(s.spec, s.cl.Bootstrap(), s.topic)
+	pcfg := s.producerConfig()
 	perProducer, seconds, err := runSizes(s.spec)
 	if err != nil {
 		return nil, pcfg, err

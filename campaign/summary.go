@@ -233,6 +233,7 @@ func (r *run) measured() *Measured {
 		LockExpiry:      lockExpiryInput(s.spec, rr),
 		Collectors:      collectorHealth(rr.Broker, rr.Lag),
 	})
+	rr.Validity = s.conn.addFlags(rr.Validity) // tls_insecure, throttled
 	rr.Resources = usage
 	rr.Errors = f.errs
 	return &Measured{Record: rr, Merged: m, Series: rc.series}

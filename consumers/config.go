@@ -1,9 +1,12 @@
 package consumers
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // GroupType is the kind of group a fleet's members join. Its values are
@@ -57,6 +60,12 @@ const (
 // types; fields marked (share) are ignored by consumer groups.
 type Config struct {
 	Brokers []string
+	// Conn are the connection options every member's client takes (SASL,
+	// dial timeout, hooks: infra.Connection.WithoutTLS), and TLS the
+	// configuration the members' own dialer wraps connections in; nil is
+	// plaintext.
+	Conn    []kgo.Opt
+	TLS     *tls.Config
 	Topic   string
 	Group   string
 	Type    GroupType

@@ -111,10 +111,11 @@ func (m *member) run(ctx context.Context) error {
 // clientOpts are the client options of both group types.
 func (m *member) clientOpts() []kgo.Opt {
 	opts := []kgo.Opt{kgo.SeedBrokers(m.c.Brokers...), kgo.ConsumeTopics(m.c.Topic), kgo.ClientID(fmt.Sprintf("sharebench-%d", m.id)),
-		kgo.Dialer(m.dialer.dial)}
+		kgo.Dialer(m.dial)}
 	if m.fetches != nil {
 		opts = append(opts, kgo.WithHooks(m.fetches))
 	}
+	opts = append(opts, m.c.Conn...)
 	return append(opts, m.c.Fetch.options()...)
 }
 

@@ -3,7 +3,6 @@ package infra
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 )
 
@@ -17,6 +16,8 @@ type ExternalProvider struct {
 	// KafkaVersion is what the user says the brokers run; the protocol does
 	// not report a release version. Empty: "unknown".
 	KafkaVersion string
+	// Conn is how clients connect (TLS, SASL); the zero value is plaintext.
+	Conn Connection
 }
 
 // Name implements Provider.
@@ -29,9 +30,9 @@ func (p *ExternalProvider) Start(ctx context.Context, spec ClusterSpec) (Cluster
 	if len(p.Bootstrap) == 0 {
 		return nil, errors.New("external provider: --bootstrap: give the cluster's bootstrap servers (host:port, comma-separated)")
 	}
-	ids, err := ProbeBrokers(ctx, p.Bootstrap, 30*time.Second)
+	ids, err := CheckConnection(ctx, p.Bootstrap, p.Conn, 30*time.Second)
 	if err != nil {
-		return nil, fmt.Errorf("external provider: bootstrap %v: no metadata within 30s: %w", p.Bootstrap, err)
+		return nil, err // the campaign names the provider
 	}
 	version := p.KafkaVersion
 	if version == "" && spec.KafkaVersion != "" {
@@ -58,6 +59,7 @@ func (c *externalCluster) BrokerConfig() map[string]string { return nil }
 func (c *externalCluster) PIDs() []int                     { return nil }
 func (c *externalCluster) MetricsURLs() []string           { return c.p.MetricsURLs }
 func (c *externalCluster) LogDir() string                  { return "" }
+func (c *externalCluster) Connection() Connection          { return c.p.Conn }
 
 // Stop does nothing: the harness did not start this cluster.
 func (c *externalCluster) Stop(context.Context) error { return nil }

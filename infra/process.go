@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/sharebench/sharebench/internal/retry"
 )
 
@@ -123,6 +125,12 @@ type processCluster struct {
 
 	stopOnce sync.Once
 	stopErr  error
+
+	// The secured client listener (process_security.go); nil: plaintext.
+	security       *ClusterSecurity
+	secFiles       securityFiles
+	conn           Connection
+	connClientOpts []kgo.Opt
 }
 
 // broker is one node: its current JVM and what faults did to it.
@@ -228,13 +236,16 @@ func (c *processCluster) layout() error {
 		c.nodes = append(c.nodes, nodeAddr{ID: i + 1, BrokerPort: ports[3*i], ControllerPort: ports[3*i+1]})
 		c.metricsPorts = append(c.metricsPorts, ports[3*i+2])
 	}
+	if err := c.setUpSecurity(); err != nil {
+		return err
+	}
 	for _, n := range c.nodes {
 		dir := c.nodeDir(n)
 		if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
 			return fmt.Errorf("broker %d: %w", n.ID, err)
 		}
-		props := serverProperties(processLayout(n, c.nodes, filepath.Join(dir, "data")), c.cfg)
-		if err := os.WriteFile(c.propsPath(n), renderProperties(props), 0o644); err != nil {
+		props := serverProperties(c.securityLayout(processLayout(n, c.nodes, filepath.Join(dir, "data")), n), c.securityProps(c.cfg))
+		if err := os.WriteFile(c.propsPath(n), renderProperties(props), 0o600); err != nil {
 			return fmt.Errorf("broker %d: server.properties: %w", n.ID, err)
 		}
 	}
@@ -294,6 +305,7 @@ func (c *processCluster) formatNode(ctx context.Context, n nodeAddr, clusterID s
 		"-Dlog4j2.configurationFile="+c.log4jPath(),
 		"-cp", filepath.Join(jars, "*"),
 		"kafka.tools.StorageTool", "format", "-t", clusterID, "-c", c.propsPath(n))
+	cmd.Args = append(cmd.Args, c.scramArgs()...)
 	cmd.Dir = c.nodeDir(n)
 	tail := &tailBuffer{max: logTailBytes}
 	if err := runTool(ctx, cmd, io.MultiWriter(logFile, tail)); err != nil {
@@ -322,7 +334,7 @@ func (c *processCluster) startJVM(n nodeAddr, i int) (*proc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("broker %d: start: %w", n.ID, err)
 	}
-	progress(c.spec.Log, "broker %d: started, pid %d, port %d, log %s", n.ID, p.pid(), n.BrokerPort, logPath)
+	progress(c.spec.Log, "broker %d: started, pid %d, client address %s, log %s", n.ID, p.pid(), n.bootstrap(), logPath)
 	return p, nil
 }
 

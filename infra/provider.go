@@ -34,6 +34,9 @@ type ClusterSpec struct {
 	Log io.Writer
 	// StartTimeout bounds start-up including jar resolution (default 5m).
 	StartTimeout time.Duration
+	// Security secures the client listener (process provider only;
+	// process_security.go). Nil: plaintext.
+	Security *ClusterSecurity
 }
 
 // Cluster is a running set of brokers. Stop must be called exactly once on

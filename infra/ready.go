@@ -102,7 +102,7 @@ func (c *processCluster) brokersServing(ctx context.Context, brokers []*broker) 
 	for i, b := range brokers {
 		want[i] = int32(b.addr.ID)
 	}
-	err := waitServing(ctx, c.Bootstrap(), want, c.spec.KafkaVersion, c.spec.Log)
+	err := waitServing(ctx, c.Bootstrap(), want, c.spec.KafkaVersion, c.spec.Log, c.connOpts()...)
 	if exit, ok := errors.AsType[*brokerExitError](context.Cause(ctx)); ok && err != nil {
 		return exit
 	}
@@ -115,15 +115,15 @@ func (c *processCluster) brokersServing(ctx context.Context, brokers []*broker) 
 // each of them is created, accepts a record with acks=all, and is deleted. Each step is
 // retried with backoff until ctx ends. Every provider that starts brokers
 // uses it, after a start and after a broker fault.
-func waitServing(ctx context.Context, bootstrap []string, want []int32, version string, log io.Writer) error {
-	cl, err := kgo.NewClient(
+func waitServing(ctx context.Context, bootstrap []string, want []int32, version string, log io.Writer, conn ...kgo.Opt) error {
+	cl, err := kgo.NewClient(append([]kgo.Opt{
 		kgo.SeedBrokers(bootstrap...),
-		kgo.DialTimeout(2*time.Second),
-		kgo.MetadataMinAge(200*time.Millisecond),
+		kgo.DialTimeout(2 * time.Second),
+		kgo.MetadataMinAge(200 * time.Millisecond),
 		kgo.RetryBackoffFn(func(int) time.Duration { return 200 * time.Millisecond }),
 		kgo.RequiredAcks(kgo.AllISRAcks()),
 		kgo.ProducerLinger(0),
-	)
+	}, conn...)...)
 	if err != nil {
 		return fmt.Errorf("cluster: readiness client: %w", err)
 	}
@@ -206,9 +206,9 @@ func brokerMetadata(ctx context.Context, cl *kgo.Client) (ids []int32, controlle
 
 // ProbeBrokers asks the cluster behind bootstrap, once and within timeout,
 // which brokers it lists (sorted node ids): brokerMetadata through a client
-// of its own.
-func ProbeBrokers(ctx context.Context, bootstrap []string, timeout time.Duration) ([]int32, error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...), kgo.DialTimeout(min(timeout, 5*time.Second)))
+// of its own, connected with conn (Connection.ClientOpts).
+func ProbeBrokers(ctx context.Context, bootstrap []string, timeout time.Duration, conn ...kgo.Opt) ([]int32, error) {
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...), kgo.DialTimeout(min(timeout, 5*time.Second))}, conn...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -17,9 +17,13 @@ type nodeAddr struct {
 	ID             int
 	BrokerPort     int // PLAINTEXT listener, the client bootstrap port
 	ControllerPort int // CONTROLLER listener, the KRaft quorum port
+	ClientPort     int // secured CLIENT listener (ClusterSecurity); 0: clients use BrokerPort
 }
 
 func (n nodeAddr) bootstrap() string {
+	if n.ClientPort != 0 {
+		return loopback + ":" + strconv.Itoa(n.ClientPort)
+	}
 	return loopback + ":" + strconv.Itoa(n.BrokerPort)
 }
 
@@ -40,6 +44,7 @@ type listener struct {
 	Name      string // PLAINTEXT, INTERNAL, CONTROLLER
 	Bind      string // host:port
 	Advertise string // host:port
+	Protocol  string // security protocol; "" is PLAINTEXT
 }
 
 // controllerListener names the KRaft quorum listener of every provider.
@@ -83,7 +88,11 @@ func serverProperties(l nodeLayout, cfg map[string]string) map[string]string {
 	for _, li := range l.Listeners {
 		bind = append(bind, li.Name+"://"+li.Bind)
 		adv = append(adv, li.Name+"://"+li.Advertise)
-		protos = append(protos, li.Name+":PLAINTEXT")
+		proto := li.Protocol
+		if proto == "" {
+			proto = "PLAINTEXT"
+		}
+		protos = append(protos, li.Name+":"+proto)
 	}
 	props := map[string]string{
 		"process.roles":                  "broker,controller",

@@ -54,7 +54,7 @@ func parseProperties(t *testing.T, b []byte) map[string]string {
 }
 
 func threeNodes() []nodeAddr {
-	return []nodeAddr{{1, 9001, 9101}, {2, 9002, 9102}, {3, 9003, 9103}}
+	return []nodeAddr{{ID: 1, BrokerPort: 9001, ControllerPort: 9101}, {ID: 2, BrokerPort: 9002, ControllerPort: 9102}, {ID: 3, BrokerPort: 9003, ControllerPort: 9103}}
 }
 
 func TestServerPropertiesOneNode(t *testing.T) {

@@ -66,6 +66,9 @@ func (s ClusterSpec) prepare(provider string) (ClusterSpec, map[string]string, e
 	if s.Nodes != 1 && s.Nodes != 3 {
 		return s, nil, fmt.Errorf("cluster spec: nodes %d: the %s provider starts 1 or 3 nodes", s.Nodes, provider)
 	}
+	if s.Security != nil && provider != "process" {
+		return s, nil, fmt.Errorf("cluster spec: security %q: only the process provider starts secured brokers", s.Security.Mode)
+	}
 	cfg, err := EffectiveBrokerConfig(s.Nodes, s.BrokerConfig)
 	if err != nil {
 		return s, nil, err

@@ -37,6 +37,9 @@ type ClusterState struct {
 	LogDir        string            `json:"log_dir"`
 	ServeLog      string            `json:"serve_log"`
 	StartedAt     string            `json:"started_at"`
+	// Connection refers to the client settings of a secured cluster
+	// (paths, never secrets); nil: plaintext.
+	Connection *ConnectionRef `json:"connection,omitempty"`
 }
 
 const (
@@ -269,7 +272,7 @@ func (n NamedCluster) Serve(ctx context.Context, p Provider, spec ClusterSpec) e
 		Name: n.Name, Provider: c.Provider(), KafkaVersion: c.KafkaVersion(), Nodes: c.Nodes(),
 		Bootstrap: c.Bootstrap(), MetricsURLs: c.MetricsURLs(), BrokerConfig: c.BrokerConfig(),
 		SupervisorPID: os.Getpid(), LogDir: c.LogDir(), ServeLog: n.ServeLog(),
-		StartedAt: time.Now().UTC().Format(time.RFC3339),
+		StartedAt: time.Now().UTC().Format(time.RFC3339), Connection: ConnectionRefOf(c),
 	}
 	if err := n.writeState(st); err != nil {
 		return err

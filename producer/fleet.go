@@ -15,7 +15,10 @@ import (
 
 // Config describes the producer fleet of one run.
 type Config struct {
-	Brokers     []string
+	Brokers []string
+	// Conn are the connection options every producer client takes (TLS,
+	// SASL, hooks: infra.Connection.ClientOpts); nil is plaintext.
+	Conn        []kgo.Opt
 	Topic       string
 	Producers   int
 	Rate        float64       // records/s for the whole fleet (open loop)
@@ -69,6 +72,7 @@ func (c Config) clientOpts() ([]kgo.Opt, error) {
 		kgo.ProducerLinger(c.Linger),
 		kgo.MaxBufferedRecords(1 << 16),
 	}
+	opts = append(opts, c.Conn...)
 	if c.BatchSize > 0 {
 		opts = append(opts, kgo.ProducerBatchMaxBytes(int32(c.BatchSize)))
 	}

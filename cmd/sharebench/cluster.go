@@ -23,6 +23,7 @@ type clusterFlags struct {
 	name, provider, version string
 	nodes                   int
 	sets                    []string
+	security                string // --security: sasl_ssl or mtls (process provider)
 }
 
 func newClusterCmd() *cobra.Command {
@@ -44,6 +45,7 @@ func newClusterCmd() *cobra.Command {
 	up.Flags().IntVar(&f.nodes, "nodes", 1, "KRaft nodes: 1 or 3")
 	up.Flags().StringVar(&f.version, "kafka-version", infra.DefaultKafkaVersion, "Apache Kafka release")
 	up.Flags().StringArrayVar(&f.sets, "set", nil, "broker setting, broker_config.KEY=VALUE (repeatable)")
+	up.Flags().StringVar(&f.security, "security", "", "secure the client listener: sasl_ssl (SCRAM-SHA-512, a generated user and password) or mtls (a generated client certificate); process provider only")
 	serve := &cobra.Command{
 		Use:    "serve",
 		Short:  "Hold a cluster until SIGTERM (started by cluster up)",
@@ -88,7 +90,14 @@ func (f clusterFlags) spec() (infra.ClusterSpec, error) {
 	if _, err := infra.EffectiveBrokerConfig(f.nodes, cfg); err != nil {
 		return infra.ClusterSpec{}, err
 	}
-	return infra.ClusterSpec{Nodes: f.nodes, KafkaVersion: f.version, BrokerConfig: cfg}, nil
+	spec := infra.ClusterSpec{Nodes: f.nodes, KafkaVersion: f.version, BrokerConfig: cfg}
+	if f.security != "" {
+		if f.provider != "process" {
+			return spec, fmt.Errorf("--security %s: only --provider process starts secured brokers", f.security)
+		}
+		spec.Security = &infra.ClusterSecurity{Mode: f.security}
+	}
+	return spec, nil
 }
 
 func clusterUp(cmd *cobra.Command, f clusterFlags) error {
@@ -122,6 +131,9 @@ func clusterUp(cmd *cobra.Command, f clusterFlags) error {
 	args := []string{"--provider", f.provider, "--nodes", strconv.Itoa(f.nodes), "--kafka-version", f.version}
 	for _, s := range f.sets {
 		args = append(args, "--set", s)
+	}
+	if f.security != "" {
+		args = append(args, "--security", f.security)
 	}
 	sup, err := n.Launch(self, args)
 	if err != nil {
@@ -185,7 +197,7 @@ func clusterStatus(cmd *cobra.Command, name string) error {
 	if !alive {
 		return fmt.Errorf("cluster %q: supervisor pid %d is not running: the cluster is gone (remove the stale state with `sharebench cluster down --name %s`)", name, st.SupervisorPID, name)
 	}
-	ids, err := infra.ProbeBrokers(cmd.Context(), st.Bootstrap, 15*time.Second)
+	ids, err := infra.CheckConnection(cmd.Context(), st.Bootstrap, st.Connection.Connection(), 15*time.Second)
 	if err != nil {
 		return fmt.Errorf("cluster %q: brokers do not answer: %w", name, err)
 	}
@@ -223,6 +235,9 @@ func clusterDown(cmd *cobra.Command, name string) error {
 func printClusterState(w io.Writer, st infra.ClusterState) {
 	fmt.Fprintf(w, "cluster %q: %s, Kafka %s, %d node(s), up since %s\n", st.Name, st.Provider, st.KafkaVersion, st.Nodes, st.StartedAt)
 	fmt.Fprintf(w, "bootstrap: %s\n", strings.Join(st.Bootstrap, ","))
+	if st.Connection != nil {
+		fmt.Fprintf(w, "connection: %s\n", st.Connection.Describe)
+	}
 	for i, u := range st.MetricsURLs {
 		fmt.Fprintf(w, "metrics broker %d: %s\n", i+1, u)
 	}

@@ -27,6 +27,7 @@ type runFlags struct {
 	bootstrap  []string
 	metricURLs []string
 	cluster    string // --cluster: a cluster started by `cluster up`
+	conn       connFlags
 	// run and bench only
 	noFail bool // --no-fail: exit 0 when the run verdict failed
 	dryRun bool // --dry-run: validate, expand, size, print; start nothing
@@ -43,6 +44,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.provider, "provider", "auto", "cluster provider: auto (container when a Docker engine answers and a broker image is usable, else process), process, container, kfake (kfake numbers are not Kafka's) or external (an existing cluster: --bootstrap)")
 	cmd.Flags().StringSliceVar(&f.bootstrap, "bootstrap", nil, "external provider: bootstrap servers, HOST:PORT[,HOST:PORT...]")
 	cmd.Flags().StringArrayVar(&f.metricURLs, "metrics-url", nil, "external provider: a broker's Prometheus endpoint (JMX exporter or open monitoring), repeatable")
+	f.conn.register(cmd.Flags())
 	cmd.Flags().StringVar(&f.cluster, "cluster", "", "run on the cluster `NAME` that 'sharebench cluster up --name NAME' started (the external provider with its addresses)")
 	cmd.Flags().StringVar(&f.results, "results", campaign.DefaultResultsDir, "folder that receives the campaign folder")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a scenario key, e.g. --set max_poll_records=[10,100] (repeatable)")
@@ -241,7 +243,7 @@ func printVerdict(w io.Writer, recs []runs.Record) {
 // external, or --cluster NAME, which also sets f.provider), or nil.
 func (f *runFlags) external(cmd *cobra.Command) (*infra.ExternalProvider, error) {
 	if f.cluster != "" {
-		for _, flag := range []string{"provider", "bootstrap", "metrics-url"} {
+		for _, flag := range append([]string{"provider", "bootstrap", "metrics-url"}, f.conn.changed(cmd)...) {
 			if cmd.Flags().Changed(flag) {
 				return nil, fmt.Errorf("--cluster %s: the cluster's state gives the provider and addresses; drop --%s", f.cluster, flag)
 			}
@@ -254,10 +256,22 @@ func (f *runFlags) external(cmd *cobra.Command) (*infra.ExternalProvider, error)
 			return nil, fmt.Errorf("--cluster %s: supervisor pid %d is not running: the cluster is gone (start it again with `sharebench cluster up --name %s`)", f.cluster, st.SupervisorPID, f.cluster)
 		}
 		f.provider = "external"
-		return &infra.ExternalProvider{Bootstrap: st.Bootstrap, MetricsURLs: st.MetricsURLs, KafkaVersion: st.KafkaVersion}, nil
+		return &infra.ExternalProvider{Bootstrap: st.Bootstrap, MetricsURLs: st.MetricsURLs, KafkaVersion: st.KafkaVersion,
+			Conn: st.Connection.Connection()}, nil
 	}
 	if f.provider != "external" {
+		if given := f.conn.changed(cmd); len(given) > 0 {
+			return nil, fmt.Errorf("--%s: connection settings apply to --provider external (or a secured cluster up); the %s provider's brokers are plaintext", given[0], f.provider)
+		}
 		return nil, nil
 	}
-	return &infra.ExternalProvider{Bootstrap: f.bootstrap, MetricsURLs: f.metricURLs}, nil
+	conn, err := f.conn.connection(cmd)
+	if err != nil {
+		return nil, err
+	}
+	bootstrap := f.bootstrap
+	if len(bootstrap) == 0 {
+		bootstrap = conn.Bootstrap
+	}
+	return &infra.ExternalProvider{Bootstrap: bootstrap, MetricsURLs: f.metricURLs, Conn: conn}, nil
 }

@@ -79,6 +79,7 @@ var (
 // Text masks every secret found in free text: URL userinfo anywhere in it,
 // and the values of secret-named settings (password=…, "token": "…").
 func Text(s string) string {
+	s = literalSecrets(s)
 	s = userinfoRE.ReplaceAllStringFunc(s, func(m string) string {
 		sub := userinfoRE.FindStringSubmatch(m)
 		user, _, hasPass := strings.Cut(sub[2], ":")

@@ -1,0 +1,138 @@
+package campaign
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharebench/sharebench/consumers"
+	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/producer"
+	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
+)
+
+// clientConn is how a run's clients connect to its cluster
+// (infra.ConnectionOf): the options every client takes, the TLS
+// configuration the consumer fleet's own dialer wraps its connections in,
+// and the throttle hook whose figures become the run's throttled flag.
+type clientConn struct {
+	conn     infra.Connection
+	opts     []kgo.Opt // with the TLS dial option
+	noTLS    []kgo.Opt // without it, for clients that dial themselves
+	tls      *tls.Config
+	throttle *throttleHook
+}
+
+// connOf prepares the connection of cl's clients for a run of spec, with a
+// fresh throttle hook.
+func connOf(cl infra.Cluster, spec scenarios.RunSpec) (clientConn, error) {
+	c := clientConn{conn: infra.ConnectionOf(cl), throttle: &throttleHook{}}
+	if spec.Client == string(consumers.ClientJava) && c.conn.Secured() {
+		return c, fmt.Errorf("client java: connection settings (%s) are not passed to the Java runner yet: run client franz-go on a secured cluster", c.conn.Describe())
+	}
+	var err error
+	if c.noTLS, err = c.conn.WithoutTLS(); err != nil {
+		return c, err
+	}
+	if c.tls, err = c.conn.TLSConfig(); err != nil {
+		return c, err
+	}
+	c.noTLS = append(c.noTLS, kgo.WithHooks(c.throttle))
+	c.opts = append([]kgo.Opt(nil), c.noTLS...)
+	if c.tls != nil {
+		c.opts = append(c.opts, kgo.DialTLSConfig(c.tls))
+	}
+	return c, nil
+}
+
+// clusterConnOpts are the connection options of cl's clients outside a
+// run (priming, the environment record); an error leaves them plaintext
+// and is returned by the client that fails to connect.
+func clusterConnOpts(cl infra.Cluster) []kgo.Opt {
+	opts, err := infra.ClientOptsOf(cl)
+	if err != nil {
+		return nil
+	}
+	return opts
+}
+
+// producerConfig is the run's producer fleet with the connection.
+func (s *runSetup) producerConfig() producer.Config {
+	c := producerConfig(s.spec, s.cl.Bootstrap(), s.topic)
+	c.Conn = s.conn.opts
+	return c
+}
+
+// consumerConfig is the run's consumer fleet with the connection.
+func (s *runSetup) consumerConfig() consumers.Config {
+	c := consumerConfig(s.spec, s.cl.Bootstrap(), s.topic, s.group)
+	c.Conn, c.TLS = s.conn.noTLS, s.conn.tls
+	return c
+}
+
+// throttleHook records the throttling brokers impose on a run's clients
+// (quotas): franz-go's HookBrokerThrottle.
+type throttleHook struct {
+	mu    sync.Mutex
+	count int
+	total time.Duration
+	max   time.Duration
+}
+
+func (h *throttleHook) OnBrokerThrottle(_ kgo.BrokerMetadata, d time.Duration, _ bool) {
+	if d <= 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.count++
+	h.total += d
+	h.max = max(h.max, d)
+}
+
+// addFlags adds the connection's validity flags to a run's: tls_insecure
+// when broker certificates went unchecked, throttled when a broker
+// throttled the run's clients (a quota shaped the numbers).
+func (c clientConn) addFlags(v runs.Validity) runs.Validity {
+	add := func(code, msg string) {
+		v.Flags = append(v.Flags, runs.Flag{Code: code, Message: msg})
+		v.Valid = false
+	}
+	if c.conn.Insecure() {
+		add("tls_insecure", "tls.insecure_skip_verify: the brokers' certificates were not verified: the cluster measured may not be the one named")
+	}
+	if h := c.throttle; h != nil {
+		h.mu.Lock()
+		n, total, longest := h.count, h.total, h.max
+		h.mu.Unlock()
+		if n > 0 {
+			add("throttled", fmt.Sprintf("brokers throttled the run's clients %d time(s), %v in all (longest %v): a quota shaped the numbers",
+				n, total.Round(time.Millisecond), longest.Round(time.Millisecond)))
+		}
+	}
+	return v
+}
+
+// isDenied reports whether err is an authorization failure (an ACL).
+func isDenied(err error) bool {
+	return errors.Is(err, kerr.TopicAuthorizationFailed) || errors.Is(err, kerr.GroupAuthorizationFailed) ||
+		errors.Is(err, kerr.ClusterAuthorizationFailed) || errors.Is(err, kerr.TransactionalIDAuthorizationFailed)
+}
+
+// explainDenied says which operation on which resource an ACL denied, and
+// which ACL would allow it; other errors are returned unchanged.
+func explainDenied(err error, operation, resourceType, name string) error {
+	if err == nil || !isDenied(err) {
+		return err
+	}
+	return fmt.Errorf("not authorized: the cluster's ACLs deny %s on %s %q to this principal "+
+		"(grant it, e.g. kafka-acls --add --allow-principal User:NAME --operation %s --%s %s; sharebench also needs "+
+		"CREATE/DELETE/DESCRIBE/WRITE/READ on topics named sharebench-* and READ/DESCRIBE/ALTER_CONFIGS on groups named sharebench-*): %w",
+		operation, resourceType, name, operation, resourceType, name, err)
+}

@@ -1,0 +1,61 @@
+package redact
+
+import (
+	"strings"
+	"sync"
+)
+
+// Secrets given as values (a SASL password, an OAUTHBEARER token, an AWS
+// secret key) carry no tell-tale key next to them in an error or a log
+// line. AddSecret registers such a value: Text replaces every occurrence
+// of it with Mask from then on, wherever it appears.
+
+var literals struct {
+	sync.RWMutex
+	vals []string
+	r    *strings.Replacer
+}
+
+// minSecretLen is the shortest value AddSecret registers: shorter ones
+// would mask ordinary words.
+const minSecretLen = 4
+
+// AddSecret registers a secret value; short or empty values are ignored.
+func AddSecret(v string) {
+	if len(v) < minSecretLen {
+		return
+	}
+	literals.Lock()
+	defer literals.Unlock()
+	for _, s := range literals.vals {
+		if s == v {
+			return
+		}
+	}
+	literals.vals = append(literals.vals, v)
+	// Longest first: a secret that contains another is masked whole.
+	var pairs []string
+	vals := append([]string(nil), literals.vals...)
+	for i := range vals {
+		for j := i + 1; j < len(vals); j++ {
+			if len(vals[j]) > len(vals[i]) {
+				vals[i], vals[j] = vals[j], vals[i]
+			}
+		}
+	}
+	for _, s := range vals {
+		pairs = append(pairs, s, Mask)
+	}
+	literals.r = strings.NewReplacer(pairs...)
+}
+
+// literalSecrets masks the registered secrets in s.
+func literalSecrets(s string) string {
+	literals.RLock()
+	r := literals.r
+	literals.RUnlock()
+	if r == nil {
+		return s
+	}
+	return r.Replace(s)
+}
