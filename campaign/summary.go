@@ -162,6 +162,7 @@ func (r *run) measured() *Measured {
 	rr := summarize(s.spec, s.id, m, rc.rec.Ledger.Audit(), rc.window, s.env)
 	rr.StartedAt = rc.clock.Time(rc.start).Format(time.RFC3339)
 	rr.Client = clientRecord(s.spec, rc.rec)
+	rr.GroupConfig = s.groupCfg
 	rr.Phases.GroupReadySec = r.times.ready
 	rr.Phases.DrainSec = r.times.drain
 	rr.Phases.DrainTimedOut = errors.Is(f.drainErr, errDrainTimeout)

@@ -40,6 +40,9 @@ type Record struct {
 	// Members are the members' join, first record and leave times (runs
 	// with events).
 	Members     []MemberLife  `json:"members,omitempty"`
+	// GroupConfig is the share group's settings as applied and as read
+	// back (share runs; groupconfig.go).
+	GroupConfig *GroupConfig `json:"group_config,omitempty"`
 	Environment Environment   `json:"environment"`
 	Errors      []string      `json:"errors,omitempty"`
 	Files       []string      `json:"files"` // files written beside run.json
@@ -166,6 +169,9 @@ type BrokerInfo struct {
 	// e.g. "v4.1" (the protocol carries no release number).
 	VersionGuess string           `json:"version_guess,omitempty"`
 	Features     map[string]int16 `json:"finalized_features,omitempty"`
+	// GroupConfigs are the configs a GROUP resource accepts (4.3 added the
+	// KIP-1240 share settings, 4.4 the dead-letter ones).
+	GroupConfigs []string `json:"group_configs,omitempty"`
 	Error        string           `json:"error,omitempty"` // why the brokers could not be asked
 }
 

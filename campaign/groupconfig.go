@@ -1,0 +1,147 @@
+package campaign
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
+)
+
+// autoOffsetReset is the group setting every share run gets: share groups
+// start at "latest" by default, and the whole schedule must be delivered,
+// including records produced before a member's first fetch.
+var autoOffsetReset = map[string]string{scenarios.GroupKeyAutoOffsetReset: "earliest"}
+
+// applyGroupConfig sets the share group's settings before its members join
+// (share.auto.offset.reset=earliest, the run's group_config and dead-letter
+// settings) in one IncrementalAlterConfigs on the GROUP resource, reads them
+// back with DescribeConfigs and records both. A value read back that
+// differs from the one set fails the run: it would measure another group.
+func (s *runSetup) applyGroupConfig(ctx context.Context) error {
+	want := maps.Clone(autoOffsetReset)
+	maps.Copy(want, s.spec.ShareGroupConfig())
+	if err := s.adm.setGroupConfig(ctx, s.group, want); err != nil {
+		return err
+	}
+	got, src, err := s.adm.describeGroupConfig(ctx, s.group, slices.Sorted(maps.Keys(want)))
+	rec := &runs.GroupConfig{Applied: want, ReadBack: got, Source: src}
+	s.groupCfg = rec
+	if err != nil {
+		if len(want) == len(autoOffsetReset) {
+			fmt.Fprintf(s.log, "  %s: group config not read back: %v\n", s.id, err)
+			return nil // the harness's own setting: IncrementalAlterConfigs succeeded
+		}
+		return fmt.Errorf("group_config: read back: %w", err)
+	}
+	var diff []string
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		if got[k] != want[k] {
+			diff = append(diff, fmt.Sprintf("%s set %q, read back %q", k, want[k], got[k]))
+		}
+	}
+	if len(diff) > 0 {
+		return fmt.Errorf("group %q: group_config not in force: %s", s.group, strings.Join(diff, "; "))
+	}
+	if len(want) > len(autoOffsetReset) {
+		fmt.Fprintf(s.log, "  %s: group config %s (read back)\n", s.id, formatSettings(got))
+	}
+	return nil
+}
+
+// describeGroupConfig reads the named GROUP configs of group: values and
+// their sources (GROUP_CONFIG, DEFAULT_CONFIG, ...).
+func (a *admin) describeGroupConfig(ctx context.Context, group string, names []string) (map[string]string, map[string]string, error) {
+	req := kmsg.NewPtrDescribeConfigsRequest()
+	res := kmsg.NewDescribeConfigsRequestResource()
+	res.ResourceType = kmsg.ConfigResourceTypeGroupConfig
+	res.ResourceName = group
+	res.ConfigNames = names
+	req.Resources = append(req.Resources, res)
+	resp, err := req.RequestWith(ctx, a.cl)
+	if err != nil {
+		return nil, nil, fmt.Errorf("group %q: describe configs: %w", group, err)
+	}
+	vals, srcs := map[string]string{}, map[string]string{}
+	for _, r := range resp.Resources {
+		if r.ErrorCode != 0 {
+			msg := ""
+			if r.ErrorMessage != nil {
+				msg = *r.ErrorMessage
+			}
+			return nil, nil, fmt.Errorf("group %q: describe configs: error code %d %s", group, r.ErrorCode, msg)
+		}
+		for _, c := range r.Configs {
+			if c.Value != nil {
+				vals[c.Name] = *c.Value
+			}
+			srcs[c.Name] = c.Source.String()
+		}
+	}
+	return vals, srcs, nil
+}
+
+func formatSettings(m map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+"="+m[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// checkFeatures reads what the started cluster supports (finalized
+// features, GROUP configs), records it in the environment and refuses the
+// cluster's runs, before the first of them, when one needs a group setting
+// or a feature the brokers lack: the error names the release that has it.
+func (c *campaign) checkFeatures(ctx context.Context, cl infra.Cluster, group []int, env *runs.Environment) error {
+	var need []string
+	dlq := false
+	for _, i := range group {
+		r := c.sc.Runs[i]
+		for k := range r.ShareGroupConfig() {
+			if !slices.Contains(need, k) {
+				need = append(need, k)
+			}
+		}
+		dlq = dlq || (r.ConsumerType == "share" && r.DeadLetter != nil)
+	}
+	f, err := infra.ReadFeatures(ctx, cl.Bootstrap())
+	if err != nil {
+		if len(need) == 0 {
+			fmt.Fprintf(c.log, "cluster features not read: %v\n", err)
+			return nil
+		}
+		return fmt.Errorf("group_config: %w", err)
+	}
+	if env.Broker != nil {
+		env.Broker.GroupConfigs = f.GroupConfigs
+	}
+	return featureProblems(f, need, dlq, cl.KafkaVersion())
+}
+
+// featureProblems is checkFeatures' verdict on what the cluster offers.
+func featureProblems(f infra.Features, need []string, dlq bool, version string) error {
+	var probs []string
+	slices.Sort(need)
+	for _, k := range need {
+		if !f.AcceptsGroupConfig(k) {
+			since := scenarios.GroupSettingSince(k)
+			probs = append(probs, fmt.Sprintf("group_config.%s: the brokers (Kafka %s) do not accept it as a group setting; it needs Kafka %s or newer",
+				k, version, since))
+		}
+	}
+	if dlq && f.ShareVersion() < 2 {
+		probs = append(probs, fmt.Sprintf("dead_letter: needs share.version 2 (Kafka 4.4.0 or newer); the brokers (Kafka %s) finalized share.version %d",
+			version, f.ShareVersion()))
+	}
+	if len(probs) > 0 {
+		return fmt.Errorf("refused before any run on this cluster: %s", strings.Join(probs, "; "))
+	}
+	return nil
+}
