@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -30,9 +31,21 @@ func (s *runSetup) applyGroupConfig(ctx context.Context) error {
 	if err := s.adm.setGroupConfig(ctx, s.group, want); err != nil {
 		return err
 	}
-	got, src, err := s.adm.describeGroupConfig(ctx, s.group, slices.Sorted(maps.Keys(want)))
-	rec := &runs.GroupConfig{Applied: want, ReadBack: got, Source: src}
-	s.groupCfg = rec
+	// The brokers apply a GROUP config from the metadata log, a moment
+	// after IncrementalAlterConfigs returns (seen on 4.3.1: an immediate
+	// DescribeConfigs read the defaults back): poll until the values are in
+	// force, so no member joins a group that still has the old ones.
+	var got, src map[string]string
+	var err error
+	var diff []string
+	start := time.Now()
+	_ = poll(ctx, groupConfigTimeout, func() (bool, error) {
+		got, src, err = s.adm.describeGroupConfig(ctx, s.group, slices.Sorted(maps.Keys(want)))
+		diff = configDiff(want, got)
+		return err == nil && len(diff) == 0, nil
+	}, "group config not in force")
+	s.groupCfg = &runs.GroupConfig{Applied: want, ReadBack: got, Source: src,
+		InForceAfterMs: float64(time.Since(start).Microseconds()) / 1e3}
 	if err != nil {
 		if len(want) == len(autoOffsetReset) {
 			fmt.Fprintf(s.log, "  %s: group config not read back: %v\n", s.id, err)
@@ -40,19 +53,27 @@ func (s *runSetup) applyGroupConfig(ctx context.Context) error {
 		}
 		return fmt.Errorf("group_config: read back: %w", err)
 	}
+	if len(diff) > 0 {
+		return fmt.Errorf("group %q: group_config not in force after %v: %s", s.group, groupConfigTimeout, strings.Join(diff, "; "))
+	}
+	if len(want) > len(autoOffsetReset) {
+		fmt.Fprintf(s.log, "  %s: group config %s (read back, in force after %.0f ms)\n", s.id, formatSettings(got), s.groupCfg.InForceAfterMs)
+	}
+	return nil
+}
+
+// groupConfigTimeout bounds the wait for group settings to be in force.
+const groupConfigTimeout = 15 * time.Second
+
+// configDiff lists the settings of want that got does not hold.
+func configDiff(want, got map[string]string) []string {
 	var diff []string
 	for _, k := range slices.Sorted(maps.Keys(want)) {
 		if got[k] != want[k] {
 			diff = append(diff, fmt.Sprintf("%s set %q, read back %q", k, want[k], got[k]))
 		}
 	}
-	if len(diff) > 0 {
-		return fmt.Errorf("group %q: group_config not in force: %s", s.group, strings.Join(diff, "; "))
-	}
-	if len(want) > len(autoOffsetReset) {
-		fmt.Fprintf(s.log, "  %s: group config %s (read back)\n", s.id, formatSettings(got))
-	}
-	return nil
+	return diff
 }
 
 // describeGroupConfig reads the named GROUP configs of group: values and

@@ -9,4 +9,8 @@ type GroupConfig struct {
 	Applied  map[string]string `json:"applied"`
 	ReadBack map[string]string `json:"read_back"`
 	Source   map[string]string `json:"source,omitempty"`
+	// InForceAfterMs is how long after IncrementalAlterConfigs returned
+	// DescribeConfigs first read every value back (the brokers apply group
+	// configs from the metadata log, a moment later).
+	InForceAfterMs float64 `json:"in_force_after_ms"`
 }
