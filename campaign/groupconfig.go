@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
@@ -165,4 +166,17 @@ func featureProblems(f infra.Features, need []string, dlq bool, version string) 
 		return fmt.Errorf("refused before any run on this cluster: %s", strings.Join(probs, "; "))
 	}
 	return nil
+}
+
+// recordLockLimit puts the run's record-lock limit (group setting, else
+// broker setting) beside the largest per-partition in-flight count.
+func recordLockLimit(b *results.BrokerMetrics, spec scenarios.RunSpec) {
+	sp := b.SharePartitions
+	if sp == nil || spec.ConsumerType != "share" {
+		return
+	}
+	sp.RecordLocksLimit = spec.RecordLocks()
+	if sp.RecordLocksLimit > 0 {
+		sp.InFlightOfLimitMax = sp.InFlightMessagesPartitionMax / float64(sp.RecordLocksLimit)
+	}
 }

@@ -174,6 +174,7 @@ func (r *run) measured() *Measured {
 	}
 	usage := rc.cpu.usage()
 	rr.Broker = brokerSummary(rc.scraper, rc.clock, rc.window, rr.Throughput.CompletedPerSec*rc.window.Seconds())
+	recordLockLimit(&rr.Broker, s.spec) // groupconfig.go
 	rr.Lag = rc.lag.Summary(rc.clock.Time(rc.window.End))
 	if rr.Lag.Samples > 0 {
 		rr.Lag.DrainEstimateSec = runs.DrainEstimate(rr.Lag.AtWindowEnd, rr.Throughput.ProducedPerSec, rr.Throughput.CompletedPerSec)

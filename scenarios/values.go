@@ -254,7 +254,9 @@ func processingMap(v any, allowLists bool) (map[string]any, error) {
 }
 
 // normalizeBrokerConfig turns every broker setting value into a string.
-func normalizeBrokerConfig(v any) (any, error) { return normalizeSettings("broker_config", "Kafka broker", v) }
+func normalizeBrokerConfig(v any) (any, error) {
+	return normalizeSettings("broker_config", "Kafka broker", v)
+}
 
 // normalizeSettings turns every value of a settings map (broker_config,
 // group_config) into a string.
