@@ -25,7 +25,10 @@ import (
 //	       any flag); + errors.deadletterqueue.topic.name,
 //	       errors.deadletterqueue.copy.record.enable; broker settings
 //	       errors.deadletterqueue.auto.create.topics.enable (false) and
-//	       errors.deadletterqueue.topic.name.prefix ("dlq."), both dynamic
+//	       errors.deadletterqueue.topic.name.prefix ("dlq."), both dynamic;
+//	       the DLQ topic itself needs errors.deadletterqueue.group.enable=true
+//	       (a topic config, default false), else the broker archives without
+//	       writing to it (docs/kafka-versions.md)
 type Features struct {
 	Finalized    map[string]int16 `json:"finalized"`
 	GroupConfigs []string         `json:"group_configs"`
