@@ -142,6 +142,9 @@ func (c *campaign) runClusters(ctx context.Context) error {
 // group's runs on it, writing each run's folder as it finishes.
 func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int) error {
 	env := environment(ctx, cl, c.sc)
+	if err := c.checkFeatures(ctx, cl, group, &env); err != nil { // groupconfig.go
+		return err
+	}
 	if err := c.folder.addEnvironment(env); err != nil {
 		return err
 	}

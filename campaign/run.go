@@ -143,7 +143,8 @@ type runSetup struct {
 	share        bool
 	topic, group string
 	adm          *admin
-	conn         clientConn // how its clients connect (connection.go)
+	conn         clientConn        // how its clients connect (connection.go)
+	groupCfg     *runs.GroupConfig // share runs: as applied and read back (groupconfig.go)
 }
 
 // recording is the recording phase: the clock, the recorder and its time
@@ -202,7 +203,7 @@ func (s *runSetup) createTopicAndGroup(ctx context.Context) error {
 	}
 	// Share groups start at "latest" by default; the whole schedule must be
 	// delivered, including records produced before a member's first fetch.
-	return s.adm.setGroupConfig(ctx, s.group, map[string]string{"share.auto.offset.reset": "earliest"})
+	return s.applyGroupConfig(ctx) // share.auto.offset.reset=earliest + group_config, read back
 }
 
 // newRecording sizes the ledger and the time series for the run's schedule

@@ -201,6 +201,7 @@ func (r *run) measured() *Measured {
 	rr.Phases.GroupReadySec = r.times.form.sec
 	rr.Phases.GroupFormationSec = r.times.form.sec
 	rr.Phases.FormationRounds = r.times.form.rounds
+	rr.GroupConfig = s.groupCfg
 	rr.Phases.DrainSec = r.times.drain
 	rr.Phases.DrainTimedOut = errors.Is(f.drainErr, errDrainTimeout)
 	rr.Phases.WindowStartSec = float64(rc.window.Start-rc.series.Start()) / 1e9
@@ -214,6 +215,7 @@ func (r *run) measured() *Measured {
 	}
 	usage := rc.cpu.usage()
 	rr.Broker = brokerSummary(rc.scraper, rc.clock, rc.window, rr.Throughput.CompletedPerSec*rc.window.Seconds())
+	recordLockLimit(&rr.Broker, s.spec) // groupconfig.go
 	rr.Lag = rc.lag.Summary(rc.clock.Time(rc.window.End))
 	if rr.Lag.Samples > 0 {
 		rr.Lag.DrainEstimateSec = runs.DrainEstimate(rr.Lag.AtWindowEnd, rr.Throughput.ProducedPerSec, rr.Throughput.CompletedPerSec)

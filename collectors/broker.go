@@ -63,6 +63,8 @@ type BrokerSample struct {
 	RequestHandlerIdle float64
 	BytesIn            float64 // BrokerTopicMetrics BytesInPerSec count
 	BytesOut           float64 // BrokerTopicMetrics BytesOutPerSec count
+	// SharePartition are the KIP-1103 figures (sharepartition.go).
+	SharePartition SharePartitionSample
 }
 
 // heapPool reports whether a memory pool name is a heap pool.
@@ -151,6 +153,7 @@ func ParseBrokerMetrics(r io.Reader) (BrokerSample, error) {
 		s.ProcessCPUSeconds = osCPUNanos / 1e9
 	}
 	s.HeapAfterGCBytes = max(s.HeapAfterGCBytes, oldGenCollection)
+	s.SharePartition = parseSharePartition(fams)
 	return s, nil
 }
 

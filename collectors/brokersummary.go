@@ -69,6 +69,7 @@ func SummarizeBroker(samples [][]BrokerSample, start, end time.Time, completed i
 		out.GCTimePercent = 100 * gcShare / float64(brokersInWindow)
 		out.RequestHandlerIdleMin = idleMin
 	}
+	out.SharePartitions = summarizeSharePartition(samples, start, end)
 	if len(out.AcksRun) == 0 {
 		out.AcksRun = nil
 	}

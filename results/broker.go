@@ -61,6 +61,9 @@ type BrokerMetrics struct {
 	RequestHandlerIdleMin float64 `json:"request_handler_idle_min"`
 	BytesInPerSec         float64 `json:"bytes_in_per_sec"`
 	BytesOutPerSec        float64 `json:"bytes_out_per_sec"`
+	// SharePartitions are the KIP-1103 share-partition figures (absent
+	// when no broker exported a share partition; sharepartition.go).
+	SharePartitions *SharePartitionFigures `json:"share_partitions,omitempty"`
 }
 
 // LagSummary is the group's lag (records produced but not yet finished by

@@ -275,7 +275,7 @@ func groupIndex(dims []dim, together [][]string) (map[string]int, error) {
 func notAList(key string, dims []dim) error {
 	top, sub, nested := strings.Cut(key, ".")
 	_, known := knobByKey(top)
-	if known && (!nested || top == "broker_config" || slices.Contains(processingKeys, sub)) {
+	if known && (!nested || isSettingsMap(top) || slices.Contains(processingKeys, sub)) {
 		return fmt.Errorf("sweep.together: %q has a single value here; only keys whose values are lists can advance together", key)
 	}
 	var valid []string
@@ -443,6 +443,7 @@ func replicate(runs []RunSpec, repeat int) []RunSpec {
 		for _, r := range runs {
 			r.Trial = t
 			r.BrokerConfig = maps.Clone(r.BrokerConfig)
+			r.GroupConfig = maps.Clone(r.GroupConfig)
 			out = append(out, r)
 		}
 	}

@@ -151,13 +151,13 @@ func whereValue(key string, v any) (string, error) {
 	switch {
 	case !ok:
 		return "", fmt.Errorf("unknown key %q%s", key, suggest(key, whereKeys()))
-	case top == "broker_config" && nested && sub != "":
+	case isSettingsMap(top) && nested && sub != "":
 		return formatScalar(v), nil
 	case top == "processing" && nested && slices.Contains(processingKeys[1:], sub):
 		k.kind = kindDuration
 	case top == "processing" && sub == "model":
 		k.kind = kindString
-	case nested || top == "broker_config":
+	case nested || isSettingsMap(top):
 		return "", fmt.Errorf("unknown key %q%s", key, suggest(key, whereKeys()))
 	}
 	c, err := scalar(k.kind, v)
@@ -180,14 +180,14 @@ func whereValue(key string, v any) (string, error) {
 func whereKeys() []string {
 	var keys []string
 	for _, k := range knobs {
-		if k.kind != kindBrokerConfig && k.kind != kindProcessing {
+		if k.kind != kindBrokerConfig && k.kind != kindGroupConfig && k.kind != kindProcessing {
 			keys = append(keys, k.key)
 		}
 	}
 	for _, p := range processingKeys {
 		keys = append(keys, "processing."+p)
 	}
-	return append(keys, "broker_config.<kafka broker setting>")
+	return append(keys, "broker_config.<kafka broker setting>", "group_config.<share group setting>")
 }
 
 // selects reports whether the run is one the selector picks.

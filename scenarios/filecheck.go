@@ -160,6 +160,8 @@ func (c *fileChecker) top(k, v *yaml.Node) {
 		c.processing(v)
 	case "broker_config":
 		c.brokerConfig(v)
+	case "group_config":
+		c.settingsMap("group_config", "share-group settings", "share.record.lock.duration.ms", v)
 	default:
 		c.scalarOrList(key, v)
 	}
@@ -229,19 +231,25 @@ func (c *fileChecker) processingMap(m *yaml.Node, allowLists bool) {
 
 // brokerConfig accepts a map of Kafka broker settings; values may be lists.
 func (c *fileChecker) brokerConfig(v *yaml.Node) {
+	c.settingsMap("broker_config", "Kafka broker settings", "group.share.max.size", v)
+}
+
+// settingsMap accepts a map of Kafka settings (broker_config,
+// group_config); values may be lists.
+func (c *fileChecker) settingsMap(top, what, example string, v *yaml.Node) {
 	if v.Kind != yaml.MappingNode {
-		c.errorf(v.Line, "broker_config: expected a map of Kafka broker settings, got %s", nodeKind(v))
+		c.errorf(v.Line, "%s: expected a map of %s, got %s", top, what, nodeKind(v))
 		return
 	}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], resolve(v.Content[i+1])
 		key := k.Value
 		if key == "" || key != strings.ToLower(key) {
-			c.errorf(k.Line, "broker_config: setting %q must be a lower-case Kafka broker setting like group.share.max.size", key)
+			c.errorf(k.Line, "%s: setting %q must be a lower-case Kafka setting like %s", top, key, example)
 			continue
 		}
-		path := "broker_config." + key
-		c.info.sub["broker_config"] = append(c.info.sub["broker_config"], key)
+		path := top + "." + key
+		c.info.sub[top] = append(c.info.sub[top], key)
 		c.info.lines[path] = k.Line
 		c.scalarOrList(path, val)
 	}

@@ -58,16 +58,18 @@ func (p Processing) String() string {
 
 // RecordLocks is group.share.partition.max.record.locks: the in-flight
 // (Acquired) record cap per share-partition; Kafka 4.2's default is 2000.
-func (r RunSpec) RecordLocks() int { return r.brokerInt(KeyRecordLocks) }
+func (r RunSpec) RecordLocks() int { return r.effectiveInt(GroupKeyRecordLocks, KeyRecordLocks) }
 
 // DeliveryCountLimit is group.share.delivery.count.limit: deliveries before a
 // record is archived; default 5.
-func (r RunSpec) DeliveryCountLimit() int { return r.brokerInt(KeyDeliveryCountLimit) }
+func (r RunSpec) DeliveryCountLimit() int {
+	return r.effectiveInt(GroupKeyDeliveryCountLimit, KeyDeliveryCountLimit)
+}
 
 // RecordLockDuration is group.share.record.lock.duration.ms: how long an
 // acquired record stays locked to a member; default 30s.
 func (r RunSpec) RecordLockDuration() time.Duration {
-	return time.Duration(r.brokerInt(KeyRecordLockDuration)) * time.Millisecond
+	return time.Duration(r.effectiveInt(GroupKeyRecordLockDuration, KeyRecordLockDuration)) * time.Millisecond
 }
 
 // ShareGroupMaxSize is group.share.max.size: members per share group;
@@ -78,7 +80,7 @@ func (r RunSpec) ShareGroupMaxSize() int { return r.brokerInt(KeyShareGroupMaxSi
 // share member heartbeats, so how late it may learn a new assignment;
 // default 5s.
 func (r RunSpec) ShareHeartbeatInterval() time.Duration {
-	return time.Duration(r.brokerInt(KeyShareHeartbeat)) * time.Millisecond
+	return time.Duration(r.effectiveInt(GroupKeyHeartbeat, KeyShareHeartbeat)) * time.Millisecond
 }
 
 // Label is a short human description: "share m12 w1 mpr20".
@@ -106,6 +108,8 @@ func (r RunSpec) Value(key string) string {
 	switch {
 	case top == "broker_config" && nested:
 		return r.BrokerConfig[sub]
+	case top == "group_config" && nested:
+		return r.GroupConfig[sub]
 	case top == "processing" && !nested:
 		return r.Processing.String()
 	case top == "processing":
@@ -177,6 +181,8 @@ func shortKey(key string) string {
 	switch {
 	case top == "processing" && nested:
 		return processingShort[sub]
+	case top == "group_config":
+		return groupShort(sub)
 	case top == "broker_config":
 		if s, ok := brokerShort[sub]; ok {
 			return s

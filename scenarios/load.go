@@ -129,6 +129,9 @@ func envPath(s string) ([]string, bool) {
 	if sub, ok := strings.CutPrefix(s, "broker_config_"); ok && sub != "" {
 		return []string{"broker_config", strings.ReplaceAll(sub, "_", ".")}, true
 	}
+	if sub, ok := strings.CutPrefix(s, "group_config_"); ok && sub != "" {
+		return []string{"group_config", strings.ReplaceAll(sub, "_", ".")}, true
+	}
 	if s == "sweep_together" {
 		return []string{"sweep", "together"}, true
 	}
@@ -168,7 +171,7 @@ func setPath(key string) ([]string, error) {
 		return []string{top}, nil
 	case top == "processing" && slices.Contains(processingKeys, rest):
 		return []string{top, rest}, nil
-	case top == "broker_config" && rest != "" && rest == strings.ToLower(rest):
+	case isSettingsMap(top) && rest != "" && rest == strings.ToLower(rest):
 		return []string{top, rest}, nil
 	case top == "sweep" && rest == "together":
 		return []string{top, rest}, nil
@@ -245,7 +248,7 @@ func parseValue(key, raw string) (any, error) {
 		return nil, fmt.Errorf("no value")
 	}
 	top, _, _ := strings.Cut(key, ".")
-	if s, ok := v.(string); ok && strings.Contains(s, ",") && top != "description" && top != "broker_config" {
+	if s, ok := v.(string); ok && strings.Contains(s, ",") && top != "description" && !isSettingsMap(top) {
 		return nil, fmt.Errorf("value %q: write a list in brackets, like [%s]", s, s)
 	}
 	return v, nil

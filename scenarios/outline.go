@@ -66,6 +66,7 @@ var knobEnums = map[string][]string{
 var kindNames = map[kind]string{
 	kindString: "string", kindInt: "int", kindFloat: "float", kindDuration: "duration",
 	kindSize: "size", kindProcessing: "processing", kindBrokerConfig: "broker_config",
+	kindGroupConfig: "group_config",
 }
 
 // SchemaOutline returns the scenario schema's tables.

@@ -18,6 +18,7 @@ const (
 	kindSize                     // bytes: an integer or "1KiB", "16KiB", "1MiB"
 	kindProcessing               // a processing model map, or a list of them
 	kindBrokerConfig             // a map of Kafka broker settings
+	kindGroupConfig              // a map of share-group settings (groupconfig.go)
 )
 
 // knob is one run knob of the scenario schema. The order of knobs is the
@@ -65,6 +66,7 @@ var knobs = []knob{
 	{"fetch_max_partition_bytes", kindSize, "fmpb"},
 	{"fetch_max_wait", kindDuration, "fmw"},
 	{"fetch_min_bytes", kindSize, "fminb"},
+	{"group_config", kindGroupConfig, ""},
 }
 
 // metaKeys are the top-level keys that describe the scenario rather than a run.
@@ -120,7 +122,7 @@ func overrideKeys() []string {
 	for _, p := range processingKeys {
 		keys = append(keys, "processing."+p)
 	}
-	return append(keys, "sweep.together", "broker_config.<kafka broker setting>")
+	return append(keys, "sweep.together", "broker_config.<kafka broker setting>", "group_config.<share group setting>")
 }
 
 // suggest returns a hint for an unknown key: the nearest valid keys, or the

@@ -171,6 +171,25 @@ type RunSpec struct {
 	// group.share.max.share.sessions ≥ group.share.max.size (2000).
 	// [broker_config: {}]
 	BrokerConfig map[string]string `mapstructure:"broker_config" json:"broker_config,omitempty"`
+	// GroupConfig holds share-group settings (GROUP configs), set on each
+	// share run's group with IncrementalAlterConfigs before its members
+	// join, read back and recorded in run.json; no broker restart, so runs
+	// that differ only here share one cluster. Ignored by consumer groups.
+	// Keys, with the first release that accepts them as group settings:
+	// share.record.lock.duration.ms, share.session.timeout.ms,
+	// share.heartbeat.interval.ms, share.isolation.level (4.2);
+	// share.delivery.count.limit, share.partition.max.record.locks,
+	// share.renew.acknowledge.enable, share.assignment.interval.ms (4.3,
+	// KIP-1240). Integer values must lie inside the broker's bounds
+	// (group.share.min.* / group.share.max.*: lock duration 15000–60000,
+	// delivery count limit 2–10, record locks 100–4000, assignment
+	// interval 0–15000). A key newer than kafka_version is refused with
+	// the release that has it and its broker-level alternative.
+	// [group_config: {}]
+	GroupConfig map[string]string `mapstructure:"group_config" json:"group_config,omitempty"`
+	// DeadLetter is the scenario's dead_letter: block (share runs, Kafka
+	// 4.4+); nil without one. See DeadLetter.
+	DeadLetter *DeadLetter `mapstructure:"-" json:"dead_letter,omitempty"`
 
 	// Events are the scenario's events: list (the same for every run; not
 	// a sweep dimension): joins, leaves, crashes, slow-downs and broker
@@ -290,5 +309,6 @@ func Defaults() map[string]any {
 		"fetch_max_partition_bytes": 1048576,
 		"fetch_max_wait":            "5s",
 		"fetch_min_bytes":           1,
+		"group_config":              map[string]any{},
 	}
 }

@@ -102,6 +102,7 @@ func (r RunSpec) problems() []string {
 	r.checkCluster(&p)
 	r.Processing.check(&p)
 	r.checkBrokerConfig(&p)
+	r.checkGroupConfig(&p)
 	r.checkEvents(&p)
 	return p
 }

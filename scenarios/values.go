@@ -21,6 +21,8 @@ func normalize(k knob, v any) (any, error) {
 		return normalizeProcessing(v)
 	case kindBrokerConfig:
 		return normalizeBrokerConfig(v)
+	case kindGroupConfig:
+		return normalizeSettings(k.key, "share-group", v)
 	}
 	return normalizeList(k.key, v, func(e any) (any, error) { return scalar(k.kind, e) })
 }
@@ -253,13 +255,19 @@ func processingMap(v any, allowLists bool) (map[string]any, error) {
 
 // normalizeBrokerConfig turns every broker setting value into a string.
 func normalizeBrokerConfig(v any) (any, error) {
+	return normalizeSettings("broker_config", "Kafka broker", v)
+}
+
+// normalizeSettings turns every value of a settings map (broker_config,
+// group_config) into a string.
+func normalizeSettings(top, what string, v any) (any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("broker_config: expected a map of Kafka broker settings, got %s", show(v))
+		return nil, fmt.Errorf("%s: expected a map of %s settings, got %s", top, what, show(v))
 	}
 	out := make(map[string]any, len(m))
 	for key, val := range m {
-		c, err := normalizeList("broker_config."+key, val, func(e any) (any, error) {
+		c, err := normalizeList(top+"."+key, val, func(e any) (any, error) {
 			return scalar(kindString, e)
 		})
 		if err != nil {

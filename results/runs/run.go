@@ -42,7 +42,10 @@ type Record struct {
 	EventSummary *EventSummary `json:"event_summary,omitempty"`
 	// Members are the members' join, first record and leave times (runs
 	// with events).
-	Members     []MemberLife  `json:"members,omitempty"`
+	Members []MemberLife `json:"members,omitempty"`
+	// GroupConfig is the share group's settings as applied and as read
+	// back (share runs; groupconfig.go).
+	GroupConfig *GroupConfig  `json:"group_config,omitempty"`
 	Environment Environment   `json:"environment"`
 	Errors      []string      `json:"errors,omitempty"`
 	Files       []string      `json:"files"` // files written beside run.json
@@ -211,7 +214,10 @@ type BrokerInfo struct {
 	// e.g. "v4.1" (the protocol carries no release number).
 	VersionGuess string           `json:"version_guess,omitempty"`
 	Features     map[string]int16 `json:"finalized_features,omitempty"`
-	Error        string           `json:"error,omitempty"` // why the brokers could not be asked
+	// GroupConfigs are the configs a GROUP resource accepts (4.3 added the
+	// KIP-1240 share settings, 4.4 the dead-letter ones).
+	GroupConfigs []string `json:"group_configs,omitempty"`
+	Error        string   `json:"error,omitempty"` // why the brokers could not be asked
 }
 
 // ScenarioDigest identifies a scenario: where it came from and SHA-256

@@ -85,6 +85,8 @@ func SpecValue(s scenarios.RunSpec, key string) string {
 	switch {
 	case top == "broker_config" && nested:
 		return s.BrokerConfig[sub]
+	case top == "group_config" && nested:
+		return s.GroupConfig[sub]
 	case top == "processing" && !nested:
 		return s.Processing.String()
 	case top == "processing":
@@ -122,6 +124,9 @@ func SpecValues(s *scenarios.RunSpec) map[string]string {
 	add("processing.", processingKnobs)
 	for k, v := range s.BrokerConfig {
 		out["broker_config."+k] = v
+	}
+	for k, v := range s.GroupConfig {
+		out["group_config."+k] = v
 	}
 	return out
 }

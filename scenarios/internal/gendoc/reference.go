@@ -31,6 +31,7 @@ var kindDocs = map[string]string{
 	"size":          "bytes: an integer, or a size like `16KiB`, `1MiB`, `4kB`",
 	"processing":    "a processing model map, or a list of them (see [Processing models](#processing-models))",
 	"broker_config": "a map of Kafka broker settings to values",
+	"group_config":  "a map of share-group settings (GROUP configs) to values",
 }
 
 func kindText(k scenarios.KnobOutline) string {

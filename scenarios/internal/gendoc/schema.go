@@ -191,7 +191,7 @@ func Schema(dir string) ([]byte, error) {
 			p = sweepable(ref("size"))
 		case k.Kind == "processing":
 			p = obj{"anyOf": []any{ref("processing"), obj{"type": "array", "minItems": 1, "items": ref("processingEntry")}}}
-		case k.Kind == "broker_config":
+		case k.Kind == "broker_config" || k.Kind == "group_config":
 			p = obj{"type": "object", "propertyNames": obj{"pattern": `^[a-z0-9][a-z0-9._-]*$`}, "additionalProperties": sweepable(ref("setting"))}
 		case k.Key == "kafka_version":
 			p = sweepable(obj{"type": "string", "pattern": o.KafkaVersionPattern})
