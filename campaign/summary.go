@@ -224,7 +224,7 @@ func (r *run) measured() *Measured {
 		rr.Members = runs.MemberLives(m.Members, rc.window)
 	}
 	fillGauges(rc.series, rc.scraper, rc.lag, rc.procs)
-	rr.Validity = runs.Check(runs.ValidityInput{
+	rr.Validity = runs.Check(s.conn.validity(runs.ValidityInput{
 		IsKafka: s.cl.IsKafka(), Audit: rr.Audit, DrainTimedOut: rr.Phases.DrainTimedOut,
 		ScheduleLagP99Ms: rr.Latency.ScheduleLagMs.P99, HarnessCPUPercent: usage.HarnessPercent,
 		HostCPUPercent: usage.HostPercent, Ceiling: rr.Ceiling, CompletedPerSec: rr.Throughput.CompletedPerSec,
@@ -232,8 +232,7 @@ func (r *run) measured() *Measured {
 		CompletedThirds: thirds,
 		LockExpiry:      lockExpiryInput(s.spec, rr),
 		Collectors:      collectorHealth(rr.Broker, rr.Lag),
-	})
-	rr.Validity = s.conn.addFlags(rr.Validity) // tls_insecure, throttled
+	})) // with tls_insecure and throttled from the connection
 	rr.Resources = usage
 	rr.Errors = f.errs
 	return &Measured{Record: rr, Merged: m, Series: rc.series}
