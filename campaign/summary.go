@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"math"
 	"runtime"
@@ -214,6 +215,9 @@ func (r *run) measured() *Measured {
 	}
 	usage := rc.cpu.usage()
 	rr.Broker = brokerSummary(rc.scraper, rc.clock, rc.window, rr.Throughput.CompletedPerSec*rc.window.Seconds())
+	for _, line := range collectors.UnavailableLines(rr.Broker.Naming, rr.Broker.Unavailable, rr.Broker.CPUSource) {
+		fmt.Fprintf(s.log, "  %s: %s\n", s.id, line) // e.g. broker CPU: unavailable from this exporter (strimzi)
+	}
 	rr.Lag = rc.lag.Summary(rc.clock.Time(rc.window.End))
 	if rr.Lag.Samples > 0 {
 		rr.Lag.DrainEstimateSec = runs.DrainEstimate(rr.Lag.AtWindowEnd, rr.Throughput.ProducedPerSec, rr.Throughput.CompletedPerSec)
