@@ -96,27 +96,23 @@ func (h *throttleHook) OnBrokerThrottle(_ kgo.BrokerMetadata, d time.Duration, _
 	h.max = max(h.max, d)
 }
 
-// addFlags adds the connection's validity flags to a run's: tls_insecure
-// when broker certificates went unchecked, throttled when a broker
-// throttled the run's clients (a quota shaped the numbers).
-func (c clientConn) addFlags(v runs.Validity) runs.Validity {
-	add := func(code, msg string) {
-		v.Flags = append(v.Flags, runs.Flag{Code: code, Message: msg})
-		v.Valid = false
+// summary is the throttling recorded so far (zero without a hook).
+func (h *throttleHook) summary() runs.ThrottleSummary {
+	if h == nil {
+		return runs.ThrottleSummary{}
 	}
-	if c.conn.Insecure() {
-		add("tls_insecure", "tls.insecure_skip_verify: the brokers' certificates were not verified: the cluster measured may not be the one named")
-	}
-	if h := c.throttle; h != nil {
-		h.mu.Lock()
-		n, total, longest := h.count, h.total, h.max
-		h.mu.Unlock()
-		if n > 0 {
-			add("throttled", fmt.Sprintf("brokers throttled the run's clients %d time(s), %v in all (longest %v): a quota shaped the numbers",
-				n, total.Round(time.Millisecond), longest.Round(time.Millisecond)))
-		}
-	}
-	return v
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return runs.ThrottleSummary{Count: h.count, Total: h.total, Longest: h.max}
+}
+
+// validity fills the connection's part of the validity input: whether
+// broker certificates went unchecked (tls_insecure) and how brokers
+// throttled the run's clients (throttled); runs.Check raises the flags.
+func (c clientConn) validity(in runs.ValidityInput) runs.ValidityInput {
+	in.TLSInsecure = c.conn.Insecure()
+	in.Throttle = c.throttle.summary()
+	return in
 }
 
 // isDenied reports whether err is an authorization failure (an ACL).

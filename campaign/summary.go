@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"math"
 	"runtime"
@@ -216,6 +217,9 @@ func (r *run) measured() *Measured {
 	usage := rc.cpu.usage()
 	rr.Broker = brokerSummary(rc.scraper, rc.clock, rc.window, rr.Throughput.CompletedPerSec*rc.window.Seconds())
 	recordLockLimit(&rr.Broker, s.spec) // groupconfig.go
+	for _, line := range collectors.UnavailableLines(rr.Broker.Naming, rr.Broker.Unavailable, rr.Broker.CPUSource) {
+		fmt.Fprintf(s.log, "  %s: %s\n", s.id, line) // e.g. broker CPU: unavailable from this exporter (strimzi)
+	}
 	rr.Lag = rc.lag.Summary(rc.clock.Time(rc.window.End))
 	if rr.Lag.Samples > 0 {
 		rr.Lag.DrainEstimateSec = runs.DrainEstimate(rr.Lag.AtWindowEnd, rr.Throughput.ProducedPerSec, rr.Throughput.CompletedPerSec)
@@ -226,7 +230,7 @@ func (r *run) measured() *Measured {
 		rr.Members = runs.MemberLives(m.Members, rc.window)
 	}
 	fillGauges(rc.series, rc.scraper, rc.lag, rc.procs)
-	rr.Validity = runs.Check(runs.ValidityInput{
+	rr.Validity = runs.Check(s.conn.validity(runs.ValidityInput{
 		IsKafka: s.cl.IsKafka(), Audit: rr.Audit, DrainTimedOut: rr.Phases.DrainTimedOut,
 		ScheduleLagP99Ms: rr.Latency.ScheduleLagMs.P99, HarnessCPUPercent: usage.HarnessPercent,
 		HostCPUPercent: usage.HostPercent, Ceiling: rr.Ceiling, CompletedPerSec: rr.Throughput.CompletedPerSec,
@@ -234,8 +238,7 @@ func (r *run) measured() *Measured {
 		CompletedThirds: thirds,
 		LockExpiry:      lockExpiryInput(s.spec, rr),
 		Collectors:      collectorHealth(rr.Broker, rr.Lag),
-	})
-	rr.Validity = s.conn.addFlags(rr.Validity) // tls_insecure, throttled
+	})) // with tls_insecure and throttled from the connection
 	rr.Resources = usage
 	rr.Errors = f.errs
 	return &Measured{Record: rr, Merged: m, Series: rc.series}

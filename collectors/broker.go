@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -65,6 +66,15 @@ type BrokerSample struct {
 	BytesOut           float64 // BrokerTopicMetrics BytesOutPerSec count
 	// SharePartition are the KIP-1103 figures (sharepartition.go).
 	SharePartition SharePartitionSample
+
+	// Naming is the exporter naming the scrape was read with (naming.go).
+	Naming Naming
+	// HostCPUSeconds is the broker host's busy CPU time and HostCPUs its
+	// CPUs (node exporter node_cpu_seconds_total; 0 without one).
+	HostCPUSeconds float64
+	HostCPUs       int
+	// figures are the run.json figures this naming can give.
+	figures figure
 }
 
 // heapPool reports whether a memory pool name is a heap pool.
@@ -77,14 +87,28 @@ func heapPool(name string) bool {
 	return false
 }
 
-// ParseBrokerMetrics reads one scrape in the Prometheus text format.
+// ParseBrokerMetrics reads one scrape in the Prometheus text format, of a
+// naming detected from its series.
 func ParseBrokerMetrics(r io.Reader) (BrokerSample, error) {
+	return ParseBrokerMetricsAs(r, NamingAuto)
+}
+
+// ParseBrokerMetricsAs reads one scrape of the given naming (NamingAuto:
+// detected), rewritten into this repository's names (naming.go).
+func ParseBrokerMetricsAs(r io.Reader, naming Naming) (BrokerSample, error) {
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(r)
 	if err != nil {
 		return BrokerSample{}, fmt.Errorf("broker metrics: parse: %w", err)
 	}
-	s := BrokerSample{Acks: map[string]float64{}, Requests: map[string]float64{}}
+	if naming == NamingAuto || naming == "" {
+		if naming, err = detectNaming(fams); err != nil {
+			return BrokerSample{}, err
+		}
+	}
+	s := BrokerSample{Acks: map[string]float64{}, Requests: map[string]float64{}, Naming: naming}
+	fams, s.figures = canonical(naming, fams)
+	s.HostCPUSeconds, s.HostCPUs = hostCPUBusy(fams)
 	var osCPUNanos, oldGenCollection float64
 	haveProcessCPU := false
 	for name, fam := range fams {
@@ -188,6 +212,7 @@ func labels(m *dto.Metric) map[string]string {
 // in the background. Failed scrapes are counted, never fatal.
 type BrokerScraper struct {
 	urls     []string
+	namings  []Naming // per URL ([NAMING=]URL; auto without a prefix)
 	interval time.Duration
 	// Tick and Now replace the wall clock (tests); nil: RealTicker, time.Now.
 	Tick    Ticker
@@ -212,8 +237,13 @@ func NewBrokerScraper(urls []string, interval time.Duration) *BrokerScraper {
 	if interval <= 0 {
 		interval = time.Second
 	}
+	namings := make([]Naming, len(urls))
+	urls = slices.Clone(urls)
+	for i, u := range urls {
+		urls[i], namings[i], _ = ParseMetricsEndpoint(u) // validated by the CLI; a bad one fails its scrapes
+	}
 	return &BrokerScraper{
-		urls: urls, interval: interval, maxKeep: maxSamples,
+		urls: urls, namings: namings, interval: interval, maxKeep: maxSamples,
 		client:  &http.Client{Timeout: min(max(interval, 2*time.Second), 5*time.Second)},
 		samples: make([][]BrokerSample, len(urls)),
 	}
@@ -246,7 +276,7 @@ func (s *BrokerScraper) ScrapeAll(ctx context.Context) {
 	var wg sync.WaitGroup
 	for i, u := range s.urls {
 		wg.Go(func() {
-			sample, err := s.scrape(ctx, u)
+			sample, err := s.scrape(ctx, u, s.namings[i])
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			if err != nil {
@@ -264,7 +294,7 @@ func (s *BrokerScraper) ScrapeAll(ctx context.Context) {
 	wg.Wait()
 }
 
-func (s *BrokerScraper) scrape(ctx context.Context, url string) (BrokerSample, error) {
+func (s *BrokerScraper) scrape(ctx context.Context, url string, naming Naming) (BrokerSample, error) {
 	shown := redact.URL(url) // errors end up in reports: never the credentials
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -279,7 +309,7 @@ func (s *BrokerScraper) scrape(ctx context.Context, url string) (BrokerSample, e
 	if resp.StatusCode != http.StatusOK {
 		return BrokerSample{}, fmt.Errorf("broker metrics %s: HTTP %s", shown, resp.Status)
 	}
-	sample, err := ParseBrokerMetrics(io.LimitReader(resp.Body, 32<<20))
+	sample, err := ParseBrokerMetricsAs(io.LimitReader(resp.Body, 32<<20), naming)
 	if err != nil {
 		return BrokerSample{}, fmt.Errorf("%s: %w", shown, err)
 	}

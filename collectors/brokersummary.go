@@ -2,6 +2,8 @@ package collectors
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sharebench/sharebench/results"
@@ -16,12 +18,22 @@ func SummarizeBroker(samples [][]BrokerSample, start, end time.Time, completed i
 	out := results.BrokerMetrics{Endpoints: len(samples), AcksRun: map[string]float64{}, RequestsPerSec: map[string]float64{}}
 	windowSec := end.Sub(start).Seconds()
 	var cpuCores, gcShare float64 // summed over brokers
+	var hostBusy float64          // busy host CPUs, summed over node exporters
+	hostCPUs := 0
+	var figs figure
+	var namings []string
 	brokersInWindow := 0
 	idleMin := math.Inf(1)
 	for _, ss := range samples {
 		out.Samples += len(ss)
 		if len(ss) == 0 {
 			continue
+		}
+		for _, s := range ss {
+			figs |= s.figures
+			if s.Naming != "" && !slices.Contains(namings, string(s.Naming)) {
+				namings = append(namings, string(s.Naming))
+			}
 		}
 		first, last := ss[0], ss[len(ss)-1]
 		out.ShareCoordinatorWritesRun += last.ShareCoordWrites - first.ShareCoordWrites
@@ -39,6 +51,10 @@ func SummarizeBroker(samples [][]BrokerSample, start, end time.Time, completed i
 		out.WindowSec = max(out.WindowSec, span)
 		sa, sb := ss[a], ss[b]
 		cpuCores += (sb.ProcessCPUSeconds - sa.ProcessCPUSeconds) / span
+		if sb.HostCPUs > 0 {
+			hostBusy += (sb.HostCPUSeconds - sa.HostCPUSeconds) / span
+			hostCPUs += sb.HostCPUs
+		}
 		gcShare += (sb.GCSeconds - sa.GCSeconds) / span
 		out.GCCount += sb.GCCount - sa.GCCount
 		out.ShareCoordinatorWriteRateAvg += (sb.ShareCoordWrites - sa.ShareCoordWrites) / span
@@ -70,6 +86,24 @@ func SummarizeBroker(samples [][]BrokerSample, start, end time.Time, completed i
 		out.RequestHandlerIdleMin = idleMin
 	}
 	out.SharePartitions = summarizeSharePartition(samples, start, end)
+	if figs&figCPU == 0 && figs&figHostCPU != 0 && brokersInWindow > 0 { // the hosts' CPU stands in
+		out.CPUSource = CPUSourceHost
+		out.CPUSeconds = hostBusy * windowSec
+		out.CPUPercentAvg = 0
+		if hostCPUs > 0 {
+			out.CPUPercentAvg = 100 * hostBusy / float64(hostCPUs)
+		}
+		out.CPUSecondsPerMillionRecords = 0
+		if completed > 0 {
+			out.CPUSecondsPerMillionRecords = out.CPUSeconds / float64(completed) * 1e6
+		}
+	}
+	if len(namings) > 0 {
+		slices.Sort(namings)
+		out.Naming = strings.Join(namings, "+")
+		out.Unavailable = figs.unavailable()
+		clearUnavailable(&out, figs)
+	}
 	if len(out.AcksRun) == 0 {
 		out.AcksRun = nil
 	}
@@ -77,6 +111,45 @@ func SummarizeBroker(samples [][]BrokerSample, start, end time.Time, completed i
 		out.RequestsPerSec = nil
 	}
 	return out
+}
+
+// clearUnavailable zeroes the figures no endpoint can give (whatever
+// stray series fed them), so that run.json reads 0 beside their names in
+// unavailable, never a partial figure.
+func clearUnavailable(b *results.BrokerMetrics, figs figure) {
+	if figs&(figCPU|figHostCPU) == 0 {
+		b.CPUPercentAvg, b.CPUSeconds, b.CPUSecondsPerMillionRecords = 0, 0, 0
+	}
+	if figs&figHeap == 0 {
+		b.HeapUsedMaxBytes, b.HeapCommittedMaxBytes = 0, 0
+	}
+	if figs&figHeapAfterGC == 0 {
+		b.HeapAfterGCMaxBytes = 0
+	}
+	if figs&figGC == 0 {
+		b.GCTimePercent, b.GCCount = 0, 0
+	}
+	if figs&figShareCoord == 0 {
+		b.ShareCoordinatorWriteRateAvg, b.ShareCoordinatorWriteLatencyMaxMs, b.ShareCoordinatorWritesRun = 0, 0, 0
+	}
+	if figs&figLockTimeouts == 0 {
+		b.AcquisitionLockTimeoutsTotal = 0
+	}
+	if figs&figAcks == 0 {
+		b.AcksRun = nil
+	}
+	if figs&figInFlight == 0 {
+		b.InFlightMessagesMax = 0
+	}
+	if figs&figRequests == 0 {
+		b.RequestsPerSec = nil
+	}
+	if figs&figHandlerIdle == 0 {
+		b.RequestHandlerIdleMin = 0
+	}
+	if figs&figBytes == 0 {
+		b.BytesInPerSec, b.BytesOutPerSec = 0, 0
+	}
 }
 
 // nearest returns the index of the sample closest in time to t.

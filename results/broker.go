@@ -64,6 +64,17 @@ type BrokerMetrics struct {
 	// SharePartitions are the KIP-1103 share-partition figures (absent
 	// when no broker exported a share partition; sharepartition.go).
 	SharePartitions *SharePartitionFigures `json:"share_partitions,omitempty"`
+
+	// Naming is the metric naming of the endpoints scraped (sharebench,
+	// strimzi, msk, node; several joined with "+"), absent without scrapes.
+	Naming string `json:"naming,omitempty"`
+	// Unavailable lists the figures above (their JSON names) that no
+	// endpoint's naming can give: they read 0 and mean nothing.
+	Unavailable []string `json:"unavailable,omitempty"`
+	// CPUSource is "host" when the CPU figures are the broker hosts' busy
+	// CPU (node exporter) because no endpoint gives the JVM's; cpu_percent_avg
+	// is then a share of the broker hosts' CPUs.
+	CPUSource string `json:"cpu_source,omitempty"`
 }
 
 // LagSummary is the group's lag (records produced but not yet finished by

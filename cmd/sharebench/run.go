@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sharebench/sharebench/campaign"
+	"github.com/sharebench/sharebench/collectors"
 	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/internal/redact"
 	"github.com/sharebench/sharebench/results/report"
@@ -43,7 +44,7 @@ func (f *runFlags) registerVerdict(cmd *cobra.Command) {
 func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.provider, "provider", "auto", "cluster provider: auto (container when a Docker engine answers and a broker image is usable, else process), process, container, kfake (kfake numbers are not Kafka's) or external (an existing cluster: --bootstrap)")
 	cmd.Flags().StringSliceVar(&f.bootstrap, "bootstrap", nil, "external provider: bootstrap servers, HOST:PORT[,HOST:PORT...]")
-	cmd.Flags().StringArrayVar(&f.metricURLs, "metrics-url", nil, "external provider: a broker's Prometheus endpoint (JMX exporter or open monitoring), repeatable")
+	cmd.Flags().StringArrayVar(&f.metricURLs, "metrics-url", nil, "external provider: a broker's Prometheus endpoint, [NAMING=]URL with NAMING auto (default: detected), sharebench, strimzi, msk or node; repeatable")
 	f.conn.register(cmd.Flags())
 	cmd.Flags().StringVar(&f.cluster, "cluster", "", "run on the cluster `NAME` that 'sharebench cluster up --name NAME' started (the external provider with its addresses)")
 	cmd.Flags().StringVar(&f.results, "results", campaign.DefaultResultsDir, "folder that receives the campaign folder")
@@ -272,6 +273,11 @@ func (f *runFlags) external(cmd *cobra.Command) (*infra.ExternalProvider, error)
 	bootstrap := f.bootstrap
 	if len(bootstrap) == 0 {
 		bootstrap = conn.Bootstrap
+	}
+	for _, u := range f.metricURLs {
+		if _, _, err := collectors.ParseMetricsEndpoint(u); err != nil {
+			return nil, fmt.Errorf("--metrics-url: %w", err)
+		}
 	}
 	return &infra.ExternalProvider{Bootstrap: bootstrap, MetricsURLs: f.metricURLs, Conn: conn}, nil
 }

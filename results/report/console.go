@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -104,9 +105,9 @@ func sideBySideRows() []tableRow {
 		{"audit balanced", func(r runs.Record) string { return yesNO(r.Audit.Balanced) }},
 		{"validity", validityCodes},
 		// Broker rows (the JMX exporter scrape; "-" when there was none).
-		{"broker CPU s/M records", brokerCell(func(b results.BrokerMetrics) string { return num(b.CPUSecondsPerMillionRecords) })},
-		{"broker heap after GC MB", brokerCell(func(b results.BrokerMetrics) string { return num(b.HeapAfterGCMaxBytes / (1 << 20)) })},
-		{"share coord writes/s", brokerCell(func(b results.BrokerMetrics) string { return num(b.ShareCoordinatorWriteRateAvg) })},
+		{"broker CPU s/M records", brokerCell("cpu_seconds_per_million_records", func(b results.BrokerMetrics) string { return num(b.CPUSecondsPerMillionRecords) })},
+		{"broker heap after GC MB", brokerCell("heap_after_gc_max_bytes", func(b results.BrokerMetrics) string { return num(b.HeapAfterGCMaxBytes / (1 << 20)) })},
+		{"share coord writes/s", brokerCell("share_coordinator_write_rate_avg", func(b results.BrokerMetrics) string { return num(b.ShareCoordinatorWriteRateAvg) })},
 	}
 }
 
@@ -122,11 +123,15 @@ func endToEnd(r runs.Record) string {
 	return "-"
 }
 
-// brokerCell renders a broker figure, or "-" for a run without broker scrapes.
-func brokerCell(f func(results.BrokerMetrics) string) func(runs.Record) string {
+// brokerCell renders a broker figure, "-" for a run without broker scrapes,
+// "n/a (NAMING)" when the exporter cannot give it (broker.unavailable).
+func brokerCell(key string, f func(results.BrokerMetrics) string) func(runs.Record) string {
 	return func(r runs.Record) string {
 		if r.Broker.Samples == 0 {
 			return "-"
+		}
+		if slices.Contains(r.Broker.Unavailable, key) {
+			return "n/a (" + r.Broker.Naming + ")"
 		}
 		return f(r.Broker)
 	}

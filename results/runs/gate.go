@@ -14,7 +14,8 @@ import (
 // FlagCodes are the validity flag codes Check can raise.
 var FlagCodes = []string{
 	"not_kafka", "audit_unbalanced", "lost_records", "drain_timeout", "schedule_lag", "harness_cpu",
-	"host_cpu", "above_ceiling", "warmup_short", "client_errors", "produce_failed", "collector_failed", "error",
+	"host_cpu", "above_ceiling", "warmup_short", "lock_expiry_risk", "client_errors", "produce_failed", "collector_failed",
+	"tls_insecure", "throttled", "error",
 }
 
 // DefaultDenyFlags are the validity flags that fail a compared run by

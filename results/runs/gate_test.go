@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sharebench/sharebench/results"
 )
@@ -18,6 +19,8 @@ func TestFlagCodesCoverCheck(t *testing.T) {
 		ScheduleLagP99Ms: 500, HarnessCPUPercent: 99, HostCPUPercent: 99,
 		Ceiling: Ceiling{RecordsPerSec: 10}, CompletedPerSec: 100, ProduceFailed: 1, AckErrors: 1,
 		CompletedThirds: [3]int64{1, 1, 1000}, Collectors: []CollectorHealth{{Name: "broker", Attempts: 1, Failures: 1}},
+		LockExpiry:  LockExpiryInput{LockDurationMs: 30000, RecordsPerAcquisition: 200, ProcessingMs: 200, Workers: 1},
+		TLSInsecure: true, Throttle: ThrottleSummary{Count: 1, Total: time.Second, Longest: time.Second},
 		Errors: []string{"boom"},
 	})
 	for _, c := range v.Codes() {

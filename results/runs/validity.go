@@ -2,6 +2,7 @@ package runs
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/sharebench/sharebench/results"
 )
@@ -42,7 +43,20 @@ type ValidityInput struct {
 	// Collectors are the samplers that ran beside the workload (broker
 	// metrics scrapes, group lag).
 	Collectors []CollectorHealth
-	Errors     []string
+	// TLSInsecure: the clients did not verify the brokers' certificates
+	// (tls.insecure_skip_verify).
+	TLSInsecure bool
+	// Throttle is the throttling brokers imposed on the run's clients
+	// (quotas), from franz-go's broker-throttle hook.
+	Throttle ThrottleSummary
+	Errors   []string
+}
+
+// ThrottleSummary counts the throttles brokers imposed on a run's clients.
+type ThrottleSummary struct {
+	Count   int           // throttle responses with a positive throttle time
+	Total   time.Duration // summed throttle time
+	Longest time.Duration
 }
 
 // LockExpiryInput is a share run's lock duration beside its measured
@@ -150,6 +164,13 @@ func Check(in ValidityInput) Validity {
 			}
 			add("collector_failed", "%s", msg)
 		}
+	}
+	if in.TLSInsecure {
+		add("tls_insecure", "tls.insecure_skip_verify: the brokers' certificates were not verified: the cluster measured may not be the one named")
+	}
+	if t := in.Throttle; t.Count > 0 {
+		add("throttled", "brokers throttled the run's clients %d time(s), %v in all (longest %v): a quota shaped the numbers",
+			t.Count, t.Total.Round(time.Millisecond), t.Longest.Round(time.Millisecond))
 	}
 	for _, e := range in.Errors {
 		add("error", "%s", e)

@@ -1,7 +1,9 @@
 package runs
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/sharebench/sharebench/results"
 )
@@ -51,5 +53,50 @@ func TestLockExpiryRiskFlag(t *testing.T) {
 	}
 	if v := Check(ValidityInput{IsKafka: true, Audit: clean}); !v.Valid {
 		t.Fatal("no lock duration (consumer group, renew auto): flagged")
+	}
+}
+
+// tls_insecure: raised exactly when the clients skipped certificate
+// verification, and accepted by --deny-flags.
+func TestTLSInsecureFlag(t *testing.T) {
+	clean := results.Audit{Produced: 1, CompletedOnce: 1, Balanced: true}
+	v := Check(ValidityInput{IsKafka: true, Audit: clean, TLSInsecure: true})
+	if v.Valid || len(v.Flags) != 1 || v.Flags[0].Code != "tls_insecure" || !strings.Contains(v.Flags[0].Message, "insecure_skip_verify") {
+		t.Fatalf("insecure TLS: %+v", v)
+	}
+	if v := Check(ValidityInput{IsKafka: true, Audit: clean}); !v.Valid {
+		t.Fatalf("verified TLS (or none) flagged: %+v", v)
+	}
+	if err := CheckDenyFlags([]string{"tls_insecure"}); err != nil {
+		t.Error(err)
+	}
+}
+
+// throttled: raised when a broker throttled the run's clients at least
+// once, with the count and times; no throttle, no flag.
+func TestThrottledFlag(t *testing.T) {
+	clean := results.Audit{Produced: 1, CompletedOnce: 1, Balanced: true}
+	th := ThrottleSummary{Count: 3, Total: 1234567 * time.Microsecond, Longest: 700 * time.Millisecond}
+	v := Check(ValidityInput{IsKafka: true, Audit: clean, Throttle: th})
+	if v.Valid || len(v.Flags) != 1 || v.Flags[0].Code != "throttled" {
+		t.Fatalf("throttled run: %+v", v)
+	}
+	if m := v.Flags[0].Message; !strings.Contains(m, "3 time(s)") || !strings.Contains(m, "1.235s in all") || !strings.Contains(m, "longest 700ms") {
+		t.Errorf("message %q", m)
+	}
+	if v := Check(ValidityInput{IsKafka: true, Audit: clean, Throttle: ThrottleSummary{}}); !v.Valid {
+		t.Fatalf("no throttle flagged: %+v", v)
+	}
+	if err := CheckDenyFlags([]string{"throttled", "tls_insecure", "lock_expiry_risk"}); err != nil {
+		t.Error(err)
+	}
+	// A denied throttled run fails the gate with its message.
+	r := Record{RunID: "r01-share", Audit: clean, Validity: Check(ValidityInput{IsKafka: true, Audit: clean})}
+	if got := RunProblems(r, []string{"throttled"}); len(got) != 0 {
+		t.Errorf("unthrottled run failed the gate: %v", got)
+	}
+	r.Validity = Check(ValidityInput{IsKafka: true, Audit: clean, Throttle: th})
+	if got := RunProblems(r, []string{"throttled"}); len(got) != 1 || !strings.Contains(got[0], "validity flag throttled") {
+		t.Errorf("throttled run passed the gate: %v", got)
 	}
 }
