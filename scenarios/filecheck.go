@@ -160,6 +160,8 @@ func (c *fileChecker) top(k, v *yaml.Node) {
 		c.processing(v)
 	case "broker_config":
 		c.brokerConfig(v)
+	case "hot_keys":
+		c.hotKeys(v)
 	default:
 		c.scalarOrList(key, v)
 	}

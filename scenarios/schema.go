@@ -18,6 +18,8 @@ const (
 	kindSize                     // bytes: an integer or "1KiB", "16KiB", "1MiB"
 	kindProcessing               // a processing model map, or a list of them
 	kindBrokerConfig             // a map of Kafka broker settings
+	kindBool                     // true or false
+	kindHotKeys                  // {share: 0.2, keys: 3}, or a list of them
 )
 
 // knob is one run knob of the scenario schema. The order of knobs is the
@@ -60,6 +62,16 @@ var knobs = []knob{
 	{"kafka_version", kindString, "kafka"},
 	{"broker_heap", kindString, "heap"},
 	{"broker_config", kindBrokerConfig, ""},
+	{"group_protocol", kindString, "proto-"},
+	{"remote_assignor", kindString, "ra-"},
+	{"assignor", kindString, ""},
+	{"static_membership", kindBool, "static-"},
+	{"commit", kindString, "commit-"},
+	{"auto_commit_interval", kindDuration, "aci"},
+	{"session_timeout", kindDuration, "st"},
+	{"rebalance_timeout", kindDuration, "rt"},
+	{"keys", kindInt, "keys"},
+	{"hot_keys", kindHotKeys, "hot"},
 }
 
 // metaKeys are the top-level keys that describe the scenario rather than a run.

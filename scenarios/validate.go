@@ -148,7 +148,8 @@ func (r RunSpec) checkProducers(p *problems) {
 	if r.MessageSize > maxMessageSize {
 		p.addf("message_size", "must be ≤ 1MiB (%d bytes, Kafka's default message.max.bytes), got %d", maxMessageSize, r.MessageSize)
 	}
-	oneOf(p, "key_mode", r.KeyMode, "none", "random", "round-robin")
+	oneOf(p, "key_mode", r.KeyMode, "none", "random", "round-robin", "hashed")
+	r.checkKeys(p)
 	oneOf(p, "acks", r.Acks, "all", "leader", "none")
 	if r.Linger < 0 {
 		p.addf("linger", "must be ≥ 0, got %v", r.Linger)
@@ -181,6 +182,7 @@ func (r RunSpec) checkConsumers(p *problems) {
 	oneOf(p, "acquire_mode", r.AcquireMode, "batch_optimized", "record_limit")
 	oneOf(p, "ack_mode", r.AckMode, "implicit", "explicit")
 	r.checkRenewAndStyle(p)
+	r.checkGroupKnobs(p)
 	if r.ConsumerType != "share" {
 		return
 	}
