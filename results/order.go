@@ -180,3 +180,6 @@ func (r *Recorder) Order() *OrderAudit {
 	}
 	return a
 }
+
+// KeysAffected is the number of keys with a violation (0 without keys).
+func (a *OrderAudit) KeysAffected() int64 { return a.Affected }
