@@ -119,7 +119,10 @@ func (a *admin) groupReady(ctx context.Context, group string, share bool, member
 		return false, nil
 	}
 	g := d[group]
-	return g.Err == nil && g.State == "Stable" && len(g.Members) >= members, nil
+	if g.Err == nil && g.State == "Stable" && len(g.Members) >= members {
+		return true, nil
+	}
+	return a.consumerGroupReady(ctx, group, members), nil // KIP-848 (group_protocol.go)
 }
 
 // poll calls f every 200ms until it is done, fails, ctx ends or timeout.

@@ -115,6 +115,7 @@ type runSetup struct {
 	share        bool
 	topic, group string
 	adm          *admin
+	groupInfo    *runs.GroupInfo // the group protocol read back once ready (group_protocol.go)
 }
 
 // recording is the recording phase: the clock, the recorder and its time
@@ -223,6 +224,7 @@ func (s *runSetup) waitGroupReady(ctx context.Context, consumerErr chan error) (
 		return 0, ctx.Err()
 	}
 	ready := time.Since(readyStart).Seconds()
+	s.groupInfo = s.adm.groupProtocol(ctx, s.group, s.spec)
 	fmt.Fprintf(s.log, "  %s: group ready in %.1fs; assignment %s\n", s.id, ready,
 		s.adm.assignment(ctx, s.group, s.topic, s.share))
 	return ready, nil

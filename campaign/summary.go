@@ -20,6 +20,7 @@ func producerConfig(s scenarios.RunSpec, brokers []string, topic string) produce
 		Brokers: brokers, Topic: topic, Producers: s.Producers, Rate: s.Rate,
 		MessageSize: s.MessageSize, KeyMode: s.KeyMode, Acks: s.Acks,
 		Linger: s.Linger, BatchSize: s.BatchSize, Duration: s.Warmup + s.Duration,
+		Keys: s.Keys, HotShare: s.HotKeys.Share, HotKeys: s.HotKeys.Keys,
 	}
 }
 
@@ -38,6 +39,7 @@ func consumerConfig(s scenarios.RunSpec, brokers []string, topic, group string) 
 		Style:         consumers.StyleBlocking, MaxInFlight: s.MaxInFlight,
 		SessionTimeout: sessionTimeout(s),
 		Client:         consumers.Client(s.Client), KafkaVersion: s.KafkaVersion,
+		Groups:         groupKnobs(s),
 	}
 	if s.ConsumerType == string(consumers.ShareGroup) {
 		c.Type = consumers.ShareGroup
@@ -63,6 +65,12 @@ const defaultMinSessionTimeout = 6 * time.Second
 // soon; 0 (franz-go's 45 s) otherwise. The harness uses the classic group
 // protocol (franz-go without ServerSideBalancer).
 func sessionTimeout(s scenarios.RunSpec) time.Duration {
+	if s.ConsumerType != "share" && s.SessionTimeout > 0 {
+		return s.SessionTimeout // session_timeout (classic only; validated)
+	}
+	if s.ConsumerType != "share" && s.GroupProtocol == "consumer" {
+		return 0 // KIP-848: the broker's group.consumer.session.timeout.ms (consumerSessionTimeout)
+	}
 	if s.ConsumerType == "share" || !slices.ContainsFunc(s.Events, func(e scenarios.Event) bool { return e.Action == scenarios.ActionCrash }) {
 		return 0
 	}
@@ -83,6 +91,9 @@ func eventReports(s scenarios.RunSpec, series *results.Series, loadStart int64, 
 	grace := s.RecordLockDuration()
 	if s.ConsumerType != "share" {
 		grace = sessionTimeout(s)
+	}
+	if s.ConsumerType != "share" && s.GroupProtocol == "consumer" {
+		grace = consumerSessionTimeout(s)
 	}
 	reports := runs.AnalyzeEvents(runs.EventInput{Completed: completed, Redelivered: redelivered,
 		SeriesStart: series.Start(), LoadStart: loadStart, Window: w, Events: events, Members: m.Members,
@@ -117,6 +128,7 @@ func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit result
 		Audit:       audit,
 		Environment: env,
 	}
+	r.Audit.Order = m.Order
 	if r.Throughput.ProducedPerSec > 0 {
 		r.Throughput.CompletedRatio = r.Throughput.CompletedPerSec / r.Throughput.ProducedPerSec
 	}
@@ -162,6 +174,7 @@ func (r *run) measured() *Measured {
 	rr := summarize(s.spec, s.id, m, rc.rec.Ledger.Audit(), rc.window, s.env)
 	rr.StartedAt = rc.clock.Time(rc.start).Format(time.RFC3339)
 	rr.Client = clientRecord(s.spec, rc.rec)
+	rr.Group = s.groupInfo
 	rr.Phases.GroupReadySec = r.times.ready
 	rr.Phases.DrainSec = r.times.drain
 	rr.Phases.DrainTimedOut = errors.Is(f.drainErr, errDrainTimeout)
@@ -191,6 +204,7 @@ func (r *run) measured() *Measured {
 		CompletedThirds: thirds,
 		Collectors:      collectorHealth(rr.Broker, rr.Lag),
 	})
+	rr.Validity.Flag(rr.Group.FallbackFlag())
 	rr.Resources = usage
 	rr.Errors = f.errs
 	return &Measured{Record: rr, Merged: m, Series: rc.series}

@@ -51,6 +51,7 @@ func sideBySideRows() []tableRow {
 	return []tableRow{
 		{"run", func(r runs.Record) string { return r.RunID }},
 		{"consumer type", func(r runs.Record) string { return r.ConsumerType }},
+		{"group protocol", groupCell},
 		{"offered records/s", func(r runs.Record) string { return num(r.Throughput.OfferedPerSec) }},
 		{"ceiling records/s", func(r runs.Record) string {
 			return fmt.Sprintf("%.1f (%s)", r.Ceiling.RecordsPerSec, r.Ceiling.Bound)
@@ -73,6 +74,7 @@ func sideBySideRows() []tableRow {
 		{"audit in flight", func(r runs.Record) string { return fmt.Sprint(r.Audit.InFlight) }},
 		{"audit lost", func(r runs.Record) string { return fmt.Sprint(r.Audit.Lost) }},
 		{"audit balanced", func(r runs.Record) string { return yesNO(r.Audit.Balanced) }},
+		{"order violations", orderCell},
 		{"validity", validityCodes},
 		// Broker rows (the JMX exporter scrape; "-" when there was none).
 		{"broker CPU s/M records", brokerCell(func(b results.BrokerMetrics) string { return num(b.CPUSecondsPerMillionRecords) })},

@@ -156,6 +156,9 @@ func writeMarkdownAudit(w io.Writer, recs []runs.Record) {
 	fmt.Fprintln(w)
 	for _, r := range recs {
 		fmt.Fprintf(w, "- %s: %s\n", r.RunID, AuditLine(r))
+		if l := OrderLine(r); l != "" {
+			fmt.Fprintf(w, "  - %s\n", l)
+		}
 	}
 	fmt.Fprintln(w)
 }

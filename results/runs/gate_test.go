@@ -20,6 +20,7 @@ func TestFlagCodesCoverCheck(t *testing.T) {
 		CompletedThirds: [3]int64{1, 1, 1000}, Collectors: []CollectorHealth{{Name: "broker", Attempts: 1, Failures: 1}},
 		Errors: []string{"boom"},
 	})
+	v.Flag((&GroupInfo{Requested: "consumer", Protocol: "classic", Fallback: true}).FallbackFlag()) // raised beside Check
 	for _, c := range v.Codes() {
 		if !slices.Contains(FlagCodes, c) {
 			t.Errorf("Check raised %q, missing from FlagCodes", c)

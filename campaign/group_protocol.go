@@ -1,0 +1,79 @@
+package campaign
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/sharebench/sharebench/consumers"
+	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
+)
+
+// groupKnobs are the run's consumer-group protocol knobs for the fleet.
+func groupKnobs(s scenarios.RunSpec) consumers.GroupKnobs {
+	return consumers.GroupKnobs{
+		Protocol: consumers.GroupProtocol(s.GroupProtocol), RemoteAssignor: s.RemoteAssignor, Assignor: s.Assignor,
+		Static: s.StaticMembership, AutoCommit: s.Commit == "auto", AutoCommitInterval: s.AutoCommitInterval,
+		RebalanceTimeout: s.RebalanceTimeout,
+	}
+}
+
+// defaultConsumerSessionTimeout is Kafka's group.consumer.session.timeout.ms.
+const defaultConsumerSessionTimeout = 45 * time.Second
+
+// consumerSessionTimeout is the session timeout of a KIP-848 group: the
+// broker's group.consumer.session.timeout.ms (the client has no say).
+func consumerSessionTimeout(s scenarios.RunSpec) time.Duration {
+	if ms, err := strconv.Atoi(s.BrokerConfig["group.consumer.session.timeout.ms"]); err == nil && ms > 0 {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return defaultConsumerSessionTimeout
+}
+
+// consumerGroupReady is groupReady for a KIP-848 group, which the classic
+// DescribeGroups may not describe: ConsumerGroupDescribe says Stable once
+// every member reconciled its target assignment.
+func (a *admin) consumerGroupReady(ctx context.Context, group string, members int) bool {
+	d, err := a.adm.DescribeConsumerGroups(ctx, group)
+	if err != nil {
+		return false
+	}
+	g, ok := d[group]
+	return ok && g.Err == nil && g.State == "Stable" && len(g.Members) >= members
+}
+
+// groupProtocol reads back the protocol the broker runs the run's group
+// with: ConsumerGroupDescribe answers for KIP-848 groups only (a classic
+// group gives GROUP_ID_NOT_FOUND there), DescribeGroups tells a classic
+// group by its protocol type and names the chosen assignor.
+func (a *admin) groupProtocol(ctx context.Context, group string, s scenarios.RunSpec) *runs.GroupInfo {
+	info := &runs.GroupInfo{Requested: s.GroupProtocol, Static: s.StaticMembership, Commit: s.Commit}
+	if s.ConsumerType == "share" {
+		info.Requested, info.Protocol, info.Assignor, info.Static, info.Commit = "share", "share", "simple", false, ""
+		if d, err := a.adm.DescribeShareGroups(ctx, group); err == nil && d[group].Err == nil {
+			if n := d[group].Assignor; n != "" {
+				info.Assignor = n
+			}
+		}
+		info.Rebalance = runs.RebalanceOf("share", "")
+		return info
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if d, err := a.adm.DescribeConsumerGroups(ctx, group); err == nil && d[group].Err == nil && len(d[group].Members) > 0 {
+		info.Protocol, info.Assignor = "consumer", d[group].AssignorName
+	} else if g, err := a.adm.DescribeGroups(ctx, group); err != nil {
+		info.Error = err.Error()
+	} else if dg := g[group]; dg.Err != nil {
+		info.Error = dg.Err.Error()
+	} else if dg.ProtocolType == "consumer" {
+		info.Protocol, info.Assignor = "classic", dg.Protocol
+	} else {
+		info.Error = fmt.Sprintf("group %q: protocol type %q, state %q", group, dg.ProtocolType, dg.State)
+	}
+	info.Rebalance = runs.RebalanceOf(info.Protocol, info.Assignor)
+	info.Fallback = info.Protocol != "" && info.Protocol != info.Requested
+	return info
+}
