@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -49,7 +50,7 @@ func (a *admin) consumerGroupReady(ctx context.Context, group string, members in
 // group gives GROUP_ID_NOT_FOUND there), DescribeGroups tells a classic
 // group by its protocol type and names the chosen assignor.
 func (a *admin) groupProtocol(ctx context.Context, group string, s scenarios.RunSpec) *runs.GroupInfo {
-	info := &runs.GroupInfo{Requested: s.GroupProtocol, Static: s.StaticMembership, Commit: s.Commit}
+	info := &runs.GroupInfo{Requested: cmp.Or(s.GroupProtocol, "classic"), Static: s.StaticMembership, Commit: cmp.Or(s.Commit, "after_processing")}
 	if s.ConsumerType == "share" {
 		info.Requested, info.Protocol, info.Assignor, info.Static, info.Commit = "share", "share", "simple", false, ""
 		if d, err := a.adm.DescribeShareGroups(ctx, group); err == nil && d[group].Err == nil {
