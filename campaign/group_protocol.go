@@ -78,3 +78,36 @@ func (a *admin) groupProtocol(ctx context.Context, group string, s scenarios.Run
 	info.Fallback = info.Protocol != "" && info.Protocol != info.Requested
 	return info
 }
+
+// lag848 is a KIP-848 group's lag on topic, which kadm's Lag cannot read
+// (it describes the group with the classic DescribeGroups): committed
+// offsets (OffsetFetch, which serves both protocols) against end offsets; a
+// partition with no commit yet lags from its start offset (the members
+// reset to the earliest offset). ok is false when the group is not a
+// KIP-848 group or a reading failed.
+func (a *admin) lag848(ctx context.Context, group, topic string) (int64, bool) {
+	if d, err := a.adm.DescribeConsumerGroups(ctx, group); err != nil || d[group].Err != nil {
+		return 0, false
+	}
+	committed, err := a.adm.FetchOffsets(ctx, group)
+	if err != nil || committed.Error() != nil {
+		return 0, false
+	}
+	ends, err := a.adm.ListEndOffsets(ctx, topic)
+	if err != nil || ends.Error() != nil {
+		return 0, false
+	}
+	starts, err := a.adm.ListStartOffsets(ctx, topic)
+	if err != nil || starts.Error() != nil {
+		return 0, false
+	}
+	var total int64
+	for p, end := range ends[topic] {
+		at := starts[topic][p].Offset
+		if c, ok := committed.Lookup(topic, p); ok && c.At >= 0 {
+			at = c.At
+		}
+		total += max(0, end.Offset-at)
+	}
+	return total, true
+}
