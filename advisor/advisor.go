@@ -79,6 +79,7 @@ type Input struct {
 	LockDuration time.Duration        // --lock-duration: current group.share.record.lock.duration.ms
 	Headroom     float64              // --headroom: plan for Rate·(1+Headroom), ≥ 0
 	PollOverhead time.Duration        // --poll-overhead: poll/ack round trip added to W, ≥ 0
+	Ordering     string               // --ordering: "none" ("" too) or "per-key" (ordering.go)
 }
 
 // Defaults is an Input with the CLI's defaults: 1 worker, Kafka's default
@@ -128,6 +129,9 @@ func (in Input) Validate() error {
 	}
 	if in.PollOverhead < 0 {
 		add("--poll-overhead: must be ≥ 0, got %v", in.PollOverhead)
+	}
+	if err := checkOrdering(in.Ordering); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
@@ -185,6 +189,13 @@ type Advice struct {
 	Reasons  []string          `json:"reasons"`  // why ShareWorthIt is what it is
 	Notes    []string          `json:"notes"`    // settings to change, caveats
 	Formulas map[string]string `json:"formulas"` // JSON field name → formula with numbers
+
+	// Ordering is --ordering; with "per-key" OrderingRulesOutShare is true
+	// and OrderedPartitionsNeeded is the partitions a consumer group of
+	// single-worker members needs (ordering.go).
+	Ordering                string `json:"ordering,omitempty"`
+	OrderingRulesOutShare   bool   `json:"ordering_rules_out_share,omitempty"`
+	OrderedPartitionsNeeded int    `json:"ordered_partitions_needed,omitempty"`
 }
 
 // Advise validates the input and computes the plan (see the package
@@ -216,6 +227,7 @@ func Advise(in Input) (Advice, error) {
 	a.lockDuration(in)
 	a.ceiling()
 	a.verdict()
+	a.ordering(in)
 	return a, nil
 }
 

@@ -85,6 +85,7 @@ func newAdviseCmd() *cobra.Command {
 	f.DurationVar(&in.LockDuration, "lock-duration", in.LockDuration, "current group.share.record.lock.duration.ms, as a duration")
 	f.Float64Var(&in.Headroom, "headroom", in.Headroom, fmt.Sprintf("plan for this fraction above --rate (0.2 = 20%%; 0–%v)", advisor.MaxHeadroom))
 	f.DurationVar(&in.PollOverhead, "poll-overhead", in.PollOverhead, "time per poll/ack round trip, added to W")
+	f.StringVar(&in.Ordering, "ordering", "none", "the order the application needs: none, or per-key (rules a share group out; sizes a consumer group of single-worker members)")
 	f.BoolVar(&asJSON, "json", false, "print the plan as JSON (the fields of advisor.Advice)")
 	f.BoolVar(&verify, "verify", false, "run a narrow sweep around the plan on a cluster (members ± a step, max.poll.records ÷2 and ×2, "+
 		"share and consumer) and report the measured best next to it; takes the provider flags of run")
