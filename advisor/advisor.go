@@ -85,7 +85,8 @@ type Input struct {
 	P99Budget time.Duration
 	// MaxHold is --max-hold: the longest a record may stay Acquired, W =
 	// max.poll.records·P/workers + poll overhead (0: none).
-	MaxHold time.Duration
+	MaxHold  time.Duration
+	Ordering string // --ordering: "none" ("" too) or "per-key" (ordering.go)
 }
 
 // Defaults is an Input with the CLI's defaults: 1 worker, Kafka's default
@@ -141,6 +142,9 @@ func (in Input) Validate() error {
 	}
 	if in.MaxHold < 0 {
 		add("--max-hold: must be ≥ 0 (0: none), got %v", in.MaxHold)
+	}
+	if err := checkOrdering(in.Ordering); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
@@ -206,6 +210,13 @@ type Advice struct {
 	Reasons  []string          `json:"reasons"`  // why ShareWorthIt is what it is
 	Notes    []string          `json:"notes"`    // settings to change, caveats
 	Formulas map[string]string `json:"formulas"` // JSON field name → formula with numbers
+
+	// Ordering is --ordering; with "per-key" OrderingRulesOutShare is true
+	// and OrderedPartitionsNeeded is the partitions a consumer group of
+	// single-worker members needs (ordering.go).
+	Ordering                string `json:"ordering,omitempty"`
+	OrderingRulesOutShare   bool   `json:"ordering_rules_out_share,omitempty"`
+	OrderedPartitionsNeeded int    `json:"ordered_partitions_needed,omitempty"`
 }
 
 // Advise validates the input and computes the plan (see the package
@@ -239,6 +250,7 @@ func Advise(in Input) (Advice, error) {
 	a.lockDuration(in)
 	a.ceiling()
 	a.verdict()
+	a.ordering(in)
 	return a, nil
 }
 

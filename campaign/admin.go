@@ -168,8 +168,11 @@ func (a *admin) assignment(ctx context.Context, group, topic string, share bool)
 }
 
 // snapshot describes the group's members and their partitions of topic.
-func (a *admin) snapshot(ctx context.Context, group, topic string, share bool) (groupSnapshot, error) {
+func (a *admin) snapshot(ctx context.Context, group, topic string, share, kip848 bool) (groupSnapshot, error) {
 	g := groupSnapshot{members: map[string][]int32{}}
+	if kip848 {
+		return a.consumerProtocolSnapshot(ctx, group, topic)
+	}
 	if share {
 		d, err := a.adm.DescribeShareGroups(ctx, group)
 		if err != nil {
@@ -206,6 +209,34 @@ func (a *admin) snapshot(ctx context.Context, group, topic string, share bool) (
 					ps = append(ps, t.Partitions...)
 				}
 			}
+		}
+		g.members[m.MemberID] = ps
+	}
+	return g, nil
+}
+
+// consumerProtocolSnapshot is snapshot for a KIP-848 consumer group, which
+// the classic DescribeGroups does not describe: ConsumerGroupDescribe gives
+// each member's current assignment and says Stable once every member
+// reconciled its target.
+func (a *admin) consumerProtocolSnapshot(ctx context.Context, group, topic string) (groupSnapshot, error) {
+	g := groupSnapshot{members: map[string][]int32{}}
+	d, err := a.adm.DescribeConsumerGroups(ctx, group)
+	if err != nil {
+		return g, err
+	}
+	cg, ok := d[group]
+	if !ok {
+		return g, fmt.Errorf("group %q: not described", group)
+	}
+	if cg.Err != nil {
+		return g, cg.Err
+	}
+	g.state = cg.State
+	for _, m := range cg.Members {
+		var ps []int32
+		for p := range m.Assignment[topic] {
+			ps = append(ps, p)
 		}
 		g.members[m.MemberID] = ps
 	}

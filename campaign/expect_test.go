@@ -13,7 +13,8 @@ import (
 func TestExpectFieldsResolve(t *testing.T) {
 	// max_rate.* exists on load_mode max_rate runs only, burst.* on bursts (pointers in RunRecord).
 	v := 1.0
-	r := runs.Record{Audit: results.Audit{Produced: 100, Archived: 2}, MaxRate: &runs.MaxRateResult{}, Burst: &runs.Burst{},
+	r := runs.Record{Audit: results.Audit{Produced: 100, Archived: 2, Order: &results.OrderAudit{}}, MaxRate: &runs.MaxRateResult{}, Burst: &runs.Burst{},
+		Group:        &runs.GroupInfo{},
 		EventSummary: &runs.EventSummary{FirstRecordMaxSec: &v, RecoveryMaxSec: &v, FirstRedeliveryMaxSec: &v}}
 	for _, f := range scenarios.ExpectFields() {
 		if _, ok := runs.FieldValue(r, f); !ok {

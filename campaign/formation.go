@@ -120,7 +120,7 @@ func (s *runSetup) formGroup(ctx context.Context, consumerErr chan error, fl *co
 			return false, fmt.Errorf("consumers stopped before the group formed: %w", err)
 		default:
 		}
-		g, err := s.adm.snapshot(ctx, s.group, s.topic, s.share)
+		g, err := s.adm.snapshot(ctx, s.group, s.topic, s.share, s.spec.GroupProtocol == "consumer")
 		if err != nil || !g.formed(s.share, s.spec.Members, s.spec.Partitions) {
 			lastKey = ""
 			return false, nil
@@ -140,6 +140,7 @@ func (s *runSetup) formGroup(ctx context.Context, consumerErr chan error, fl *co
 		f.rounds = int(last.epoch)
 	}
 	f.assignment = s.adm.assignment(ctx, s.group, s.topic, s.share)
+	s.groupInfo = s.adm.groupProtocol(ctx, s.group, s.spec) // the protocol the broker runs, read back
 	fmt.Fprintf(s.log, "  %s: group formed in %.1fs (%d assignment rounds; unchanged for %v); assignment %s\n",
 		s.id, f.sec, f.rounds, hold, f.assignment)
 	return f, nil

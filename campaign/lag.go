@@ -39,6 +39,9 @@ func (a *admin) groupLag(group, topic string, share bool) collectors.LagFunc {
 		}
 		d, err := a.adm.Lag(ctx, group)
 		if err != nil {
+			if total, ok := a.lag848(ctx, group, topic); ok {
+				return total, nil
+			}
 			return 0, fmt.Errorf("consumer group %q: lag: %w", group, err)
 		}
 		g, ok := d[group]
@@ -46,6 +49,9 @@ func (a *admin) groupLag(group, topic string, share bool) collectors.LagFunc {
 			return 0, fmt.Errorf("consumer group %q: lag: not described", group)
 		}
 		if err := g.Error(); err != nil {
+			if total, ok := a.lag848(ctx, group, topic); ok { // KIP-848 (group_protocol.go)
+				return total, nil
+			}
 			return 0, fmt.Errorf("consumer group %q: lag: %w", group, err)
 		}
 		var parts []collectors.PartitionLag

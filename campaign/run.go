@@ -145,6 +145,7 @@ type runSetup struct {
 	adm          *admin
 	conn         clientConn        // how its clients connect (connection.go)
 	groupCfg     *runs.GroupConfig // share runs: as applied and read back (groupconfig.go)
+	groupInfo    *runs.GroupInfo   // the group protocol read back once ready (group_protocol.go)
 }
 
 // recording is the recording phase: the clock, the recorder and its time

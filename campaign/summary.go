@@ -25,6 +25,7 @@ func producerConfig(s scenarios.RunSpec, brokers []string, topic string) produce
 		Brokers: brokers, Topic: topic, Producers: s.Producers, Rate: s.Rate,
 		MessageSize: s.MessageSize, KeyMode: s.KeyMode, Acks: s.Acks,
 		Linger: s.Linger, BatchSize: s.BatchSize, Duration: s.Warmup + s.Duration,
+		Keys: s.Keys, HotShare: s.HotKeys.Share, HotKeys: s.HotKeys.Keys,
 	}
 }
 
@@ -45,6 +46,7 @@ func consumerConfig(s scenarios.RunSpec, brokers []string, topic, group string) 
 		Client:         consumers.Client(s.Client), KafkaVersion: s.KafkaVersion,
 		Fetch: consumers.Fetch{MaxBytes: int32(s.FetchMaxBytes), MaxPartitionBytes: int32(s.FetchMaxPartitionBytes),
 			MaxWait: s.FetchMaxWait, MinBytes: int32(s.FetchMinBytes)},
+		Groups: groupKnobs(s),
 	}
 	if s.Prefetch == "on" || s.Prefetch == "off" {
 		on := s.Prefetch == "on"
@@ -74,6 +76,12 @@ const defaultMinSessionTimeout = 6 * time.Second
 // soon; 0 (franz-go's 45 s) otherwise. The harness uses the classic group
 // protocol (franz-go without ServerSideBalancer).
 func sessionTimeout(s scenarios.RunSpec) time.Duration {
+	if s.ConsumerType != "share" && s.SessionTimeout > 0 {
+		return s.SessionTimeout // session_timeout (classic only; validated)
+	}
+	if s.ConsumerType != "share" && s.GroupProtocol == "consumer" {
+		return 0 // KIP-848: the broker's group.consumer.session.timeout.ms (consumerSessionTimeout)
+	}
 	if s.ConsumerType == "share" || !slices.ContainsFunc(s.Events, func(e scenarios.Event) bool { return e.Action == scenarios.ActionCrash }) {
 		return 0
 	}
@@ -94,6 +102,9 @@ func eventReports(s scenarios.RunSpec, series *results.Series, loadStart int64, 
 	grace := s.RecordLockDuration()
 	if s.ConsumerType != "share" {
 		grace = sessionTimeout(s)
+	}
+	if s.ConsumerType != "share" && s.GroupProtocol == "consumer" {
+		grace = consumerSessionTimeout(s)
 	}
 	reports := runs.AnalyzeEvents(runs.EventInput{Completed: completed, Redelivered: redelivered,
 		SeriesStart: series.Start(), LoadStart: loadStart, Window: w, Events: events, Members: m.Members,
@@ -128,6 +139,7 @@ func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit result
 		Audit:       audit,
 		Environment: env,
 	}
+	r.Audit.Order = m.Order
 	if r.Throughput.ProducedPerSec > 0 {
 		r.Throughput.CompletedRatio = r.Throughput.CompletedPerSec / r.Throughput.ProducedPerSec
 	}
@@ -203,6 +215,7 @@ func (r *run) measured() *Measured {
 	rr.Phases.GroupFormationSec = r.times.form.sec
 	rr.Phases.FormationRounds = r.times.form.rounds
 	rr.GroupConfig = s.groupCfg
+	rr.Group = s.groupInfo
 	rr.Phases.DrainSec = r.times.drain
 	rr.Phases.DrainTimedOut = errors.Is(f.drainErr, errDrainTimeout)
 	rr.Phases.WindowStartSec = float64(rc.window.Start-rc.series.Start()) / 1e9
@@ -239,6 +252,7 @@ func (r *run) measured() *Measured {
 		LockExpiry:      lockExpiryInput(s.spec, rr),
 		Collectors:      collectorHealth(rr.Broker, rr.Lag),
 	})) // with tls_insecure and throttled from the connection
+	rr.Validity.Flag(rr.Group.FallbackFlag())
 	rr.Resources = usage
 	rr.Errors = f.errs
 	return &Measured{Record: rr, Merged: m, Series: rc.series}

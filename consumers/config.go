@@ -120,6 +120,9 @@ type Config struct {
 	// Fetch are the client's fetch settings (zero values: franz-go's
 	// defaults).
 	Fetch Fetch
+	// Groups are the consumer group's protocol knobs (group_protocol.go);
+	// ignored by share groups. ClientJava runs the defaults only.
+	Groups GroupKnobs
 }
 
 // Fetch are a member client's fetch settings. Zero values keep franz-go's
@@ -161,6 +164,16 @@ func (c Config) validate() error {
 	}
 	if c.Style != StyleBlocking && c.Style != StyleContinuous {
 		return fmt.Errorf("consumers: style: expected %s or %s, got %q", StyleBlocking, StyleContinuous, c.Style)
+	}
+	if err := c.Groups.validate(); err != nil {
+		return err
+	}
+	if c.Client == ClientJava && !c.Groups.IsDefault() {
+		return fmt.Errorf("consumers: client java runs the consumer-group defaults only (classic, cooperative-sticky, " +
+			"dynamic members, commit after processing); use client franz-go for group_protocol, assignor, static_membership, commit and rebalance_timeout")
+	}
+	if c.Groups.AutoCommit && c.Style == StyleContinuous {
+		return errors.New("consumers: commit auto needs style blocking: autocommit commits what was polled, which a continuous member may still be processing")
 	}
 	switch c.Type {
 	case ConsumerGroup:

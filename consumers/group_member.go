@@ -33,9 +33,10 @@ func newConsumerGroupMember(m *member, rebal *rebalanceWatch) *consumerGroupMemb
 }
 
 func (g *consumerGroupMember) options() []kgo.Opt {
-	opts := []kgo.Opt{kgo.ConsumerGroup(g.c.Group), kgo.DisableAutoCommit(),
+	opts := []kgo.Opt{kgo.ConsumerGroup(g.c.Group),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.OnPartitionsLost(g.lost),
 		kgo.OnPartitionsAssigned(g.assigned)}
+	opts = append(opts, g.protocolOptions()...)
 	if g.c.SessionTimeout > 0 {
 		opts = append(opts, kgo.SessionTimeout(g.c.SessionTimeout), kgo.HeartbeatInterval(g.c.SessionTimeout/3))
 	}
@@ -43,6 +44,9 @@ func (g *consumerGroupMember) options() []kgo.Opt {
 		// Records are in flight across polls, so rebalances cannot wait for
 		// a poll boundary: a revocation commits the completed prefix first.
 		return append(opts, kgo.OnPartitionsRevoked(g.revoked))
+	}
+	if g.autoCommit() {
+		return append(opts, kgo.BlockRebalanceOnPoll(), kgo.OnPartitionsRevoked(g.revokedAuto))
 	}
 	return append(opts, kgo.BlockRebalanceOnPoll(), kgo.OnPartitionsRevoked(g.lost))
 }
@@ -79,6 +83,7 @@ func (g *consumerGroupMember) handle(ctx context.Context, h *handled, rng *rand.
 		}
 		g.shard.RecordRetry(g.rec.Clock.Now())
 	}
+	g.processed(h)
 	if g.c.Style == StyleContinuous {
 		g.doneMu.Lock()
 		g.done[h.r.Partition] = append(g.done[h.r.Partition], h)
@@ -109,7 +114,9 @@ func (g *consumerGroupMember) settle(ctx context.Context, batch []handled) {
 	}
 	// Not bound to ctx: a commit issued for processed records must not be
 	// cancelled by shutdown (close waits for it with a final sync commit).
-	g.commit(context.WithoutCancel(ctx), false)
+	if !g.autoCommit() {
+		g.commit(context.WithoutCancel(ctx), false)
+	}
 	g.cl.AllowRebalance()
 }
 

@@ -71,6 +71,7 @@ func (s *shareGroupMember) handle(ctx context.Context, h *handled, rng *rand.Ran
 		return
 	}
 	h.outcome = s.verdict(poison, rng)
+	s.processed(h)
 	if s.c.Ack == AckExplicit {
 		s.ackNow(h)
 	}

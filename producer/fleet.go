@@ -37,6 +37,11 @@ type Config struct {
 	// FlushTimeout bounds the wait for outstanding acknowledgements after the
 	// last send (default 30s).
 	FlushTimeout time.Duration
+	// Keys, HotShare and HotKeys shape KeyMode "hashed" (keys.go): key ids
+	// 0..Keys-1, HotShare of the records on the first HotKeys of them.
+	Keys     int
+	HotShare float64
+	HotKeys  int
 }
 
 // PerProducerMax is the most records any producer of the fleet sends: the
@@ -87,11 +92,11 @@ func (c Config) clientOpts() ([]kgo.Opt, error) {
 		return nil, fmt.Errorf("acks: expected all, leader or none, got %q", c.Acks)
 	}
 	switch c.KeyMode {
-	case "", "none", "random":
+	case "", "none", "random", KeyHashed:
 	case "round-robin":
 		opts = append(opts, kgo.RecordPartitioner(kgo.RoundRobinPartitioner()))
 	default:
-		return nil, fmt.Errorf("key_mode: expected none, random or round-robin, got %q", c.KeyMode)
+		return nil, fmt.Errorf("key_mode: expected none, random, round-robin or hashed, got %q", c.KeyMode)
 	}
 	return opts, nil
 }
@@ -134,6 +139,10 @@ func produce(ctx context.Context, cl *kgo.Client, c Config, id uint32, s Schedul
 	}
 	count := s.CountWithin(c.Duration)
 	rng := rand.New(rand.NewPCG(uint64(id), rec.Run))
+	kg, err := newKeyGen(c)
+	if err != nil {
+		return err
+	}
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for seq := uint64(0); seq < count; seq++ {
@@ -148,7 +157,7 @@ func produce(ctx context.Context, cl *kgo.Client, c Config, id uint32, s Schedul
 		} else if ctx.Err() != nil {
 			return flush(cl, c, true)
 		}
-		send(ctx, cl, c, rng, results.Stamp{Run: rec.Run, Producer: id, Seq: seq, Intended: due, Sent: rec.Clock.Now()}, shard, rec)
+		send(ctx, cl, c, rng, kg, results.Stamp{Run: rec.Run, Producer: id, Seq: seq, Intended: due, Sent: rec.Clock.Now()}, shard, rec)
 	}
 	return flush(cl, c, false)
 }
@@ -157,21 +166,27 @@ func produce(ctx context.Context, cl *kgo.Client, c Config, id uint32, s Schedul
 // Produce blocks only when the client's buffer is full.
 func produceBacklog(ctx context.Context, cl *kgo.Client, c Config, id uint32, shard *results.ProducerShard, rec *results.Recorder) error {
 	rng := rand.New(rand.NewPCG(uint64(id), rec.Run))
+	kg, err := newKeyGen(c)
+	if err != nil {
+		return err
+	}
 	for seq := range c.backlogShare(int(id)) {
 		if ctx.Err() != nil {
 			return flush(cl, c, true)
 		}
 		now := rec.Clock.Now()
-		send(ctx, cl, c, rng, results.Stamp{Run: rec.Run, Producer: id, Seq: seq, Intended: now, Sent: now}, shard, rec)
+		send(ctx, cl, c, rng, kg, results.Stamp{Run: rec.Run, Producer: id, Seq: seq, Intended: now, Sent: now}, shard, rec)
 	}
 	return flush(cl, c, false)
 }
 
 // send produces one stamped record and counts its acknowledgement.
-func send(ctx context.Context, cl *kgo.Client, c Config, rng *rand.Rand, st results.Stamp, shard *results.ProducerShard, rec *results.Recorder) {
+func send(ctx context.Context, cl *kgo.Client, c Config, rng *rand.Rand, kg *keyGen, st results.Stamp, shard *results.ProducerShard, rec *results.Recorder) {
 	r := &kgo.Record{Value: make([]byte, c.MessageSize)}
 	if c.KeyMode == "random" {
 		r.Key = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, rng.Uint64()), rng.Uint64())
+	} else if kg != nil {
+		kg.key(r, rng)
 	}
 	st.Put(r.Value)
 	shard.Sent.Add(1)

@@ -132,6 +132,10 @@ type Audit struct {
 	Unacknowledged int64 `json:"unacknowledged"`
 	Foreign        int64 `json:"foreign"` // stamped records outside this run's bounds
 	Balanced       bool  `json:"balanced"`
+	// Order is the order audit (order.go): records finished out of produce
+	// order per key and per partition. Set from Merged.Order; absent when
+	// nothing was checked.
+	Order *OrderAudit `json:"order,omitempty"`
 }
 
 // Audit walks the ledger. Call it once the run's fleets have stopped.

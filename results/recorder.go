@@ -39,6 +39,8 @@ type Recorder struct {
 
 	// Interval logs (.hlog) of the whole run, one-second intervals.
 	completionLog, publishLog *IntervalLog
+
+	order orderTracker // order per key and partition (order.go)
 }
 
 // NewRecorder prepares a recorder; series covers the run's maximum length.
@@ -296,6 +298,8 @@ type Merged struct {
 	IntervalLogs map[string][]byte
 	// IntervalLogErr says why an interval log could not be encoded.
 	IntervalLogErr error
+	// Order is the order audit (order.go); nil when nothing was checked.
+	Order *OrderAudit
 }
 
 // Merge folds all shards together.
@@ -347,6 +351,7 @@ func (r *Recorder) Merge() Merged {
 	}
 	m.Members = r.memberTimes()
 	m.Pauses = r.sortedPauses()
+	m.Order = r.Order()
 	m.IntervalLogs = map[string][]byte{}
 	for _, l := range []struct {
 		name   string

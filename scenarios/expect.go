@@ -76,6 +76,11 @@ func ExpectFields() []string {
 	return out
 }
 
+// orderLeaves are the figures of audit.order (per key) and
+// audit.order.partition.
+var orderLeaves = []string{"checked", "violations", "streams", "affected", "affected_share",
+	"max_displacement_records", "max_displacement_ms"}
+
 var percentileLeaves = []string{"p50", "p90", "p99", "p999", "p9999", "max", "mean"}
 
 var expectFieldGroups = []struct {
@@ -98,6 +103,9 @@ var expectFieldGroups = []struct {
 		"lock_expired_completions", "renewals", "ack_errors", "poll_errors", "produce_failed"}},
 	{"audit.", []string{"produced", "completed_once", "duplicates", "duplicate_completions", "archived",
 		"in_flight", "lost", "unacknowledged", "foreign", "balanced", "archived_ratio"}},
+	{"audit.order.", orderLeaves},
+	{"audit.order.partition.", orderLeaves},
+	{"group.", []string{"fallback"}},
 	{"ceiling.", []string{"records_per_sec", "producer_rate", "workers", "locks", "lock_holders", "records_per_acquisition",
 		"active_members", "efficiency"}},
 	{"phases.", []string{"group_ready_s", "group_formation_s", "formation_rebalances", "warmup_s", "measure_s", "drain_s", "drain_timed_out"}},

@@ -162,6 +162,8 @@ func (c *fileChecker) top(k, v *yaml.Node) {
 		c.brokerConfig(v)
 	case "group_config":
 		c.settingsMap("group_config", "share-group settings", "share.record.lock.duration.ms", v)
+	case "hot_keys":
+		c.hotKeys(v)
 	default:
 		c.scalarOrList(key, v)
 	}

@@ -114,6 +114,10 @@ func (r RunSpec) Value(key string) string {
 		return r.Processing.String()
 	case top == "processing":
 		return fieldByTag(reflect.ValueOf(r.Processing), sub)
+	case top == "hot_keys" && !nested:
+		return r.HotKeys.String()
+	case top == "hot_keys":
+		return fieldByTag(reflect.ValueOf(r.HotKeys), sub)
 	case nested:
 		return ""
 	}
@@ -132,7 +136,7 @@ func fieldByTag(v reflect.Value, key string) string {
 			return f.String()
 		case float64:
 			return strconv.FormatFloat(f, 'f', -1, 64)
-		case string, int:
+		case string, int, bool:
 			return fmt.Sprint(f)
 		}
 	}

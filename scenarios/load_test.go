@@ -117,7 +117,7 @@ func TestValidationErrors(t *testing.T) {
 		{"consumer type", "consumer_type: queue", []string{`consumer_type: expected one of consumer, share, got "queue"`}},
 		{"message too small", "message_size: 10", []string{"message_size: must be ≥ 40 bytes", "got 10"}},
 		{"message too big", "message_size: 2MiB", []string{"message_size: must be ≤ 1MiB", "got 2097152"}},
-		{"key mode", "key_mode: sticky", []string{`key_mode: expected one of none, random, round-robin, got "sticky"`}},
+		{"key mode", "key_mode: sticky", []string{`key_mode: expected one of none, random, round-robin, hashed, got "sticky"`}},
 		{"acks", "acks: 1", []string{`acks: expected one of all, leader, none, got "1"`}},
 		{"max poll records", "max_poll_records: 20000", []string{"max_poll_records: must be ≤ 10000, got 20000"}},
 		{"acquire mode", "acquire_mode: greedy", []string{`acquire_mode: expected one of batch_optimized, record_limit`}},

@@ -52,21 +52,26 @@ type KnobOutline struct {
 // knobEnums are the values validate.go accepts for the string knobs that
 // take one of a fixed set (TestOutlineEnums checks them against it).
 var knobEnums = map[string][]string{
-	"consumer_type": {"consumer", "share"},
-	"client":        {"franz-go", "java"},
-	"key_mode":      {"round-robin", "none", "random"},
-	"acks":          {"all", "leader", "none"},
-	"acquire_mode":  {"batch_optimized", "record_limit"},
-	"ack_mode":      {"explicit", "implicit"},
-	"renew":         {"none", "auto"},
-	"style":         {"blocking", "continuous"},
-	"load_mode":     {"rate", "backlog", "max_rate"},
+	"consumer_type":   {"consumer", "share"},
+	"client":          {"franz-go", "java"},
+	"key_mode":        {"round-robin", "none", "random", "hashed"},
+	"acks":            {"all", "leader", "none"},
+	"acquire_mode":    {"batch_optimized", "record_limit"},
+	"ack_mode":        {"explicit", "implicit"},
+	"renew":           {"none", "auto"},
+	"style":           {"blocking", "continuous"},
+	"load_mode":       {"rate", "backlog", "max_rate"},
+	"group_protocol":  {"classic", "consumer"},
+	"remote_assignor": {"uniform", "range"},
+	"assignor":        {"cooperative-sticky", "sticky", "range", "roundrobin"},
+	"commit":          {"after_processing", "auto"},
 }
 
 var kindNames = map[kind]string{
 	kindString: "string", kindInt: "int", kindFloat: "float", kindDuration: "duration",
 	kindSize: "size", kindProcessing: "processing", kindBrokerConfig: "broker_config",
 	kindGroupConfig: "group_config",
+	kindBool:        "bool", kindHotKeys: "hot_keys",
 }
 
 // SchemaOutline returns the scenario schema's tables.

@@ -19,6 +19,8 @@ const (
 	kindProcessing               // a processing model map, or a list of them
 	kindBrokerConfig             // a map of Kafka broker settings
 	kindGroupConfig              // a map of share-group settings (groupconfig.go)
+	kindBool                     // true or false
+	kindHotKeys                  // {share: 0.2, keys: 3}, or a list of them
 )
 
 // knob is one run knob of the scenario schema. The order of knobs is the
@@ -67,6 +69,16 @@ var knobs = []knob{
 	{"fetch_max_wait", kindDuration, "fmw"},
 	{"fetch_min_bytes", kindSize, "fminb"},
 	{"group_config", kindGroupConfig, ""},
+	{"group_protocol", kindString, "proto-"},
+	{"remote_assignor", kindString, "ra-"},
+	{"assignor", kindString, ""},
+	{"static_membership", kindBool, "static-"},
+	{"commit", kindString, "commit-"},
+	{"auto_commit_interval", kindDuration, "aci"},
+	{"session_timeout", kindDuration, "st"},
+	{"rebalance_timeout", kindDuration, "rt"},
+	{"keys", kindInt, "keys"},
+	{"hot_keys", kindHotKeys, "hot"},
 }
 
 // metaKeys are the top-level keys that describe the scenario rather than a run.

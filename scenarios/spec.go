@@ -1,6 +1,10 @@
 package scenarios
 
-import "time"
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
 
 // RunSpec is one fully resolved run: every knob has exactly one value.
 // The mapstructure key of each field is the scenario file key; the comment
@@ -45,7 +49,9 @@ type RunSpec struct {
 	// (null keys, records go to the partitions in turn: even partition
 	// loads, the default), "none" (null keys, franz-go's sticky
 	// partitioning: whole batches per partition, loads uneven over seconds)
-	// or "random" (16 random bytes per record, hashed). [key_mode: round-robin]
+	// or "random" (16 random bytes per record, hashed), or "hashed" (keys
+	// key ids, skewed by hot_keys, partitioned by hash: order per key is
+	// measured). [key_mode: round-robin]
 	KeyMode string `mapstructure:"key_mode" json:"key_mode"`
 	// Acks is the producer acknowledgement level: "all" (all in-sync
 	// replicas), "leader" (the leader only) or "none". [acks: all]
@@ -223,6 +229,76 @@ type RunSpec struct {
 	// answers a fetch (up to fetch_max_wait; a size); 1 to 1GiB.
 	// [fetch_min_bytes: 1]
 	FetchMinBytes int `mapstructure:"fetch_min_bytes" json:"fetch_min_bytes,omitempty"`
+	// GroupProtocol is the consumer group's rebalance protocol: "classic"
+	// (client-side assignment by the group leader, JoinGroup/SyncGroup) or
+	// "consumer" (KIP-848: the broker's group coordinator assigns
+	// partitions, incrementally, with no group-wide barrier; franz-go
+	// ServerSideBalancer). The protocol the broker actually runs is read
+	// back and recorded in run.json's group, so a silent fallback to
+	// classic shows. Ignored by share groups. [group_protocol: classic]
+	GroupProtocol string `mapstructure:"group_protocol" json:"group_protocol,omitempty"`
+	// RemoteAssignor is the broker-side assignor of group_protocol
+	// consumer: "uniform" (sticky, even spread) or "range" (co-partitioned
+	// ranges), as the broker's group.consumer.assignors offers them.
+	// Ignored with group_protocol classic. [remote_assignor: uniform]
+	RemoteAssignor string `mapstructure:"remote_assignor" json:"remote_assignor,omitempty"`
+	// Assignor is the classic protocol's client-side assignor:
+	// "cooperative-sticky" (incremental: a rebalance revokes only the
+	// partitions that move), "sticky" or "range" or "roundrobin" (eager:
+	// every member revokes every partition at every rebalance). Only with
+	// group_protocol classic. [assignor: cooperative-sticky]
+	Assignor string `mapstructure:"assignor" json:"assignor,omitempty"`
+	// StaticMembership gives every member a group.instance.id (KIP-345):
+	// a static member that closes does not leave the group, so its
+	// partitions stay with it until the session timeout. Consumer groups
+	// only. [static_membership: false]
+	StaticMembership bool `mapstructure:"static_membership" json:"static_membership,omitempty"`
+	// Commit is how a consumer-group member commits offsets:
+	// "after_processing" (the contiguous processed prefix, after each batch)
+	// or "auto" (franz-go's autocommit every auto_commit_interval of what
+	// earlier polls returned). Consumer groups, style blocking only.
+	// [commit: after_processing]
+	Commit string `mapstructure:"commit" json:"commit,omitempty"`
+	// AutoCommitInterval is the autocommit period of commit auto; a Go
+	// duration > 0. Ignored with commit after_processing.
+	// [auto_commit_interval: 5s]
+	AutoCommitInterval time.Duration `mapstructure:"auto_commit_interval" json:"auto_commit_interval,omitempty"`
+	// SessionTimeout is the classic consumer group's session.timeout.ms
+	// (within the broker's group.min/max.session.timeout.ms, 6s–30min by
+	// default); 0 keeps the harness's choice (45s, or the broker minimum in
+	// runs that crash members). With group_protocol consumer the broker
+	// owns it: set broker_config group.consumer.session.timeout.ms
+	// instead. [session_timeout: 0]
+	SessionTimeout time.Duration `mapstructure:"session_timeout" json:"session_timeout,omitempty"`
+	// RebalanceTimeout is rebalance.timeout.ms: how long members may take
+	// to finish their work and rejoin once a rebalance began; 0 keeps
+	// franz-go's 60s. Consumer groups only. [rebalance_timeout: 0]
+	RebalanceTimeout time.Duration `mapstructure:"rebalance_timeout" json:"rebalance_timeout,omitempty"`
+	// Keys is the key cardinality of key_mode hashed: record keys are key
+	// ids 0..keys-1 (8 bytes each, partitioned by hash), and every record
+	// carries its key's sequence, so ordering is measured per key.
+	// 1–1000000; required with key_mode hashed, ignored otherwise. [keys: 0]
+	Keys int `mapstructure:"keys" json:"keys,omitempty"`
+	// HotKeys skews key_mode hashed: a share (0–1) of the records goes to
+	// the first keys key ids, the rest spread evenly over all keys, e.g.
+	// {share: 0.2, keys: 3}. {share: 0, keys: 0} is no skew.
+	// [hot_keys: {share: 0, keys: 0}]
+	HotKeys HotKeys `mapstructure:"hot_keys" json:"hot_keys,omitzero"`
+}
+
+// HotKeys is key_mode hashed's skew: Share of the records go to the first
+// Keys key ids.
+type HotKeys struct {
+	Share float64 `mapstructure:"share" json:"share"`
+	Keys  int     `mapstructure:"keys" json:"keys"`
+}
+
+// String describes the skew: "20%->3", "none".
+func (h HotKeys) String() string {
+	if h.Share == 0 || h.Keys == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%s%%-%d", strconv.FormatFloat(h.Share*100, 'f', -1, 64), h.Keys)
 }
 
 // Backlog reports whether the run pre-fills a backlog (load_mode backlog).
@@ -310,5 +386,16 @@ func Defaults() map[string]any {
 		"fetch_max_wait":            "5s",
 		"fetch_min_bytes":           1,
 		"group_config":              map[string]any{},
+
+		"group_protocol":       "classic",
+		"remote_assignor":      "uniform",
+		"assignor":             "cooperative-sticky",
+		"static_membership":    false,
+		"commit":               "after_processing",
+		"auto_commit_interval": "5s",
+		"session_timeout":      "0s",
+		"rebalance_timeout":    "0s",
+		"keys":                 0,
+		"hot_keys":             map[string]any{"share": 0.0, "keys": 0},
 	}
 }

@@ -149,7 +149,8 @@ func (r RunSpec) checkProducers(p *problems) {
 	if r.MessageSize > maxMessageSize {
 		p.addf("message_size", "must be ≤ 1MiB (%d bytes, Kafka's default message.max.bytes), got %d", maxMessageSize, r.MessageSize)
 	}
-	oneOf(p, "key_mode", r.KeyMode, "none", "random", "round-robin")
+	oneOf(p, "key_mode", r.KeyMode, "none", "random", "round-robin", "hashed")
+	r.checkKeys(p)
 	oneOf(p, "acks", r.Acks, "all", "leader", "none")
 	if r.Linger < 0 {
 		p.addf("linger", "must be ≥ 0, got %v", r.Linger)
@@ -187,6 +188,7 @@ func (r RunSpec) checkConsumers(p *problems) {
 	oneOf(p, "ack_mode", r.AckMode, "implicit", "explicit")
 	r.checkRenewAndStyle(p)
 	r.checkFetch(p)
+	r.checkGroupKnobs(p)
 	if r.ConsumerType != "share" {
 		return
 	}

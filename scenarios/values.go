@@ -23,6 +23,8 @@ func normalize(k knob, v any) (any, error) {
 		return normalizeBrokerConfig(v)
 	case kindGroupConfig:
 		return normalizeSettings(k.key, "share-group", v)
+	case kindHotKeys:
+		return normalizeHotKeys(v)
 	}
 	return normalizeList(k.key, v, func(e any) (any, error) { return scalar(k.kind, e) })
 }
@@ -72,6 +74,8 @@ func scalar(k kind, v any) (any, error) {
 		return f, nil
 	case kindDuration:
 		return toDuration(v)
+	case kindBool:
+		return toBool(v)
 	case kindSize:
 		if s, ok := v.(string); ok {
 			if _, err := parseSize(s); err != nil {

@@ -87,6 +87,7 @@ func newAdviseCmd() *cobra.Command {
 	f.DurationVar(&in.PollOverhead, "poll-overhead", in.PollOverhead, "time per poll/ack round trip, added to W")
 	f.DurationVar(&in.P99Budget, "p99-budget", 0, "completion p99 the plan must stay within; with it the plan takes the smallest max.poll.records that meets the rate (0: none)")
 	f.DurationVar(&in.MaxHold, "max-hold", 0, "longest a record may stay Acquired, W = max.poll.records·P/workers + poll overhead (0: none)")
+	f.StringVar(&in.Ordering, "ordering", "none", "the order the application needs: none, or per-key (rules a share group out; sizes a consumer group of single-worker members)")
 	f.BoolVar(&asJSON, "json", false, "print the plan as JSON (the fields of advisor.Advice)")
 	f.BoolVar(&verify, "verify", false, "run a narrow sweep around the plan on a cluster (members ± a step, max.poll.records ÷2 and ×2, "+
 		"share and consumer) and report the measured best next to it; takes the provider flags of run")

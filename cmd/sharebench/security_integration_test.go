@@ -125,7 +125,7 @@ func TestSecuredSASLSSL(t *testing.T) {
 
 	fails := []struct {
 		name, conn, want string
-		args          []string
+		args             []string
 	}{
 		{"wrong password", "tls: {ca_file: " + ca + "}\nsasl: {mechanism: SCRAM-SHA-512, username: sharebench, password: not-the-password}\n",
 			"authentication failed", nil},

@@ -18,7 +18,7 @@ func sideBySide(w io.Writer, recs []runs.Record) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	for _, row := range sideBySideRows() {
+	for _, row := range rowsFor(recs) {
 		cells := []string{row.label}
 		for _, r := range recs {
 			cells = append(cells, row.cell(r))
@@ -45,6 +45,24 @@ type tableRow struct {
 	cell  func(r runs.Record) string
 }
 
+// rowsFor are the side-by-side rows that say something about recs: a row
+// whose every cell is "-" (a figure none of the runs has, such as group
+// formation on records written before it existed, or end-to-end time
+// without a burst) is left out, so the table stays short.
+func rowsFor(recs []runs.Record) []tableRow {
+	all := sideBySideRows()
+	out := all[:1:1]
+	for _, row := range all[1:] {
+		for _, r := range recs {
+			if row.cell(r) != "-" {
+				out = append(out, row)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // sideBySideRows are the rows of the side-by-side table, shared by the
 // console and Markdown renderings.
 func sideBySideRows() []tableRow {
@@ -61,6 +79,7 @@ func sideBySideRows() []tableRow {
 			}
 			return fmt.Sprintf("%.1f (%d)", r.Phases.GroupFormationSec, r.Phases.FormationRounds)
 		}},
+		{"group protocol", groupCell},
 		{"offered records/s", func(r runs.Record) string { return num(r.Throughput.OfferedPerSec) }},
 		{"ceiling records/s", func(r runs.Record) string {
 			c := r.Ceiling
@@ -103,6 +122,7 @@ func sideBySideRows() []tableRow {
 		{"audit in flight", func(r runs.Record) string { return fmt.Sprint(r.Audit.InFlight) }},
 		{"audit lost", func(r runs.Record) string { return fmt.Sprint(r.Audit.Lost) }},
 		{"audit balanced", func(r runs.Record) string { return yesNO(r.Audit.Balanced) }},
+		{"order violations", orderCell},
 		{"validity", validityCodes},
 		// Broker rows (the JMX exporter scrape; "-" when there was none).
 		{"broker CPU s/M records", brokerCell("cpu_seconds_per_million_records", func(b results.BrokerMetrics) string { return num(b.CPUSecondsPerMillionRecords) })},

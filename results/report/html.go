@@ -151,6 +151,12 @@ func sideBySideCells(recs []runs.Record) ([]string, [][]string) {
 
 func newHTMLRun(dir string, r runs.Record, color string) htmlRun {
 	hr := htmlRun{Rec: r, Color: color, Audit: AuditLine(r), Spec: indentJSON(r.Spec), Env: indentJSON(r.Environment)}
+	if l := OrderLine(r); l != "" {
+		hr.Audit += "; " + l
+	}
+	if c := groupCell(r); c != "-" {
+		hr.Audit = "group " + c + ". " + hr.Audit
+	}
 	hr.AuditBars = auditBars(r.Audit)
 	hr.CeilingBars = ceilingBars(r)
 	hr.DeliveryCounts = deliveryCountBars(r.Outcomes.DeliveryCounts)

@@ -111,7 +111,7 @@ func mdHeader(w io.Writer, align string, cells ...string) {
 }
 
 func writeMarkdownSideBySide(w io.Writer, recs []runs.Record) {
-	rows := sideBySideRows()
+	rows := rowsFor(recs)
 	head := []string{rows[0].label}
 	for _, r := range recs {
 		head = append(head, rows[0].cell(r))
@@ -156,6 +156,9 @@ func writeMarkdownAudit(w io.Writer, recs []runs.Record) {
 	fmt.Fprintln(w)
 	for _, r := range recs {
 		fmt.Fprintf(w, "- %s: %s\n", r.RunID, AuditLine(r))
+		if l := OrderLine(r); l != "" {
+			fmt.Fprintf(w, "  - %s\n", l)
+		}
 	}
 	fmt.Fprintln(w)
 }

@@ -87,3 +87,25 @@ func TestWriteReportsFromDisk(t *testing.T) {
 		t.Errorf("summary.md: %v\n%s", err, md)
 	}
 }
+
+// A side-by-side row no run has a value for is left out; a row one run has
+// stays, with "-" for the others.
+func TestRowsForDropsEmptyRows(t *testing.T) {
+	a := runstest.Run("r01-consumer", "consumer", 0, 380, 100)
+	b := runstest.Run("r02-share", "share", 0, 1000, 50)
+	has := func(rows []tableRow, label string) bool {
+		for _, r := range rows {
+			if r.label == label {
+				return true
+			}
+		}
+		return false
+	}
+	if rows := rowsFor([]runs.Record{a, b}); has(rows, "end-to-end s (formula)") || !has(rows, "run") {
+		t.Errorf("rows without bursts keep end-to-end or lose run: %d rows", len(rows))
+	}
+	b.Burst = &runs.Burst{EndToEndSec: 27, PredictedSec: 26, Bound: "locks"}
+	if rows := rowsFor([]runs.Record{a, b}); !has(rows, "end-to-end s (formula)") {
+		t.Error("a burst on one run must keep the end-to-end row")
+	}
+}

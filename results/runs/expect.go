@@ -303,6 +303,11 @@ func fieldByJSONName(v reflect.Value, name string) (reflect.Value, bool) {
 		if tag == name {
 			return v.Field(i), true
 		}
+		if t.Field(i).Anonymous && tag == "" && v.Field(i).Kind() == reflect.Struct { // embedded: JSON flattens it
+			if f, ok := fieldByJSONName(v.Field(i), name); ok {
+				return f, true
+			}
+		}
 	}
 	return reflect.Value{}, false
 }

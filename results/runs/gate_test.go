@@ -23,6 +23,7 @@ func TestFlagCodesCoverCheck(t *testing.T) {
 		TLSInsecure: true, Throttle: ThrottleSummary{Count: 1, Total: time.Second, Longest: time.Second},
 		Errors: []string{"boom"},
 	})
+	v.Flag((&GroupInfo{Requested: "consumer", Protocol: "classic", Fallback: true}).FallbackFlag()) // raised beside Check
 	for _, c := range v.Codes() {
 		if !slices.Contains(FlagCodes, c) {
 			t.Errorf("Check raised %q, missing from FlagCodes", c)

@@ -61,6 +61,10 @@ type Record struct {
 	// rate; the other figures of the record are those of the step at the
 	// found rate (of the first step when none passed).
 	MaxRate *MaxRateResult `json:"max_rate,omitempty"`
+
+	// Group is the group protocol asked for and read back from the broker
+	// (group.go); absent in older files.
+	Group *GroupInfo `json:"group,omitempty"`
 }
 
 // Phases are the run's phase lengths in seconds.

@@ -53,6 +53,16 @@ var knobs = []knob{
 	{"nodes", func(s scenarios.RunSpec) string { return itoa(s.Nodes) }, false},
 	{"kafka_version", func(s scenarios.RunSpec) string { return s.KafkaVersion }, false},
 	{"broker_heap", func(s scenarios.RunSpec) string { return s.BrokerHeap }, false},
+	{"group_protocol", func(s scenarios.RunSpec) string { return s.GroupProtocol }, true},
+	{"remote_assignor", func(s scenarios.RunSpec) string { return s.RemoteAssignor }, true},
+	{"assignor", func(s scenarios.RunSpec) string { return s.Assignor }, true},
+	{"static_membership", func(s scenarios.RunSpec) string { return strconv.FormatBool(s.StaticMembership) }, true},
+	{"commit", func(s scenarios.RunSpec) string { return s.Commit }, true},
+	{"auto_commit_interval", func(s scenarios.RunSpec) string { return dtoa(s.AutoCommitInterval) }, true},
+	{"session_timeout", func(s scenarios.RunSpec) string { return dtoa(s.SessionTimeout) }, true},
+	{"rebalance_timeout", func(s scenarios.RunSpec) string { return dtoa(s.RebalanceTimeout) }, true},
+	{"keys", func(s scenarios.RunSpec) string { return itoa(s.Keys) }, true},
+	{"hot_keys", func(s scenarios.RunSpec) string { return s.HotKeys.String() }, true},
 }
 
 // processingKnobs are the parameters of the processing-time model; all but

@@ -32,6 +32,8 @@ var kindDocs = map[string]string{
 	"processing":    "a processing model map, or a list of them (see [Processing models](#processing-models))",
 	"broker_config": "a map of Kafka broker settings to values",
 	"group_config":  "a map of share-group settings (GROUP configs) to values",
+	"bool":          "`true` or `false`",
+	"hot_keys":      "a map `{share: 0.2, keys: 3}` (share in [0, 1], keys ≥ 0; either may be a list), or a list of such maps",
 }
 
 func kindText(k scenarios.KnobOutline) string {

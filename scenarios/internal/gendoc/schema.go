@@ -191,6 +191,13 @@ func Schema(dir string) ([]byte, error) {
 			p = sweepable(ref("size"))
 		case k.Kind == "processing":
 			p = obj{"anyOf": []any{ref("processing"), obj{"type": "array", "minItems": 1, "items": ref("processingEntry")}}}
+		case k.Kind == "bool":
+			p = sweepable(obj{"type": "boolean"})
+		case k.Kind == "hot_keys":
+			hk := obj{"type": "object", "additionalProperties": false, "properties": obj{
+				"share": sweepable(obj{"type": "number", "minimum": 0, "maximum": 1}),
+				"keys":  sweepable(obj{"type": "integer", "minimum": 0})}}
+			p = obj{"anyOf": []any{hk, obj{"type": "array", "minItems": 1, "items": hk}}}
 		case k.Kind == "broker_config" || k.Kind == "group_config":
 			p = obj{"type": "object", "propertyNames": obj{"pattern": `^[a-z0-9][a-z0-9._-]*$`}, "additionalProperties": sweepable(ref("setting"))}
 		case k.Key == "kafka_version":

@@ -1,0 +1,60 @@
+package producer
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharebench/sharebench/results"
+)
+
+// KeyHashed is key_mode hashed: keys are key ids 0..Keys-1, written as 8
+// big-endian bytes (results.KeyBytes) and partitioned by their hash; each
+// record carries its key's sequence in the results.KeySeqHeader header, so
+// the consumers can measure order per key.
+const KeyHashed = "hashed"
+
+// keyGen draws one producer's keys: a share HotShare of the records goes to
+// the first HotKeys key ids, the rest uniformly to all Keys. It counts each
+// key's records, the sequence stamped in the header; one producer goroutine
+// owns it.
+type keyGen struct {
+	keys     uint64
+	hotShare float64
+	hotKeys  uint64
+	next     []uint64 // next sequence of each key id
+}
+
+// newKeyGen returns the producer's key generator, nil unless key_mode is
+// hashed.
+func newKeyGen(c Config) (*keyGen, error) {
+	if c.KeyMode != KeyHashed {
+		return nil, nil
+	}
+	if c.Keys < 1 {
+		return nil, fmt.Errorf("keys: key_mode hashed needs keys ≥ 1, got %d", c.Keys)
+	}
+	if c.HotShare < 0 || c.HotShare > 1 || c.HotKeys < 0 || c.HotKeys > c.Keys {
+		return nil, fmt.Errorf("hot_keys: need share in [0, 1] and 0 ≤ keys ≤ %d, got {share: %v, keys: %d}", c.Keys, c.HotShare, c.HotKeys)
+	}
+	return &keyGen{keys: uint64(c.Keys), hotShare: c.HotShare, hotKeys: uint64(c.HotKeys), next: make([]uint64, c.Keys)}, nil
+}
+
+// pick draws a key id.
+func (g *keyGen) pick(rng *rand.Rand) uint64 {
+	if g.hotKeys > 0 && g.hotShare > 0 && rng.Float64() < g.hotShare {
+		return rng.Uint64N(g.hotKeys)
+	}
+	return rng.Uint64N(g.keys)
+}
+
+// key sets the record's key and its key-sequence header.
+func (g *keyGen) key(r *kgo.Record, rng *rand.Rand) {
+	id := g.pick(rng)
+	seq := g.next[id]
+	g.next[id]++
+	r.Key = results.KeyBytes(id)
+	r.Headers = append(r.Headers, kgo.RecordHeader{Key: results.KeySeqHeader, Value: binary.BigEndian.AppendUint64(nil, seq)})
+}
