@@ -21,12 +21,12 @@ func TestURL(t *testing.T) {
 
 func TestText(t *testing.T) {
 	for in, want := range map[string]string{
-		"broker metrics http://user:secret@host/metrics: connection refused": "broker metrics http://user:REDACTED@host/metrics: connection refused",
-		`{"metrics_url":"http://u:p4ss@h/m"}`:                                  `{"metrics_url":"http://u:REDACTED@h/m"}`,
-		"ssl.keystore.password=hunter2 other=1":                              "ssl.keystore.password=REDACTED other=1",
+		"broker metrics http://user:secret@host/metrics: connection refused":           "broker metrics http://user:REDACTED@host/metrics: connection refused",
+		`{"metrics_url":"http://u:p4ss@h/m"}`:                                          `{"metrics_url":"http://u:REDACTED@h/m"}`,
+		"ssl.keystore.password=hunter2 other=1":                                        "ssl.keystore.password=REDACTED other=1",
 		`"sasl.jaas.config": "org.apache...PlainLoginModule required password=\"x\";"`: `"sasl.jaas.config": "REDACTED"`,
-		"plain text with no secret: 5 records/s":                             "plain text with no secret: 5 records/s",
-		"--metrics-url http://admin:s3cr3t@10.0.0.1:9404/metrics":            "--metrics-url http://admin:REDACTED@10.0.0.1:9404/metrics",
+		"plain text with no secret: 5 records/s":                                       "plain text with no secret: 5 records/s",
+		"--metrics-url http://admin:s3cr3t@10.0.0.1:9404/metrics":                      "--metrics-url http://admin:REDACTED@10.0.0.1:9404/metrics",
 	} {
 		if got := Text(in); got != want {
 			t.Errorf("Text(%q)\n got %q\nwant %q", in, got, want)

@@ -98,4 +98,3 @@ func Java() string {
 	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
 	return strings.TrimSpace(line)
 }
-

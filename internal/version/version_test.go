@@ -9,7 +9,7 @@ import (
 
 func TestReadStampedBuild(t *testing.T) {
 	bi := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.2.3"},
-		Deps: []*debug.Module{{Path: "github.com/twmb/franz-go", Version: "v1.22.3"}},
+		Deps:     []*debug.Module{{Path: "github.com/twmb/franz-go", Version: "v1.22.3"}},
 		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc123"}, {Key: "vcs.modified", Value: "true"}}}
 	b := read(bi, true)
 	want := Build{Version: "v1.2.3", Revision: "abc123", Dirty: true, Go: "go1.26.0", FranzGo: "v1.22.3"}
