@@ -125,7 +125,12 @@ func (f *Fleet) holding() <-chan struct{} {
 // Generation is the highest consumer-group generation a member of the fleet
 // was assigned partitions in (0: none yet, or a share group): the
 // assignment rounds the group went through.
-func (f *Fleet) Generation() int32 { return f.rebal.generation.Load() }
+func (f *Fleet) Generation() int32 {
+	if f.java != nil { // the Java runner's members report through their own watch
+		return f.java.rebal.generation.Load()
+	}
+	return f.rebal.generation.Load()
+}
 
 // Members is the number of members running now.
 func (f *Fleet) Members() int {

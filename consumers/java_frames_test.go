@@ -207,3 +207,13 @@ func TestJavaRunnerSourcesEmbedded(t *testing.T) {
 		t.Errorf("hash %q, %v", h1, err)
 	}
 }
+
+// A fleet of Java members answers Generation (the harness asks while the
+// group forms) without a franz-go rebalance watch of its own.
+func TestJavaFleetGeneration(t *testing.T) {
+	j, _ := newTestJavaFleet(t, 2, 0)
+	f := &Fleet{java: j}
+	if g := f.Generation(); g != 0 {
+		t.Errorf("Generation = %d before any assignment, want 0", g)
+	}
+}
