@@ -74,7 +74,16 @@ func checkGauges(t *testing.T, id string, m *Measured, s scenarios.RunSpec) {
 				peak = max(peak, v)
 			}
 		}
-		if n < span*3/4 || (g != results.Lag && peak <= 0) {
+		need := span * 3 / 4
+		if g == results.Lag && s.ConsumerType == "share" {
+			// Kafka answers lag −1 for a share partition whose state is not
+			// initialized yet (no ShareFetch before the members are
+			// released), and an unknown partition makes the reading unknown
+			// (collectors.TotalLag): the first seconds after release have
+			// none. Seen: 4 of 7 seconds at 300 records/s on a loaded host.
+			need = span / 2
+		}
+		if n < need || (g != results.Lag && peak <= 0) {
 			t.Errorf("%s: gauge %s read in %d of %d seconds, peak %v", id, g, n, span, peak)
 		}
 	}
