@@ -29,6 +29,7 @@ var autoOffsetReset = map[string]string{scenarios.GroupKeyAutoOffsetReset: "earl
 func (s *runSetup) applyGroupConfig(ctx context.Context) error {
 	want := maps.Clone(autoOffsetReset)
 	maps.Copy(want, s.spec.ShareGroupConfig())
+	s.dlqGroupTopic(want) // the run's own DLQ topic (deadletter.go)
 	if err := s.adm.setGroupConfig(ctx, s.group, want); err != nil {
 		return err
 	}

@@ -88,6 +88,7 @@ func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID strin
 		return nil, err
 	}
 	defer s.adm.deleteTopic(context.WithoutCancel(ctx), s.topic)
+	defer s.deleteDeadLetterTopic(context.WithoutCancel(ctx)) // deadletter.go
 	rc, pcfg, err := newRecording(s)
 	if err != nil {
 		return nil, err
@@ -106,6 +107,7 @@ func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID strin
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	r.reconcileDeadLetters(ctx) // deadletter.go
 	return r.measured(), nil
 }
 
@@ -143,9 +145,10 @@ type runSetup struct {
 	share        bool
 	topic, group string
 	adm          *admin
-	conn         clientConn        // how its clients connect (connection.go)
-	groupCfg     *runs.GroupConfig // share runs: as applied and read back (groupconfig.go)
-	groupInfo    *runs.GroupInfo   // the group protocol read back once ready (group_protocol.go)
+	conn         clientConn               // how its clients connect (connection.go)
+	groupCfg     *runs.GroupConfig        // share runs: as applied and read back (groupconfig.go)
+	groupInfo    *runs.GroupInfo          // the group protocol read back once ready (group_protocol.go)
+	dlq          *results.DeadLetterAudit // the DLQ read back and reconciled (deadletter.go)
 }
 
 // recording is the recording phase: the clock, the recorder and its time
@@ -201,6 +204,9 @@ func (s *runSetup) createTopicAndGroup(ctx context.Context) error {
 	}
 	if !s.share {
 		return nil
+	}
+	if err := s.createDeadLetterTopic(ctx); err != nil { // deadletter.go
+		return err
 	}
 	// Share groups start at "latest" by default; the whole schedule must be
 	// delivered, including records produced before a member's first fetch.

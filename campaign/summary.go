@@ -198,6 +198,9 @@ func (r *run) measured() *Measured {
 	s, rc, f := r.setup, r.rc, r.fleet
 	m := rc.rec.Merge()
 	rr := summarize(s.spec, s.id, m, rc.rec.Ledger.Audit(), rc.window, s.env)
+	if s.dlq != nil {
+		rr.Audit.DeadLetterAudit = *s.dlq // deadletter.go
+	}
 	if f.fl != nil {
 		cs := f.fl.ClientStats()
 		rr.Latency.BufferedMs = results.SummarizeMillis(cs.Buffered)
@@ -253,6 +256,7 @@ func (r *run) measured() *Measured {
 		Collectors:      collectorHealth(rr.Broker, rr.Lag),
 	})) // with tls_insecure and throttled from the connection
 	rr.Validity.Flag(rr.Group.FallbackFlag())
+	rr.Validity.Flag(runs.DeadLetterFlag(rr.Audit))
 	rr.Resources = usage
 	rr.Errors = f.errs
 	return &Measured{Record: rr, Merged: m, Series: rc.series}

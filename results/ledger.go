@@ -135,7 +135,8 @@ type Audit struct {
 	// Order is the order audit (order.go): records finished out of produce
 	// order per key and per partition. Set from Merged.Order; absent when
 	// nothing was checked.
-	Order *OrderAudit `json:"order,omitempty"`
+	Order           *OrderAudit `json:"order,omitempty"`
+	DeadLetterAudit             // the DLQ read back (deadletter.go); absent without a dead_letter: block
 }
 
 // Audit walks the ledger. Call it once the run's fleets have stopped.

@@ -69,6 +69,9 @@ func (l *loader) build() (*Scenario, error) {
 	if err := s.checkTuning(l.file.maxRate); err != nil && len(l.origin) == 0 {
 		return nil, fmt.Errorf("%s: %w", l.src, err)
 	}
+	if err := s.checkDeadLetterUse(l.file.deadLetter); err != nil && len(l.origin) == 0 {
+		return nil, fmt.Errorf("%s: %w", l.src, err)
+	}
 	if bad := s.unmatched(); len(bad) > 0 && len(l.origin) == 0 {
 		return nil, fmt.Errorf("%s: %s", l.where("expect"), strings.Join(bad, "; "))
 	}
@@ -348,6 +351,7 @@ func (l *loader) decodeAll(s *Scenario, combos []map[string]any) ([]RunSpec, err
 			r.MaxRate = l.file.maxRate
 		}
 		r.Events = slices.Clone(l.file.events)
+		r.DeadLetter = l.file.deadLetter
 		s.Runs[i] = r
 		probs[i] = dedupe(append(processingKeyProblems(m["processing"]), r.problems()...))
 	}

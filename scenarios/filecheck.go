@@ -21,7 +21,9 @@ type fileInfo struct {
 	// maxRate and recommend are the max_rate: and recommend: blocks, checked.
 	maxRate   *MaxRate
 	recommend *Recommend
-	events    []Event // the events: list, checked
+	// deadLetter is the dead_letter: block, checked (deadletter.go).
+	deadLetter *DeadLetter
+	events     []Event // the events: list, checked
 }
 
 // fileChecker walks a scenario file's YAML tree and collects structural
@@ -154,6 +156,8 @@ func (c *fileChecker) top(k, v *yaml.Node) {
 		c.maxRate(v)
 	case "recommend":
 		c.recommend(v)
+	case "dead_letter":
+		c.deadLetter(v)
 	case "events":
 		c.events(v)
 	case "processing":

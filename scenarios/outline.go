@@ -24,6 +24,7 @@ type Outline struct {
 	// Keys of the max_rate:, recommend: and expect: blocks.
 	MaxRateKeys    []string
 	RecommendKeys  []string
+	DeadLetterKeys []string
 	ExpectItemKeys []string
 	MeasureKeys    []string
 	RatioKeys      []string
@@ -86,6 +87,7 @@ func SchemaOutline() Outline {
 		BrokerTargets:       slices.Clone(brokerTargets),
 		MaxRateKeys:         slices.Clone(maxRateKeys),
 		RecommendKeys:       slices.Clone(recommendKeys),
+		DeadLetterKeys:      slices.Clone(deadLetterKeys),
 		ExpectItemKeys:      slices.Clone(expectItemKeys),
 		MeasureKeys:         slices.Clone(measureKeys),
 		RatioKeys:           slices.Clone(ratioKeys),

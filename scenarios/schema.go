@@ -82,11 +82,11 @@ var knobs = []knob{
 }
 
 // metaKeys are the top-level keys that describe the scenario rather than a run.
-var metaKeys = []string{"name", "description", "repeat", "sweep", "expect", "events", "max_rate", "recommend"}
+var metaKeys = []string{"name", "description", "repeat", "sweep", "expect", "events", "max_rate", "recommend", "dead_letter"}
 
 // fileOnlyKeys are meta keys written in the scenario file only: neither the
 // environment nor --set overrides them.
-var fileOnlyKeys = []string{"sweep", "expect", "events", "max_rate", "recommend"}
+var fileOnlyKeys = []string{"sweep", "expect", "events", "max_rate", "recommend", "dead_letter"}
 
 // processingKeys are the keys of a processing model map, and the short
 // prefixes used for them in run names.

@@ -103,6 +103,7 @@ func (r RunSpec) problems() []string {
 	r.Processing.check(&p)
 	r.checkBrokerConfig(&p)
 	r.checkGroupConfig(&p)
+	r.checkDeadLetter(&p)
 	r.checkEvents(&p)
 	return p
 }

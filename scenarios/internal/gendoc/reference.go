@@ -20,6 +20,7 @@ var metaDocs = map[string]string{
 	"events":      "A list of events inside the measurement window, the same in every run. See [events](#events).",
 	"max_rate":    "The step schedule of `load_mode: max_rate`. See [max_rate](#max_rate).",
 	"recommend":   "Which value of a swept knob is best under constraints. See [recommend](#recommend).",
+	"dead_letter": "The share group's dead-letter queue (Kafka 4.4+, KIP-1191). See [dead_letter](#dead_letter).",
 }
 
 // kindDocs say what value each kind of knob takes.
@@ -138,6 +139,10 @@ func Reference(dir string) ([]byte, error) {
 	p("## max_rate\n\n")
 	md(src.typeDoc("MaxRate"))
 	p("Keys: %s. At most %d steps.\n\n", codeList(o.MaxRateKeys), scenarios.MaxRateSteps)
+
+	p("## dead_letter\n\n")
+	md(src.typeDoc("DeadLetter"))
+	p("Keys: %s.\n\n", codeList(o.DeadLetterKeys))
 
 	p("## recommend\n\n")
 	md(src.typeDoc("Recommend"))

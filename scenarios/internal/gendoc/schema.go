@@ -138,6 +138,14 @@ func Schema(dir string) ([]byte, error) {
 				"confirm":         obj{"type": "boolean", "default": false},
 			},
 		},
+		"dead_letter": obj{
+			"description": strip(metaDocs["dead_letter"]), "type": "object", "additionalProperties": false,
+			"required": []any{"topic"},
+			"properties": obj{
+				"topic":       obj{"type": "string", "pattern": `^[a-zA-Z0-9._-]{1,180}$`},
+				"copy_record": obj{"type": "boolean", "default": false},
+			},
+		},
 		"recommend": obj{
 			"description": strip(metaDocs["recommend"]), "type": "object", "additionalProperties": false,
 			"required": []any{"knob"},
