@@ -18,11 +18,12 @@ import (
 )
 
 // The broker counters sharebench reads for lock expiry, on the real broker:
-// a share member acquires 20 records on 2 partitions and holds them past the
-// group's 15 s lock (the broker's floor) without acknowledging. A scrape
-// while it holds them shows the 20 in flight (InFlightMessageCount summed
-// over the share partitions); a scrape after the locks expired shows the
-// AcquisitionLockTimeoutPerSec counts risen by 20 (one per record). About 40 s.
+// a share member polls once for 20 records on 2 partitions and holds what it
+// got past the group's 15 s lock (the broker's floor) without acknowledging.
+// A scrape while it holds them shows them in flight (InFlightMessageCount
+// summed over the share partitions); a scrape after the locks expired shows
+// the AcquisitionLockTimeoutPerSec counts risen by exactly the records in
+// flight (one timeout per record). About 40 s.
 //
 // SHAREBENCH_SAVE_SCRAPE_DIR=DIR keeps both scrapes as DIR/held.prom and
 // DIR/expired.prom (how collectors/testdata/broker-4.2.2-locktimeout-*.prom
@@ -64,12 +65,12 @@ func TestBrokerCountsLockTimeouts(t *testing.T) {
 
 	member := newShareMember(t, cl.Bootstrap(), group, topic)
 	defer member.Close()
-	held := 0
-	for end := time.Now().Add(30 * time.Second); held < n && time.Now().Before(end); {
-		held += len(pollShare(ctx, t, member, 2*time.Second)) // never acknowledged
-	}
-	if held != n {
-		t.Fatalf("the member acquired %d records, want all %d", held, n)
+	// One poll only: franz-go accepts the records of the previous poll that
+	// were not acknowledged when the member polls again (observed: a second
+	// poll left only its own 7 of 20 records in flight).
+	held := len(pollShare(ctx, t, member, 30*time.Second)) // never acknowledged
+	if held == 0 {
+		t.Fatal("the member's poll returned nothing")
 	}
 	acquired := time.Now()
 	url := cl.MetricsURLs()[0]
@@ -78,14 +79,17 @@ func TestBrokerCountsLockTimeouts(t *testing.T) {
 	b, rawB := scrapeBroker(ctx, t, url)
 	t.Logf("held %d records; in flight %v → %v; lock timeouts %v → %v", held, a.InFlightMessages, b.InFlightMessages,
 		a.AcquisitionLockTimeouts, b.AcquisitionLockTimeouts)
-	if a.InFlightMessages != n {
-		t.Errorf("InFlightMessageCount %v while the member holds all %d records", a.InFlightMessages, n)
+	// In flight: every record the broker handed to the member, the ones its
+	// poll returned and the ones its client buffered (observed: a poll of
+	// 13 with 20 in flight).
+	if a.InFlightMessages < float64(held) || a.InFlightMessages > n {
+		t.Errorf("InFlightMessageCount %v while the member holds %d of %d records", a.InFlightMessages, held, n)
 	}
-	// The broker counts one timeout per record whose lock expired (observed
-	// on 4.2.2: 20 held, +20); 3 s past one lock no record expired twice.
-	if d := b.AcquisitionLockTimeouts - a.AcquisitionLockTimeouts; d != n {
-		t.Errorf("AcquisitionLockTimeoutPerSec count %v → %v across the expiry of %d held records' locks: want +%d",
-			a.AcquisitionLockTimeouts, b.AcquisitionLockTimeouts, held, held)
+	// The broker counts one timeout per record whose lock expired: each
+	// record in flight at the first scrape, once (3 s past one lock, none
+	// expired twice; observed on 4.2.2: 20 in flight, +20).
+	if d := b.AcquisitionLockTimeouts - a.AcquisitionLockTimeouts; d != a.InFlightMessages {
+		t.Errorf("AcquisitionLockTimeoutPerSec count %v → %v: want + the %v records in flight", a.AcquisitionLockTimeouts, b.AcquisitionLockTimeouts, a.InFlightMessages)
 	}
 	if dir := os.Getenv("SHAREBENCH_SAVE_SCRAPE_DIR"); dir != "" {
 		for name, body := range map[string][]byte{"held.prom": rawA, "expired.prom": rawB} {
