@@ -102,3 +102,22 @@ func TestPercentileTextTicksPerHalfDistance(t *testing.T) {
 		t.Errorf("percentile rows %v, want them to begin %v", pcts, want)
 	}
 }
+
+// Row numbers and in_flight are decimal past 9, and in_flight subtracts
+// releases and rejects as well as completions.
+func TestSeriesCSVInFlightAndLateRows(t *testing.T) {
+	s := NewSeries(0, 12)
+	s.Add(Delivered, 11e9, 30)
+	s.Add(Completed, 11e9, 5)
+	s.Add(Released, 11e9, 3)
+	s.Add(Rejected, 11e9, 2)
+	var b strings.Builder
+	if err := s.WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	// second, produced, delivered, completed, redelivered, released, rejected, lock_expired, in_flight
+	if want := "11,0,30,5,0,3,2,0,20,"; len(lines) != 13 || !strings.HasPrefix(lines[12], want) {
+		t.Errorf("last row %q (of %d lines), want it to begin %q", lines[len(lines)-1], len(lines), want)
+	}
+}
