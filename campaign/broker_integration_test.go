@@ -98,15 +98,37 @@ func TestBrokerMetricsShareRun(t *testing.T) {
 	}
 }
 
-// A consumer-group run records its lag from the Admin API.
+// A consumer-group run records its lag from the Admin API, and the lag is
+// the one the rates imply: 2 members × 1 worker × 10 ms complete at most
+// C = 200 records/s against 400 offered, so from the first send (the warm-up's
+// start) the backlog grows at 400 − 200 records/s and at the window's end it
+// is (rate − C) × (warmup + duration) = 200 × 7 = 1,400 records. Margin
+// [0.8, 1.3]: the reading nearest the window end is up to half a sampling
+// interval (0.5 s × 200/s = 100) away; the members' polled but uncommitted
+// records (≤ members × max_poll_records = 100) count as lag; poll and commit
+// overheads keep the members a little below C (more lag) and a producer
+// behind its schedule on a loaded host a little below 400 (less lag).
 func TestBrokerMetricsConsumerLag(t *testing.T) {
 	s := baseSpec()
-	s.ConsumerType, s.Members, s.Partitions = "consumer", 2, 2
+	s.ConsumerType, s.Members, s.Workers, s.Partitions, s.MaxPollRecords = "consumer", 2, 1, 2, 50
+	s.Processing.Time = 10 * time.Millisecond
 	s.Rate, s.Warmup, s.Duration = 400, 2*time.Second, 5*time.Second // ceiling 200/s: lag grows
 	r := runSpec(t, s, "broker-metrics-lag")
-	t.Logf("lag %+v broker cpu %.1f%% requests %v", r.Lag, r.Broker.CPUPercentAvg, r.Broker.RequestsPerSec)
-	if r.Lag.Samples < 5 || r.Lag.Max <= 0 || r.Lag.AtWindowEnd <= 0 {
-		t.Errorf("lag of a group behind its producers: %+v", r.Lag)
+	ceiling := float64(s.Members*s.Workers) * 1000 / float64(s.Processing.Time.Milliseconds())
+	want := (s.Rate - ceiling) * (s.Warmup + s.Duration).Seconds()
+	t.Logf("lag %+v (formula at window end %.0f) broker cpu %.1f%% requests %v", r.Lag, want, r.Broker.CPUPercentAvg, r.Broker.RequestsPerSec)
+	if r.Lag.Samples < 5 {
+		t.Errorf("lag samples %d, want ≥ 5 (one a second over 7 s)", r.Lag.Samples)
+	}
+	if got := float64(r.Lag.AtWindowEnd); got < 0.8*want || got > 1.3*want {
+		t.Errorf("lag at window end %.0f, want (rate %.0f − ceiling %.0f) × %.0fs = %.0f within [0.8, 1.3]",
+			got, s.Rate, ceiling, (s.Warmup + s.Duration).Seconds(), want)
+	}
+	// The maximum is the window-end reading or one taken after it, before
+	// the producers' last records are consumed: at most one more second
+	// of growth and the uncommitted records above it.
+	if hi := r.Lag.AtWindowEnd + int64(s.Rate-ceiling) + int64(s.Members*s.MaxPollRecords); r.Lag.Max < r.Lag.AtWindowEnd || r.Lag.Max > hi {
+		t.Errorf("lag max %d, want between the window-end reading %d and %d", r.Lag.Max, r.Lag.AtWindowEnd, hi)
 	}
 	if r.Broker.RequestsPerSec["OffsetCommit"] <= 0 || r.Broker.RequestsPerSec["Fetch"] <= 0 {
 		t.Errorf("request rates %v: want OffsetCommit and Fetch > 0", r.Broker.RequestsPerSec)

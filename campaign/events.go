@@ -42,12 +42,32 @@ type eventRunner struct {
 	broker func(ctx context.Context, target string) (int, error)
 	clock  *results.Clock
 	log    io.Writer
+	// now and sleep replace clock.Now and sleepCtx (tests drive time with a
+	// manual clock); nil: the run's Clock and a real timer.
+	now   func() int64
+	sleep func(ctx context.Context, d time.Duration) bool
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	out    []runs.Event
 	down   []int // brokers killed for the rest of the run (broker_kill, duration 0)
+}
+
+// nowNs is the runner's time (Clock ns).
+func (r *eventRunner) nowNs() int64 {
+	if r.now != nil {
+		return r.now()
+	}
+	return r.clock.Now()
+}
+
+// wait sleeps d or until ctx ends; it reports whether d passed.
+func (r *eventRunner) wait(ctx context.Context, d time.Duration) bool {
+	if r.sleep != nil {
+		return r.sleep(ctx, d)
+	}
+	return sleepCtx(ctx, d)
 }
 
 // start fires every event at windowStart + at (Clock ns) until stop.
@@ -59,7 +79,7 @@ func (r *eventRunner) start(ctx context.Context, windowStart int64) {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			if !sleepCtx(ctx, time.Duration(windowStart+int64(e.At)-r.clock.Now())) {
+			if !r.wait(ctx, time.Duration(windowStart+int64(e.At)-r.nowNs())) {
 				r.set(i, func(ev *runs.Event) { ev.Error = "not fired: the run ended first" })
 				return
 			}
@@ -90,7 +110,7 @@ func (r *eventRunner) set(i int, f func(*runs.Event)) {
 
 // fire runs one event and records its times, target and error.
 func (r *eventRunner) fire(ctx context.Context, i int, e scenarios.Event) {
-	start := r.clock.Now()
+	start := r.nowNs()
 	r.set(i, func(ev *runs.Event) { ev.StartNs = start })
 	fmt.Fprintf(r.log, "    event at +%v: %s\n", e.At, e)
 	var members []int
@@ -111,7 +131,7 @@ func (r *eventRunner) fire(ctx context.Context, i int, e scenarios.Event) {
 	if len(members) > 0 {
 		target = "members " + joinInts(members)
 	}
-	end := r.clock.Now()
+	end := r.nowNs()
 	r.set(i, func(ev *runs.Event) {
 		ev.EndNs, ev.Members, ev.Target = end, members, target
 		if err != nil {
@@ -168,7 +188,7 @@ func (r *eventRunner) brokerFault(ctx context.Context, e scenarios.Event) (strin
 	if undo == nil {
 		return target, nil
 	}
-	sleepCtx(ctx, e.Duration)
+	r.wait(ctx, e.Duration)
 	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
 	defer cancel()
 	if err := undo(uctx, node); err != nil {

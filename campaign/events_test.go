@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -71,20 +72,97 @@ func (f fakeFaults) ResumeBroker(_ context.Context, n int) error     { return f.
 func (f fakeFaults) DisconnectBroker(_ context.Context, n int) error { return f.rec("disconnect", n) }
 func (f fakeFaults) ReconnectBroker(_ context.Context, n int) error  { return f.rec("reconnect", n) }
 
-func newTestRunner(events []scenarios.Event, log *callLog, faults func() (infra.Faults, error)) *eventRunner {
+// manualTime is the event runner's clock and timer in tests: time moves only
+// when the test advances it, and a sleeper wakes when the time reaches its
+// deadline, so "event at +40 ms" means exactly 40 ms of manual time.
+type manualTime struct {
+	mu       sync.Mutex
+	now      int64
+	sleepers map[*manualSleeper]bool
+}
+
+type manualSleeper struct {
+	deadline int64
+	wake     chan struct{}
+}
+
+func newManualTime() *manualTime {
+	return &manualTime{now: 1_000_000_000, sleepers: map[*manualSleeper]bool{}}
+}
+
+func (m *manualTime) Now() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.now
+}
+
+// Sleep is sleepCtx on manual time.
+func (m *manualTime) Sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	m.mu.Lock()
+	s := &manualSleeper{deadline: m.now + int64(d), wake: make(chan struct{})}
+	m.sleepers[s] = true
+	m.mu.Unlock()
+	select {
+	case <-s.wake:
+		return true
+	case <-ctx.Done():
+		m.mu.Lock()
+		delete(m.sleepers, s)
+		m.mu.Unlock()
+		return false
+	}
+}
+
+// advanceTo sets the time and wakes every sleeper whose deadline it reached.
+func (m *manualTime) advanceTo(t int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.now = t
+	for s := range m.sleepers {
+		if s.deadline <= t {
+			delete(m.sleepers, s)
+			close(s.wake)
+		}
+	}
+}
+
+func (m *manualTime) waiting() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.sleepers)
+}
+
+// settle waits (polling, no fixed sleep) until cond holds: the runner's
+// goroutines have done what the last step of time allows.
+func settle(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(100 * time.Microsecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("never settled: %s", what)
+		}
+	}
+}
+
+func newTestRunner(events []scenarios.Event, log *callLog, faults func() (infra.Faults, error)) (*eventRunner, *manualTime) {
+	mt := newManualTime()
 	return &eventRunner{events: events, fleet: &fakeFleet{callLog: log, next: 2}, clock: results.NewClock(), log: io.Discard,
-		faults: faults,
+		faults: faults, now: mt.Now, sleep: mt.Sleep,
 		broker: func(_ context.Context, target string) (int, error) {
 			if target == "group-coordinator" {
 				return 2, nil
 			}
 			return 1, nil
-		}}
+		}}, mt
 }
 
 // Events fire at their offsets in order, member actions go to the fleet and
 // broker actions to Faults (timed ones undone after their duration), and
-// every event is recorded with its target and error.
+// every event is recorded with its target, error and exact times. Manual
+// time: each step advances to the next due time and waits until the calls
+// and the sleeping goroutines are what that time implies.
 func TestEventRunnerDispatch(t *testing.T) {
 	ms := time.Millisecond
 	events := []scenarios.Event{
@@ -96,15 +174,32 @@ func TestEventRunnerDispatch(t *testing.T) {
 		{At: 200 * ms, Action: scenarios.ActionBrokerDisconnect, Broker: "1", Duration: 10 * ms},
 	}
 	log := &callLog{}
-	r := newTestRunner(events, log, func() (infra.Faults, error) { return fakeFaults{log}, nil })
-	start := r.clock.Now()
+	r, mt := newTestRunner(events, log, func() (infra.Faults, error) { return fakeFaults{log}, nil })
+	start := mt.Now()
 	r.start(context.Background(), start)
-	time.Sleep(400 * time.Millisecond)
-	got := r.stop()
-	want := []string{"join", "slow", "pause 2", "crash", "resume 2", "kill 1", "disconnect 1", "reconnect 1"}
-	if calls := log.get(); !slices.Equal(calls, want) {
-		t.Errorf("calls %v, want %v", calls, want)
+	steps := []struct {
+		at       time.Duration
+		calls    []string
+		sleepers int // goroutines waiting for a later time
+	}{
+		{0, []string{"join"}, 5},
+		{39 * ms, []string{"join"}, 5}, // nothing is due before 40 ms
+		{40 * ms, []string{"join", "slow"}, 4},
+		{80 * ms, []string{"join", "slow", "pause 2"}, 4}, // the pause waits 60 ms
+		{120 * ms, []string{"join", "slow", "pause 2", "crash"}, 3},
+		{139 * ms, []string{"join", "slow", "pause 2", "crash"}, 3},
+		{140 * ms, []string{"join", "slow", "pause 2", "crash", "resume 2"}, 2},
+		{160 * ms, []string{"join", "slow", "pause 2", "crash", "resume 2", "kill 1"}, 1},
+		{200 * ms, []string{"join", "slow", "pause 2", "crash", "resume 2", "kill 1", "disconnect 1"}, 1},
+		{210 * ms, []string{"join", "slow", "pause 2", "crash", "resume 2", "kill 1", "disconnect 1", "reconnect 1"}, 0},
 	}
+	for _, st := range steps {
+		mt.advanceTo(start + int64(st.at))
+		settle(t, fmt.Sprintf("at +%v: calls %v and %d sleepers", st.at, st.calls, st.sleepers), func() bool {
+			return slices.Equal(log.get(), st.calls) && mt.waiting() == st.sleepers
+		})
+	}
+	got := r.stop()
 	// broker 1 was killed for the rest of the run: started after it.
 	if err := r.restartKilled(context.Background()); err != nil {
 		t.Fatal(err)
@@ -115,18 +210,24 @@ func TestEventRunnerDispatch(t *testing.T) {
 	if got[0].Target != "members 2,3" || !slices.Equal(got[0].Members, []int{2, 3}) {
 		t.Errorf("join recorded %+v", got[0])
 	}
-	if got[2].Target != "broker 2 (group-coordinator)" || got[2].EndNs-got[2].StartNs < int64(60*ms) {
-		t.Errorf("pause recorded %+v: want target broker 2 and end ≥ start + 60ms", got[2])
+	if got[2].Target != "broker 2 (group-coordinator)" || got[2].EndNs-got[2].StartNs != int64(60*ms) {
+		t.Errorf("pause recorded %+v: want target broker 2 (group-coordinator) and end = start + 60ms", got[2])
+	}
+	if got[5].EndNs-got[5].StartNs != int64(10*ms) {
+		t.Errorf("disconnect recorded %+v: want end = start + 10ms", got[5])
 	}
 	if got[3].Error != "cannot remove" {
 		t.Errorf("crash error %q", got[3].Error)
 	}
 	for i, e := range got {
-		if e.StartNs < start+int64(events[i].At) {
-			t.Errorf("event %d fired %v before its offset", i, time.Duration(start+int64(events[i].At)-e.StartNs))
+		if e.StartNs != start+int64(events[i].At) {
+			t.Errorf("event %d fired at +%v, want exactly its offset +%v", i, time.Duration(e.StartNs-start), events[i].At)
 		}
 		if e.Label != events[i].String() {
 			t.Errorf("event %d label %q", i, e.Label)
+		}
+		if e.Error != "" && i != 3 {
+			t.Errorf("event %d error %q", i, e.Error)
 		}
 	}
 }
@@ -139,9 +240,12 @@ func TestEventRunnerStopUndoesFaults(t *testing.T) {
 		{At: time.Hour, Action: scenarios.ActionJoin, Members: 1},
 	}
 	log := &callLog{}
-	r := newTestRunner(events, log, func() (infra.Faults, error) { return fakeFaults{log}, nil })
-	r.start(context.Background(), r.clock.Now())
-	time.Sleep(50 * time.Millisecond)
+	r, mt := newTestRunner(events, log, func() (infra.Faults, error) { return fakeFaults{log}, nil })
+	r.start(context.Background(), mt.Now())
+	// The pause is in effect and the join not due: both goroutines wait.
+	settle(t, "pause called, 2 sleepers", func() bool {
+		return slices.Equal(log.get(), []string{"pause 1"}) && mt.waiting() == 2
+	})
 	got := r.stop()
 	if calls := log.get(); !slices.Equal(calls, []string{"pause 1", "resume 1"}) {
 		t.Errorf("calls %v, want pause then resume", calls)
@@ -159,10 +263,14 @@ func TestEventRunnerNoFaults(t *testing.T) {
 	}
 	defer cl.Stop(context.Background())
 	log := &callLog{}
-	r := newTestRunner([]scenarios.Event{{Action: scenarios.ActionBrokerKill, Broker: "1"}}, log,
+	r, mt := newTestRunner([]scenarios.Event{{Action: scenarios.ActionBrokerKill, Broker: "1"}}, log,
 		func() (infra.Faults, error) { return infra.FaultsOf(cl) })
-	r.start(context.Background(), r.clock.Now())
-	time.Sleep(50 * time.Millisecond)
+	r.start(context.Background(), mt.Now())
+	settle(t, "the event recorded its end", func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.out[0].EndNs != 0
+	})
 	got := r.stop()
 	if want := `provider "kfake" cannot inject broker faults`; !strings.Contains(got[0].Error, want) {
 		t.Errorf("error %q, want it to mention %q", got[0].Error, want)

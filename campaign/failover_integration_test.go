@@ -217,8 +217,13 @@ func failoverCase(ctx context.Context, t *testing.T, cluster infra.Cluster, faul
 	var firstBack time.Duration
 	deadline := time.Now().Add(4 * time.Minute)
 	quietUntil := time.Time{}
+	var batchFirsts []int64 // the first offset of every poll that returned records
 	for time.Now().Before(deadline) && (quietUntil.IsZero() || time.Now().Before(quietUntil)) {
-		for _, r := range pollShare(ctx, t, second, 2*time.Second) {
+		got := pollShare(ctx, t, second, 2*time.Second)
+		if len(got) > 0 {
+			batchFirsts = append(batchFirsts, got[0].Offset)
+		}
+		for _, r := range got {
 			if firstBack == 0 {
 				firstBack = time.Since(killed)
 			}
@@ -288,14 +293,60 @@ func failoverCase(ctx context.Context, t *testing.T, cluster infra.Cluster, faul
 		t.Errorf("after every record was accepted, a third member received %d record(s) again: offsets %v", len(again), again)
 	}
 	// The start offset the coordinator reports (DescribeShareGroupOffsets)
-	// is the persisted one. Observed on 4.2.2: it lags one state write
-	// (after the first member: 0, not 1; after the second: 1, not 100),
-	// as if each write carried the start offset from before the
-	// acknowledgements it records. A fact for the lag figures, logged.
+	// is the persisted one, and Kafka persists it one state write late:
+	// SharePartition sends WriteShareGroupState with its start offset as it
+	// was before the acknowledgements the write records, and moves the start
+	// offset (maybeUpdateCachedStateAndOffsets) only when the write has
+	// completed; the moved offset reaches __share_group_state with the next
+	// write. Neither franz-go (kadm passes the response's StartOffset
+	// through) nor the harness changes it. Observed on 4.2.2 and pinned here:
+	//   - after the first member's one acknowledgement (0 accepted, 1
+	//     released): 0, not 1;
+	//   - after the second member: the start offset before its last write,
+	//     the first offset of one of its poll batches (1 when one poll
+	//     returned every released record), not 100;
+	//   - one more record, accepted by a fourth member: its write carries
+	//     the start offset the second member's acknowledgements reached: n.
+	// The lag the harness records for share groups is not end − start
+	// offset: it is the response's Lag, which Kafka computes from the same
+	// persisted state as end offset − start offset − the records already
+	// delivered (acknowledged or archived) at or after it, so the late start
+	// offset does not inflate it. Pinned: 50 after the first member (the
+	// 50 released records), 0 after the second, 0 after the fourth.
+	// (docs/measurement.md, lag.*.)
 	spso2 := startOffset(ctx, t, cluster.Bootstrap(), group, topic)
-	t.Logf("FAILOVER %s: persisted share-partition start offset: %d after the first member (offset 0 accepted: 1 expected), %d after the second (all accepted, a third member got nothing: %d expected)", t.Name(), spso1, spso2, n)
-	if spso2 < 0 || spso2 > n {
-		t.Errorf("share-partition start offset %d after the second member: outside 0..%d", spso2, n)
+	produceOneBatch(ctx, t, cluster.Bootstrap(), topic, 1)
+	fourth := newShareMember(t, cluster.Bootstrap(), group, topic)
+	var last []int64
+	for end := time.Now().Add(30 * time.Second); len(last) == 0 && time.Now().Before(end); {
+		for _, r := range pollShare(ctx, t, fourth, 2*time.Second) {
+			last = append(last, r.Offset)
+			r.Ack(kgo.AckAccept)
+		}
+	}
+	if err := fourth.FlushAcks(ctx); err != nil {
+		t.Errorf("fourth member: flush acks: %v", err)
+	}
+	fourth.Close()
+	if !slices.Equal(last, []int64{n}) {
+		t.Errorf("fourth member received offsets %v, want only the new record %d", last, n)
+	}
+	spso3 := startOffset(ctx, t, cluster.Bootstrap(), group, topic)
+	t.Logf("FAILOVER %s: persisted share-partition start offset: %d after the first member, %d after the second (poll batches from %v), %d after a fourth member accepted offset %d",
+		t.Name(), spso1.StartOffset, spso2.StartOffset, batchFirsts, spso3.StartOffset, n)
+	t.Logf("FAILOVER %s: share lag reported: %d, %d, %d", t.Name(), spso1.Lag, spso2.Lag, spso3.Lag)
+	if spso1.StartOffset != 0 {
+		t.Errorf("start offset %d after the first member's one acknowledgement, want 0 (the start offset before that write)", spso1.StartOffset)
+	}
+	if (len(batchFirsts) == 1 && spso2.StartOffset != 1) || !slices.Contains(batchFirsts, spso2.StartOffset) {
+		t.Errorf("start offset %d after the second member, want the first offset of one of its poll batches %v (1 for a single batch)", spso2.StartOffset, batchFirsts)
+	}
+	if spso3.StartOffset != n {
+		t.Errorf("start offset %d after the fourth member's write, want %d: the offset the previous acknowledgements reached", spso3.StartOffset, n)
+	}
+	if spso1.Lag != int64(len(released)) || spso2.Lag != 0 || spso3.Lag != 0 {
+		t.Errorf("share lag %d, %d, %d after the first, second and fourth members, want %d (the released records), 0, 0",
+			spso1.Lag, spso2.Lag, spso3.Lag, len(released))
 	}
 
 	if err := faults.StartBroker(ctx, int(coord)); err != nil {
@@ -431,12 +482,13 @@ func javaAbs(n int32) int32 {
 	return max(n, -n)
 }
 
-// startOffset is the share-partition start offset of partition 0 that the
-// group coordinator reports (DescribeShareGroupOffsets), or -1 if it gives
-// none within 30 s. A fresh client each time: after a kill, a client that
-// knew the dead broker as group coordinator kept dialling it for more than
-// 30 s (franz-go v1.22.3 / kadm v1.20.0).
-func startOffset(ctx context.Context, t *testing.T, seeds []string, group, topic string) int64 {
+// startOffset is the share offset of partition 0 that the group coordinator
+// reports (DescribeShareGroupOffsets: the persisted start offset and the
+// lag), or a StartOffset of -1 if it gives none within 30 s. A fresh client
+// each time: after a kill, a client that knew the dead broker as group
+// coordinator kept dialling it for more than 30 s (franz-go v1.22.3 / kadm
+// v1.20.0).
+func startOffset(ctx context.Context, t *testing.T, seeds []string, group, topic string) kadm.ShareOffset {
 	t.Helper()
 	var last error
 	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(time.Second) {
@@ -451,9 +503,9 @@ func startOffset(ctx context.Context, t *testing.T, seeds []string, group, topic
 			continue
 		}
 		if o, ok := resp[group].Offsets.Lookup(topic, 0); ok && o.Err == nil {
-			return o.StartOffset
+			return o
 		}
 	}
 	t.Logf("describe share group offsets: %v", last)
-	return -1
+	return kadm.ShareOffset{StartOffset: -1, Lag: -1}
 }

@@ -2,7 +2,9 @@ package campaign
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,9 +53,23 @@ recommend: {knob: max_poll_records, where: ["audit.lost == 0"]}
 	}
 	if len(camp.Recommendations) != 1 || len(camp.Recommendations[0].Groups) != 1 ||
 		len(camp.Recommendations[0].Groups[0].Candidates) != 2 {
-		t.Errorf("campaign.json recommendations %+v", camp.Recommendations)
+		t.Fatalf("campaign.json recommendations %+v", camp.Recommendations)
 	}
-	if _, err := filepath.Glob(filepath.Join(res.Dir, "summary.md")); err != nil {
+	// summary.md carries the max-rate section of every run (its found-rate
+	// line) and the recommendation (filepath.Glob, used here before, fails
+	// only on a malformed pattern: it passed with no summary.md at all).
+	md, err := os.ReadFile(filepath.Join(res.Dir, "summary.md"))
+	if err != nil {
 		t.Fatal(err)
+	}
+	for _, r := range recs {
+		for _, want := range []string{"## Max-rate search: " + r.RunID, r.MaxRate.Line(r.RunID)} {
+			if !strings.Contains(string(md), want) {
+				t.Errorf("summary.md lacks %q", want)
+			}
+		}
+	}
+	if want := "## Recommendation: " + runs.QueryText(camp.Recommendations[0].Query); !strings.Contains(string(md), want) {
+		t.Errorf("summary.md lacks %q:\n%s", want, md)
 	}
 }

@@ -6,7 +6,9 @@
 // Mutations: comparison operators flipped or moved off by one (== !=, < <=,
 // > >=), + and - swapped, * and / swapped, && and || swapped, ++ and --
 // swapped, integer constants in function bodies off by one, and statements
-// that only call a counter's Add (or Store) removed.
+// that only call a counter's Add (or Store) removed. Constants returned
+// beside a non-nil error are not mutated (errorReturnValues: callers discard
+// them, so such a mutant is equivalent).
 //
 // Usage: go run ./tools/mutate -pkg ./results -files recorder.go,ledger.go [-timeout 60s] [-run regexp]
 package main
@@ -166,7 +168,11 @@ func mutants(file string, only map[string]bool) []mutant {
 		if !ok || fd.Body == nil || len(only) > 0 && !only[fd.Name.Name] {
 			continue
 		}
+		skip := errorReturnValues(fd.Body)
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			if skip[n] {
+				return false
+			}
 			switch n := n.(type) {
 			case *ast.BinaryExpr:
 				if isStringy(n) {
@@ -205,6 +211,54 @@ func mutants(file string, only map[string]bool) []mutant {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].start < out[j].start })
 	return out
+}
+
+// errorReturnValues returns the constants a function returns beside a
+// non-nil error (`return 0, 0, err`, `return 0, fmt.Errorf(...)`): by Go
+// convention callers discard the other results when the error is set, so
+// changing them makes an equivalent mutant, not a missing test. The error is
+// recognised by shape (types are not loaded): the last result is an
+// identifier whose name contains "err", or a call of fmt.Errorf, errors.New,
+// errors.Join or any function or method whose name ends in Errorf. A bare
+// `nil` last result does not count: `return 0, nil` is a real value.
+func errorReturnValues(body *ast.BlockStmt) map[ast.Node]bool {
+	skip := map[ast.Node]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		r, ok := n.(*ast.ReturnStmt)
+		if !ok || len(r.Results) < 2 || !isErrorExpr(r.Results[len(r.Results)-1]) {
+			return true
+		}
+		for _, v := range r.Results[:len(r.Results)-1] {
+			if l, ok := v.(*ast.BasicLit); ok {
+				skip[l] = true
+			}
+			if u, ok := v.(*ast.UnaryExpr); ok && u.Op == token.SUB {
+				if l, ok := u.X.(*ast.BasicLit); ok {
+					skip[l] = true
+				}
+			}
+		}
+		return true
+	})
+	return skip
+}
+
+func isErrorExpr(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name != "nil" && strings.Contains(strings.ToLower(e.Name), "err")
+	case *ast.CallExpr:
+		if sel, ok := e.Fun.(*ast.SelectorExpr); ok {
+			if pkg, ok := sel.X.(*ast.Ident); ok {
+				switch pkg.Name + "." + sel.Sel.Name {
+				case "fmt.Errorf", "errors.New", "errors.Join":
+					return true
+				}
+			}
+			return strings.HasSuffix(sel.Sel.Name, "Errorf")
+		}
+	}
+	return false
 }
 
 // isStringy skips string concatenation and comparisons with string
