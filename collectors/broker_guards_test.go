@@ -184,7 +184,7 @@ func TestBrokerScrapeReadsAtMost32MiB(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(body)) }))
 	defer srv.Close()
 	s := NewBrokerScraper([]string{srv.URL}, time.Second)
-	sample, err := s.scrape(context.Background(), srv.URL)
+	sample, err := s.scrape(context.Background(), srv.URL, NamingAuto)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ const (
 	lockExpiredFixture = "testdata/broker-4.2.2-locktimeout-expired.prom"
 )
 
-func parseFile(t *testing.T, path string) BrokerSample {
+func parseLockFixture(t *testing.T, path string) BrokerSample {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -55,7 +55,7 @@ func TestParseBrokerMetricsLockTimeoutFixtures(t *testing.T) {
 		path               string
 		timeouts, inFlight float64
 	}{{lockHeldFixture, heldTO, heldIF}, {lockExpiredFixture, expTO, expIF}} {
-		s := parseFile(t, c.path)
+		s := parseLockFixture(t, c.path)
 		if s.AcquisitionLockTimeouts != c.timeouts || s.InFlightMessages != c.inFlight {
 			t.Errorf("%s: lock timeouts %v, in flight %v; want %v and %v (summed over the share partitions)",
 				c.path, s.AcquisitionLockTimeouts, s.InFlightMessages, c.timeouts, c.inFlight)
