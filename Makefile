@@ -16,7 +16,7 @@ bench: build
 # brokers and containers started by the tests.
 # -p 1: the integration packages each start brokers; one package at a time on 2 cores.
 test: vet
-	$(GO) test -tags integration -p 1 -timeout 25m -count=1 ./...
+	$(GO) test -tags integration -p 1 -timeout 45m -count=1 ./...
 
 ## test-unit: the quick loop: unit tests only (no build tag), no JVM and no container
 test-unit:
