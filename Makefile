@@ -5,7 +5,7 @@ ARGS ?=
 KAFKA_VERSION ?=
 GO ?= go
 
-.PHONY: bench test test-unit test-short build vet bench-go mutate clean image docs
+.PHONY: bench test test-unit test-short build vet bench-go mutate clean image agent-image docs
 
 ## bench: built-in consumer-group vs share-group comparison on a Kafka 4.2 cluster it starts itself
 # Built, not `go run`: a built binary carries its VCS revision, which run records keep.
@@ -42,6 +42,12 @@ mutate:
 # docker import) for the container provider where apache/kafka cannot be pulled; a no-op when it exists.
 image:
 	infra/image/build.sh $(KAFKA_VERSION)
+
+## agent-image: the agent image $(AGENT_IMAGE) for sharded runs on Kubernetes (--distribute k8s): the static
+# sharebench binary in a minimal root file system, docker import; no pulls, no registry (docs/kubernetes.md)
+AGENT_IMAGE ?= sharebench/agent:dev
+agent-image:
+	infra/agent-image/build.sh $(AGENT_IMAGE)
 
 ## docs: regenerate docs/scenario-reference.md and docs/scenario.schema.json from package scenarios
 docs:
