@@ -46,12 +46,15 @@ type standIn struct {
 	// created is closed once every pod exists, started once every pod
 	// has its start state.
 	created, started chan struct{}
-	job     *batchv1.Job
+	// quit ends run when the test ends; finished is closed when it has.
+	quit, finished chan struct{}
+	job            *batchv1.Job
 }
 
 func newStandIn(t *testing.T) *standIn {
 	s := &standIn{t: t, client: fake.NewClientset(), jobs: make(chan *batchv1.Job, 4),
-		created: make(chan struct{}), started: make(chan struct{})}
+		created: make(chan struct{}), started: make(chan struct{}),
+		quit: make(chan struct{}), finished: make(chan struct{})}
 	s.client.PrependReactor("create", "jobs", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		j := a.(k8stesting.CreateAction).GetObject().(*batchv1.Job)
 		select {
@@ -60,7 +63,8 @@ func newStandIn(t *testing.T) *standIn {
 		}
 		return false, nil, nil // let the tracker store it
 	})
-	go s.run()
+	go func() { defer close(s.finished); s.run() }()
+	t.Cleanup(func() { close(s.quit); <-s.finished })
 	return s
 }
 
@@ -68,8 +72,8 @@ func (s *standIn) run() {
 	var job *batchv1.Job
 	select {
 	case job = <-s.jobs:
-	case <-time.After(bound):
-		return // the test did not create a Job; it says so itself
+	case <-s.quit:
+		return // the test created no Job; it says so itself
 	}
 	s.job = job
 	ctx := context.Background()
@@ -87,29 +91,42 @@ func (s *standIn) run() {
 	}
 	close(s.created)
 	for i := range int(*job.Spec.Completions) {
-		s.set(i, func(p *corev1.Pod) {
+		err := s.update(i, func(p *corev1.Pod) {
 			setRunning(p)
 			if s.start != nil {
 				s.start(i, p)
 			}
 		})
+		if apierrors.IsNotFound(err) {
+			return // a cancelled Start deleted the pods already
+		}
+		if err != nil {
+			s.t.Errorf("stand-in: %v", err)
+			return
+		}
 	}
 	close(s.started)
 }
 
 func (s *standIn) podName(i int) string { return fmt.Sprintf("%s-%d-x7k2q", s.job.Name, i) }
 
-// set changes pod i with Update, as the kubelet reports status.
-func (s *standIn) set(i int, change func(*corev1.Pod)) {
+// update changes pod i with Update, as the kubelet reports status.
+func (s *standIn) update(i int, change func(*corev1.Pod)) error {
 	ctx := context.Background()
 	pod, err := s.client.CoreV1().Pods(s.job.Namespace).Get(ctx, s.podName(i), metav1.GetOptions{})
 	if err != nil {
-		s.t.Errorf("stand-in: get pod %d: %v", i, err)
-		return
+		return err
 	}
 	change(pod)
-	if _, err := s.client.CoreV1().Pods(s.job.Namespace).Update(ctx, pod, metav1.UpdateOptions{}); err != nil {
-		s.t.Errorf("stand-in: update pod %d: %v", i, err)
+	_, err = s.client.CoreV1().Pods(s.job.Namespace).Update(ctx, pod, metav1.UpdateOptions{})
+	return err
+}
+
+// set is update from the test's goroutine.
+func (s *standIn) set(i int, change func(*corev1.Pod)) {
+	s.t.Helper()
+	if err := s.update(i, change); err != nil {
+		s.t.Fatalf("stand-in: pod %d: %v", i, err)
 	}
 }
 
@@ -334,7 +351,7 @@ func TestStartCancelledCleansUp(t *testing.T) {
 	go func() {
 		select {
 		case <-s.created:
-		case <-time.After(bound):
+		case <-time.After(bound): // Start fails the test below
 		}
 		cancel()
 	}()
@@ -379,7 +396,11 @@ func TestWatchReestablished(t *testing.T) {
 	var ag shard.Agents
 	var err error
 	go func() { defer close(done); ag, err = l.Start(context.Background(), testArgs(1)) }()
-	<-s.started
+	select {
+	case <-s.started:
+	case <-time.After(bound):
+		t.Fatal("the stand-in did not start the pod")
+	}
 	// The server closes the first watch, which delivered nothing: Start can
 	// only see the running pod through the list and the new watch.
 	first.Stop()
