@@ -177,7 +177,7 @@ func (l *Launcher) Start(ctx context.Context, a shard.AgentArgs) (shard.Agents, 
 	// Watch before creating, so no pod event is missed.
 	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	ag.cancel = cancel
-	w, err := ag.watch(ctx)
+	w, err := ag.watch(fctx)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("k8s: watch pods in namespace %s: %w%s", ag.ns, err, rbacHint(err))
@@ -536,18 +536,22 @@ func (a *agents) cleanup(ctx context.Context) error {
 		return fmt.Errorf("k8s: %w", errors.Join(errs...))
 	}
 	// Wait for the pods to be gone: Stop returns when no agent runs.
+	var names []string
 	for {
 		list, err := c.CoreV1().Pods(a.ns).List(ctx, a.selector())
 		if err == nil && len(list.Items) == 0 {
 			return nil
 		}
+		if err == nil {
+			names = names[:0]
+			for _, p := range list.Items {
+				names = append(names, p.Name)
+			}
+		}
 		select {
 		case <-ctx.Done():
-			var names []string
-			if list != nil {
-				for _, p := range list.Items {
-					names = append(names, p.Name)
-				}
+			if len(names) == 0 && err != nil {
+				names = []string{"(list: " + err.Error() + ")"}
 			}
 			return fmt.Errorf("k8s: pods of job %s/%s still there after the cleanup bound (%v): %s; delete them with kubectl delete pods -n %s -l %s",
 				a.ns, a.name, ctx.Err(), strings.Join(names, ", "), a.ns, Selector(a.name))

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -219,7 +220,7 @@ func TestLauncherFlow(t *testing.T) {
 	got := remaining(t, s.client)
 	for _, want := range []string{"job/sharebench-flow", "configmap/sharebench-flow-scenario", "secret/sharebench-flow-connection",
 		"serviceaccount/sharebench-flow-agent", "pod/sharebench-flow-0-x7k2q", "pod/sharebench-flow-2-x7k2q"} {
-		if !contains(got, want) {
+		if !slices.Contains(got, want) {
 			t.Errorf("after Start: %v lacks %s", got, want)
 		}
 	}
@@ -227,7 +228,7 @@ func TestLauncherFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *job.Spec.Completions != 3 || contains(job.Spec.Template.Spec.Containers[0].Args, "--shard") {
+	if *job.Spec.Completions != 3 || slices.Contains(job.Spec.Template.Spec.Containers[0].Args, "--shard") {
 		t.Errorf("created job: completions %d args %q; want 3 and no --shard", *job.Spec.Completions, job.Spec.Template.Spec.Containers[0].Args)
 	}
 
@@ -447,13 +448,4 @@ func TestParamsReadsLocalFilesAndChecksConnection(t *testing.T) {
 	if err := CheckConnection("c.yaml", []byte("sasl:\n  mechanism: PLAIN\n  username: u\n  password: inline\n")); err != nil {
 		t.Errorf("inline connection refused: %v", err)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
