@@ -94,7 +94,7 @@ func newK8sRenderCmd() *cobra.Command {
 	fs.StringVar(&f.res.CPULimit, "cpu-limit", "", "agent container CPU limit")
 	fs.StringVar(&f.res.MemoryRequest, "memory-request", "", "agent container memory request (e.g. 512Mi)")
 	fs.StringVar(&f.res.MemoryLimit, "memory-limit", "", "agent container memory limit")
-	fs.StringArrayVar(&f.labels, "label", nil, "extra label `KEY=VALUE` on every object and pod (repeatable)")
+	fs.StringArrayVar(&f.labels, "label", nil, "extra label `LABEL` (KEY=VALUE) on every object and pod (repeatable)")
 	fs.DurationVar(&f.activeDeadline, "active-deadline", 0, "bound on the Job's run time (default 6h)")
 	fs.DurationVar(&f.ttl, "ttl-after-finished", 0, "how long a finished Job stays before Kubernetes deletes it (default 1h)")
 	fs.StringVarP(&f.out, "out", "o", "-", "where to write: - (standard output), a .yaml file, or a directory (then <name>.yaml in it)")

@@ -5,6 +5,7 @@
 // client-go, waits for the pods, reports each shard's end and deletes the
 // objects again. The agent image is described by RootFS (make agent-image).
 //
-// Only this package and cmd/sharebench import client-go: package shard and
-// package campaign stay free of it.
+// It imports campaign/shard (the launcher contract) and infra (to check a
+// connection file); only this package and cmd/sharebench import client-go:
+// package shard and package campaign must not import this package.
 package k8s
