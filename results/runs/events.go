@@ -121,8 +121,8 @@ type EventSummary struct {
 	// joined member; nil when one never got a record.
 	FirstRecordMaxSec *float64 `json:"first_record_max_s,omitempty"`
 	JoinedWithout     int      `json:"joined_without_records"`
-	// Run-wide rebalance pauses (every revoke/loss → assign of the run),
-	// as EventReport's.
+	// Run-wide rebalance pauses (every revoke/loss → assign from the load's
+	// start on: PausesSince), as EventReport's.
 	RebalancePauses     int     `json:"rebalance_pauses"`
 	RebalancePauseSec   float64 `json:"rebalance_pause_total_s"`
 	RebalancePauseMaxS  float64 `json:"rebalance_pause_max_s"`
@@ -363,6 +363,19 @@ func SummarizeEvents(reports []EventReport, pauses []results.RebalancePause, par
 	s.RebalancePauses, s.RebalancePauseSec, s.RebalancePauseMaxS = f.Pauses, f.PartitionSec, f.MaxSec
 	s.RebalancePartitions, s.RebalancePeakPaused, s.GroupStopSec = f.Partitions, f.PeakPaused, f.GroupStopSec
 	return s
+}
+
+// PausesSince keeps the pauses that began at or after from: the run-wide
+// figures count from the load's start, so a group's own reassignments while
+// it formed (consumption held, before the clock started) are not counted.
+func PausesSince(pauses []results.RebalancePause, from int64) []results.RebalancePause {
+	var out []results.RebalancePause
+	for _, p := range pauses {
+		if p.StartNs >= from {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // PauseFigures separate how much of a consumer group stopped from how long

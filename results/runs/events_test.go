@@ -288,3 +288,14 @@ func TestSummarizePauses(t *testing.T) {
 		})
 	}
 }
+
+// Run-wide pauses count from the load's start: one that began while the
+// group formed is left out, one that began at the start is kept.
+func TestPausesSince(t *testing.T) {
+	ps := []results.RebalancePause{{Partition: 0, StartNs: 1 * sec, EndNs: 3 * sec}, {Partition: 1, StartNs: 4 * sec, EndNs: 5 * sec},
+		{Partition: 2, StartNs: 6 * sec, EndNs: 7 * sec}}
+	got := PausesSince(ps, 4*sec)
+	if len(got) != 2 || got[0].Partition != 1 || got[1].Partition != 2 {
+		t.Errorf("PausesSince(4 s) = %+v, want partitions 1 and 2", got)
+	}
+}
