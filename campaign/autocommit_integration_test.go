@@ -22,7 +22,8 @@ import (
 // member completed since. The workload: 2 partitions, 2 members × 1 worker
 // × 10 ms (100 records/s each), 120 records/s (60 per partition); one
 // member (the oldest) crashes at +4 s, and the session (6 s) moves its
-// partition to the other well inside the 12 s window.
+// partition to the other well inside the 16 s window (the crash event ends
+// when the crashed client's close gives up, after the 10 s close timeout).
 //
 //   - interval 60 s, longer than the run up to the crash: nothing was ever
 //     committed for the crashed member's partition, so the new owner starts
@@ -52,7 +53,7 @@ func TestAutoCommitCrashOnKafka(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := baseSpec()
 			s.ConsumerType, s.Partitions, s.Members, s.Workers, s.MaxPollRecords = "consumer", 2, 2, 1, 10
-			s.Rate, s.Warmup, s.Duration = 120, 2*time.Second, 12*time.Second
+			s.Rate, s.Warmup, s.Duration = 120, 2*time.Second, 16*time.Second
 			s.GroupProtocol, s.Assignor, s.RemoteAssignor = "classic", "cooperative-sticky", "uniform"
 			s.Commit, s.AutoCommitInterval = tc.commit, tc.interval
 			s.SessionTimeout = 6 * time.Second

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.Test;
 
@@ -69,6 +70,17 @@ class GroupPropertiesTest {
         assertFalse(p.containsKey("heartbeat.interval.ms"));
         assertEquals("6000", p.get("max.poll.interval.ms"));
         accepted(p);
+    }
+
+    /** Why kip848() leaves them out: KafkaConsumer refuses each under group.protocol consumer. */
+    @Test
+    void kip848RefusesClientSideGroupSettings() {
+        for (String[] kv : new String[][] {{"session.timeout.ms", "6000"}, {"heartbeat.interval.ms", "2000"},
+                {"partition.assignment.strategy", "org.apache.kafka.clients.consumer.RangeAssignor"}}) {
+            Properties p = GroupMember.consumerProperties(config("group_protocol", "consumer"), 0);
+            p.put(kv[0], kv[1]);
+            assertThrows(KafkaException.class, () -> accepted(p), kv[0]);
+        }
     }
 
     @Test
