@@ -135,10 +135,24 @@ func poll(ctx context.Context, timeout time.Duration, f func() (bool, error), wh
 
 // assignment describes which partitions each member holds, e.g.
 // "member sharebench-0: [0 1]; member sharebench-1: [2]", for the run log.
-func (a *admin) assignment(ctx context.Context, group, topic string, share bool) string {
+func (a *admin) assignment(ctx context.Context, group, topic string, share, kip848 bool) string {
 	var parts []string
 	if share {
 		d, err := a.adm.DescribeShareGroups(ctx, group)
+		if err != nil {
+			return err.Error()
+		}
+		for _, m := range d[group].Members {
+			var ps []int32
+			for p := range m.Assignment[topic] {
+				ps = append(ps, p)
+			}
+			slices.Sort(ps)
+			parts = append(parts, fmt.Sprintf("%s: %v", m.ClientID, ps))
+		}
+	} else if kip848 {
+		// DescribeGroups does not describe KIP-848 groups.
+		d, err := a.adm.DescribeConsumerGroups(ctx, group)
 		if err != nil {
 			return err.Error()
 		}

@@ -139,7 +139,7 @@ func (s *runSetup) formGroup(ctx context.Context, consumerErr chan error, fl *co
 	if s.share {
 		f.rounds = int(last.epoch)
 	}
-	f.assignment = s.adm.assignment(ctx, s.group, s.topic, s.share)
+	f.assignment = s.adm.assignment(ctx, s.group, s.topic, s.share, s.spec.GroupProtocol == "consumer")
 	s.groupInfo = s.adm.groupProtocol(ctx, s.group, s.spec) // the protocol the broker runs, read back
 	fmt.Fprintf(s.log, "  %s: group formed in %.1fs (%d assignment rounds; unchanged for %v); assignment %s\n",
 		s.id, f.sec, f.rounds, hold, f.assignment)

@@ -108,8 +108,8 @@ func eventReports(s scenarios.RunSpec, series *results.Series, loadStart int64, 
 	}
 	reports := runs.AnalyzeEvents(runs.EventInput{Completed: completed, Redelivered: redelivered,
 		SeriesStart: series.Start(), LoadStart: loadStart, Window: w, Events: events, Members: m.Members,
-		Pauses: m.Pauses, Share: s.ConsumerType == "share", CrashGrace: grace})
-	sum := runs.SummarizeEvents(reports, m.Pauses)
+		Pauses: m.Pauses, Partitions: s.Partitions, Share: s.ConsumerType == "share", CrashGrace: grace})
+	sum := runs.SummarizeEvents(reports, runs.PausesSince(m.Pauses, loadStart), s.Partitions)
 	return reports, &sum
 }
 

@@ -168,9 +168,9 @@ func (c Config) validate() error {
 	if err := c.Groups.validate(); err != nil {
 		return err
 	}
-	if c.Client == ClientJava && !c.Groups.IsDefault() {
-		return fmt.Errorf("consumers: client java runs the consumer-group defaults only (classic, cooperative-sticky, " +
-			"dynamic members, commit after processing); use client franz-go for group_protocol, assignor, static_membership, commit and rebalance_timeout")
+	if c.Client == ClientJava && c.Groups.RebalanceTimeout > 0 {
+		return errors.New("consumers: rebalance_timeout: client java has no rebalance timeout of its own (KafkaConsumer " +
+			"sends max.poll.interval.ms, which the runner bounds by the session timeout); use client franz-go or leave rebalance_timeout out")
 	}
 	if c.Groups.AutoCommit && c.Style == StyleContinuous {
 		return errors.New("consumers: commit auto needs style blocking: autocommit commits what was polled, which a continuous member may still be processing")

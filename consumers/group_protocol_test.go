@@ -3,6 +3,8 @@ package consumers
 import (
 	"context"
 	"encoding/binary"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,14 +108,45 @@ func TestKIP848GroupFormsOnKfake(t *testing.T) {
 	stop()
 }
 
-func TestJavaRefusesGroupKnobs(t *testing.T) {
+// Client java takes the consumer-group knobs (the runner's properties carry
+// them, RunnerConfig.java reads them) except rebalance_timeout, which
+// KafkaConsumer does not have apart from max.poll.interval.ms.
+func TestJavaGroupKnobs(t *testing.T) {
 	c := Config{Members: 1, Workers: 1, MaxPollRecords: 1, Style: StyleBlocking, Type: ConsumerGroup,
-		Client: ClientJava, KafkaVersion: "4.2.2", Groups: GroupKnobs{Protocol: ProtocolConsumer}}
-	if err := c.validate(); err == nil {
-		t.Fatal("client java with group protocol consumer validated")
-	}
-	c.Groups = GroupKnobs{}
+		Client: ClientJava, KafkaVersion: "4.2.2", Groups: GroupKnobs{Protocol: ProtocolConsumer, RemoteAssignor: RemoteRange,
+			Static: true, AutoCommit: true, AutoCommitInterval: 1500 * time.Millisecond}}
 	if err := c.validate(); err != nil {
+		t.Fatalf("client java with the group knobs: %v", err)
+	}
+	path, err := writeRunnerConfig(c, 7)
+	if err != nil {
 		t.Fatal(err)
+	}
+	defer os.Remove(path)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"group_protocol=consumer\n", "remote_assignor=range\n", "assignor=cooperative-sticky\n",
+		"static_membership=true\n", "auto_commit=true\n", "auto_commit_interval_ns=1500000000\n"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("runner properties lack %q:\n%s", want, b)
+		}
+	}
+	c.Groups = GroupKnobs{Assignor: AssignorRoundRobin}
+	path2, err := writeRunnerConfig(c, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(path2)
+	b, _ = os.ReadFile(path2)
+	for _, want := range []string{"group_protocol=classic\n", "assignor=roundrobin\n", "static_membership=false\n", "auto_commit=false\n"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("runner properties lack %q:\n%s", want, b)
+		}
+	}
+	c.Groups = GroupKnobs{RebalanceTimeout: time.Minute}
+	if err := c.validate(); err == nil || !strings.Contains(err.Error(), "rebalance_timeout") {
+		t.Fatalf("client java with rebalance_timeout: %v, want an error naming rebalance_timeout", err)
 	}
 }

@@ -2,6 +2,7 @@ package consumers
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -455,6 +456,12 @@ func writeRunnerConfig(c Config, run uint64) (string, error) {
 		"renew=" + strconv.FormatBool(c.Renew),
 		"close_timeout_ns=" + strconv.FormatInt(int64(c.closeTimeout()), 10),
 		"session_timeout_ns=" + strconv.FormatInt(int64(c.SessionTimeout), 10),
+		"group_protocol=" + string(cmp.Or(c.Groups.Protocol, ProtocolClassic)),
+		"remote_assignor=" + cmp.Or(c.Groups.RemoteAssignor, RemoteUniform),
+		"assignor=" + cmp.Or(c.Groups.Assignor, AssignorCooperativeSticky),
+		"static_membership=" + strconv.FormatBool(c.Groups.Static),
+		"auto_commit=" + strconv.FormatBool(c.Groups.AutoCommit),
+		"auto_commit_interval_ns=" + strconv.FormatInt(int64(c.Groups.AutoCommitInterval), 10),
 		"run=" + strconv.FormatUint(run, 10),
 		"processing.model=" + string(p.Model),
 		"processing.time=" + strconv.FormatInt(int64(p.Time), 10),

@@ -117,7 +117,8 @@ var expectFieldGroups = []struct {
 		"heap_after_gc_max_bytes", "gc_time_percent", "share_coordinator_write_rate_avg", "in_flight_messages_max"}},
 	{"max_rate.", []string{"found_rate"}},
 	{"event_summary.", []string{"events", "first_record_max_s", "joined_without_records", "rebalance_pauses",
-		"rebalance_pause_total_s", "rebalance_pause_max_s", "redeliveries", "dip_max_percent", "recovery_max_s", "idle_gap_max_s",
+		"rebalance_pause_total_s", "rebalance_pause_max_s", "rebalance_partitions", "rebalance_peak_paused", "group_stop_s",
+		"redeliveries", "dip_max_percent", "recovery_max_s", "idle_gap_max_s",
 		"after_per_sec", "held_by_crashed", "first_redelivery_max_s", "redeliveries_beyond_held"}},
 }
 

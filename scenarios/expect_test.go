@@ -158,8 +158,8 @@ func TestExpectFieldsUniqueAliases(t *testing.T) {
 }
 
 func TestBuiltinsLoadWithExpectations(t *testing.T) {
-	want := []string{"batch-vs-record-limit", "broker-kill", "client-parity", "dead-letter", "implicit-vs-explicit", "lock-expiry", "max-rate", "member-crash", "mpr-cliff", "ordering",
-		"overhead-parity", "partition-cap", "poison-and-limit", "protocols", "scale-out", "scale-past-partitions", "smoke", "version-matrix"}
+	want := []string{"batch-vs-record-limit", "broker-kill", "client-parity", "dead-letter", "implicit-vs-explicit", "kip848-heartbeat", "lock-expiry", "max-rate", "member-crash", "mpr-cliff", "ordering",
+		"overhead-parity", "partition-cap", "poison-and-limit", "protocols-crash", "protocols", "scale-out", "scale-past-partitions", "smoke", "version-matrix"}
 	if got := BuiltinNames(); !slices.Equal(got, want) {
 		t.Fatalf("BuiltinNames: got %v, want %v", got, want)
 	}
@@ -184,9 +184,9 @@ func TestBuiltinsLoadWithExpectations(t *testing.T) {
 		if name == "client-parity" {
 			maxRuns = 8
 		}
-		// protocols is 4 runs of a 3 s + 15 s window, one per rebalance
-		// protocol: about 2-3 minutes.
-		if name == "protocols" {
+		// protocols (protocols-crash) is 4 runs of a 3 s + 15 s (20 s)
+		// window, one per rebalance protocol: about 2-3 minutes.
+		if name == "protocols" || name == "protocols-crash" {
 			maxRuns = 4
 		}
 		if len(s.Runs) > maxRuns {

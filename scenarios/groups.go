@@ -123,15 +123,8 @@ func (r RunSpec) checkKeys(p *problems) {
 	}
 }
 
-// groupDefaults are the consumer-group knobs' defaults, which client java
-// (and share groups) run with.
-var groupDefaults = map[string]string{
-	"group_protocol": "classic", "remote_assignor": "uniform", "assignor": "cooperative-sticky",
-	"static_membership": "false", "commit": "after_processing", "auto_commit_interval": "5s", "rebalance_timeout": "0s",
-}
-
 // checkGroupKnobs checks the consumer-group knobs: their values, what they
-// need of each other, and that client java runs their defaults.
+// need of each other, and the one client java cannot take (rebalance_timeout).
 func (r RunSpec) checkGroupKnobs(p *problems) {
 	oneOf(p, "group_protocol", r.GroupProtocol, "classic", "consumer")
 	oneOf(p, "remote_assignor", r.RemoteAssignor, "uniform", "range")
@@ -162,14 +155,9 @@ func (r RunSpec) checkGroupKnobs(p *problems) {
 		p.addf("commit", "auto commits what earlier polls returned, which a continuous member may not have processed yet; "+
 			"use commit after_processing with style continuous")
 	}
-	if r.Client == "java" {
-		for _, key := range []string{"group_protocol", "remote_assignor", "assignor", "static_membership", "commit", "auto_commit_interval", "rebalance_timeout"} {
-			if got := r.Value(key); got != groupDefaults[key] {
-				p.addf(key, "client java runs the consumer-group defaults only (classic protocol, cooperative-sticky, "+
-					"dynamic members, commit after processing); %s %s is franz-go only: use client franz-go or leave %s out (default %s)",
-					key, got, key, groupDefaults[key])
-			}
-		}
+	if r.Client == "java" && r.RebalanceTimeout > 0 {
+		p.addf("rebalance_timeout", "client java has no rebalance timeout of its own (KafkaConsumer sends max.poll.interval.ms, "+
+			"which the runner bounds by the session timeout): use client franz-go or leave rebalance_timeout out (default 0s)")
 	}
 }
 

@@ -51,7 +51,15 @@ func pausesText(r runs.Record, e runs.EventReport) string {
 	if r.ConsumerType == "share" {
 		return fmt.Sprintf("rebalance pauses %d (share groups do not revoke; longest member idle gap %.1fs)", e.RebalancePauses, e.IdleGapMaxSec)
 	}
-	return fmt.Sprintf("rebalance pauses %d (total %.1fs, longest %.1fs)", e.RebalancePauses, e.RebalancePauseSec, e.RebalancePauseMaxS)
+	return fmt.Sprintf("rebalance pauses %d (%d partitions, %d at once; group stop %.2fs; longest wait %.2fs; %.2f partition-s)",
+		e.RebalancePauses, e.RebalancePartitions, e.RebalancePeakPaused, e.GroupStopSec, e.RebalancePauseMaxS, e.RebalancePauseSec)
+}
+
+// pausesCell is the events table's pause cell: partitions paused (most at
+// once) / group stop / longest wait / partition-seconds.
+func pausesCell(e runs.EventReport) string {
+	return fmt.Sprintf("%d (%d at once) / %.2fs / %.2fs / %.2f", e.RebalancePartitions, e.RebalancePeakPaused,
+		e.GroupStopSec, e.RebalancePauseMaxS, e.RebalancePauseSec)
 }
 
 // writeEvents prints one line per event of every run that had events.
@@ -77,7 +85,7 @@ func eventRow(r runs.Record, e runs.EventReport) []string {
 	if len(e.FirstRecord) > 0 {
 		first = firstRecordText(e)
 	}
-	pauses := fmt.Sprintf("%d / %.1fs / %.1fs", e.RebalancePauses, e.RebalancePauseSec, e.RebalancePauseMaxS)
+	pauses := pausesCell(e)
 	if r.ConsumerType == "share" {
 		pauses = fmt.Sprintf("0 (share: no revocation; idle gap %.1fs)", e.IdleGapMaxSec)
 		if e.RebalancePauses > 0 {
@@ -89,7 +97,7 @@ func eventRow(r runs.Record, e runs.EventReport) []string {
 }
 
 var eventHeader = []string{"run", "at", "event", "target", "baseline/s", "dip", "recovery", "first record",
-	"rebalance pauses (n / total / longest)", "redeliveries"}
+	"partitions paused (at once) / group stop / longest wait / partition-s", "redeliveries"}
 
 func writeMarkdownEvents(w io.Writer, recs []runs.Record) {
 	any := false

@@ -86,3 +86,24 @@ func TestEventBandsOnThroughputChart(t *testing.T) {
 		t.Errorf("no event band at 7–10 s on the chart: %+v", c.Bands)
 	}
 }
+
+// A consumer group's pause figures: partitions paused, at once, the group
+// stop, the longest wait and partition-seconds, each its own number.
+func TestEventPauseFiguresRendered(t *testing.T) {
+	r := runs.Record{RunID: "r01-consumer", ConsumerType: "consumer", Events: []runs.EventReport{{
+		Event:           runs.Event{AtSec: 5, Action: "join", Label: "join 2", Target: "members 2,3", Members: []int{2, 3}},
+		RebalancePauses: 5, RebalancePartitions: 4, RebalancePeakPaused: 3, GroupStopSec: 0.08, RebalancePauseMaxS: 0.1,
+		RebalancePauseSec: 0.36,
+	}}}
+	want := "rebalance pauses 5 (4 partitions, 3 at once; group stop 0.08s; longest wait 0.10s; 0.36 partition-s)"
+	if line := EventLine(r, r.Events[0]); !strings.Contains(line, want) {
+		t.Errorf("line %q lacks %q", line, want)
+	}
+	var md strings.Builder
+	if err := Markdown(runs.Campaign{}, []runs.Record{r})(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| 4 (3 at once) / 0.08s / 0.10s / 0.36 |") {
+		t.Errorf("summary.md lacks the pause cell:\n%s", md.String())
+	}
+}

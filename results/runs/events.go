@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -40,7 +41,10 @@ type EventInput struct {
 	Events                 []Event
 	Members                []results.MemberTimes
 	Pauses                 []results.RebalancePause
-	Share                  bool
+	// Partitions is the topic's partition count: a group-wide stop is a
+	// time during which all of them were paused (0: not measured).
+	Partitions int
+	Share      bool
 	// CrashGrace extends the redelivery count of a crash or broker fault:
 	// the lock duration (share) or the session timeout (consumer group).
 	CrashGrace time.Duration
@@ -72,10 +76,18 @@ type EventReport struct {
 	// FirstRecord lists, for a join, each new member's join request → its
 	// first delivered record (nil: none in the run).
 	FirstRecord []MemberFirstRecord `json:"first_record,omitempty"`
-	// Rebalance pauses (consumer groups) that began in the effect span.
+	// Rebalance pauses (consumer groups) that began in the effect span:
+	// their number, partition-seconds paused (the sum of their lengths)
+	// and the longest (one partition's wait); see PauseFigures for the
+	// rest.
 	RebalancePauses    int     `json:"rebalance_pauses"`
 	RebalancePauseSec  float64 `json:"rebalance_pause_total_s"`
 	RebalancePauseMaxS float64 `json:"rebalance_pause_max_s"`
+	// RebalancePartitions, RebalancePeakPaused and GroupStopSec: see
+	// PauseFigures.
+	RebalancePartitions int     `json:"rebalance_partitions"`
+	RebalancePeakPaused int     `json:"rebalance_peak_paused"`
+	GroupStopSec        float64 `json:"group_stop_s"`
 	// IdleGapMaxSec is the longest gap between two deliveries of one member
 	// that began in the effect span (members' longest gaps only).
 	IdleGapMaxSec float64 `json:"idle_gap_max_s"`
@@ -109,12 +121,16 @@ type EventSummary struct {
 	// joined member; nil when one never got a record.
 	FirstRecordMaxSec *float64 `json:"first_record_max_s,omitempty"`
 	JoinedWithout     int      `json:"joined_without_records"`
-	// Run-wide rebalance pauses (every revoke/loss → assign of the run).
-	RebalancePauses    int     `json:"rebalance_pauses"`
-	RebalancePauseSec  float64 `json:"rebalance_pause_total_s"`
-	RebalancePauseMaxS float64 `json:"rebalance_pause_max_s"`
-	Redeliveries       int64   `json:"redeliveries"`
-	DipMaxPercent      float64 `json:"dip_max_percent"`
+	// Run-wide rebalance pauses (every revoke/loss → assign from the load's
+	// start on: PausesSince), as EventReport's.
+	RebalancePauses     int     `json:"rebalance_pauses"`
+	RebalancePauseSec   float64 `json:"rebalance_pause_total_s"`
+	RebalancePauseMaxS  float64 `json:"rebalance_pause_max_s"`
+	RebalancePartitions int     `json:"rebalance_partitions"`
+	RebalancePeakPaused int     `json:"rebalance_peak_paused"`
+	GroupStopSec        float64 `json:"group_stop_s"`
+	Redeliveries        int64   `json:"redeliveries"`
+	DipMaxPercent       float64 `json:"dip_max_percent"`
 	// RecoveryMaxSec is the slowest recovery; nil when an event did not
 	// recover before the window ended.
 	RecoveryMaxSec *float64 `json:"recovery_max_s,omitempty"`
@@ -271,14 +287,15 @@ func (a eventAnalysis) recovery(baseline float64, ref int64, spanEnd int) (int, 
 // members fills the figures from the members' own data: rebalance pauses
 // and idle gaps that began in the span, and a join's first records.
 func (a eventAnalysis) members(r *EventReport, e Event, spanEnd int64) {
+	var inSpan []results.RebalancePause
 	for _, p := range a.in.Pauses {
 		if p.StartNs >= e.StartNs && p.StartNs < spanEnd {
-			d := float64(p.EndNs-p.StartNs) / 1e9
-			r.RebalancePauses++
-			r.RebalancePauseSec += d
-			r.RebalancePauseMaxS = max(r.RebalancePauseMaxS, d)
+			inSpan = append(inSpan, p)
 		}
 	}
+	f := SummarizePauses(inSpan, a.in.Partitions)
+	r.RebalancePauses, r.RebalancePauseSec, r.RebalancePauseMaxS = f.Pauses, f.PartitionSec, f.MaxSec
+	r.RebalancePartitions, r.RebalancePeakPaused, r.GroupStopSec = f.Partitions, f.PeakPaused, f.GroupStopSec
 	for _, m := range a.in.Members {
 		if m.IdleStartNs >= e.StartNs && m.IdleStartNs < spanEnd {
 			r.IdleGapMaxSec = max(r.IdleGapMaxSec, float64(m.LongestIdleNs)/1e9)
@@ -300,7 +317,8 @@ func (a eventAnalysis) members(r *EventReport, e Event, spanEnd int64) {
 }
 
 // SummarizeEvents aggregates the reports and the run's pauses.
-func SummarizeEvents(reports []EventReport, pauses []results.RebalancePause) EventSummary {
+// partitions is the topic's partition count (see EventInput.Partitions).
+func SummarizeEvents(reports []EventReport, pauses []results.RebalancePause, partitions int) EventSummary {
 	s := EventSummary{Events: len(reports)}
 	var firstMax, recMax float64
 	firstAll, recAll := true, true
@@ -341,11 +359,92 @@ func SummarizeEvents(reports []EventReport, pauses []results.RebalancePause) Eve
 	if len(reports) > 0 && recAll {
 		s.RecoveryMaxSec = &recMax
 	}
+	f := SummarizePauses(pauses, partitions)
+	s.RebalancePauses, s.RebalancePauseSec, s.RebalancePauseMaxS = f.Pauses, f.PartitionSec, f.MaxSec
+	s.RebalancePartitions, s.RebalancePeakPaused, s.GroupStopSec = f.Partitions, f.PeakPaused, f.GroupStopSec
+	return s
+}
+
+// PausesSince keeps the pauses that began at or after from: the run-wide
+// figures count from the load's start, so a group's own reassignments while
+// it formed (consumption held, before the clock started) are not counted.
+func PausesSince(pauses []results.RebalancePause, from int64) []results.RebalancePause {
+	var out []results.RebalancePause
+	for _, p := range pauses {
+		if p.StartNs >= from {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// PauseFigures separate how much of a consumer group stopped from how long
+// the partitions that stopped waited (docs/measurement.md, "Rebalance
+// pauses").
+type PauseFigures struct {
+	// Pauses is the number of pauses (one partition revoked, lost or
+	// crashed with its owner, until it is assigned again).
+	Pauses int
+	// PartitionSec is the partition-seconds paused: the sum of the pauses'
+	// lengths.
+	PartitionSec float64
+	// MaxSec is the longest pause: the longest one partition waited.
+	MaxSec float64
+	// Partitions is the number of distinct partitions that paused.
+	Partitions int
+	// PeakPaused is the most partitions paused at one instant.
+	PeakPaused int
+	// GroupStopSec is the time during which every partition of the topic
+	// (partitions) was paused at once: no partition consumed, the whole
+	// group stopped. 0 when partitions is 0 (not known).
+	GroupStopSec float64
+}
+
+// SummarizePauses computes the pause figures of pauses on a topic of
+// partitions partitions. Overlapping pauses of one partition count it
+// paused once.
+func SummarizePauses(pauses []results.RebalancePause, partitions int) PauseFigures {
+	var f PauseFigures
+	type edge struct {
+		ns    int64
+		p     int32
+		delta int
+	}
+	edges := make([]edge, 0, 2*len(pauses))
+	seen := map[int32]bool{}
 	for _, p := range pauses {
 		d := float64(p.EndNs-p.StartNs) / 1e9
-		s.RebalancePauses++
-		s.RebalancePauseSec += d
-		s.RebalancePauseMaxS = max(s.RebalancePauseMaxS, d)
+		f.Pauses++
+		f.PartitionSec += d
+		f.MaxSec = max(f.MaxSec, d)
+		if !seen[p.Partition] {
+			seen[p.Partition] = true
+			f.Partitions++
+		}
+		if p.EndNs > p.StartNs {
+			edges = append(edges, edge{p.StartNs, p.Partition, 1}, edge{p.EndNs, p.Partition, -1})
+		}
 	}
-	return s
+	// Ends before starts at one instant: a pause that ends when another
+	// begins does not overlap it.
+	slices.SortFunc(edges, func(a, b edge) int {
+		if a.ns != b.ns {
+			return cmp.Compare(a.ns, b.ns)
+		}
+		return cmp.Compare(a.delta, b.delta)
+	})
+	open := map[int32]int{}
+	paused := 0
+	for i, e := range edges {
+		if open[e.p] += e.delta; e.delta > 0 && open[e.p] == 1 {
+			paused++
+		} else if e.delta < 0 && open[e.p] == 0 {
+			paused--
+		}
+		f.PeakPaused = max(f.PeakPaused, paused)
+		if partitions > 0 && paused >= partitions && i+1 < len(edges) {
+			f.GroupStopSec += float64(edges[i+1].ns-e.ns) / 1e9
+		}
+	}
+	return f
 }

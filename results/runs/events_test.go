@@ -128,6 +128,8 @@ func TestAnalyzeEvents(t *testing.T) {
 					{Member: 1, Partition: 0, StartNs: 15*sec + sec/5, EndNs: 21*sec + sec/5},
 				},
 				CrashGrace: 10 * time.Second,
+				// One partition: each pause stops the whole group.
+				Partitions: 1,
 			},
 			want: []want{
 				{baseline: 100, lowest: 100, dip: 0, recovery: fptr(0), redeliveries: 0, pauses: 1, pauseTotal: 0.5, pauseMax: 0.5, idle: 2},
@@ -135,6 +137,7 @@ func TestAnalyzeEvents(t *testing.T) {
 			},
 			firstRecs: [][]*float64{{fptr(0.3), nil}, nil},
 			summary: EventSummary{Events: 2, JoinedWithout: 1, RebalancePauses: 2, RebalancePauseSec: 6.5, RebalancePauseMaxS: 6,
+				RebalancePartitions: 2, RebalancePeakPaused: 1, GroupStopSec: 6.5,
 				Redeliveries: 12, DipMaxPercent: 40, RecoveryMaxSec: fptr(2), IdleGapMaxSec: 2,
 				AfterPerSec: 100, HeldByCrashed: 7, FirstRedeliveryMaxSec: fptr(1)},
 			after: []float64{100, 100}, firstRedelivery: []*float64{nil, fptr(1)}, held: []int64{0, 7},
@@ -164,19 +167,31 @@ func TestAnalyzeEvents(t *testing.T) {
 					}
 				}
 			}
+			// Each event's pauses: one partition of one, so its group stop
+			// is its pause.
+			for i, stop := range []float64{0.5, 6} {
+				if tc.name != "join then crash" {
+					break
+				}
+				if got[i].RebalancePartitions != 1 || got[i].RebalancePeakPaused != 1 || math.Abs(got[i].GroupStopSec-stop) > 1e-9 {
+					t.Errorf("event %d: partitions %d peak %d group stop %v, want 1 1 %v", i, got[i].RebalancePartitions,
+						got[i].RebalancePeakPaused, got[i].GroupStopSec, stop)
+				}
+			}
 			for i := range got {
 				if got[i].AfterPerSec != tc.after[i] || !sameF(got[i].FirstRedeliverySec, tc.firstRedelivery[i]) || got[i].HeldByCrashed != tc.held[i] {
 					t.Errorf("event %d: after %v first redelivery %v held %d, want %v %v %d", i, got[i].AfterPerSec,
 						got[i].FirstRedeliverySec, got[i].HeldByCrashed, tc.after[i], tc.firstRedelivery[i], tc.held[i])
 				}
 			}
-			s := SummarizeEvents(got, tc.in.Pauses)
+			s := SummarizeEvents(got, tc.in.Pauses, tc.in.Partitions)
 			w := tc.summary
 			if s.Events != w.Events || s.JoinedWithout != w.JoinedWithout || s.RebalancePauses != w.RebalancePauses ||
 				math.Abs(s.RebalancePauseSec-w.RebalancePauseSec) > 1e-9 || s.RebalancePauseMaxS != w.RebalancePauseMaxS ||
 				s.Redeliveries != w.Redeliveries || math.Abs(s.DipMaxPercent-w.DipMaxPercent) > 1e-9 ||
 				!sameF(s.RecoveryMaxSec, w.RecoveryMaxSec) || !sameF(s.FirstRecordMaxSec, w.FirstRecordMaxSec) || s.IdleGapMaxSec != w.IdleGapMaxSec ||
-				s.AfterPerSec != w.AfterPerSec || s.HeldByCrashed != w.HeldByCrashed || !sameF(s.FirstRedeliveryMaxSec, w.FirstRedeliveryMaxSec) {
+				s.AfterPerSec != w.AfterPerSec || s.HeldByCrashed != w.HeldByCrashed || !sameF(s.FirstRedeliveryMaxSec, w.FirstRedeliveryMaxSec) ||
+				s.RebalancePartitions != w.RebalancePartitions || s.RebalancePeakPaused != w.RebalancePeakPaused || math.Abs(s.GroupStopSec-w.GroupStopSec) > 1e-9 {
 				t.Errorf("summary %+v\nwant    %+v", s, w)
 			}
 		})
@@ -205,5 +220,82 @@ func TestMemberLives(t *testing.T) {
 	}
 	if got := MemberLives([]results.MemberTimes{{JoinNs: 9 * sec}}, w)[0]; got.JoinS != -1 || got.FirstRecordS != nil || got.LeftS != nil {
 		t.Errorf("before the window, no record, not left: %+v", got)
+	}
+}
+
+// The pause figures on constructed joins: eager (every partition revoked,
+// then all assigned in one round), cooperative (only the moved partitions,
+// assigned in a second round), a partition paused twice at once, and pauses
+// that only touch.
+func TestSummarizePauses(t *testing.T) {
+	ms := int64(time.Millisecond)
+	pause := func(member int, p int32, from, to int64) results.RebalancePause {
+		return results.RebalancePause{Member: member, Partition: p, StartNs: from * ms, EndNs: to * ms}
+	}
+	tests := []struct {
+		name       string
+		pauses     []results.RebalancePause
+		partitions int
+		want       PauseFigures
+	}{
+		{
+			// Member 0 revokes p0, p1 at 1000 ms, member 1 p2, p3 at 1020
+			// ms; all four are assigned at 1100 ms: every partition stopped
+			// from 1020 to 1100 ms.
+			name: "eager",
+			pauses: []results.RebalancePause{pause(0, 0, 1000, 1100), pause(0, 1, 1000, 1100),
+				pause(1, 2, 1020, 1100), pause(1, 3, 1020, 1100)},
+			partitions: 4,
+			want:       PauseFigures{Pauses: 4, PartitionSec: 0.36, MaxSec: 0.1, Partitions: 4, PeakPaused: 4, GroupStopSec: 0.08},
+		},
+		{
+			// p1 and p3 move: revoked at 1000 and 1200 ms, assigned in the
+			// second round at 1500 and 1600 ms; p0 and p2 never stop.
+			name:       "cooperative",
+			pauses:     []results.RebalancePause{pause(0, 1, 1000, 1500), pause(1, 3, 1200, 1600)},
+			partitions: 4,
+			want:       PauseFigures{Pauses: 2, PartitionSec: 0.9, MaxSec: 0.5, Partitions: 2, PeakPaused: 2},
+		},
+		{
+			// p0 paused twice over 1000–2500 ms: once paused, not twice; p1
+			// from 1200 to 2000 ms: both stopped 1200–2000 ms.
+			name:       "one partition twice",
+			pauses:     []results.RebalancePause{pause(0, 0, 1000, 2000), pause(1, 0, 1500, 2500), pause(1, 1, 1200, 2000)},
+			partitions: 2,
+			want:       PauseFigures{Pauses: 3, PartitionSec: 2.8, MaxSec: 1, Partitions: 2, PeakPaused: 2, GroupStopSec: 0.8},
+		},
+		{
+			// One ends when the other begins: never both paused.
+			name:       "touching",
+			pauses:     []results.RebalancePause{pause(0, 0, 1000, 2000), pause(1, 1, 2000, 3000)},
+			partitions: 2,
+			want:       PauseFigures{Pauses: 2, PartitionSec: 2, MaxSec: 1, Partitions: 2, PeakPaused: 1},
+		},
+		{
+			name:   "partition count unknown",
+			pauses: []results.RebalancePause{pause(0, 0, 1000, 2000)},
+			want:   PauseFigures{Pauses: 1, PartitionSec: 1, MaxSec: 1, Partitions: 1, PeakPaused: 1},
+		},
+		{name: "none", partitions: 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g, w := SummarizePauses(tc.pauses, tc.partitions), tc.want
+			if g.Pauses != w.Pauses || math.Abs(g.PartitionSec-w.PartitionSec) > 1e-9 || math.Abs(g.MaxSec-w.MaxSec) > 1e-9 ||
+				g.Partitions != w.Partitions || g.PeakPaused != w.PeakPaused || math.Abs(g.GroupStopSec-w.GroupStopSec) > 1e-9 {
+				t.Errorf("got  %+v\nwant %+v", g, w)
+			}
+		})
+	}
+}
+
+// Run-wide pauses count from the load's start: one that began while the
+// group formed is left out, one that began at the start is kept.
+func TestPausesSince(t *testing.T) {
+	ps := []results.RebalancePause{{Partition: 0, StartNs: 1 * sec, EndNs: 3 * sec}, {Partition: 1, StartNs: 4 * sec, EndNs: 5 * sec},
+		{Partition: 2, StartNs: 6 * sec, EndNs: 7 * sec}}
+	got := PausesSince(ps, 4*sec)
+	if len(got) != 2 || got[0].Partition != 1 || got[1].Partition != 2 {
+		t.Errorf("PausesSince(4 s) = %+v, want partitions 1 and 2", got)
 	}
 }

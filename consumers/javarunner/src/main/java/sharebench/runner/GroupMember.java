@@ -24,8 +24,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * A consumer-group member on KafkaConsumer, as consumers/group_member.go:
- * the classic protocol with the cooperative-sticky assignor (franz-go's
- * default balancer); transient failures retried in place, poison records
+ * the group protocol, assignor, membership and commit mode of
+ * consumers.GroupKnobs (consumerProperties); transient failures retried in place, poison records
  * dead-lettered (skipped); after each batch the contiguous completed prefix
  * of each partition is committed asynchronously, and synchronously on close.
  * Rebalances happen inside poll, so at a batch boundary, as franz-go's
@@ -41,24 +41,7 @@ final class GroupMember extends Member {
 
     @Override
     void run() throws Exception {
-        Properties p = new Properties();
-        p.put("bootstrap.servers", cfg.bootstrap);
-        p.put("group.id", cfg.group);
-        p.put("client.id", "sharebench-java-" + id);
-        p.put("group.protocol", "classic");
-        p.put("partition.assignment.strategy", "org.apache.kafka.clients.consumer.CooperativeStickyAssignor");
-        p.put("enable.auto.commit", "false");
-        p.put("auto.offset.reset", "earliest");
-        p.put("max.poll.records", Integer.toString(cfg.maxPollRecords));
-        if (cfg.sessionTimeoutNs > 0) {
-            long ms = TimeUnit.NANOSECONDS.toMillis(cfg.sessionTimeoutNs);
-            p.put("session.timeout.ms", Long.toString(ms));
-            p.put("heartbeat.interval.ms", Long.toString(ms / 3));
-            // A crashed Java member stops polling but its heartbeat thread
-            // lives on: it leaves after max.poll.interval.ms, so that is
-            // bounded by the session timeout too (see docs/java-client.md).
-            p.put("max.poll.interval.ms", Long.toString(ms));
-        }
+        Properties p = consumerProperties(cfg, id);
         c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         c.subscribe(List.of(cfg.topic), new ConsumerRebalanceListener() {
             @Override
@@ -84,6 +67,65 @@ final class GroupMember extends Member {
             if (!crashed) {
                 close();
             }
+        }
+    }
+
+    /**
+     * The KafkaConsumer settings of member id: the group protocol (classic
+     * with partition.assignment.strategy, or KIP-848's consumer with
+     * group.remote.assignor: the Java client refuses a client-side
+     * assignor, session.timeout.ms and heartbeat.interval.ms there, the
+     * broker owns them), static membership (group.instance.id
+     * sharebench-ID, as franz-go's members), and the commit mode.
+     */
+    static Properties consumerProperties(RunnerConfig cfg, int id) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", cfg.bootstrap);
+        p.put("group.id", cfg.group);
+        p.put("client.id", "sharebench-java-" + id);
+        p.put("group.protocol", cfg.groupProtocol);
+        boolean kip848 = cfg.groupProtocol.equals("consumer");
+        if (kip848) {
+            p.put("group.remote.assignor", cfg.remoteAssignor);
+        } else {
+            p.put("partition.assignment.strategy", assignorClass(cfg.assignor));
+        }
+        if (cfg.staticMembership) {
+            p.put("group.instance.id", "sharebench-" + id);
+        }
+        p.put("enable.auto.commit", Boolean.toString(cfg.autoCommit));
+        if (cfg.autoCommit) {
+            p.put("auto.commit.interval.ms", Long.toString(Math.max(1, TimeUnit.NANOSECONDS.toMillis(cfg.autoCommitIntervalNs))));
+        }
+        p.put("auto.offset.reset", "earliest");
+        p.put("max.poll.records", Integer.toString(cfg.maxPollRecords));
+        if (cfg.sessionTimeoutNs > 0) {
+            long ms = TimeUnit.NANOSECONDS.toMillis(cfg.sessionTimeoutNs);
+            if (!kip848) {
+                p.put("session.timeout.ms", Long.toString(ms));
+                p.put("heartbeat.interval.ms", Long.toString(ms / 3));
+            }
+            // A crashed Java member stops polling but its heartbeat thread
+            // lives on: it leaves after max.poll.interval.ms, so that is
+            // bounded by the session timeout too (see docs/java-client.md).
+            p.put("max.poll.interval.ms", Long.toString(ms));
+        }
+        return p;
+    }
+
+    /** The classic assignor's class, as franz-go's balancers. */
+    static String assignorClass(String name) {
+        switch (name) {
+            case "cooperative-sticky":
+                return "org.apache.kafka.clients.consumer.CooperativeStickyAssignor";
+            case "sticky":
+                return "org.apache.kafka.clients.consumer.StickyAssignor";
+            case "range":
+                return "org.apache.kafka.clients.consumer.RangeAssignor";
+            case "roundrobin":
+                return "org.apache.kafka.clients.consumer.RoundRobinAssignor";
+            default:
+                throw new IllegalArgumentException("assignor: expected cooperative-sticky, sticky, range or roundrobin, got " + name);
         }
     }
 
@@ -188,6 +230,9 @@ final class GroupMember extends Member {
             return;
         }
         latest.putAll(offs);
+        if (cfg.autoCommit) {
+            return; // KafkaConsumer commits what earlier polls returned (processed) every auto.commit.interval.ms
+        }
         c.commitAsync(offs, (o, ex) -> {
             if (ex != null && !crashed && !stopNow) {
                 frames.write(Frames.ACK_ERROR, 0, id, 1, null, clock.now(), 0);

@@ -12,6 +12,10 @@ import java.util.Properties;
  */
 public final class RunnerConfig {
     public final String bootstrap, topic, group, type, acquireMode, ackMode;
+    /** Consumer-group knobs (consumers.GroupKnobs). */
+    public final String groupProtocol, remoteAssignor, assignor;
+    public final boolean staticMembership, autoCommit;
+    public final long autoCommitIntervalNs;
     public final int workers, maxPollRecords, deliveryLimit;
     public final double transientRate, poisonRate;
     public final boolean renew;
@@ -34,10 +38,19 @@ public final class RunnerConfig {
         closeTimeoutNs = Long.parseLong(p.getProperty("close_timeout_ns", "10000000000"));
         sessionTimeoutNs = Long.parseLong(p.getProperty("session_timeout_ns", "0"));
         run = Long.parseUnsignedLong(req(p, "run"));
+        groupProtocol = p.getProperty("group_protocol", "classic");
+        remoteAssignor = p.getProperty("remote_assignor", "uniform");
+        assignor = p.getProperty("assignor", "cooperative-sticky");
+        staticMembership = Boolean.parseBoolean(p.getProperty("static_membership", "false"));
+        autoCommit = Boolean.parseBoolean(p.getProperty("auto_commit", "false"));
+        autoCommitIntervalNs = Long.parseLong(p.getProperty("auto_commit_interval_ns", "5000000000"));
         processing = new Processing(p.getProperty("processing.model", "none"), ns(p, "processing.time"), ns(p, "processing.min"),
                 ns(p, "processing.max"), ns(p, "processing.mean"), ns(p, "processing.median"), ns(p, "processing.p99"));
         if (!type.equals("share") && !type.equals("consumer")) {
             throw new IllegalArgumentException("type: expected share or consumer, got " + type);
+        }
+        if (!groupProtocol.equals("classic") && !groupProtocol.equals("consumer")) {
+            throw new IllegalArgumentException("group_protocol: expected classic or consumer, got " + groupProtocol);
         }
     }
 
