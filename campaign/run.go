@@ -47,6 +47,7 @@ type runner struct {
 	progress runProgress
 	metrics  *collectors.HarnessMetrics // nil: no live /metrics
 	env      runs.Environment
+	shards   ShardOptions // runs with shards > 1 (sharded.go)
 }
 
 // runOne runs spec by its load mode (mode_rate.go, mode_backlog.go,
@@ -55,6 +56,12 @@ func (rn runner) runOne(ctx context.Context, spec scenarios.RunSpec, runID strin
 	mode, err := modeOf(spec)
 	if err != nil {
 		return nil, err
+	}
+	if spec.ShardCount() > 1 {
+		if spec.LoadMode != "rate" {
+			return nil, fmt.Errorf("shards %d: load_mode %s runs in one process; use load_mode rate", spec.ShardCount(), spec.LoadMode)
+		}
+		return rn.sharded(ctx, spec, runID)
 	}
 	return mode.run(ctx, rn, spec, runID)
 }

@@ -95,6 +95,10 @@ type Progress struct {
 	ProducersDone bool  `json:"producers_done"`
 	Producers     []int `json:"producers"` // indices it runs
 	Members       []int `json:"members"`
+	// Generation is the highest consumer-group generation its members saw.
+	Generation int32 `json:"generation,omitempty"`
+	// Errors are the agent's non-fatal errors (done only), as a run's.
+	Errors []string `json:"errors,omitempty"`
 	// CPUSec and MaxRSSBytes are the agent process's CPU time and peak
 	// resident memory (done only).
 	CPUSec      float64 `json:"cpu_sec,omitempty"`
