@@ -330,4 +330,3 @@ func (a *agent) finish(ctx context.Context, stopConsumers context.CancelFunc, er
 	fmt.Fprintf(a.log, "shard %d: done: %d acked, %d completed, %d bytes of results\n", a.o.Shard, p.Acked, p.Completed, len(data))
 	return a.bus.Send(ctx, shard.Msg{Type: shard.TypeDone, Shard: a.o.Shard, Progress: p})
 }
-

@@ -21,8 +21,8 @@ import (
 // Coordinator timeouts of a sharded run: every wait for the agents is
 // bounded and names the shards that missed it.
 const (
-	helloTimeout   = 2 * time.Minute  // agents started → every hello (Kubernetes pulls images)
-	readyTimeout   = time.Minute      // run sent → every ready (pings, members joined)
+	helloTimeout   = 2 * time.Minute // agents started → every hello (Kubernetes pulls images)
+	readyTimeout   = time.Minute     // run sent → every ready (pings, members joined)
 	startLead      = 500 * time.Millisecond
 	resultsTimeout = 2 * time.Minute // stop → every shard's results and done
 	exitTimeout    = 30 * time.Second
@@ -453,4 +453,3 @@ func (c *coord) record() *runs.Shards {
 	sort.Slice(out.PerShard, func(a, b int) bool { return out.PerShard[a].Shard < out.PerShard[b].Shard })
 	return out
 }
-

@@ -45,6 +45,7 @@ func newRoot() *cobra.Command {
 	})
 	root.AddCommand(newAdviseCmd(), newRecommendCmd(), newClusterCmd(), newJarsCmd())
 	root.AddCommand(newHistoryCmd())
+	root.AddCommand(newAgentCmd())
 	markUsageErrors(root)
 	return root
 }
