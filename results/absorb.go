@@ -240,25 +240,39 @@ func (l *Ledger) absorb(e *ledgerExport, redeliveries bool) (duplicates, redeliv
 	defer l.mu.Unlock()
 	for pi := range l.producers {
 		s := &l.producers[pi]
-		n := len(s.produced)
-		ws := e.bits[pi]
-		for w := range n {
-			s.produced[w].Or(ws[w])
-			d := ws[n+w]
-			if redeliveries {
-				redelivered += int64(bits.OnesCount64(s.delivered[w].Load() & d))
+		n := uint64(len(s.produced))
+		tail := ^uint64(0) // the last word's bits within the capacity
+		if r := s.capacity % 64; r != 0 {
+			tail = 1<<r - 1
+		}
+		for _, run := range e.bits[pi] {
+			for j, v := range run.words {
+				idx := run.at + uint64(j)
+				w := idx % n
+				if w == n-1 {
+					v &= tail
+				}
+				switch idx / n {
+				case 0:
+					s.produced[w].Or(v)
+				case 1:
+					if redeliveries {
+						redelivered += int64(bits.OnesCount64(s.delivered[w].Load() & v))
+					}
+					s.delivered[w].Or(v)
+				case 2:
+					both := s.completed[w].Load() & v
+					for both != 0 {
+						b := bits.TrailingZeros64(both)
+						both &= both - 1
+						l.repeats[recordID{uint32(pi), w*64 + uint64(b)}]++
+						duplicates++
+					}
+					s.completed[w].Or(v)
+				case 3:
+					s.archived[w].Or(v)
+				}
 			}
-			s.delivered[w].Or(d)
-			c := ws[2*n+w]
-			both := s.completed[w].Load() & c
-			for both != 0 {
-				b := bits.TrailingZeros64(both)
-				both &= both - 1
-				l.repeats[recordID{uint32(pi), uint64(w)*64 + uint64(b)}]++
-				duplicates++
-			}
-			s.completed[w].Or(c)
-			s.archived[w].Or(ws[3*n+w])
 		}
 	}
 	for _, rp := range e.repeats {

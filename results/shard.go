@@ -50,11 +50,20 @@ type gaugeReading struct {
 }
 
 type ledgerExport struct {
-	capacity     []uint64   // per producer
-	bits         [][]uint64 // per producer: produced, delivered, completed, archived words, concatenated
+	capacity []uint64 // per producer
+	// bits are per producer the non-zero words of its produced,
+	// delivered, completed and archived bitsets, indexed as if the four
+	// were concatenated (n words each, n = ⌈capacity/64⌉).
+	bits         [][]wordRun
 	repeats      []repeatExport
 	foreign      int64
 	producedAcks int64
+}
+
+// wordRun is a run of words starting at word at.
+type wordRun struct {
+	at    uint64
+	words []uint64
 }
 
 type repeatExport struct {
@@ -128,7 +137,7 @@ func encodeHist(h *hdrhistogram.Histogram) ([]byte, error) {
 func (r *Recorder) Export() (*ShardExport, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.absorbed.shards != nil {
+	if len(r.absorbed.shards) > 0 {
 		return nil, errors.New("results: export: this recorder absorbed shard exports; only an agent's own recorder can be exported")
 	}
 	e := &ShardExport{Run: r.Run, window: r.Window(), seriesStart: r.Series.start, pauses: slices.Clone(r.pauses)}
@@ -207,13 +216,23 @@ func (l *Ledger) export() ledgerExport {
 	for i := range l.producers {
 		s := &l.producers[i]
 		e.capacity = append(e.capacity, s.capacity)
-		ws := make([]uint64, 0, 4*len(s.produced))
-		for _, b := range []bitset{s.produced, s.delivered, s.completed, s.archived} {
+		var rs []wordRun
+		n := len(s.produced)
+		for k, b := range []bitset{s.produced, s.delivered, s.completed, s.archived} {
 			for w := range b {
-				ws = append(ws, b[w].Load())
+				v := b[w].Load()
+				if v == 0 {
+					continue
+				}
+				at := uint64(k*n + w)
+				if last := len(rs) - 1; last >= 0 && rs[last].at+uint64(len(rs[last].words)) == at {
+					rs[last].words = append(rs[last].words, v)
+				} else {
+					rs = append(rs, wordRun{at: at, words: []uint64{v}})
+				}
 			}
 		}
-		e.bits = append(e.bits, ws)
+		e.bits = append(e.bits, rs)
 	}
 	l.mu.Lock()
 	for id, n := range l.repeats {
@@ -275,7 +294,7 @@ func (e *ShardExport) Encode() ([]byte, error) {
 	w.uvarint(uint64(len(l.capacity)))
 	for i, c := range l.capacity {
 		w.uvarint(c)
-		w.words(l.bits[i])
+		w.runs(l.bits[i])
 	}
 	w.uvarint(uint64(len(l.repeats)))
 	for _, r := range l.repeats {
@@ -338,6 +357,14 @@ func (e *ShardExport) Encode() ([]byte, error) {
 	return seal(w.b), nil
 }
 
+// makeN makes n items; none is nil, as Export leaves an empty list.
+func makeN[T any](n int) []T {
+	if n == 0 {
+		return nil
+	}
+	return make([]T, n)
+}
+
 // maxSeriesSeconds bounds a decoded series (a week of one-second buckets).
 const maxSeriesSeconds = 7 * 24 * 3600
 
@@ -372,7 +399,7 @@ func DecodeShardExport(b []byte) (*ShardExport, error) {
 			e.counters[i] = r.varint()
 		}
 	}
-	e.gauges = make([]gaugeReading, r.count(10))
+	e.gauges = makeN[gaugeReading](r.count(10))
 	for i := range e.gauges {
 		g := gaugeReading{bucket: int(r.uvarint()), gauge: Gauge(r.uvarint()), bits: r.u64()}
 		if r.err == nil && (uint64(g.bucket) >= n || g.gauge < 0 || g.gauge >= numGauges) {
@@ -393,9 +420,9 @@ func DecodeShardExport(b []byte) (*ShardExport, error) {
 			break
 		}
 		l.capacity = append(l.capacity, c)
-		l.bits = append(l.bits, r.words(4*int((c+63)/64)))
+		l.bits = append(l.bits, r.runs(4*((c+63)/64)))
 	}
-	l.repeats = make([]repeatExport, r.count(3))
+	l.repeats = makeN[repeatExport](r.count(3))
 	for i := range l.repeats {
 		l.repeats[i] = repeatExport{producer: uint32(min(r.uvarint(), math.MaxUint32)), seq: r.uvarint(), extra: r.varint()}
 		if rp := l.repeats[i]; r.err == nil && (int(rp.producer) >= len(l.capacity) || rp.seq >= l.capacity[rp.producer] || rp.extra < 1) {
@@ -405,7 +432,7 @@ func DecodeShardExport(b []byte) (*ShardExport, error) {
 	l.foreign = r.varint()
 	l.producedAcks = r.varint()
 	r.at = "producers"
-	e.producers = make([]producerExport, r.count(6))
+	e.producers = makeN[producerExport](r.count(6))
 	for i := range e.producers {
 		p := &e.producers[i]
 		p.publish, p.scheduleLag = r.bytes(), r.bytes()
@@ -414,7 +441,7 @@ func DecodeShardExport(b []byte) (*ShardExport, error) {
 		}
 	}
 	r.at = "members"
-	e.members = make([]memberExport, r.count(40))
+	e.members = makeN[memberExport](r.count(40))
 	for i := range e.members {
 		m := &e.members[i]
 		for j := range m.hists {
@@ -431,7 +458,7 @@ func DecodeShardExport(b []byte) (*ShardExport, error) {
 		m.crashed = r.bool()
 	}
 	r.at = "pauses"
-	e.pauses = make([]RebalancePause, r.count(4))
+	e.pauses = makeN[RebalancePause](r.count(4))
 	for i := range e.pauses {
 		p := RebalancePause{Member: r.int(), StartNs: 0}
 		part := r.varint()
@@ -444,7 +471,7 @@ func DecodeShardExport(b []byte) (*ShardExport, error) {
 	}
 	for k := range e.intervals {
 		r.at = []string{"completion intervals", "publish intervals"}[k]
-		e.intervals[k] = make([]intervalExport, r.count(2))
+		e.intervals[k] = makeN[intervalExport](r.count(2))
 		for i := range e.intervals[k] {
 			e.intervals[k][i] = intervalExport{start: r.varint(), hist: r.bytes()}
 		}
@@ -453,7 +480,7 @@ func DecodeShardExport(b []byte) (*ShardExport, error) {
 		r.at = []string{"key order", "partition order"}[k]
 		t := &e.order[k]
 		t.checked, t.viol, t.maxRecs, t.maxNs = r.varint(), r.varint(), r.varint(), r.varint()
-		t.fronts = make([]frontExport, r.count(4))
+		t.fronts = makeN[frontExport](r.count(4))
 		for i := range t.fronts {
 			t.fronts[i] = frontExport{id: r.uvarint(), pos: r.uvarint(), intended: r.varint(), affected: r.bool()}
 		}

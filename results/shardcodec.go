@@ -14,7 +14,7 @@ import (
 //
 // The body is a fixed sequence of unsigned and zig-zag varints, length-
 // prefixed byte strings (histograms in HdrHistogram's V2 compressed
-// encoding) and bitsets written as runs of zero words and literal words.
+// encoding) and the ledger's bitsets as runs of non-zero words.
 // Every length is checked against the bytes left before anything is
 // allocated, so a truncated or corrupt export fails with an error.
 
@@ -39,24 +39,22 @@ func (w *wireWriter) bool(v bool) {
 }
 func (w *wireWriter) bytes(p []byte) { w.uvarint(uint64(len(p))); w.b = append(w.b, p...) }
 
-// words writes a bitset as pairs (zero words skipped, literal words).
-func (w *wireWriter) words(ws []uint64) {
+// runs writes a ledger's non-zero words: per run its gap from the previous
+// run's end, its length and its words.
+func (w *wireWriter) runs(rs []wordRun) {
+	w.uvarint(uint64(len(rs)))
+	var end uint64
+	for _, r := range rs {
+		w.uvarint(r.at - end)
+		w.bytes8(r.words)
+		end = r.at + uint64(len(r.words))
+	}
+}
+
+func (w *wireWriter) bytes8(ws []uint64) {
 	w.uvarint(uint64(len(ws)))
-	for i := 0; i < len(ws); {
-		z := i
-		for z < len(ws) && ws[z] == 0 {
-			z++
-		}
-		l := z
-		for l < len(ws) && ws[l] != 0 {
-			l++
-		}
-		w.uvarint(uint64(z - i))
-		w.uvarint(uint64(l - z))
-		for _, v := range ws[z:l] {
-			w.u64(v)
-		}
-		i = l
+	for _, v := range ws {
+		w.u64(v)
 	}
 }
 
@@ -159,37 +157,27 @@ func (r *wireReader) bytes() []byte {
 	return p
 }
 
-func (r *wireReader) words(want int) []uint64 {
-	n := r.uvarint()
-	if r.err != nil {
-		return nil
-	}
-	if n != uint64(want) {
-		r.fail("bitset of %d words, want %d", n, want)
-		return nil
-	}
-	ws := make([]uint64, n)
-	for i := 0; i < len(ws) && r.err == nil; {
-		z, l := r.uvarint(), r.uvarint()
+// runs reads runs of words within total words, in order, each non-empty.
+func (r *wireReader) runs(total uint64) []wordRun {
+	rs := makeN[wordRun](r.count(10))
+	var end uint64
+	for i := range rs {
+		gap := r.uvarint()
+		n := r.count(8)
 		if r.err != nil {
-			break
+			return nil
 		}
-		if z+l == 0 || z > uint64(len(ws)-i) || l > uint64(len(ws)-i)-z {
-			r.fail("bitset run (%d zero, %d literal words) past the bitset's %d words at word %d", z, l, len(ws), i)
-			break
+		if n == 0 || gap > total-end || uint64(n) > total-end-gap {
+			r.fail("run of %d words %d words after word %d: want a non-empty run within the ledger's %d words", n, gap, end, total)
+			return nil
 		}
-		i += int(z)
-		if l > uint64(len(r.b)/8) {
-			r.fail("truncated bitset")
-			break
+		rs[i] = wordRun{at: end + gap, words: make([]uint64, n)}
+		for j := range rs[i].words {
+			rs[i].words[j] = r.u64()
 		}
-		for range l {
-			ws[i] = binary.BigEndian.Uint64(r.b)
-			r.b = r.b[8:]
-			i++
-		}
+		end = rs[i].at + uint64(n)
 	}
-	return ws
+	return rs
 }
 
 // seal appends the CRC; open checks the frame and returns the body.
