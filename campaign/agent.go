@@ -319,6 +319,7 @@ func (a *agent) finish(ctx context.Context, stopConsumers context.CancelFunc, er
 	if err != nil {
 		return fmt.Errorf("agent: export: %w", err)
 	}
+	exp.Shard = a.o.Shard
 	data, err := exp.Encode()
 	if err != nil {
 		return fmt.Errorf("agent: encode results: %w", err)

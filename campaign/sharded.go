@@ -429,6 +429,9 @@ func (c *coord) collect(ctx context.Context, rc *recording) error {
 		if err != nil {
 			return fmt.Errorf("shard %d: results: %w", i, err)
 		}
+		if e.Shard != i {
+			return fmt.Errorf("shard %d: results labelled shard %d", i, e.Shard)
+		}
 		if err := rc.rec.Absorb(e); err != nil {
 			return fmt.Errorf("shard %d: merge results: %w", i, err)
 		}
