@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/sharebench/sharebench/campaign/shard"
@@ -118,6 +119,7 @@ type coord struct {
 	marks        map[int]map[int]results.LedgerMarks // drain check seq → shard → marks
 	exports      map[int][]byte
 	exitc        <-chan shard.ShardExit // nil once closed
+	generation   atomic.Int32           // the highest consumer-group generation an agent reported
 }
 
 // step waits for one event (a message, a blob, an agent's exit) and
@@ -215,6 +217,9 @@ func (c *coord) handle(ctx context.Context, m shard.Msg) error {
 		c.ready[m.Shard] = m
 	case shard.TypeProgress:
 		c.progress[m.Shard] = m.Progress
+		if m.Progress != nil && m.Progress.Generation > c.generation.Load() {
+			c.generation.Store(m.Progress.Generation)
+		}
 	case shard.TypeDone:
 		if m.Progress == nil {
 			m.Progress = &shard.Progress{}
@@ -341,18 +346,9 @@ func (c *coord) formGroup(ctx context.Context) (formation, error) {
 			}
 		}
 	}()
-	// The generation is read from the agents' progress once the pump has
-	// stopped (it owns the map meanwhile).
-	f, err := c.s.formGroup(ctx, errc, func() int32 { return 0 })
+	f, err := c.s.formGroup(ctx, errc, c.generation.Load)
 	stop()
 	<-pumped
-	if err == nil && !c.s.share {
-		for _, p := range c.progress {
-			if p != nil {
-				f.rounds = max(f.rounds, int(p.Generation))
-			}
-		}
-	}
 	return f, err
 }
 
