@@ -72,9 +72,12 @@ type pidLauncher struct {
 	*shard.Local
 	mu   sync.Mutex
 	pids []int
-	// killShard, when ≥ 0, is SIGKILLed killAfter after the start.
+	// killShard, when ≥ 0, is SIGKILLed killAfter after the coordinator
+	// sent start (read from the control topic).
 	killShard int
 	killAfter time.Duration
+	bootstrap []string
+	killed    chan struct{}
 }
 
 func (p *pidLauncher) Start(ctx context.Context, a shard.AgentArgs) (shard.Agents, error) {
@@ -87,10 +90,36 @@ func (p *pidLauncher) Start(ctx context.Context, a shard.AgentArgs) (shard.Agent
 	p.pids = append(p.pids, pids...)
 	p.mu.Unlock()
 	if p.killShard >= 0 {
-		victim := pids[p.killShard]
-		time.AfterFunc(p.killAfter, func() { _ = syscall.Kill(victim, syscall.SIGKILL) })
+		go p.killAfterStart(a, pids[p.killShard])
 	}
 	return ag, nil
+}
+
+// killAfterStart waits for the start message on the control topic, then
+// kills victim once killAfter has passed.
+func (p *pidLauncher) killAfterStart(a shard.AgentArgs, victim int) {
+	defer close(p.killed)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(a.Bootstrap...), kgo.ConsumeTopics(a.ControlTopic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		return
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for ctx.Err() == nil {
+		started := false
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+			if m, err := shard.Decode(r.Value); err == nil && m.Type == shard.TypeStart {
+				started = true
+			}
+		})
+		if started {
+			time.Sleep(p.killAfter)
+			_ = syscall.Kill(victim, syscall.SIGKILL)
+			return
+		}
+	}
 }
 
 func (p *pidLauncher) checkGone(t *testing.T) {
@@ -189,16 +218,22 @@ func TestShardedMatchesSingle(t *testing.T) {
 // An agent killed mid-run fails the run with its shard named; no agent is
 // left running and the run's topics (data, control, results) are deleted.
 func TestShardedKilledShard(t *testing.T) {
-	l := &pidLauncher{Local: &shard.Local{Binary: agentBinary(t), Grace: 2 * time.Second}, killShard: 1, killAfter: 6 * time.Second}
-	spec := shardSpec(t, "share", 3)
-	spec.Duration = 10 * time.Second // still producing when the kill comes
+	l := &pidLauncher{Local: &shard.Local{Binary: agentBinary(t), Grace: 2 * time.Second}, killShard: 1,
+		killAfter: 2 * time.Second, killed: make(chan struct{})}
+	spec := shardSpec(t, "consumer", 3) // forms faster than a share group
 	_, err := runSharded(t, spec, "killed", l)
+	select {
+	case <-l.killed:
+	case <-time.After(time.Minute):
+		t.Fatal("the killer never saw the start")
+	}
 	if err == nil {
 		t.Fatal("a run with a killed agent succeeded")
 	}
 	t.Logf("error: %v", err)
-	if !strings.Contains(err.Error(), "shard 1") {
-		t.Errorf("error %q does not name shard 1", err)
+	if !strings.Contains(err.Error(), "shard 1 failed") || !strings.Contains(err.Error(), "signal: killed") ||
+		strings.Contains(err.Error(), "before the group formed") {
+		t.Errorf("error %q: want shard 1 failed, killed, after the start", err)
 	}
 	l.checkGone(t)
 	if left := runTopics(t, "killed"); len(left) > 0 {
