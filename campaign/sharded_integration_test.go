@@ -4,6 +4,7 @@ package campaign
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os/exec"
 	"path/filepath"
@@ -59,9 +60,14 @@ broker_heap: 768m
 // runSharded runs spec on the shared broker with its agents started by l.
 func runSharded(t *testing.T, spec scenarios.RunSpec, id string, l shard.Launcher) (*Measured, error) {
 	t.Helper()
-	cl := needKafka(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	return runShardedCtx(ctx, t, spec, id, l)
+}
+
+func runShardedCtx(ctx context.Context, t *testing.T, spec scenarios.RunSpec, id string, l shard.Launcher) (*Measured, error) {
+	t.Helper()
+	cl := needKafka(t)
 	rn := runner{cl: cl, log: testLog(t), env: environment(ctx, cl, nil),
 		progress: runProgress{p: NoProgress{}, run: 1, recs: 1, id: id}, shards: ShardOptions{Launcher: l}}
 	return rn.runOne(ctx, spec, id)
@@ -73,8 +79,10 @@ type pidLauncher struct {
 	mu   sync.Mutex
 	pids []int
 	// killShard, when ≥ 0, is SIGKILLed killAfter after the coordinator
-	// sent start (read from the control topic).
+	// sent start (read from the control topic); interrupt, when set, is
+	// called instead (Ctrl-C).
 	killShard int
+	interrupt func()
 	killAfter time.Duration
 	bootstrap []string
 	killed    chan struct{}
@@ -116,6 +124,10 @@ func (p *pidLauncher) killAfterStart(a shard.AgentArgs, victim int) {
 		})
 		if started {
 			time.Sleep(p.killAfter)
+			if p.interrupt != nil {
+				p.interrupt()
+				return
+			}
 			_ = syscall.Kill(victim, syscall.SIGKILL)
 			return
 		}
@@ -237,6 +249,24 @@ func TestShardedKilledShard(t *testing.T) {
 	}
 	l.checkGone(t)
 	if left := runTopics(t, "killed"); len(left) > 0 {
+		t.Errorf("topics left: %v", left)
+	}
+}
+
+// Ctrl-C in the middle of a sharded run (the context ends) stops every
+// agent and deletes the run's topics.
+func TestShardedInterrupted(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	l := &pidLauncher{Local: &shard.Local{Binary: agentBinary(t), Grace: 2 * time.Second}, killShard: 0,
+		killAfter: time.Second, killed: make(chan struct{}), interrupt: cancel}
+	_, err := runShardedCtx(ctx, t, shardSpec(t, "consumer", 2), "interrupted", l)
+	<-l.killed
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run: error %v, want context canceled", err)
+	}
+	l.checkGone(t)
+	if left := runTopics(t, "interrupted"); len(left) > 0 {
 		t.Errorf("topics left: %v", left)
 	}
 }

@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
+
+// sendTimeout bounds one control message's or chunk's delivery.
+const sendTimeout = 30 * time.Second
 
 // Bus is one side's connection to a run's control and results topics: it
 // sends messages and chunks, and delivers what arrives on both topics
@@ -30,6 +34,9 @@ func NewBus(ctx context.Context, bootstrap []string, control, results string, op
 		kgo.ConsumeTopics(control, results), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.ProducerLinger(0), kgo.FetchMaxWait(100 * time.Millisecond), kgo.ProducerBatchMaxBytes(ChunkBytes + 64<<10),
 		kgo.FetchMaxBytes(8 << 20), kgo.FetchMaxPartitionBytes(4 << 20),
+		// A send fails instead of retrying forever when the brokers are
+		// gone, so neither side waits on a vanished peer without bound.
+		kgo.RecordDeliveryTimeout(sendTimeout),
 	}, opts...)
 	cl, err := kgo.NewClient(all...)
 	if err != nil {
@@ -65,7 +72,7 @@ func (b *Bus) read(ctx context.Context) {
 			return
 		}
 		for _, e := range fs.Errors() {
-			if !errors.Is(e.Err, context.Canceled) {
+			if !errors.Is(e.Err, context.Canceled) && !kerr.IsRetriable(e.Err) {
 				fail(fmt.Errorf("shard: read %s: %w", e.Topic, e.Err))
 			}
 		}
