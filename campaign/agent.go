@@ -289,7 +289,7 @@ func (a *agent) load(ctx context.Context, ready shard.Msg) error {
 					return err
 				}
 			case shard.TypeStop:
-				return a.finish(ctx, stopConsumers, errc, fl != nil, progress(prodDone))
+				return a.finish(ctx, stopConsumers, errc, fl, progress(prodDone))
 			default:
 				return fmt.Errorf("agent: unexpected %s from the coordinator during the run", m.Type)
 			}
@@ -306,12 +306,21 @@ func generation(fl *consumers.Fleet) int32 {
 
 // finish stops the members, exports the recorder and writes it to the
 // results topic, then reports done with its final figures.
-func (a *agent) finish(ctx context.Context, stopConsumers context.CancelFunc, errc chan error, fleet bool, p *shard.Progress) error {
+func (a *agent) finish(ctx context.Context, stopConsumers context.CancelFunc, errc chan error, fl *consumers.Fleet, p *shard.Progress) error {
 	stopConsumers()
-	if fleet {
+	cs := consumers.NewClientStats()
+	if fl != nil {
 		if err := waitConsumers(errc, nil); err != nil {
 			p.Errors = append(p.Errors, fmt.Sprintf("shard %d: %v", a.o.Shard, err))
 		}
+		cs = fl.ClientStats()
+	}
+	csData, err := cs.Encode()
+	if err != nil {
+		return err
+	}
+	if err := a.bus.SendBlob(ctx, a.o.Shard, shard.KindClient, 0, csData); err != nil {
+		return err
 	}
 	c := a.rec.Counts()
 	p.Acked, p.Delivered, p.Completed = c.Produced, c.Delivered, c.Completed

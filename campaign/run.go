@@ -176,8 +176,11 @@ type recording struct {
 // fleet is the consumer fleet's side of a run: its exit, the event runner
 // and what the events did, the drain's outcome and the run's errors.
 type fleet struct {
-	fl       *consumers.Fleet // nil until started
-	errc     chan error       // the consumers' exit
+	fl *consumers.Fleet // nil until started
+	// merged are a sharded run's client statistics, added up from its
+	// agents' (fl is nil then).
+	merged   consumers.ClientStats
+	errc     chan error // the consumers' exit
 	events   *eventRunner
 	fired    []runs.Event
 	drainErr error

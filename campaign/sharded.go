@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/campaign/shard"
+	"github.com/sharebench/sharebench/consumers"
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
@@ -99,7 +100,7 @@ func (rn runner) sharded(ctx context.Context, spec scenarios.RunSpec, runID stri
 	c := &coord{s: s, bus: bus, agents: agents, n: n, hash: rn.shards.scenarioHash,
 		hello: map[int]shard.Msg{}, ready: map[int]shard.Msg{}, progress: map[int]*shard.Progress{},
 		done: map[int]*shard.Progress{}, exited: map[int]bool{}, marks: map[int]map[int]results.LedgerMarks{},
-		exports: map[int][]byte{}, exitc: agents.Exited()}
+		exports: map[int][]byte{}, client: map[int][]byte{}, exitc: agents.Exited()}
 	return c.run(ctx)
 }
 
@@ -118,6 +119,7 @@ type coord struct {
 	exited       map[int]bool
 	marks        map[int]map[int]results.LedgerMarks // drain check seq → shard → marks
 	exports      map[int][]byte
+	client       map[int][]byte         // client statistics, by shard
 	exitc        <-chan shard.ShardExit // nil once closed
 	generation   atomic.Int32           // the highest consumer-group generation an agent reported
 }
@@ -148,6 +150,8 @@ func (c *coord) step(ctx context.Context, wait <-chan time.Time) (timedOut bool,
 		switch b.Kind {
 		case shard.KindExport:
 			c.exports[b.Shard] = b.Data
+		case shard.KindClient:
+			c.client[b.Shard] = b.Data
 		case shard.KindMarks:
 			m, err := results.DecodeLedgerMarks(b.Data)
 			if err != nil {
@@ -287,7 +291,7 @@ func (c *coord) run(ctx context.Context) (*Measured, error) {
 	if err := c.until(ctx, readyTimeout, "ready", func(i int) bool { _, ok := c.ready[i]; return ok }); err != nil {
 		return nil, err
 	}
-	r := &run{setup: s, rc: rc, fleet: &fleet{errc: make(chan error, 1)}}
+	r := &run{setup: s, rc: rc, fleet: &fleet{errc: make(chan error, 1), merged: consumers.NewClientStats()}}
 	if r.times.form, err = c.formGroup(ctx); err != nil {
 		return nil, err
 	}
@@ -309,7 +313,7 @@ func (c *coord) run(ctx context.Context) (*Measured, error) {
 	if err := c.drain(ctx, r); err != nil {
 		return nil, err
 	}
-	if err := c.collect(ctx, rc); err != nil {
+	if err := c.collect(ctx, r); err != nil {
 		return nil, err
 	}
 	rc.lag.Stop()
@@ -407,13 +411,15 @@ func (c *coord) drain(ctx context.Context, r *run) error {
 
 // collect stops the agents' load, reads every shard's results and absorbs
 // them into the coordinator's recorder.
-func (c *coord) collect(ctx context.Context, rc *recording) error {
+func (c *coord) collect(ctx context.Context, r *run) error {
+	rc := r.rc
 	if err := c.bus.Send(ctx, shard.Msg{Type: shard.TypeStop, Shard: shard.All}); err != nil {
 		return err
 	}
 	if err := c.until(ctx, resultsTimeout, "its results", func(i int) bool {
 		_, ok := c.exports[i]
-		return ok && c.done[i] != nil
+		_, cok := c.client[i]
+		return ok && cok && c.done[i] != nil
 	}); err != nil {
 		return err
 	}
@@ -432,6 +438,11 @@ func (c *coord) collect(ctx context.Context, rc *recording) error {
 			return fmt.Errorf("shard %d: merge results: %w", i, err)
 		}
 		delete(c.exports, i)
+		cs, err := consumers.DecodeClientStats(c.client[i])
+		if err != nil {
+			return fmt.Errorf("shard %d: %w", i, err)
+		}
+		r.fleet.merged.Merge(cs)
 	}
 	return nil
 }

@@ -113,6 +113,9 @@ func TestShardedProtocolOnKfake(t *testing.T) {
 			t.Errorf("shard %d: %+v, want producer and member %d with 300 acks", p.Shard, p, p.Shard)
 		}
 	}
+	if b := r.Latency.BufferedMs; b.Count < 900 { // the agents' client statistics, added up
+		t.Errorf("buffered time over %d records, want every one of 900", b.Count)
+	}
 	if lat := r.Latency.CompletionMs; lat.Max > 1000 || lat.P50 <= 0 {
 		t.Errorf("completion latency %+v: the skew leaked into it", lat)
 	}

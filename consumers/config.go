@@ -75,7 +75,7 @@ type Config struct {
 	// streams follow the id): one shard of a sharded run runs members
 	// i mod shards = shard with their global ids. Members that join later
 	// get ids above the largest.
-	IDs []int
+	IDs     []int
 	Workers int // workers per member processing a polled batch in parallel
 	// MaxPollRecords is max.poll.records: the most records one poll hands
 	// to the member (share: ShareMaxRecords, a soft limit under

@@ -170,6 +170,7 @@ const (
 	ChunkBytes  = 512 << 10
 	KindExport  = "export"
 	KindMarks   = "marks"
+	KindClient  = "client" // the members' client statistics (consumers.ClientStats)
 	headerRun   = "sharebench-run"
 	headerShard = "sharebench-shard"
 	headerKind  = "sharebench-kind"
