@@ -119,17 +119,11 @@ func (r *Recorder) Absorb(e *ShardExport) error {
 			}
 		}
 	}
-	var intervals [2][]intervalPieceSparse
 	for k, log := range []*IntervalLog{r.completionLog, r.publishLog} {
 		for _, iv := range e.intervals[k] {
 			if iv.start < log.start || (iv.start-log.start)%intervalNs != 0 {
 				return fail("%s interval at %d ns is not on the log's one-second grid from %d ns", log.tag, iv.start, log.start)
 			}
-			p, err := decodeHist(iv.hist, latencyGeometry, log.tag+" interval")
-			if err != nil {
-				return fail("%v", err)
-			}
-			intervals[k] = append(intervals[k], intervalPieceSparse{iv.start, p})
 		}
 	}
 
@@ -139,7 +133,7 @@ func (r *Recorder) Absorb(e *ShardExport) error {
 		h.p.MergeInto(h.dst)
 	}
 	for k, log := range []*IntervalLog{r.completionLog, r.publishLog} {
-		log.absorb(intervals[k])
+		log.absorb(e.intervals[k])
 	}
 	r.absorbSeries(e)
 	shareDeliveries := false

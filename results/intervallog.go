@@ -37,7 +37,7 @@ type IntervalLog struct {
 	err     error
 	// absorbed are intervals from other recorders' logs (a sharded run's
 	// shards, shard.go), by start; they are written with the pending ones.
-	absorbed map[int64]*hdrhistogram.PackedHistogram
+	absorbed map[int64]*bucketAccum
 
 	// own is the shard behind Record, for writers without a shard of
 	// their own.
@@ -222,14 +222,15 @@ func (l *IntervalLog) bytesWith(pieces []*intervalPiece) ([]byte, error) {
 	w := hdrhistogram.NewHistogramLogWriter(out)
 	w.SetBaseTime(l.start / 1e6)
 	sparse := map[int64]*hdrhistogram.PackedHistogram{}
-	for start, p := range l.absorbed {
+	for start, acc := range l.absorbed {
+		p := packedOf(acc.cur)
 		start = max(start, l.written)
 		if d := rest[start]; d != nil {
 			p.MergeInto(d)
 		} else if q := sparse[start]; q != nil {
 			q.Merge(p)
 		} else {
-			sparse[start] = p.Clone()
+			sparse[start] = p
 		}
 	}
 	keys := mapKeys(rest)
@@ -261,32 +262,79 @@ func writeSparseInterval(w *hdrhistogram.HistogramLogWriter, tag string, start i
 	return w.OutputIntervalPackedHistogram(h)
 }
 
-// intervalPieceSparse is an absorbed interval.
-type intervalPieceSparse struct {
-	start int64
-	h     *hdrhistogram.PackedHistogram
+// bucketCount is one populated bucket of an interval histogram: the
+// bucket's value (as PackedHistogram.ForEachBucket reports it) and count.
+type bucketCount struct{ value, count int64 }
+
+// bucketsOf lists h's populated buckets, by value.
+func bucketsOf(h *hdrhistogram.Histogram) []bucketCount {
+	p := hdrhistogram.NewPacked(histLowestUS, histHighestUS, histSigDigits)
+	p.MergeFrom(h)
+	return bucketsOfPacked(p)
+}
+
+func bucketsOfPacked(p *hdrhistogram.PackedHistogram) []bucketCount {
+	out := make([]bucketCount, 0, p.Populated())
+	for v, c := range p.ForEachBucket {
+		out = append(out, bucketCount{v, c})
+	}
+	return out
+}
+
+// packedOf builds an interval histogram from its buckets.
+func packedOf(bs []bucketCount) *hdrhistogram.PackedHistogram {
+	p := hdrhistogram.NewPacked(histLowestUS, histHighestUS, histSigDigits)
+	for _, b := range bs {
+		_ = p.RecordValues(b.value, b.count) // in range: checked on decode
+	}
+	return p
+}
+
+// bucketAccum sums bucket lists: cur is the sum so far, spare the buffer
+// the next sum is written to (the two swap, so adding a list allocates
+// only while the buffers grow).
+type bucketAccum struct{ cur, spare []bucketCount }
+
+func (a *bucketAccum) add(b []bucketCount) {
+	a.cur, a.spare = mergeBuckets(a.spare[:0], a.cur, b), a.cur
+}
+
+// mergeBuckets appends to out the sum of two bucket lists sorted by value.
+func mergeBuckets(out, a, b []bucketCount) []bucketCount {
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0].value < b[0].value:
+			out, a = append(out, a[0]), a[1:]
+		case a[0].value > b[0].value:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			out = append(out, bucketCount{a[0].value, a[0].count + b[0].count})
+			a, b = a[1:], b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // absorb adds other recorders' intervals (their starts on this log's grid).
-func (l *IntervalLog) absorb(pieces []intervalPieceSparse) {
+func (l *IntervalLog) absorb(ivs []intervalExport) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.absorbed == nil {
-		l.absorbed = map[int64]*hdrhistogram.PackedHistogram{}
+		l.absorbed = map[int64]*bucketAccum{}
 	}
-	for _, p := range pieces {
-		if q := l.absorbed[p.start]; q != nil {
-			q.Merge(p.h)
-		} else {
-			l.absorbed[p.start] = p.h
+	for _, iv := range ivs {
+		acc := l.absorbed[iv.start]
+		if acc == nil {
+			acc = &bucketAccum{}
+			l.absorbed[iv.start] = acc
 		}
+		acc.add(iv.buckets)
 	}
 }
 
 // export lists the log's intervals, with the shards' unfinished pieces
-// merged in, each encoded in the V2 compressed encoding: those written
-// already read back from the log's text, the rest encoded from the pending
-// histograms. A log that absorbed intervals is not exported (Recorder.Export
+// merged in, each as its populated buckets: those written already read
+// back from the log's text, the rest from the pending histograms. A log that absorbed intervals is not exported (Recorder.Export
 // refuses such a recorder).
 func (l *IntervalLog) export(pieces []*intervalPiece) ([]intervalExport, error) {
 	l.mu.Lock()
@@ -310,14 +358,9 @@ func (l *IntervalLog) export(pieces []*intervalPiece) ([]intervalExport, error) 
 	keys := mapKeys(rest)
 	slices.Sort(keys)
 	for _, k := range keys {
-		if rest[k].TotalCount() == 0 {
-			continue
+		if rest[k].TotalCount() > 0 {
+			out = append(out, intervalExport{start: k, buckets: bucketsOf(rest[k])})
 		}
-		b, err := rest[k].Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-		if err != nil {
-			return nil, fmt.Errorf("%s interval log: encode interval: %w", l.tag, err)
-		}
-		out = append(out, intervalExport{start: k, hist: b})
 	}
 	return out, nil
 }
@@ -340,7 +383,11 @@ func (l *IntervalLog) writtenIntervals() ([]intervalExport, error) {
 		if err != nil || sec < 0 || sec != math.Round(sec) {
 			return nil, fmt.Errorf("%s interval log: line %q: start %q is not a whole second", l.tag, line, f[0])
 		}
-		out = append(out, intervalExport{start: l.start + int64(sec)*intervalNs, hist: bytes.Clone(f[3])})
+		p, err := hdrhistogram.DecodePacked(f[3])
+		if err != nil {
+			return nil, fmt.Errorf("%s interval log: line %q: %w", l.tag, line, err)
+		}
+		out = append(out, intervalExport{start: l.start + int64(sec)*intervalNs, buckets: bucketsOfPacked(p)})
 	}
 	return out, nil
 }

@@ -95,9 +95,13 @@ type memberExport struct {
 	idleStart int64
 }
 
+// intervalExport is one interval of an interval log: its start and its
+// histogram's populated buckets. Intervals travel as bucket lists rather
+// than V2-encoded histograms: a coordinator absorbs hundreds per shard, and
+// adding sorted lists costs a fraction of inflating each histogram.
 type intervalExport struct {
-	start int64
-	hist  []byte
+	start   int64
+	buckets []bucketCount
 }
 
 type orderTableExport struct {
@@ -339,7 +343,13 @@ func (e *ShardExport) Encode() ([]byte, error) {
 		w.uvarint(uint64(len(ivs)))
 		for _, iv := range ivs {
 			w.varint(iv.start)
-			w.bytes(iv.hist)
+			w.uvarint(uint64(len(iv.buckets)))
+			var prev int64
+			for _, b := range iv.buckets {
+				w.uvarint(uint64(b.value - prev))
+				w.uvarint(uint64(b.count))
+				prev = b.value
+			}
 		}
 	}
 	for _, t := range e.order {
@@ -473,7 +483,19 @@ func DecodeShardExport(b []byte) (*ShardExport, error) {
 		r.at = []string{"completion intervals", "publish intervals"}[k]
 		e.intervals[k] = makeN[intervalExport](r.count(2))
 		for i := range e.intervals[k] {
-			e.intervals[k][i] = intervalExport{start: r.varint(), hist: r.bytes()}
+			iv := &e.intervals[k][i]
+			iv.start = r.varint()
+			iv.buckets = makeN[bucketCount](r.count(2))
+			var prev, total int64
+			for j := range iv.buckets {
+				d, c := r.uvarint(), r.uvarint()
+				if r.err == nil && (d < 1 || d > uint64(histHighestUS-prev) || c < 1 || c > uint64(math.MaxInt64-total)) {
+					r.fail("interval at %d ns: bucket %d (value +%d, count %d): want increasing values up to %d and counts ≥ 1 summing within int64", iv.start, j, d, c, histHighestUS)
+				}
+				prev += int64(d)
+				total += int64(c)
+				iv.buckets[j] = bucketCount{prev, int64(c)}
+			}
 		}
 	}
 	for k := range e.order {
