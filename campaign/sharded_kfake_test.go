@@ -116,7 +116,8 @@ func TestShardedProtocolOnKfake(t *testing.T) {
 	if b := r.Latency.BufferedMs; b.Count < 900 { // the agents' client statistics, added up
 		t.Errorf("buffered time over %d records, want every one of 900", b.Count)
 	}
-	if lat := r.Latency.CompletionMs; lat.Max > 1000 || lat.P50 <= 0 {
+	// Uncorrected, a third of the records would be 1.5 s off: p99 ≥ 1500 ms.
+	if lat := r.Latency.CompletionMs; lat.P99 > 1200 || lat.P50 <= 0 {
 		t.Errorf("completion latency %+v: the skew leaked into it", lat)
 	}
 }
