@@ -87,6 +87,7 @@ func newAgentCmd() *cobra.Command {
 				}
 				o.ClockSkew = d
 			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "sharebench agent: shard %d of %d, run %s, control topic %s\n", idx, shards, name, control)
 			return campaign.Agent(cmd.Context(), o)
 		},
 	}
