@@ -109,7 +109,7 @@ func loadScenario(name string, sets []string) (*scenarios.Scenario, error) {
 // campaign whose runs lost records, did not balance or missed an
 // expectation exits with ExitVerdict unless --no-fail.
 func runScenario(cmd *cobra.Command, f runFlags) error {
-	if f.dist.Shards < 0 {
+	if f.dist.Shards < 0 || f.dist.Shards > 64 {
 		return usageError(fmt.Errorf("--shards %d: expected 1 to 64 agents (0: the scenario's shards:)", f.dist.Shards))
 	}
 	sc, err := loadScenario(f.scenario, f.shardsSet())
