@@ -100,7 +100,9 @@ func (rn runner) sharded(ctx context.Context, spec scenarios.RunSpec, runID stri
 	c := &coord{s: s, bus: bus, agents: agents, n: n, hash: rn.shards.scenarioHash,
 		hello: map[int]shard.Msg{}, ready: map[int]shard.Msg{}, progress: map[int]*shard.Progress{},
 		done: map[int]*shard.Progress{}, exited: map[int]bool{}, marks: map[int]map[int]results.LedgerMarks{},
-		exports: map[int][]byte{}, client: map[int][]byte{}, exitc: agents.Exited()}
+		exports: map[int][]byte{}, client: map[int][]byte{}, exitc: agents.Exited(), cleanExit: map[int]cleanExit{},
+		tick: time.NewTicker(time.Second)}
+	defer c.tick.Stop()
 	return c.run(ctx)
 }
 
@@ -121,6 +123,8 @@ type coord struct {
 	exports      map[int][]byte
 	client       map[int][]byte         // client statistics, by shard
 	exitc        <-chan shard.ShardExit // nil once closed
+	cleanExit    map[int]cleanExit      // exited 0, done not seen yet
+	tick         *time.Ticker
 	generation   atomic.Int32           // the highest consumer-group generation an agent reported
 }
 
@@ -136,16 +140,19 @@ func (c *coord) step(ctx context.Context, wait <-chan time.Time) (timedOut bool,
 		return false, err
 	case e, ok := <-c.exitc:
 		if !ok {
-			c.exitc = nil // every agent ended
-			return false, c.missing()
+			c.exitc = nil // every agent ended: lateDone watches those without results
+			return false, nil
 		}
 		c.exited[e.Shard] = true
 		if e.Err != nil {
 			return false, shardFailed(e.Shard, e.Err.Error(), e.Output)
 		}
 		if c.done[e.Shard] == nil {
-			return false, shardFailed(e.Shard, "exited before sending its results", e.Output)
+			// Its done may still be on its way through the control topic.
+			c.cleanExit[e.Shard] = cleanExit{at: time.Now(), output: e.Output}
 		}
+	case <-c.tick.C:
+		return false, c.lateDone()
 	case b := <-c.bus.Blobs():
 		switch b.Kind {
 		case shard.KindExport:
@@ -168,19 +175,24 @@ func (c *coord) step(ctx context.Context, wait <-chan time.Time) (timedOut bool,
 	return false, nil
 }
 
-// missing is the error once every agent ended: none when every one sent
-// its results first.
-func (c *coord) missing() error {
-	var lacking []int
-	for i := range c.n {
-		if c.done[i] == nil {
-			lacking = append(lacking, i)
+// doneGrace is how long after an agent's clean exit its done message may
+// still arrive: the exit is seen at once, the message through the broker.
+const doneGrace = 15 * time.Second
+
+type cleanExit struct {
+	at     time.Time
+	output string
+}
+
+// lateDone fails on an agent that exited 0 without its done arriving
+// within doneGrace.
+func (c *coord) lateDone() error {
+	for i, e := range c.cleanExit {
+		if c.done[i] == nil && time.Since(e.at) > doneGrace {
+			return shardFailed(i, "exited before sending its results", e.output)
 		}
 	}
-	if len(lacking) == 0 {
-		return nil
-	}
-	return fmt.Errorf("shard(s) %v ended without sending their results", lacking)
+	return nil
 }
 
 func shardFailed(i int, what, output string) error {

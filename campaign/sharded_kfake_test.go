@@ -131,3 +131,18 @@ func TestShardedFailureNamesTheShard(t *testing.T) {
 		t.Fatalf("error %v, want shard 1 failed: disk on fire", err)
 	}
 }
+
+// An agent that exited 0 is given doneGrace for its done message to arrive
+// through the broker (the exit is seen first); after that the run fails.
+func TestLateDone(t *testing.T) {
+	c := &coord{n: 2, done: map[int]*shard.Progress{0: {}}, cleanExit: map[int]cleanExit{
+		0: {at: time.Now().Add(-time.Minute)}, // its done arrived
+		1: {at: time.Now(), output: "bye"}}}   // within the grace
+	if err := c.lateDone(); err != nil {
+		t.Fatalf("within the grace: %v", err)
+	}
+	c.cleanExit[1] = cleanExit{at: time.Now().Add(-doneGrace - time.Second), output: "bye"}
+	if err := c.lateDone(); err == nil || !strings.Contains(err.Error(), "shard 1 failed: exited before sending its results") {
+		t.Fatalf("after the grace: %v", err)
+	}
+}
