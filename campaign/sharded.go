@@ -29,6 +29,9 @@ const (
 	resultsTimeout = 2 * time.Minute // stop → every shard's results and done
 	exitTimeout    = 30 * time.Second
 	drainCheckWait = 30 * time.Second // drain_check → every shard's marks
+	// drainCheckEvery is the pause between drain checks: the single run's
+	// drain poll interval, so drain_s has the same resolution.
+	drainCheckEvery = 250 * time.Millisecond
 )
 
 // ScenarioHash is the sha256 of a scenario file, as agents report it.
@@ -369,7 +372,8 @@ func (c *coord) formGroup(ctx context.Context) (formation, error) {
 }
 
 // drain ends when the union of the agents' ledgers shows every acknowledged
-// record finished (drain checks once a second), or the drain timeout.
+// record finished (a drain check every drainCheckEvery), or the drain
+// timeout.
 func (c *coord) drain(ctx context.Context, r *run) error {
 	s := r.setup
 	s.progress.phase(PhaseDrain, s.spec.DrainTimeout, r.rc.rec)
@@ -399,7 +403,7 @@ func (c *coord) drain(ctx context.Context, r *run) error {
 		if unfinished == 0 {
 			break
 		}
-		wait := time.NewTimer(time.Second)
+		wait := time.NewTimer(drainCheckEvery)
 		timedOut := false
 		for !timedOut {
 			var err error
