@@ -443,3 +443,101 @@ func TestMergeAfterAbsorbRepeatable(t *testing.T) {
 		t.Error("second Merge differs")
 	}
 }
+
+// emptyExport is the export of a recorder that recorded nothing but what
+// set does, as shard i.
+func emptyExport(t *testing.T, i int, set func(*Recorder)) *ShardExport {
+	t.Helper()
+	r := swRecorder()
+	set(r)
+	e, err := r.Export()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Shard = i
+	return e
+}
+
+// TestAbsorbGaugesAndClientClock: the harness's gauges add up; lag keeps
+// the coordinator's reading, else the first shard's; the client clock with
+// the largest bound wins.
+func TestAbsorbGaugesAndClientClock(t *testing.T) {
+	coord := swRecorder()
+	coord.Series.SetGauge(Lag, swStart+1e9, 7) // the coordinator's own reading, second 1
+	for i, c := range []struct {
+		lag1, lag2, cpu float64
+		clock           ClientClock
+	}{
+		{lag1: 100, lag2: 200, cpu: 10, clock: ClientClock{OffsetNs: 1, BoundNs: 50}},
+		{lag1: 300, lag2: 400, cpu: 5, clock: ClientClock{OffsetNs: 2, BoundNs: 90}},
+		{lag1: 500, lag2: 600, cpu: 1, clock: ClientClock{OffsetNs: 3, BoundNs: 70}},
+	} {
+		e := emptyExport(t, i, func(r *Recorder) {
+			r.Series.SetGauge(Lag, swStart+1e9, c.lag1)
+			r.Series.SetGauge(Lag, swStart+2e9, c.lag2)
+			r.Series.SetGauge(HarnessCPUPercent, swStart+2e9, c.cpu)
+			r.SetClientClock(c.clock)
+		})
+		if err := coord.Absorb(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		g      Gauge
+		second int
+		want   float64
+	}{{Lag, 1, 7}, {Lag, 2, 200}, {HarnessCPUPercent, 2, 16}} {
+		if v, ok := coord.Series.GaugeAt(c.g, c.second); !ok || v != c.want {
+			t.Errorf("%s in second %d: %v (%v), want %v", c.g, c.second, v, ok, c.want)
+		}
+	}
+	if _, ok := coord.Series.GaugeAt(HarnessCPUPercent, 1); ok {
+		t.Error("harness CPU in second 1: a reading, want none")
+	}
+	if c, ok := coord.ClientClock(); !ok || c != (ClientClock{OffsetNs: 2, BoundNs: 90}) {
+		t.Errorf("client clock %+v, want the largest bound's {2 90}", c)
+	}
+}
+
+// TestAbsorbIgnoresBitsBeyondCapacity: a ledger word's bits past the
+// producer's capacity (40 records: bits 40-63 of word 0) are not records.
+func TestAbsorbIgnoresBitsBeyondCapacity(t *testing.T) {
+	e := emptyExport(t, 0, func(r *Recorder) { r.Ledger.Produced(0, 3) })
+	e.ledger.bits[0] = []wordRun{{at: 0, words: []uint64{1<<3 | 1<<50}}}
+	coord := swRecorder()
+	if err := coord.Absorb(e); err != nil {
+		t.Fatal(err)
+	}
+	if a := coord.Ledger.Audit(); a.Lost != 1 || coord.Ledger.ProducedUnique() != 1 {
+		t.Errorf("audit %+v, produced unique %d: want 1 lost record, 1 produced", a, coord.Ledger.ProducedUnique())
+	}
+}
+
+func TestDecodeShardExportRejectsOutOfRange(t *testing.T) {
+	for name, mut := range map[string]func(*ShardExport){
+		"gauge second": func(e *ShardExport) { e.gauges = append(e.gauges, gaugeReading{bucket: swSeconds, gauge: Lag}) },
+		"gauge":        func(e *ShardExport) { e.gauges = append(e.gauges, gaugeReading{bucket: 0, gauge: numGauges}) },
+		"ledger run": func(e *ShardExport) {
+			e.ledger.bits[5] = append(e.ledger.bits[5], wordRun{at: 4, words: []uint64{1}}) // 4 words: 1 per bitset
+		},
+		"repeat producer": func(e *ShardExport) {
+			e.ledger.repeats = append(e.ledger.repeats, repeatExport{producer: 6, seq: 0, extra: 1})
+		},
+		"repeat seq": func(e *ShardExport) {
+			e.ledger.repeats = append(e.ledger.repeats, repeatExport{producer: 0, seq: swPerProd, extra: 1})
+		},
+		"interval bucket": func(e *ShardExport) {
+			e.intervals[0] = append(e.intervals[0], intervalExport{start: swStart, buckets: []bucketCount{{histHighestUS + 1, 1}}})
+		},
+	} {
+		e := emptyExport(t, 0, func(*Recorder) {})
+		mut(e)
+		b, err := e.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := DecodeShardExport(b); err == nil {
+			t.Errorf("%s out of range: decoded, want an error", name)
+		}
+	}
+}
