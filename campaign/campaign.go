@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/sharebench/sharebench/campaign/shard"
 	"github.com/sharebench/sharebench/collectors"
 	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/internal/redact"
@@ -31,6 +32,26 @@ type Options struct {
 	// MemoryBudget bounds what the largest run may hold in memory
 	// (RunFootprint); 0 means DefaultMemoryBudget().
 	MemoryBudget uint64
+	// Shards is how runs with shards > 1 start their agents.
+	Shards ShardOptions
+}
+
+// ShardOptions are how a sharded run's agents start
+// (docs/distributed-runs.md).
+type ShardOptions struct {
+	// Launcher starts the agents (shard.Local, the Kubernetes Indexed
+	// Job); nil refuses sharded runs.
+	Launcher shard.Launcher
+	// ConnectionFile is the connection file the agents read (secured
+	// clusters), as a path the agents see.
+	ConnectionFile string
+	// ScenarioFile is the scenario file as a path the agents see; they
+	// report its hash and the coordinator refuses a different file.
+	ScenarioFile string
+	// HashFile is the scenario file as the coordinator reads it (the same
+	// file, on this machine), for that check; "" skips it.
+	HashFile     string
+	scenarioHash string
 }
 
 // Result is a finished campaign.
@@ -98,6 +119,18 @@ func newCampaign(sc *scenarios.Scenario, opt Options) (*campaign, error) {
 	if err := checkClients(sc); err != nil {
 		return nil, err
 	}
+	for i, r := range sc.Runs {
+		if r.ShardCount() > 1 && opt.Shards.Launcher == nil {
+			return nil, fmt.Errorf("run %s: shards %d: no agent launcher (sharebench run --distribute local or k8s)", sc.RunName(i), r.ShardCount())
+		}
+	}
+	if opt.Shards.HashFile != "" {
+		h, err := ScenarioHash(opt.Shards.HashFile)
+		if err != nil {
+			return nil, fmt.Errorf("shards: scenario file: %w", err)
+		}
+		opt.Shards.scenarioHash = h
+	}
 	prov, err := provider(opt)
 	if err != nil {
 		return nil, err
@@ -151,7 +184,7 @@ func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int)
 	if err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes(), clusterConnOpts(cl)...); err != nil {
 		return err
 	}
-	rn := runner{cl: cl, log: c.log, metrics: c.opt.Metrics, env: env}
+	rn := runner{cl: cl, log: c.log, metrics: c.opt.Metrics, env: env, shards: c.opt.Shards}
 	for _, i := range group {
 		id := c.sc.RunName(i)
 		n, total := len(c.out.Runs)+1, len(c.sc.Runs)

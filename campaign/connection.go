@@ -32,7 +32,13 @@ type clientConn struct {
 // connOf prepares the connection of cl's clients for a run of spec, with a
 // fresh throttle hook.
 func connOf(cl infra.Cluster, spec scenarios.RunSpec) (clientConn, error) {
-	c := clientConn{conn: infra.ConnectionOf(cl), throttle: &throttleHook{}}
+	return connFrom(infra.ConnectionOf(cl), spec)
+}
+
+// connFrom prepares connection settings for a run of spec (an agent's,
+// read from its --connection file).
+func connFrom(conn infra.Connection, spec scenarios.RunSpec) (clientConn, error) {
+	c := clientConn{conn: conn, throttle: &throttleHook{}}
 	if spec.Client == string(consumers.ClientJava) && c.conn.Secured() {
 		return c, fmt.Errorf("client java: connection settings (%s) are not passed to the Java runner yet: run client franz-go on a secured cluster", c.conn.Describe())
 	}

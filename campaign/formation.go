@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/sharebench/sharebench/consumers"
 )
 
 // defaultConsumerHeartbeat is franz-go's consumer-group heartbeat interval.
@@ -106,8 +104,11 @@ func stableFor(share bool, spec interface {
 // formGroup waits until the held fleet's group is formed (groupSnapshot.
 // formed) with an assignment unchanged for one heartbeat interval, and
 // reports how it formed. The members consume nothing meanwhile
-// (consumers.Config.Hold); the caller releases them.
-func (s *runSetup) formGroup(ctx context.Context, consumerErr chan error, fl *consumers.Fleet) (formation, error) {
+// (consumers.Config.Hold); the caller releases them. It reads the group
+// from the broker's side only, so the members may run in other processes
+// (a sharded run's agents: consumerErr then carries their failures);
+// generation is the consumer-group generation the members saw.
+func (s *runSetup) formGroup(ctx context.Context, consumerErr chan error, generation func() int32) (formation, error) {
 	fmt.Fprintf(s.log, "  %s: forming a group of %d %s members (consumption held)\n", s.id, s.spec.Members, s.spec.ConsumerType)
 	start := time.Now()
 	hold := stableFor(s.share, s.spec, sessionTimeout(s.spec))
@@ -135,7 +136,7 @@ func (s *runSetup) formGroup(ctx context.Context, consumerErr chan error, fl *co
 		return formation{}, err
 	}
 	f := formation{sec: time.Since(start).Seconds(), perPartition: last.perPartition(s.spec.Partitions),
-		rounds: int(fl.Generation())}
+		rounds: int(generation())}
 	if s.share {
 		f.rounds = int(last.epoch)
 	}

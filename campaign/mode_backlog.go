@@ -67,7 +67,7 @@ func fillThenDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	}
 	f.fl = fl
 	go func() { f.errc <- fl.Wait() }()
-	if r.times.form, err = s.formGroup(ctx, f.errc, fl); err != nil {
+	if r.times.form, err = s.formGroup(ctx, f.errc, fl.Generation); err != nil {
 		return err
 	}
 	rc.cpu.start = collectors.ReadCPU(rc.cpu.pids())

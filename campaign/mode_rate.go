@@ -74,7 +74,7 @@ func produceAndDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	}
 	f.fl = fl
 	go func() { f.errc <- fl.Wait() }()
-	if r.times.form, err = s.formGroup(ctx, f.errc, fl); err != nil {
+	if r.times.form, err = s.formGroup(ctx, f.errc, fl.Generation); err != nil {
 		return err
 	}
 	fl.Release()
@@ -110,13 +110,19 @@ func (f *fleet) stopEvents() {
 // openWindow fixes the schedule start and the measurement window and starts
 // the samplers that watch it.
 func openWindow(ctx context.Context, s *runSetup, rc *recording, pcfg *producer.Config) {
+	openWindowAt(ctx, s, rc, pcfg, rc.clock.Now()+int64(100*time.Millisecond))
+}
+
+// openWindowAt is openWindow with the schedule starting at start (Clock
+// ns): a sharded run's start instant, announced to its agents ahead.
+func openWindowAt(ctx context.Context, s *runSetup, rc *recording, pcfg *producer.Config, start int64) {
 	sp := s.spec
-	rc.start = rc.clock.Now() + int64(100*time.Millisecond)
+	rc.start = start
 	rc.window = results.Window{Start: rc.start + int64(sp.Warmup), End: rc.start + int64(sp.Warmup+sp.Duration)}
 	rc.rec.SetWindow(rc.window)
 	pcfg.Start = rc.start
 	fmt.Fprintf(s.log, "  %s: producing %.0f records/s for %v warm-up + %v measurement\n", s.id, sp.Rate, sp.Warmup, sp.Duration)
-	s.progress.phase(PhaseWarmup, sp.Warmup+100*time.Millisecond, rc.rec)
+	s.progress.phase(PhaseWarmup, sp.Warmup+time.Duration(start-rc.clock.Now()), rc.rec)
 	go func() {
 		if sleepCtx(ctx, time.Duration(rc.window.Start-rc.clock.Now())) {
 			s.progress.phase(PhaseMeasure, sp.Duration, rc.rec)

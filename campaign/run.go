@@ -47,6 +47,7 @@ type runner struct {
 	progress runProgress
 	metrics  *collectors.HarnessMetrics // nil: no live /metrics
 	env      runs.Environment
+	shards   ShardOptions // runs with shards > 1 (sharded.go)
 }
 
 // runOne runs spec by its load mode (mode_rate.go, mode_backlog.go,
@@ -55,6 +56,12 @@ func (rn runner) runOne(ctx context.Context, spec scenarios.RunSpec, runID strin
 	mode, err := modeOf(spec)
 	if err != nil {
 		return nil, err
+	}
+	if spec.ShardCount() > 1 {
+		if spec.LoadMode != "rate" {
+			return nil, fmt.Errorf("shards %d: load_mode %s runs in one process; use load_mode rate", spec.ShardCount(), spec.LoadMode)
+		}
+		return rn.sharded(ctx, spec, runID)
 	}
 	return mode.run(ctx, rn, spec, runID)
 }
@@ -169,8 +176,11 @@ type recording struct {
 // fleet is the consumer fleet's side of a run: its exit, the event runner
 // and what the events did, the drain's outcome and the run's errors.
 type fleet struct {
-	fl       *consumers.Fleet // nil until started
-	errc     chan error       // the consumers' exit
+	fl *consumers.Fleet // nil until started
+	// merged are a sharded run's client statistics, added up from its
+	// agents' (fl is nil then).
+	merged   consumers.ClientStats
+	errc     chan error // the consumers' exit
 	events   *eventRunner
 	fired    []runs.Event
 	drainErr error

@@ -201,8 +201,11 @@ func (r *run) measured() *Measured {
 	if s.dlq != nil {
 		rr.Audit.DeadLetterAudit = *s.dlq // deadletter.go
 	}
-	if f.fl != nil {
-		cs := f.fl.ClientStats()
+	if f.fl != nil || f.merged.Buffered != nil {
+		cs := f.merged
+		if f.fl != nil {
+			cs = f.fl.ClientStats()
+		}
 		rr.Latency.BufferedMs = results.SummarizeMillis(cs.Buffered)
 		rr.Polls.RecordsPerAcquisition = countPercentiles(cs.PerAcquisition)
 		rr.Polls.RecordsPerResponse = countPercentiles(cs.PerResponse)

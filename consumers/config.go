@@ -70,6 +70,12 @@ type Config struct {
 	Group   string
 	Type    GroupType
 	Members int // group members, each its own client
+	// IDs, when set, are the ids of the first len(IDs) members instead of
+	// 0..Members-1 (their client ids, static instance ids and worker random
+	// streams follow the id): one shard of a sharded run runs members
+	// i mod shards = shard with their global ids. Members that join later
+	// get ids above the largest.
+	IDs     []int
 	Workers int // workers per member processing a polled batch in parallel
 	// MaxPollRecords is max.poll.records: the most records one poll hands
 	// to the member (share: ShareMaxRecords, a soft limit under
@@ -158,6 +164,18 @@ func (c Config) validate() error {
 	if c.Members < 1 || c.Workers < 1 || c.MaxPollRecords < 1 {
 		return fmt.Errorf("consumers: members, workers and max_poll_records must be ≥ 1, got %d, %d, %d",
 			c.Members, c.Workers, c.MaxPollRecords)
+	}
+	if len(c.IDs) > 0 {
+		if len(c.IDs) != c.Members {
+			return fmt.Errorf("consumers: %d member ids for %d members", len(c.IDs), c.Members)
+		}
+		seen := map[int]bool{}
+		for _, id := range c.IDs {
+			if id < 0 || seen[id] {
+				return fmt.Errorf("consumers: member ids must be distinct and ≥ 0, got %v", c.IDs)
+			}
+			seen[id] = true
+		}
 	}
 	if err := c.validateClient(); err != nil {
 		return err

@@ -40,6 +40,7 @@ type Fleet struct {
 	active  []*member     // oldest first
 	crashed []*member
 	nextID  int
+	joined  int // members started, for Config.IDs
 }
 
 // Start validates c and starts c.Members members. The fleet runs until ctx
@@ -156,8 +157,12 @@ func (f *Fleet) Join(n int) []int {
 	}
 	for range n {
 		id := f.nextID
+		if f.joined < len(f.c.IDs) {
+			id = f.c.IDs[f.joined]
+		}
+		f.joined++
 		ids = append(ids, id)
-		f.nextID++
+		f.nextID = max(f.nextID, id) + 1
 		mctx, stop := context.WithCancel(f.gctx)
 		pctx, stopPolling := context.WithCancel(mctx)
 		m := &member{id: id, c: f.c, sampler: f.sampler, rec: f.rec, shard: f.rec.MemberShard(),

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -42,6 +43,25 @@ type Config struct {
 	Keys     int
 	HotShare float64
 	HotKeys  int
+	// Only, when not nil, runs just these producer indices (0..Producers-1)
+	// of the fleet, with their global ids, schedules and backlog shares: one
+	// shard of a sharded run (campaign/shard). nil runs every producer.
+	Only []int
+}
+
+// runs reports whether this process runs producer i.
+func (c Config) runs(i int) bool {
+	return c.Only == nil || slices.Contains(c.Only, i)
+}
+
+// Indices are the producer indices i of a fleet of n that shard of shards
+// runs: i mod shards = shard.
+func Indices(n, shard, shards int) []int {
+	out := []int{}
+	for i := shard; i < n && shards > 0; i += shards {
+		out = append(out, i)
+	}
+	return out
 }
 
 // PerProducerMax is the most records any producer of the fleet sends: the
@@ -119,8 +139,16 @@ func Run(ctx context.Context, c Config, rec *results.Recorder) error {
 	if err != nil {
 		return err
 	}
+	for _, i := range c.Only {
+		if i < 0 || i >= len(scheds) {
+			return fmt.Errorf("producers: index %d outside the fleet of %d", i, len(scheds))
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	for i, s := range scheds {
+		if !c.runs(i) {
+			continue
+		}
 		cl, err := kgo.NewClient(opts...)
 		if err != nil {
 			return fmt.Errorf("producer %d: %w", i, err)

@@ -3,7 +3,9 @@ package results
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -33,6 +35,9 @@ type IntervalLog struct {
 	buf     bytes.Buffer
 	w       *hdrhistogram.HistogramLogWriter
 	err     error
+	// absorbed are intervals from other recorders' logs (a sharded run's
+	// shards, shard.go), by start; they are written with the pending ones.
+	absorbed map[int64]*bucketAccum
 
 	// own is the shard behind Record, for writers without a shard of
 	// their own.
@@ -107,10 +112,11 @@ func (s *IntervalShard) Record(nowNs, valueNs int64) {
 	RecordNanos(s.cur, valueNs)
 }
 
-// piece is the shard's unfinished interval, copied (nil when empty). The
-// caller holds the shard owner's lock.
+// piece is the shard's unfinished interval, copied (nil when empty or for
+// no shard: an absorbed shard's intervals are in the log). The caller holds
+// the shard owner's lock.
 func (s *IntervalShard) piece() *intervalPiece {
-	if s.cur.TotalCount() == 0 {
+	if s == nil || s.cur.TotalCount() == 0 {
 		return nil
 	}
 	return &intervalPiece{start: s.curStart, h: s.cur.Clone()}
@@ -215,12 +221,173 @@ func (l *IntervalLog) bytesWith(pieces []*intervalPiece) ([]byte, error) {
 	out := bytes.NewBuffer(bytes.Clone(l.buf.Bytes()))
 	w := hdrhistogram.NewHistogramLogWriter(out)
 	w.SetBaseTime(l.start / 1e6)
+	sparse := map[int64]*hdrhistogram.PackedHistogram{}
+	for start, acc := range l.absorbed {
+		p := packedOf(acc.cur)
+		start = max(start, l.written)
+		if d := rest[start]; d != nil {
+			p.MergeInto(d)
+		} else if q := sparse[start]; q != nil {
+			q.Merge(p)
+		} else {
+			sparse[start] = p
+		}
+	}
 	keys := mapKeys(rest)
+	for k := range sparse {
+		keys = append(keys, k)
+	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if err := writeInterval(w, l.tag, k, rest[k]); err != nil {
+		var err error
+		if h := rest[k]; h != nil {
+			err = writeInterval(w, l.tag, k, rest[k])
+		} else {
+			err = writeSparseInterval(w, l.tag, k, sparse[k])
+		}
+		if err != nil {
 			return nil, fmt.Errorf("%s interval log: %w", l.tag, err)
 		}
 	}
 	return out.Bytes(), nil
+}
+
+func writeSparseInterval(w *hdrhistogram.HistogramLogWriter, tag string, start int64, h *hdrhistogram.PackedHistogram) error {
+	if h.TotalCount() == 0 {
+		return nil
+	}
+	h.SetStartTimeMs(start / 1e6)
+	h.SetEndTimeMs((start + intervalNs) / 1e6)
+	h.SetTag(tag)
+	return w.OutputIntervalPackedHistogram(h)
+}
+
+// bucketCount is one populated bucket of an interval histogram: the
+// bucket's value (as PackedHistogram.ForEachBucket reports it) and count.
+type bucketCount struct{ value, count int64 }
+
+// bucketsOf lists h's populated buckets, by value.
+func bucketsOf(h *hdrhistogram.Histogram) []bucketCount {
+	p := hdrhistogram.NewPacked(histLowestUS, histHighestUS, histSigDigits)
+	p.MergeFrom(h)
+	return bucketsOfPacked(p)
+}
+
+func bucketsOfPacked(p *hdrhistogram.PackedHistogram) []bucketCount {
+	out := make([]bucketCount, 0, p.Populated())
+	for v, c := range p.ForEachBucket {
+		out = append(out, bucketCount{v, c})
+	}
+	return out
+}
+
+// packedOf builds an interval histogram from its buckets.
+func packedOf(bs []bucketCount) *hdrhistogram.PackedHistogram {
+	p := hdrhistogram.NewPacked(histLowestUS, histHighestUS, histSigDigits)
+	for _, b := range bs {
+		_ = p.RecordValues(b.value, b.count) // in range: checked on decode
+	}
+	return p
+}
+
+// bucketAccum sums bucket lists: cur is the sum so far, spare the buffer
+// the next sum is written to (the two swap, so adding a list allocates
+// only while the buffers grow).
+type bucketAccum struct{ cur, spare []bucketCount }
+
+func (a *bucketAccum) add(b []bucketCount) {
+	a.cur, a.spare = mergeBuckets(a.spare[:0], a.cur, b), a.cur
+}
+
+// mergeBuckets appends to out the sum of two bucket lists sorted by value.
+func mergeBuckets(out, a, b []bucketCount) []bucketCount {
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0].value < b[0].value:
+			out, a = append(out, a[0]), a[1:]
+		case a[0].value > b[0].value:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			out = append(out, bucketCount{a[0].value, a[0].count + b[0].count})
+			a, b = a[1:], b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
+}
+
+// absorb adds other recorders' intervals (their starts on this log's grid).
+func (l *IntervalLog) absorb(ivs []intervalExport) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.absorbed == nil {
+		l.absorbed = map[int64]*bucketAccum{}
+	}
+	for _, iv := range ivs {
+		acc := l.absorbed[iv.start]
+		if acc == nil {
+			acc = &bucketAccum{}
+			l.absorbed[iv.start] = acc
+		}
+		acc.add(iv.buckets)
+	}
+}
+
+// export lists the log's intervals, with the shards' unfinished pieces
+// merged in, each as its populated buckets: those written already read
+// back from the log's text, the rest from the pending histograms. A log that absorbed intervals is not exported (Recorder.Export
+// refuses such a recorder).
+func (l *IntervalLog) export(pieces []*intervalPiece) ([]intervalExport, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return nil, fmt.Errorf("%s interval log: %w", l.tag, l.err)
+	}
+	out, err := l.writtenIntervals()
+	if err != nil {
+		return nil, err
+	}
+	rest := map[int64]*hdrhistogram.Histogram{}
+	for start, h := range l.pending {
+		l.mergeLocked(rest, start, h, false)
+	}
+	for _, p := range pieces {
+		if p != nil {
+			l.mergeLocked(rest, p.start, p.h, false)
+		}
+	}
+	keys := mapKeys(rest)
+	slices.Sort(keys)
+	for _, k := range keys {
+		if rest[k].TotalCount() > 0 {
+			out = append(out, intervalExport{start: k, buckets: bucketsOf(rest[k])})
+		}
+	}
+	return out, nil
+}
+
+// writtenIntervals reads the intervals already written to the log's text
+// back: each interval line is "Tag=<tag>,<start s>,<length s>,<max>,<V2
+// payload>", its start in seconds from the log's start (whole seconds).
+func (l *IntervalLog) writtenIntervals() ([]intervalExport, error) {
+	var out []intervalExport
+	prefix := []byte("Tag=" + l.tag + ",")
+	for line := range bytes.Lines(l.buf.Bytes()) {
+		if !bytes.HasPrefix(line, prefix) {
+			continue
+		}
+		f := bytes.Split(bytes.TrimSpace(line[len(prefix):]), []byte(","))
+		if len(f) != 4 {
+			return nil, fmt.Errorf("%s interval log: line %q: want 4 fields after the tag", l.tag, line)
+		}
+		sec, err := strconv.ParseFloat(string(f[0]), 64)
+		if err != nil || sec < 0 || sec != math.Round(sec) {
+			return nil, fmt.Errorf("%s interval log: line %q: start %q is not a whole second", l.tag, line, f[0])
+		}
+		p, err := hdrhistogram.DecodePacked(f[3])
+		if err != nil {
+			return nil, fmt.Errorf("%s interval log: line %q: %w", l.tag, line, err)
+		}
+		out = append(out, intervalExport{start: l.start + int64(sec)*intervalNs, buckets: bucketsOfPacked(p)})
+	}
+	return out, nil
 }

@@ -171,3 +171,34 @@ func (l *Ledger) Audit() Audit {
 	a.Balanced = sum == a.Produced && a.Unacknowledged == 0 && a.Foreign == 0
 	return a
 }
+
+// ProducedUnique, CompletedUnique and FinishedUnique count the records
+// marked produced, completed, and completed or archived: each record once,
+// however often it was marked. They walk the bitsets (one atomic load per
+// 64 records of the ledger's capacity, about 0.2 ms for 10M records) and
+// take no lock, so they suit a progress poll (a sharded run's agents report
+// them while draining), not the per-record path.
+func (l *Ledger) ProducedUnique() int64 {
+	return l.popcount(func(s *producerLedger, w int) uint64 { return s.produced[w].Load() })
+}
+
+// CompletedUnique: see ProducedUnique.
+func (l *Ledger) CompletedUnique() int64 {
+	return l.popcount(func(s *producerLedger, w int) uint64 { return s.completed[w].Load() })
+}
+
+// FinishedUnique: see ProducedUnique.
+func (l *Ledger) FinishedUnique() int64 {
+	return l.popcount(func(s *producerLedger, w int) uint64 { return s.completed[w].Load() | s.archived[w].Load() })
+}
+
+func (l *Ledger) popcount(word func(*producerLedger, int) uint64) int64 {
+	var n int64
+	for pi := range l.producers {
+		s := &l.producers[pi]
+		for w := range s.produced {
+			n += int64(bits.OnesCount64(word(s, w)))
+		}
+	}
+	return n
+}

@@ -92,3 +92,27 @@ func TestLedgerConcurrentMarks(t *testing.T) {
 		t.Fatalf("got %+v", a)
 	}
 }
+
+func TestLedgerUniqueCounts(t *testing.T) {
+	l := NewLedger(3, 130)
+	for _, seq := range []uint64{0, 63, 64, 129} {
+		l.Produced(1, seq)
+		l.Produced(1, seq) // twice: still one record
+	}
+	l.Produced(2, 5)
+	l.Produced(3, 0)   // foreign: outside the ledger
+	l.Completed(1, 0)  // completed
+	l.Completed(1, 0)  // again: a duplicate, one record
+	l.Completed(2, 5)  // completed
+	l.Archived(1, 129) // archived, not completed
+	l.Archived(2, 5)   // archived and completed: one finished record
+	if got := l.ProducedUnique(); got != 5 {
+		t.Errorf("produced unique %d, want 5", got)
+	}
+	if got := l.CompletedUnique(); got != 2 {
+		t.Errorf("completed unique %d, want 2", got)
+	}
+	if got := l.FinishedUnique(); got != 3 {
+		t.Errorf("finished unique %d, want 3", got)
+	}
+}

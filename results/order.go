@@ -82,7 +82,7 @@ type orderFront struct {
 
 // observe checks one finished record of stream id at position pos.
 func (t *orderTable) observe(id, pos uint64, intended int64) {
-	s := &t.shards[(id*0x9e3779b97f4a7c15)>>58]
+	s := t.stripe(id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.checked++
@@ -103,6 +103,9 @@ func (t *orderTable) observe(id, pos uint64, intended int64) {
 	s.maxRecs = max(s.maxRecs, int64(f.pos-pos))
 	s.maxNs = max(s.maxNs, f.intended-intended)
 }
+
+// stripe is the stripe holding stream id.
+func (t *orderTable) stripe(id uint64) *orderShard { return &t.shards[(id*0x9e3779b97f4a7c15)>>58] }
 
 // figures sums the table's stripes.
 func (t *orderTable) figures() OrderFigures {
@@ -156,6 +159,11 @@ type OrderAudit struct {
 	// Keyed says the per-key figures were measured (key_mode hashed).
 	Keyed     bool         `json:"keyed"`
 	Partition OrderFigures `json:"partition"`
+	// PerShard says the figures were checked within each shard of a
+	// sharded run and added up: a record finished on one shard behind a
+	// later record of its stream finished on another is not counted
+	// (docs/measurement.md#sharded-runs-how-shard-results-merge).
+	PerShard bool `json:"per_shard,omitempty"`
 }
 
 // RecordProcessed checks a record a worker finished processing
@@ -173,7 +181,16 @@ func (s *MemberShard) RecordProcessed(st Stamp, p OrderPoint) {
 // Order returns the run's order figures so far; nil when no record was
 // checked (a client that does not report processing, like the Java runner).
 func (r *Recorder) Order() *OrderAudit {
-	a := &OrderAudit{OrderFigures: r.order.keys.figures(), Partition: r.order.parts.figures()}
+	r.mu.Lock()
+	sources := r.absorbed.orderSources
+	r.mu.Unlock()
+	return r.order.audit(sources)
+}
+
+// audit reads the figures; sources is the number of absorbed shard exports
+// that checked order (more than one: the figures are per shard).
+func (o *orderTracker) audit(sources int) *OrderAudit {
+	a := &OrderAudit{OrderFigures: o.keys.figures(), Partition: o.parts.figures(), PerShard: sources > 1}
 	a.Keyed = a.Checked > 0
 	if !a.Keyed && a.Partition.Checked == 0 {
 		return nil

@@ -41,6 +41,8 @@ type Recorder struct {
 	completionLog, publishLog *IntervalLog
 
 	order orderTracker // order per key and partition (order.go)
+
+	absorbed absorbedState // shard exports absorbed (absorb.go)
 }
 
 // NewRecorder prepares a recorder; series covers the run's maximum length.
@@ -313,8 +315,10 @@ func (r *Recorder) Merge() Merged {
 	for _, p := range r.producers {
 		p.mu.Lock()
 		publishPieces = append(publishPieces, p.publishLog.piece())
-		m.Publish.Merge(p.publish)
-		m.ScheduleLag.Merge(p.scheduleLag)
+		if p.publish != nil { // nil: absorbed (the histograms are in r.absorbed)
+			m.Publish.Merge(p.publish)
+			m.ScheduleLag.Merge(p.scheduleLag)
+		}
 		p.mu.Unlock()
 		m.Sent += p.Sent.Load()
 		m.Acked += p.Acked.Load()
@@ -324,11 +328,13 @@ func (r *Recorder) Merge() Merged {
 	for _, s := range r.members {
 		s.mu.Lock()
 		completionPieces = append(completionPieces, s.completionLog.piece())
-		m.Delivery.Merge(s.delivery)
-		m.Completion.Merge(s.completion)
-		m.Queue.Merge(s.queue)
-		m.Hold.Merge(s.hold)
-		m.PollSize.Merge(s.pollSize)
+		if s.delivery != nil { // nil: absorbed
+			m.Delivery.Merge(s.delivery)
+			m.Completion.Merge(s.completion)
+			m.Queue.Merge(s.queue)
+			m.Hold.Merge(s.hold)
+			m.PollSize.Merge(s.pollSize)
+		}
 		s.mu.Unlock()
 		m.Polls += s.Polls.Load()
 		m.EmptyPolls += s.EmptyPolls.Load()
@@ -349,9 +355,20 @@ func (r *Recorder) Merge() Merged {
 		}
 		m.PerMember = append(m.PerMember, s.Completed.Load())
 	}
+	if a := &r.absorbed; a.shards != nil {
+		m.Publish.Merge(a.publish)
+		m.ScheduleLag.Merge(a.scheduleLag)
+		m.Delivery.Merge(a.delivery)
+		m.Completion.Merge(a.completion)
+		m.Queue.Merge(a.queue)
+		m.Hold.Merge(a.hold)
+		m.PollSize.Merge(a.pollSize)
+		m.Duplicates += a.crossDuplicates
+		m.Redelivered += a.crossRedelivered
+	}
 	m.Members = r.memberTimes()
 	m.Pauses = r.sortedPauses()
-	m.Order = r.Order()
+	m.Order = r.order.audit(r.absorbed.orderSources)
 	m.IntervalLogs = map[string][]byte{}
 	for _, l := range []struct {
 		name   string
@@ -398,5 +415,6 @@ func (r *Recorder) Counts() LiveCounts {
 		c.Released += s.Released.Load()
 		c.Rejected += s.Rejected.Load()
 	}
+	c.Redelivered += r.absorbed.crossRedelivered
 	return c
 }

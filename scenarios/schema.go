@@ -79,6 +79,7 @@ var knobs = []knob{
 	{"rebalance_timeout", kindDuration, "rt"},
 	{"keys", kindInt, "keys"},
 	{"hot_keys", kindHotKeys, "hot"},
+	{"shards", kindInt, "shards"},
 }
 
 // metaKeys are the top-level keys that describe the scenario rather than a run.

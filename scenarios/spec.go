@@ -284,6 +284,14 @@ type RunSpec struct {
 	// {share: 0.2, keys: 3}. {share: 0, keys: 0} is no skew.
 	// [hot_keys: {share: 0, keys: 0}]
 	HotKeys HotKeys `mapstructure:"hot_keys" json:"hot_keys,omitzero"`
+	// Shards splits the run over this many agent processes (sharebench
+	// agent): producers and members are dealt out by index (index i runs on
+	// shard i mod shards), the agents meet on a control topic and their
+	// results are merged into one run record (docs/distributed-runs.md).
+	// 1 (or 0) runs everything in this process. 1–64; above 1: load_mode rate or
+	// backlog, client franz-go, no events. --shards overrides it.
+	// [shards: 1]
+	Shards int `mapstructure:"shards" json:"shards,omitempty"`
 }
 
 // HotKeys is key_mode hashed's skew: Share of the records go to the first
@@ -397,5 +405,6 @@ func Defaults() map[string]any {
 		"rebalance_timeout":    "0s",
 		"keys":                 0,
 		"hot_keys":             map[string]any{"share": 0.0, "keys": 0},
+		"shards":               1,
 	}
 }

@@ -105,7 +105,39 @@ func (r RunSpec) problems() []string {
 	r.checkGroupConfig(&p)
 	r.checkDeadLetter(&p)
 	r.checkEvents(&p)
+	r.checkShards(&p)
 	return p
+}
+
+// maxShards bounds shards: every agent reads the whole control topic, so
+// the coordinator's messages fan out to every shard; 64 agents keep that
+// traffic and the merge small (docs/distributed-runs.md).
+const maxShards = 64
+
+// ShardCount is the number of agents the run is split over: Shards, 1 when
+// unset.
+func (r RunSpec) ShardCount() int { return max(r.Shards, 1) }
+
+// checkShards refuses what a sharded run does not support: the run must be
+// one open-loop schedule the agents can split by index (load_mode rate), on
+// the in-process client, without events (which act on one fleet).
+func (r RunSpec) checkShards(p *problems) {
+	if r.Shards < 0 || r.Shards > maxShards { // 0: unset in a RunSpec built in code, one process
+		p.addf("shards", "expected an integer from 1 to %d (agents a run is split over), got %d", maxShards, r.Shards)
+		return
+	}
+	if r.ShardCount() == 1 {
+		return
+	}
+	if r.LoadMode != "rate" {
+		p.addf("shards", "%d shards need load_mode rate (backlog and max_rate run in one process); got load_mode %s", r.Shards, r.LoadMode)
+	}
+	if r.Client == "java" {
+		p.addf("shards", "%d shards need client franz-go (the Java runner is one JVM beside one process)", r.Shards)
+	}
+	if len(r.Events) > 0 {
+		p.addf("shards", "%d shards cannot run events: (an event acts on one fleet and one clock); use shards: 1", r.Shards)
+	}
 }
 
 func oneOf(p *problems, key, got string, valid ...string) {

@@ -45,7 +45,7 @@ func newRoot() *cobra.Command {
 	})
 	root.AddCommand(newAdviseCmd(), newRecommendCmd(), newClusterCmd(), newJarsCmd())
 	root.AddCommand(newHistoryCmd())
-	root.AddCommand(newK8sCmd())
+	root.AddCommand(newK8sCmd(), newAgentCmd())
 	markUsageErrors(root)
 	return root
 }

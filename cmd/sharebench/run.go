@@ -30,8 +30,9 @@ type runFlags struct {
 	cluster    string // --cluster: a cluster started by `cluster up`
 	conn       connFlags
 	// run and bench only
-	noFail bool // --no-fail: exit 0 when the run verdict failed
-	dryRun bool // --dry-run: validate, expand, size, print; start nothing
+	noFail bool            // --no-fail: exit 0 when the run verdict failed
+	dryRun bool            // --dry-run: validate, expand, size, print; start nothing
+	dist   distributeFlags // --shards, --distribute (agent.go)
 }
 
 // registerVerdict adds the flags of run and bench that advise --verify
@@ -39,6 +40,7 @@ type runFlags struct {
 func (f *runFlags) registerVerdict(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.noFail, "no-fail", false, "exit 0 even when a run lost a record, an audit did not balance or an expectation is NOT MET (exploration); the reasons are still printed")
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "load, validate and expand the scenario, size every run and print the matrix; start nothing")
+	f.dist.register(cmd.Flags())
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -107,7 +109,10 @@ func loadScenario(name string, sets []string) (*scenarios.Scenario, error) {
 // campaign whose runs lost records, did not balance or missed an
 // expectation exits with ExitVerdict unless --no-fail.
 func runScenario(cmd *cobra.Command, f runFlags) error {
-	sc, err := loadScenario(f.scenario, f.sets)
+	if f.dist.Shards < 0 || f.dist.Shards > 64 {
+		return usageError(fmt.Errorf("--shards %d: expected 1 to 64 agents (0: the scenario's shards:)", f.dist.Shards))
+	}
+	sc, err := loadScenario(f.scenario, f.shardsSet())
 	if err != nil {
 		return usageError(err)
 	}
@@ -196,9 +201,18 @@ func runCampaign(cmd *cobra.Command, sc *scenarios.Scenario, f runFlags) (*campa
 		return nil, err
 	}
 	defer stopMetrics()
+	sharded := false
+	for _, r := range sc.Runs {
+		sharded = sharded || r.ShardCount() > 1
+	}
+	shards, err := f.shardOptions(sharded)
+	if err != nil {
+		return nil, usageError(err)
+	}
 	progress, log, stopProgress := newProgress(cmd.OutOrStdout()) // a terminal is drawn on, not wrapped
 	res, err := campaign.Run(cmd.Context(), sc, campaign.Options{
 		Provider: f.provider, ResultsDir: f.results, Log: log, Progress: progress, Metrics: metrics, External: ext,
+		Shards: shards,
 	})
 	stopProgress()
 	if res != nil && len(res.Runs) > 0 {

@@ -80,6 +80,7 @@ func sideBySideRows() []tableRow {
 			return fmt.Sprintf("%.1f (%d)", r.Phases.GroupFormationSec, r.Phases.FormationRounds)
 		}},
 		{"group protocol", groupCell},
+		{"sharded", shardsCell},
 		{"offered records/s", func(r runs.Record) string { return num(r.Throughput.OfferedPerSec) }},
 		{"ceiling records/s", func(r runs.Record) string {
 			c := r.Ceiling
@@ -162,6 +163,15 @@ func yesNO(ok bool) string {
 		return "yes"
 	}
 	return "NO"
+}
+
+// shardsCell says how a sharded run was split: "over 3 agents (local),
+// clock ±0.7 ms"; "-" for a run in one process.
+func shardsCell(r runs.Record) string {
+	if r.Shards == nil {
+		return "-"
+	}
+	return fmt.Sprintf("over %d agents (%s), clock ±%.1f ms", r.Shards.Count, r.Shards.Launcher, r.Shards.MaxUncertaintyMs)
 }
 
 // validityCodes is "ok" or the run's flag codes, comma-separated.

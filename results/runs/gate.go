@@ -15,7 +15,7 @@ import (
 var FlagCodes = []string{
 	"not_kafka", "audit_unbalanced", "lost_records", "drain_timeout", "schedule_lag", "harness_cpu",
 	"host_cpu", "above_ceiling", "warmup_short", "lock_expiry_risk", "client_errors", "produce_failed", "collector_failed",
-	"tls_insecure", "throttled", "error", "protocol_fallback", "dead_letter_unreconciled",
+	"tls_insecure", "throttled", "error", "protocol_fallback", "dead_letter_unreconciled", "clock_skew",
 }
 
 // DefaultDenyFlags are the validity flags that fail a compared run by

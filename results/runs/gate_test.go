@@ -25,6 +25,7 @@ func TestFlagCodesCoverCheck(t *testing.T) {
 	})
 	v.Flag((&GroupInfo{Requested: "consumer", Protocol: "classic", Fallback: true}).FallbackFlag()) // raised beside Check
 	v.Flag(DeadLetterFlag(results.Audit{Archived: 2, DeadLetterAudit: results.ReconcileDeadLetters(results.NewLedger(1, 1), 2, 0, "t", nil, false)}))
+	v.Flag((&Shards{LimitMs: ClockSkewLimitMs, MaxUncertaintyMs: 50}).SkewFlag()) // sharded runs (shards.go)
 	for _, c := range v.Codes() {
 		if !slices.Contains(FlagCodes, c) {
 			t.Errorf("Check raised %q, missing from FlagCodes", c)

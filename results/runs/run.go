@@ -45,11 +45,15 @@ type Record struct {
 	Members []MemberLife `json:"members,omitempty"`
 	// GroupConfig is the share group's settings as applied and as read
 	// back (share runs; groupconfig.go).
-	GroupConfig *GroupConfig  `json:"group_config,omitempty"`
-	Environment Environment   `json:"environment"`
-	Errors      []string      `json:"errors,omitempty"`
-	Files       []string      `json:"files"` // files written beside run.json
-	Elapsed     time.Duration `json:"-"`
+	GroupConfig *GroupConfig `json:"group_config,omitempty"`
+	Environment Environment  `json:"environment"`
+	// Shards is how a sharded run (shards > 1) was split over its agents:
+	// their clock offsets and per-agent figures (shards.go). Absent for a
+	// run in one process.
+	Shards  *Shards       `json:"shards,omitempty"`
+	Errors  []string      `json:"errors,omitempty"`
+	Files   []string      `json:"files"` // files written beside run.json
+	Elapsed time.Duration `json:"-"`
 
 	// Burst leads the reports when the drain after the window was longer
 	// than the window (rate mode): the consumers were still working off the

@@ -1,0 +1,272 @@
+package shard
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// ProtocolVersion is the control protocol's version; an agent whose hello
+// carries another one is refused.
+const ProtocolVersion = 1
+
+// Message types. Agents send hello, ping, ready, progress, done and failed;
+// the coordinator sends run, pong, start, drain_check and stop.
+const (
+	TypeHello      = "hello"       // agent: I am shard N (version, scenario hash)
+	TypeRun        = "run"         // coordinator → shard: what to run (Setup)
+	TypePing       = "ping"        // agent: clock ping (Seq, SendNs)
+	TypePong       = "pong"        // coordinator → shard: reply (Seq, SendNs echoed, RemoteNs)
+	TypeReady      = "ready"       // agent: members joined (held), offset measured
+	TypeStart      = "start"       // coordinator → all: start instant and window (coordinator clock)
+	TypeProgress   = "progress"    // agent: every 500 ms while the load runs (Progress)
+	TypeDrainCheck = "drain_check" // coordinator → all: write your ledger marks (Seq) to the results topic
+	TypeStop       = "stop"        // coordinator → all: stop, export, write results
+	TypeDone       = "done"        // agent: results written (Progress: final figures)
+	TypeFailed     = "failed"      // agent: it failed (Error)
+)
+
+// agentTypes and coordinatorTypes are who may send what.
+var (
+	agentTypes       = []string{TypeHello, TypePing, TypeReady, TypeProgress, TypeDone, TypeFailed}
+	coordinatorTypes = []string{TypeRun, TypePong, TypeStart, TypeDrainCheck, TypeStop}
+)
+
+// All addresses a coordinator message to every shard.
+const All = -1
+
+// Msg is one control-topic message. Run is the control topic's name, so a
+// message left from another run is never taken for this one's. Shard is the
+// sender's index on agent messages and the addressee (or All) on the
+// coordinator's.
+type Msg struct {
+	Type  string `json:"type"`
+	Run   string `json:"run"`
+	Shard int    `json:"shard"`
+
+	Version      int    `json:"version,omitempty"`       // hello
+	ScenarioHash string `json:"scenario_hash,omitempty"` // hello: sha256 of --scenario, "" without
+	PID          int    `json:"pid,omitempty"`           // hello
+	Host         string `json:"host,omitempty"`          // hello
+
+	Setup *Setup `json:"setup,omitempty"` // run
+
+	Seq      int   `json:"seq,omitempty"`       // ping, pong, drain_check
+	SendNs   int64 `json:"send_ns,omitempty"`   // ping, pong: the agent's clock at the ping
+	RemoteNs int64 `json:"remote_ns,omitempty"` // pong: the coordinator's clock at the reply
+
+	OffsetNs      int64 `json:"offset_ns,omitempty"`      // ready: added to the agent's clock
+	UncertaintyNs int64 `json:"uncertainty_ns,omitempty"` // ready: ± of the offset
+	Pings         int   `json:"pings,omitempty"`          // ready: samples taken
+
+	StartNs       int64 `json:"start_ns,omitempty"`        // start: the schedule start
+	WindowStartNs int64 `json:"window_start_ns,omitempty"` // start
+	WindowEndNs   int64 `json:"window_end_ns,omitempty"`   // start
+
+	Progress *Progress `json:"progress,omitempty"` // progress, done
+	Error    string    `json:"error,omitempty"`    // failed
+}
+
+// Setup is what a shard runs: the run spec as JSON (scenarios.RunSpec,
+// kept raw so this package does not depend on scenarios), its topic and
+// group, and what its recorder must share with the coordinator's: the run
+// tag, the time series' start and length, the ledger's dimensions.
+type Setup struct {
+	Spec          json.RawMessage `json:"spec"`
+	RunID         string          `json:"run_id"`
+	Topic         string          `json:"topic"`
+	Group         string          `json:"group"`
+	RunTag        uint64          `json:"run_tag"`
+	SeriesStartNs int64           `json:"series_start_ns"`
+	SeriesSeconds int             `json:"series_seconds"`
+	Producers     int             `json:"producers"`
+	PerProducer   uint64          `json:"per_producer"`
+}
+
+// Progress are a shard's counters.
+type Progress struct {
+	Acked         int64 `json:"acked"`     // produce acknowledgements
+	Delivered     int64 `json:"delivered"` // records handed to its workers
+	Completed     int64 `json:"completed"`
+	ProducersDone bool  `json:"producers_done"`
+	Producers     []int `json:"producers"` // indices it runs
+	Members       []int `json:"members"`
+	// Generation is the highest consumer-group generation its members saw.
+	Generation int32 `json:"generation,omitempty"`
+	// Errors are the agent's non-fatal errors (done only), as a run's.
+	Errors []string `json:"errors,omitempty"`
+	// CPUSec and MaxRSSBytes are the agent process's CPU time and peak
+	// resident memory (done only).
+	CPUSec      float64 `json:"cpu_sec,omitempty"`
+	MaxRSSBytes int64   `json:"max_rss_bytes,omitempty"`
+}
+
+// Encode writes m as JSON after checking it.
+func (m Msg) Encode() ([]byte, error) {
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
+}
+
+// Decode reads one message and checks it.
+func Decode(b []byte) (Msg, error) {
+	var m Msg
+	if err := json.Unmarshal(b, &m); err != nil {
+		return Msg{}, fmt.Errorf("shard: control message: %w", err)
+	}
+	return m, m.check()
+}
+
+// FromAgent reports whether an agent sends messages of m's type.
+func (m Msg) FromAgent() bool { return slices.Contains(agentTypes, m.Type) }
+
+// check refuses a message that is not one of the protocol's, or lacks what
+// its type needs.
+func (m Msg) check() error {
+	switch {
+	case m.Run == "":
+		return fmt.Errorf("shard: %s message without a run", m.Type)
+	case slices.Contains(agentTypes, m.Type):
+		if m.Shard < 0 {
+			return fmt.Errorf("shard: %s message from shard %d; want ≥ 0", m.Type, m.Shard)
+		}
+	case slices.Contains(coordinatorTypes, m.Type):
+		if m.Shard < All {
+			return fmt.Errorf("shard: %s message to shard %d; want ≥ 0 or %d (all)", m.Type, m.Shard, All)
+		}
+	default:
+		return fmt.Errorf("shard: message type %q: expected one of %v or %v", m.Type, agentTypes, coordinatorTypes)
+	}
+	switch m.Type {
+	case TypeRun:
+		if m.Setup == nil || len(m.Setup.Spec) == 0 || m.Setup.Topic == "" || m.Setup.Producers < 1 {
+			return errors.New("shard: run message without a complete setup (spec, topic, producers)")
+		}
+	case TypeFailed:
+		if m.Error == "" {
+			return errors.New("shard: failed message without an error")
+		}
+	case TypeStart:
+		if m.StartNs == 0 || m.WindowEndNs <= m.WindowStartNs {
+			return errors.New("shard: start message without a start instant and a window")
+		}
+	}
+	return nil
+}
+
+// For reports whether a coordinator message is addressed to shard.
+func (m Msg) For(shard int) bool { return m.Shard == All || m.Shard == shard }
+
+// Results-topic chunks. A shard's blob (its encoded export at the end, its
+// ledger marks at a drain check) is cut into chunks of at most ChunkBytes,
+// each a record whose headers say run, shard, kind, sequence and chunk i
+// of n.
+const (
+	ChunkBytes  = 512 << 10
+	KindExport  = "export"
+	KindMarks   = "marks"
+	KindClient  = "client" // the members' client statistics (consumers.ClientStats)
+	headerRun   = "sharebench-run"
+	headerShard = "sharebench-shard"
+	headerKind  = "sharebench-kind"
+	headerSeq   = "sharebench-seq"
+	headerChunk = "sharebench-chunk"
+	headerOf    = "sharebench-chunks"
+)
+
+// Chunks cuts data into records for the results topic.
+func Chunks(run string, shard int, kind string, seq int, data []byte) []*kgo.Record {
+	n := max(1, (len(data)+ChunkBytes-1)/ChunkBytes)
+	out := make([]*kgo.Record, 0, n)
+	for i := range n {
+		part := data[min(i*ChunkBytes, len(data)):min((i+1)*ChunkBytes, len(data))]
+		out = append(out, &kgo.Record{Key: []byte(run + "/" + strconv.Itoa(shard)), Value: part, Headers: []kgo.RecordHeader{
+			{Key: headerRun, Value: []byte(run)}, {Key: headerShard, Value: []byte(strconv.Itoa(shard))},
+			{Key: headerKind, Value: []byte(kind)}, {Key: headerSeq, Value: []byte(strconv.Itoa(seq))},
+			{Key: headerChunk, Value: []byte(strconv.Itoa(i))}, {Key: headerOf, Value: []byte(strconv.Itoa(n))},
+		}})
+	}
+	return out
+}
+
+// Blob is a shard's reassembled blob.
+type Blob struct {
+	Shard int
+	Kind  string
+	Seq   int
+	Data  []byte
+}
+
+type blobKey struct {
+	shard int
+	kind  string
+	seq   int
+}
+
+// Assembler puts chunks back together, for one run.
+type Assembler struct {
+	Run   string
+	parts map[blobKey][][]byte
+}
+
+// Add takes one results-topic record; it returns the blob once its last
+// chunk arrived. Records of another run are skipped (nil, nil).
+func (a *Assembler) Add(r *kgo.Record) (*Blob, error) {
+	h := map[string]string{}
+	for _, x := range r.Headers {
+		h[x.Key] = string(x.Value)
+	}
+	if h[headerRun] != a.Run {
+		return nil, nil
+	}
+	num := func(k string) (int, error) {
+		v, err := strconv.Atoi(h[k])
+		if err != nil || v < 0 {
+			return 0, fmt.Errorf("shard: results chunk: header %s %q: expected an integer ≥ 0", k, h[k])
+		}
+		return v, nil
+	}
+	var vals [4]int
+	for i, k := range []string{headerShard, headerSeq, headerChunk, headerOf} {
+		v, err := num(k)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	shard, seq, i, n := vals[0], vals[1], vals[2], vals[3]
+	if n < 1 || i >= n {
+		return nil, fmt.Errorf("shard: results chunk %d of %d from shard %d", i, n, shard)
+	}
+	if a.parts == nil {
+		a.parts = map[blobKey][][]byte{}
+	}
+	k := blobKey{shard, h[headerKind], seq}
+	ps := a.parts[k]
+	if ps == nil {
+		ps = make([][]byte, n)
+		a.parts[k] = ps
+	}
+	if len(ps) != n {
+		return nil, fmt.Errorf("shard: results chunks of shard %d %s %d disagree on their count (%d, %d)", shard, k.kind, seq, len(ps), n)
+	}
+	ps[i] = append([]byte{}, r.Value...)
+	var size int
+	for _, p := range ps {
+		if p == nil {
+			return nil, nil
+		}
+		size += len(p)
+	}
+	delete(a.parts, k)
+	data := make([]byte, 0, size)
+	for _, p := range ps {
+		data = append(data, p...)
+	}
+	return &Blob{Shard: shard, Kind: k.kind, Seq: seq, Data: data}, nil
+}

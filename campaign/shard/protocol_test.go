@@ -1,0 +1,104 @@
+package shard
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestMessagesRoundTrip(t *testing.T) {
+	msgs := []Msg{
+		{Type: TypeHello, Run: "c", Shard: 2, Version: ProtocolVersion, ScenarioHash: "ab", PID: 7, Host: "h"},
+		{Type: TypeRun, Run: "c", Shard: 2, Setup: &Setup{Spec: json.RawMessage(`{"rate":10}`), RunID: "r", Topic: "t", Group: "g",
+			RunTag: 42, SeriesStartNs: 5, SeriesSeconds: 30, Producers: 3, PerProducer: 100}},
+		{Type: TypePing, Run: "c", Shard: 1, Seq: 3, SendNs: 11},
+		{Type: TypePong, Run: "c", Shard: 1, Seq: 3, SendNs: 11, RemoteNs: 99},
+		{Type: TypeReady, Run: "c", Shard: 0, OffsetNs: -2_000_000_000, UncertaintyNs: 1500, Pings: 12},
+		{Type: TypeStart, Run: "c", Shard: All, StartNs: 10, WindowStartNs: 20, WindowEndNs: 30},
+		{Type: TypeProgress, Run: "c", Shard: 1, Progress: &Progress{Acked: 5, Completed: 4, ProducersDone: true, Producers: []int{1}, Members: []int{1, 4}}},
+		{Type: TypeDrainCheck, Run: "c", Shard: All, Seq: 2},
+		{Type: TypeStop, Run: "c", Shard: All},
+		{Type: TypeDone, Run: "c", Shard: 0, Progress: &Progress{CPUSec: 1.5, MaxRSSBytes: 1 << 20}},
+		{Type: TypeFailed, Run: "c", Shard: 0, Error: "boom"},
+	}
+	for _, m := range msgs {
+		b, err := m.Encode()
+		if err != nil {
+			t.Fatalf("%s: %v", m.Type, err)
+		}
+		got, err := Decode(b)
+		if err != nil {
+			t.Fatalf("%s: %v", m.Type, err)
+		}
+		g, _ := json.Marshal(got)
+		if !bytes.Equal(g, b) {
+			t.Errorf("%s: round trip %s, want %s", m.Type, g, b)
+		}
+		if got.FromAgent() != !strings.Contains("run pong start drain_check stop", m.Type) {
+			t.Errorf("%s: FromAgent %v", m.Type, got.FromAgent())
+		}
+	}
+}
+
+func TestMessagesRefused(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		m    Msg
+		want string
+	}{
+		{"no run", Msg{Type: TypeHello}, "without a run"},
+		{"unknown type", Msg{Type: "hi", Run: "c"}, `message type "hi"`},
+		{"negative shard", Msg{Type: TypePing, Run: "c", Shard: -1}, "from shard -1"},
+		{"empty setup", Msg{Type: TypeRun, Run: "c", Setup: &Setup{}}, "without a complete setup"},
+		{"failed without error", Msg{Type: TypeFailed, Run: "c"}, "without an error"},
+		{"start without window", Msg{Type: TypeStart, Run: "c", Shard: All, StartNs: 1}, "without a start instant and a window"},
+	} {
+		if _, err := tt.m.Encode(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want it to mention %q", tt.name, err, tt.want)
+		}
+	}
+	if _, err := Decode([]byte("{")); err == nil {
+		t.Error("malformed JSON decoded")
+	}
+	if (Msg{Shard: 3}).For(2) || !(Msg{Shard: All}).For(2) || !(Msg{Shard: 2}).For(2) {
+		t.Error("For addresses the wrong shards")
+	}
+}
+
+// A blob cut into chunks comes back whole whatever order its chunks arrive
+// in; chunks of another run are skipped; bad headers are refused.
+func TestChunksReassemble(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789"), ChunkBytes/5+7) // a little over 2 chunks
+	recs := Chunks("c", 3, KindExport, 0, data)
+	if len(recs) != 3 {
+		t.Fatalf("%d bytes in %d chunks, want 3", len(data), len(recs))
+	}
+	for _, r := range recs {
+		if len(r.Value) > ChunkBytes {
+			t.Fatalf("chunk of %d bytes above %d", len(r.Value), ChunkBytes)
+		}
+	}
+	a := Assembler{Run: "c"}
+	for _, i := range []int{2, 0} {
+		if b, err := a.Add(recs[i]); b != nil || err != nil {
+			t.Fatalf("chunk %d: blob %v err %v before the last chunk", i, b, err)
+		}
+	}
+	if b, _ := (&Assembler{Run: "other"}).Add(recs[1]); b != nil {
+		t.Fatal("another run's chunk assembled")
+	}
+	b, err := a.Add(recs[1])
+	if err != nil || b == nil || b.Shard != 3 || b.Kind != KindExport || !bytes.Equal(b.Data, data) {
+		t.Fatalf("blob %v err %v, want shard 3's %d bytes", b != nil, err, len(data))
+	}
+	empty := Chunks("c", 0, KindMarks, 4, nil)
+	if b, err := a.Add(empty[0]); err != nil || b == nil || len(b.Data) != 0 || b.Seq != 4 {
+		t.Fatalf("an empty blob: %v %v", b, err)
+	}
+	bad := Chunks("c", 0, KindMarks, 1, []byte("x"))[0]
+	bad.Headers[4].Value = []byte("7")
+	if _, err := a.Add(bad); err == nil {
+		t.Fatal("chunk 7 of 1 accepted")
+	}
+}

@@ -1,0 +1,481 @@
+package campaign
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/sharebench/sharebench/campaign/shard"
+	"github.com/sharebench/sharebench/consumers"
+	"github.com/sharebench/sharebench/producer"
+	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
+)
+
+// Coordinator timeouts of a sharded run: every wait for the agents is
+// bounded and names the shards that missed it.
+const (
+	helloTimeout   = 2 * time.Minute // agents started → every hello (Kubernetes pulls images)
+	readyTimeout   = time.Minute     // run sent → every ready (pings, members joined)
+	startLead      = 500 * time.Millisecond
+	resultsTimeout = 2 * time.Minute // stop → every shard's results and done
+	exitTimeout    = 30 * time.Second
+	drainCheckWait = 30 * time.Second // drain_check → every shard's marks
+	// drainCheckEvery is the pause between drain checks: the single run's
+	// drain poll interval, so drain_s has the same resolution.
+	drainCheckEvery = 250 * time.Millisecond
+)
+
+// ScenarioHash is the sha256 of a scenario file, as agents report it.
+func ScenarioHash(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// sharded runs spec split over spec.Shards agents (docs/distributed-runs.md):
+// the coordinator sets up the topic and group as for a single run, starts
+// the agents through the launcher, forms the group from the broker's side,
+// announces the start, follows the progress, checks the drain on the union
+// of the agents' ledgers, collects every shard's results and absorbs them
+// into its own recorder, from which the record is made as for a single run.
+func (rn runner) sharded(ctx context.Context, spec scenarios.RunSpec, runID string) (*Measured, error) {
+	if rn.shards.Launcher == nil {
+		return nil, fmt.Errorf("shards %d: no agent launcher (sharebench run --distribute local or k8s)", spec.ShardCount())
+	}
+	s, err := newRunSetup(rn, spec, runID)
+	if err != nil {
+		return nil, err
+	}
+	defer s.adm.close()
+	if s.conn.conn.Secured() && rn.shards.ConnectionFile == "" {
+		return nil, fmt.Errorf("shards %d: the cluster's connection (%s) must reach the agents as a file: give it with --connection FILE",
+			spec.ShardCount(), s.conn.conn.Describe())
+	}
+	s.progress.phase(PhaseSetup, groupReadyTimeout, nil)
+	if err := s.createTopicAndGroup(ctx); err != nil {
+		return nil, err
+	}
+	cleanup := context.WithoutCancel(ctx)
+	defer s.adm.deleteTopic(cleanup, s.topic)
+	defer s.deleteDeadLetterTopic(cleanup)
+	control, resultsTopic := s.topic+"-control", s.topic+"-results"
+	for _, t := range []string{control, resultsTopic} {
+		if err := s.adm.createTopic(ctx, t, 1, min(s.cl.Nodes(), 3)); err != nil {
+			return nil, err
+		}
+		defer s.adm.deleteTopic(cleanup, t)
+	}
+	bus, err := shard.NewBus(ctx, s.cl.Bootstrap(), control, resultsTopic, s.conn.opts...)
+	if err != nil {
+		return nil, err
+	}
+	defer bus.Close()
+	n := spec.ShardCount()
+	fmt.Fprintf(s.log, "  %s: starting %d agents (%s)\n", runID, n, rn.shards.Launcher.Name())
+	agents, err := rn.shards.Launcher.Start(ctx, shard.AgentArgs{Bootstrap: s.cl.Bootstrap(), ControlTopic: control,
+		ResultsTopic: resultsTopic, Shards: n, ConnectionFile: rn.shards.ConnectionFile,
+		ScenarioFile: rn.shards.ScenarioFile, Campaign: runID})
+	if err != nil {
+		return nil, fmt.Errorf("start agents: %w", err)
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(cleanup, time.Minute)
+		defer cancel()
+		if err := agents.Stop(sctx); err != nil {
+			fmt.Fprintf(s.log, "  %s: stop agents: %v\n", runID, err)
+		}
+	}()
+	c := &coord{s: s, bus: bus, agents: agents, n: n, hash: rn.shards.scenarioHash,
+		hello: map[int]shard.Msg{}, ready: map[int]shard.Msg{}, progress: map[int]*shard.Progress{},
+		done: map[int]*shard.Progress{}, exited: map[int]bool{}, marks: map[int]map[int]results.LedgerMarks{},
+		exports: map[int][]byte{}, client: map[int][]byte{}, exitc: agents.Exited(), cleanExit: map[int]cleanExit{},
+		tick: time.NewTicker(time.Second)}
+	defer c.tick.Stop()
+	return c.run(ctx)
+}
+
+// coord is the coordinator's side of one sharded run.
+type coord struct {
+	s      *runSetup
+	bus    *shard.Bus
+	agents shard.Agents
+	n      int
+	hash   string
+	clock  *results.Clock // the recording's, once made (pongs read it)
+
+	hello, ready map[int]shard.Msg
+	progress     map[int]*shard.Progress
+	done         map[int]*shard.Progress
+	exited       map[int]bool
+	marks        map[int]map[int]results.LedgerMarks // drain check seq → shard → marks
+	exports      map[int][]byte
+	client       map[int][]byte         // client statistics, by shard
+	exitc        <-chan shard.ShardExit // nil once closed
+	cleanExit    map[int]cleanExit      // exited 0, done not seen yet
+	tick         *time.Ticker
+	generation   atomic.Int32           // the highest consumer-group generation an agent reported
+}
+
+// step waits for one event (a message, a blob, an agent's exit) and
+// handles it; it fails on an agent's failure or exit before its results.
+func (c *coord) step(ctx context.Context, wait <-chan time.Time) (timedOut bool, err error) {
+	select {
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case <-wait:
+		return true, nil
+	case err := <-c.bus.Errs():
+		return false, err
+	case e, ok := <-c.exitc:
+		if !ok {
+			c.exitc = nil // every agent ended: lateDone watches those without results
+			return false, nil
+		}
+		c.exited[e.Shard] = true
+		if e.Err != nil {
+			return false, shardFailed(e.Shard, e.Err.Error(), e.Output)
+		}
+		if c.done[e.Shard] == nil {
+			// Its done may still be on its way through the control topic.
+			c.cleanExit[e.Shard] = cleanExit{at: time.Now(), output: e.Output}
+		}
+	case <-c.tick.C:
+		return false, c.lateDone()
+	case b := <-c.bus.Blobs():
+		switch b.Kind {
+		case shard.KindExport:
+			c.exports[b.Shard] = b.Data
+		case shard.KindClient:
+			c.client[b.Shard] = b.Data
+		case shard.KindMarks:
+			m, err := results.DecodeLedgerMarks(b.Data)
+			if err != nil {
+				return false, fmt.Errorf("shard %d: drain check %d: %w", b.Shard, b.Seq, err)
+			}
+			if c.marks[b.Seq] == nil {
+				c.marks[b.Seq] = map[int]results.LedgerMarks{}
+			}
+			c.marks[b.Seq][b.Shard] = m
+		}
+	case m := <-c.bus.Msgs():
+		return false, c.handle(ctx, m)
+	}
+	return false, nil
+}
+
+// doneGrace is how long after an agent's clean exit its done message may
+// still arrive: the exit is seen at once, the message through the broker.
+const doneGrace = 15 * time.Second
+
+type cleanExit struct {
+	at     time.Time
+	output string
+}
+
+// lateDone fails on an agent that exited 0 without its done arriving
+// within doneGrace.
+func (c *coord) lateDone() error {
+	for i, e := range c.cleanExit {
+		if c.done[i] == nil && time.Since(e.at) > doneGrace {
+			return shardFailed(i, "exited before sending its results", e.output)
+		}
+	}
+	return nil
+}
+
+func shardFailed(i int, what, output string) error {
+	if output = strings.TrimSpace(output); output != "" {
+		lines := strings.Split(output, "\n")
+		if len(lines) > 15 {
+			lines = lines[len(lines)-15:]
+		}
+		what += "; its output ends:\n    " + strings.Join(lines, "\n    ")
+	}
+	return fmt.Errorf("shard %d failed: %s", i, what)
+}
+
+// handle takes one control message.
+func (c *coord) handle(ctx context.Context, m shard.Msg) error {
+	if !m.FromAgent() {
+		return nil // our own
+	}
+	if m.Shard >= c.n {
+		return fmt.Errorf("a message from shard %d of a run split over %d", m.Shard, c.n)
+	}
+	switch m.Type {
+	case shard.TypeHello:
+		if m.Version != shard.ProtocolVersion {
+			return fmt.Errorf("shard %d speaks control protocol %d, the coordinator %d: run the same sharebench version everywhere",
+				m.Shard, m.Version, shard.ProtocolVersion)
+		}
+		if c.hash != "" && m.ScenarioHash != "" && m.ScenarioHash != c.hash {
+			return fmt.Errorf("shard %d read another scenario file (sha256 %s, the coordinator's %s)", m.Shard, m.ScenarioHash, c.hash)
+		}
+		c.hello[m.Shard] = m
+	case shard.TypePing:
+		if c.clock == nil {
+			return fmt.Errorf("shard %d pinged before its run was sent", m.Shard)
+		}
+		return c.bus.Send(ctx, shard.Msg{Type: shard.TypePong, Shard: m.Shard, Seq: m.Seq, SendNs: m.SendNs, RemoteNs: c.clock.Now()})
+	case shard.TypeReady:
+		c.ready[m.Shard] = m
+	case shard.TypeProgress:
+		c.progress[m.Shard] = m.Progress
+		if m.Progress != nil && m.Progress.Generation > c.generation.Load() {
+			c.generation.Store(m.Progress.Generation)
+		}
+	case shard.TypeDone:
+		if m.Progress == nil {
+			m.Progress = &shard.Progress{}
+		}
+		c.done[m.Shard] = m.Progress
+		c.progress[m.Shard] = m.Progress
+	case shard.TypeFailed:
+		return shardFailed(m.Shard, m.Error, "")
+	}
+	return nil
+}
+
+// until steps until cond holds, or fails naming the shards lacking after
+// timeout.
+func (c *coord) until(ctx context.Context, timeout time.Duration, what string, have func(i int) bool) error {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		var lacking []int
+		for i := range c.n {
+			if !have(i) {
+				lacking = append(lacking, i)
+			}
+		}
+		if len(lacking) == 0 {
+			return nil
+		}
+		timedOut, err := c.step(ctx, t.C)
+		if err != nil {
+			return err
+		}
+		if timedOut {
+			return fmt.Errorf("shard(s) %v missed %s within %v", lacking, what, timeout)
+		}
+	}
+}
+
+func (c *coord) run(ctx context.Context) (*Measured, error) {
+	s := c.s
+	if err := c.until(ctx, helloTimeout, "hello", func(i int) bool { _, ok := c.hello[i]; return ok }); err != nil {
+		return nil, err
+	}
+	rc, pcfg, err := newRecording(s)
+	if err != nil {
+		return nil, err
+	}
+	c.clock = rc.clock
+	rc.procs.Start(ctx)
+	defer rc.procs.Stop()
+	specJSON, err := json.Marshal(s.spec)
+	if err != nil {
+		return nil, err
+	}
+	perProducer, seconds, err := runSizes(s.spec)
+	if err != nil {
+		return nil, err
+	}
+	setup := &shard.Setup{Spec: specJSON, RunID: s.id, Topic: s.topic, Group: s.group, RunTag: rc.rec.Run,
+		SeriesStartNs: rc.series.Start(), SeriesSeconds: seconds, Producers: s.spec.Producers, PerProducer: perProducer}
+	for i := range c.n {
+		if err := c.bus.Send(ctx, shard.Msg{Type: shard.TypeRun, Shard: i, Setup: setup}); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.until(ctx, readyTimeout, "ready", func(i int) bool { _, ok := c.ready[i]; return ok }); err != nil {
+		return nil, err
+	}
+	r := &run{setup: s, rc: rc, fleet: &fleet{errc: make(chan error, 1), merged: consumers.NewClientStats()}}
+	if r.times.form, err = c.formGroup(ctx); err != nil {
+		return nil, err
+	}
+	start := rc.clock.Now() + int64(startLead)
+	openWindowAt(ctx, s, rc, &pcfg, start)
+	defer rc.scraper.Stop()
+	defer rc.lag.Stop()
+	if err := c.bus.Send(ctx, shard.Msg{Type: shard.TypeStart, Shard: shard.All, StartNs: start,
+		WindowStartNs: rc.window.Start, WindowEndNs: rc.window.End}); err != nil {
+		return nil, err
+	}
+	produceFor := time.Duration(start-rc.clock.Now()) + s.spec.Warmup + s.spec.Duration + time.Minute // + flush
+	if err := c.until(ctx, produceFor, "the end of its producers", func(i int) bool {
+		p := c.progress[i]
+		return p != nil && p.ProducersDone
+	}); err != nil {
+		return nil, err
+	}
+	if err := c.drain(ctx, r); err != nil {
+		return nil, err
+	}
+	if err := c.collect(ctx, r); err != nil {
+		return nil, err
+	}
+	rc.lag.Stop()
+	rc.scraper.Stop()
+	rc.procs.Stop()
+	for i := range c.n {
+		r.fleet.errs = append(r.fleet.errs, c.done[i].Errors...)
+	}
+	r.reconcileDeadLetters(ctx) // deadletter.go
+	m := r.measured()
+	m.Record.Shards = c.record()
+	m.Record.Validity.Flag(m.Record.Shards.SkewFlag())
+	fmt.Fprintf(s.log, "  %s: sharded over %d agents (%s); largest clock uncertainty ±%.1f ms\n",
+		s.id, c.n, s.shardsLauncher(), m.Record.Shards.MaxUncertaintyMs)
+	return m, nil
+}
+
+func (s *runSetup) shardsLauncher() string { return s.shards.Launcher.Name() }
+
+// formGroup waits for the agents' members to form the group, read from
+// the broker's side, while it keeps answering the control topic.
+func (c *coord) formGroup(ctx context.Context) (formation, error) {
+	fctx, stop := context.WithCancel(ctx)
+	errc := make(chan error, 1)
+	pumped := make(chan struct{})
+	go func() {
+		defer close(pumped)
+		for {
+			if _, err := c.step(fctx, nil); err != nil {
+				if fctx.Err() == nil {
+					errc <- err
+				}
+				return
+			}
+		}
+	}()
+	f, err := c.s.formGroup(ctx, errc, c.generation.Load)
+	stop()
+	<-pumped
+	return f, err
+}
+
+// drain ends when the union of the agents' ledgers shows every acknowledged
+// record finished (a drain check every drainCheckEvery), or the drain
+// timeout.
+func (c *coord) drain(ctx context.Context, r *run) error {
+	s := r.setup
+	s.progress.phase(PhaseDrain, s.spec.DrainTimeout, r.rc.rec)
+	fmt.Fprintf(s.log, "  %s: producers done; draining (timeout %v)\n", s.id, s.spec.DrainTimeout)
+	began := time.Now()
+	deadline := time.NewTimer(s.spec.DrainTimeout)
+	defer deadline.Stop()
+	for seq := 1; ; seq++ {
+		if err := c.bus.Send(ctx, shard.Msg{Type: shard.TypeDrainCheck, Shard: shard.All, Seq: seq}); err != nil {
+			return err
+		}
+		if err := c.until(ctx, drainCheckWait, fmt.Sprintf("drain check %d", seq), func(i int) bool {
+			_, ok := c.marks[seq][i]
+			return ok
+		}); err != nil {
+			return err
+		}
+		all := make([]results.LedgerMarks, 0, c.n)
+		for i := range c.n {
+			all = append(all, c.marks[seq][i])
+		}
+		delete(c.marks, seq)
+		_, unfinished, err := results.Unfinished(all...)
+		if err != nil {
+			return err
+		}
+		if unfinished == 0 {
+			break
+		}
+		wait := time.NewTimer(drainCheckEvery)
+		timedOut := false
+		for !timedOut {
+			var err error
+			select {
+			case <-deadline.C:
+				r.fleet.drainErr = errDrainTimeout
+				wait.Stop()
+				r.times.drain = time.Since(began).Seconds()
+				return nil
+			default:
+			}
+			if timedOut, err = c.step(ctx, wait.C); err != nil {
+				wait.Stop()
+				return err
+			}
+		}
+	}
+	r.times.drain = time.Since(began).Seconds()
+	return nil
+}
+
+// collect stops the agents' load, reads every shard's results and absorbs
+// them into the coordinator's recorder.
+func (c *coord) collect(ctx context.Context, r *run) error {
+	rc := r.rc
+	if err := c.bus.Send(ctx, shard.Msg{Type: shard.TypeStop, Shard: shard.All}); err != nil {
+		return err
+	}
+	if err := c.until(ctx, resultsTimeout, "its results", func(i int) bool {
+		_, ok := c.exports[i]
+		_, cok := c.client[i]
+		return ok && cok && c.done[i] != nil
+	}); err != nil {
+		return err
+	}
+	if err := c.until(ctx, exitTimeout, "its exit after its results", func(i int) bool { return c.exited[i] }); err != nil {
+		return err
+	}
+	for i := range c.n {
+		e, err := results.DecodeShardExport(c.exports[i])
+		if err != nil {
+			return fmt.Errorf("shard %d: results: %w", i, err)
+		}
+		if e.Shard != i {
+			return fmt.Errorf("shard %d: results labelled shard %d", i, e.Shard)
+		}
+		if err := rc.rec.Absorb(e); err != nil {
+			return fmt.Errorf("shard %d: merge results: %w", i, err)
+		}
+		delete(c.exports, i)
+		cs, err := consumers.DecodeClientStats(c.client[i])
+		if err != nil {
+			return fmt.Errorf("shard %d: %w", i, err)
+		}
+		r.fleet.merged.Merge(cs)
+	}
+	return nil
+}
+
+// record is the run's shards record.
+func (c *coord) record() *runs.Shards {
+	out := &runs.Shards{Count: c.n, Launcher: c.s.shardsLauncher(), LimitMs: runs.ClockSkewLimitMs}
+	for i := range c.n {
+		rd, p := c.ready[i], c.done[i]
+		st := runs.ShardStats{Shard: i, OffsetMs: float64(rd.OffsetNs) / 1e6, UncertaintyMs: float64(rd.UncertaintyNs) / 1e6,
+			Pings: rd.Pings, Producers: producer.Indices(c.s.spec.Producers, i, c.n), Members: producer.Indices(c.s.spec.Members, i, c.n)}
+		if p != nil {
+			st.Acked, st.Completed, st.CPUSec, st.MaxRSSMiB = p.Acked, p.Completed, p.CPUSec, float64(p.MaxRSSBytes)/(1<<20)
+		}
+		out.MaxUncertaintyMs = max(out.MaxUncertaintyMs, st.UncertaintyMs)
+		out.PerShard = append(out.PerShard, st)
+	}
+	sort.Slice(out.PerShard, func(a, b int) bool { return out.PerShard[a].Shard < out.PerShard[b].Shard })
+	return out
+}

@@ -1,0 +1,311 @@
+//go:build integration
+
+package campaign
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharebench/sharebench/campaign/shard"
+	"github.com/sharebench/sharebench/scenarios"
+)
+
+// agentBinary builds the sharebench binary the agents run.
+func agentBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "sharebench")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/sharebench").CombinedOutput(); err != nil {
+		t.Fatalf("build sharebench: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func shardSpec(t *testing.T, typ string, shards int) scenarios.RunSpec {
+	t.Helper()
+	sc, err := scenarios.LoadBytes("sharded", []byte(`name: sharded
+consumer_type: `+typ+`
+partitions: 4
+producers: 3
+rate: 600
+message_size: 128
+members: 6
+workers: 1
+max_poll_records: 20
+processing: {model: constant, time: 1ms}
+warmup: 1s
+duration: 4s
+drain_timeout: 60s
+nodes: 1
+broker_heap: 768m
+`), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sc.Runs[0]
+	s.Shards = shards
+	return s
+}
+
+// runSharded runs spec on the shared broker with its agents started by l.
+func runSharded(t *testing.T, spec scenarios.RunSpec, id string, l shard.Launcher) (*Measured, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	return runShardedCtx(ctx, t, spec, id, l)
+}
+
+func runShardedCtx(ctx context.Context, t *testing.T, spec scenarios.RunSpec, id string, l shard.Launcher) (*Measured, error) {
+	t.Helper()
+	cl := needKafka(t)
+	rn := runner{cl: cl, log: testLog(t), env: environment(ctx, cl, nil),
+		progress: runProgress{p: NoProgress{}, run: 1, recs: 1, id: id}, shards: ShardOptions{Launcher: l}}
+	return rn.runOne(ctx, spec, id)
+}
+
+// pidLauncher remembers the agents' pids and can kill one mid-run.
+type pidLauncher struct {
+	*shard.Local
+	mu   sync.Mutex
+	pids []int
+	// killShard, when ≥ 0, is SIGKILLed killAfter after the coordinator
+	// sent start (read from the control topic); interrupt, when set, is
+	// called instead (Ctrl-C).
+	killShard int
+	interrupt func()
+	killAfter time.Duration
+	bootstrap []string
+	killed    chan struct{}
+}
+
+func (p *pidLauncher) Start(ctx context.Context, a shard.AgentArgs) (shard.Agents, error) {
+	ag, err := p.Local.Start(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	pids := ag.(interface{ PIDs() []int }).PIDs()
+	p.mu.Lock()
+	p.pids = append(p.pids, pids...)
+	p.mu.Unlock()
+	if p.killShard >= 0 {
+		go p.killAfterStart(a, pids[p.killShard])
+	}
+	return ag, nil
+}
+
+// killAfterStart waits for the start message on the control topic, then
+// kills victim once killAfter has passed.
+func (p *pidLauncher) killAfterStart(a shard.AgentArgs, victim int) {
+	defer close(p.killed)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(a.Bootstrap...), kgo.ConsumeTopics(a.ControlTopic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		return
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for ctx.Err() == nil {
+		started := false
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+			if m, err := shard.Decode(r.Value); err == nil && m.Type == shard.TypeStart {
+				started = true
+			}
+		})
+		if started {
+			time.Sleep(p.killAfter)
+			if p.interrupt != nil {
+				p.interrupt()
+				return
+			}
+			_ = syscall.Kill(victim, syscall.SIGKILL)
+			return
+		}
+	}
+}
+
+func (p *pidLauncher) checkGone(t *testing.T) {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.pids) == 0 {
+		t.Fatal("no agent was started")
+	}
+	for _, pid := range p.pids {
+		if syscall.Kill(pid, 0) == nil {
+			t.Errorf("agent pid %d still running after the run", pid)
+		}
+	}
+}
+
+// runTopics lists the broker's topics of run id (its topic, control and
+// results topics).
+func runTopics(t *testing.T, id string) []string {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(needKafka(t).Bootstrap()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	td, err := kadm.NewClient(cl).ListTopics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, name := range td.Names() {
+		if strings.HasPrefix(name, "sharebench-"+id+"-") {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// The same small scenario in one process and over 3 agents gives the same
+// totals: every scheduled record produced once and completed once, the
+// audit balanced, no duplicate for a consumer group, and the completed
+// rate within 10 % of the single run's (both run below their ceiling, so
+// both complete what is offered).
+func TestShardedMatchesSingle(t *testing.T) {
+	for _, typ := range []string{"consumer", "share"} {
+		t.Run(typ, func(t *testing.T) {
+			l := &pidLauncher{Local: &shard.Local{Binary: agentBinary(t)}, killShard: -1}
+			single := runMeasured(t, shardSpec(t, typ, 1), "single-"+typ)
+			id := "sharded-" + typ
+			m, err := runSharded(t, shardSpec(t, typ, 3), id, l)
+			if err != nil {
+				t.Fatalf("sharded run: %v", err)
+			}
+			l.checkGone(t)
+			one, three := single.Record, m.Record
+			t.Logf("single: %.1f/s audit %+v p50 %.1f p99 %.1f", one.Throughput.CompletedPerSec, one.Audit, one.Latency.CompletionMs.P50, one.Latency.CompletionMs.P99)
+			t.Logf("3 shards: %.1f/s audit %+v p50 %.1f p99 %.1f shards %+v", three.Throughput.CompletedPerSec, three.Audit,
+				three.Latency.CompletionMs.P50, three.Latency.CompletionMs.P99, three.Shards)
+			if three.Shards == nil || three.Shards.Count != 3 || three.Shards.Launcher != "local" || len(three.Shards.PerShard) != 3 {
+				t.Fatalf("shards record %+v, want 3 local agents", three.Shards)
+			}
+			a := three.Audit
+			if !a.Balanced || a.Lost != 0 || a.InFlight != 0 || a.Produced != one.Audit.Produced || a.CompletedOnce+a.Duplicates != a.Produced {
+				t.Errorf("sharded audit %+v; single produced %d: want the same records, balanced, all completed", a, one.Audit.Produced)
+			}
+			if typ == "consumer" && a.Duplicates != 0 {
+				t.Errorf("consumer group over 3 agents completed %d records twice", a.Duplicates)
+			}
+			var acked, completed int64
+			for _, p := range three.Shards.PerShard {
+				acked += p.Acked
+				completed += p.Completed
+				if p.Pings < 8 || p.UncertaintyMs <= 0 {
+					t.Errorf("shard %d: %d pings, uncertainty %.3f ms", p.Shard, p.Pings, p.UncertaintyMs)
+				}
+			}
+			if acked != a.Produced || completed != three.Outcomes.Completed {
+				t.Errorf("per-shard acked %d completed %d; merged produced %d completed %d", acked, completed, a.Produced, three.Outcomes.Completed)
+			}
+			if r := three.Throughput.CompletedPerSec / one.Throughput.CompletedPerSec; math.Abs(r-1) > 0.10 {
+				t.Errorf("completed/s: 3 shards %.1f vs one process %.1f (ratio %.3f): want within 10 %%",
+					three.Throughput.CompletedPerSec, one.Throughput.CompletedPerSec, r)
+			}
+			if left := runTopics(t, id); len(left) > 0 {
+				t.Errorf("topics left: %v", left)
+			}
+		})
+	}
+}
+
+// An agent killed mid-run fails the run with its shard named; no agent is
+// left running and the run's topics (data, control, results) are deleted.
+func TestShardedKilledShard(t *testing.T) {
+	l := &pidLauncher{Local: &shard.Local{Binary: agentBinary(t), Grace: 2 * time.Second}, killShard: 1,
+		killAfter: 2 * time.Second, killed: make(chan struct{})}
+	spec := shardSpec(t, "consumer", 3) // forms faster than a share group
+	_, err := runSharded(t, spec, "killed", l)
+	select {
+	case <-l.killed:
+	case <-time.After(time.Minute):
+		t.Fatal("the killer never saw the start")
+	}
+	if err == nil {
+		t.Fatal("a run with a killed agent succeeded")
+	}
+	t.Logf("error: %v", err)
+	if !strings.Contains(err.Error(), "shard 1 failed") || !strings.Contains(err.Error(), "signal: killed") ||
+		strings.Contains(err.Error(), "before the group formed") {
+		t.Errorf("error %q: want shard 1 failed, killed, after the start", err)
+	}
+	l.checkGone(t)
+	if left := runTopics(t, "killed"); len(left) > 0 {
+		t.Errorf("topics left: %v", left)
+	}
+}
+
+// Ctrl-C in the middle of a sharded run (the context ends) stops every
+// agent and deletes the run's topics.
+func TestShardedInterrupted(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	l := &pidLauncher{Local: &shard.Local{Binary: agentBinary(t), Grace: 2 * time.Second}, killShard: 0,
+		killAfter: time.Second, killed: make(chan struct{}), interrupt: cancel}
+	_, err := runShardedCtx(ctx, t, shardSpec(t, "consumer", 2), "interrupted", l)
+	<-l.killed
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run: error %v, want context canceled", err)
+	}
+	l.checkGone(t)
+	if left := runTopics(t, "interrupted"); len(left) > 0 {
+		t.Errorf("topics left: %v", left)
+	}
+}
+
+// An agent whose clock runs 2 s ahead has its offset measured as about
+// -2 s, within its stated uncertainty; the latencies, corrected by it, stay
+// those of a normal run (milliseconds, not seconds).
+func TestShardedClockSkew(t *testing.T) {
+	const skew = 2 * time.Second
+	l := &pidLauncher{Local: &shard.Local{Binary: agentBinary(t), ShardEnv: func(i int) []string {
+		if i == 1 {
+			return []string{"SHAREBENCH_AGENT_CLOCK_SKEW=" + skew.String()}
+		}
+		return nil
+	}}, killShard: -1}
+	m, err := runSharded(t, shardSpec(t, "share", 3), "skew", l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.checkGone(t)
+	r := m.Record
+	for _, p := range r.Shards.PerShard {
+		want := 0.0
+		if p.Shard == 1 {
+			want = -float64(skew) / 1e6
+		}
+		// The true offset lies within ±uncertainty of the estimate; 1 ms
+		// more allows for the two processes' clocks reading the wall time
+		// at different instants of an NTP slew.
+		if d := math.Abs(p.OffsetMs - want); d > p.UncertaintyMs+1 {
+			t.Errorf("shard %d: offset %.3f ms, want %.0f ± %.3f ms", p.Shard, p.OffsetMs, want, p.UncertaintyMs)
+		}
+	}
+	lat := r.Latency.CompletionMs
+	t.Logf("completion p50 %.1f p99 %.1f max %.1f; shards %+v", lat.P50, lat.P99, lat.Max, r.Shards.PerShard)
+	// Uncorrected, the records sent on shard 1 and completed elsewhere (and
+	// the reverse) would be off by 2 s: about a third of them, so p99 would
+	// be above 2000 ms.
+	if lat.P50 <= 0 || lat.P99 > 1500 {
+		t.Errorf("completion latency p50 %.1f p99 %.1f ms: the 2 s skew leaked into them", lat.P50, lat.P99)
+	}
+	if !r.Audit.Balanced || r.Audit.Lost != 0 {
+		t.Errorf("audit %+v", r.Audit)
+	}
+}

@@ -1,0 +1,148 @@
+package campaign
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sharebench/sharebench/campaign/shard"
+)
+
+// inProcess runs agents as goroutines calling Agent: the whole protocol in
+// one test process, on kfake (not Kafka). fail, when ≥ 0, makes that shard
+// return an error right after its hello; skew shifts one shard's clock.
+type inProcess struct {
+	skewShard int
+	skew      time.Duration
+	fail      int
+}
+
+func (p inProcess) Name() string { return "in-process" }
+
+func (p inProcess) Start(ctx context.Context, a shard.AgentArgs) (shard.Agents, error) {
+	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	ag := &goAgents{exited: make(chan shard.ShardExit, a.Shards), cancel: cancel}
+	for i := range a.Shards {
+		o := AgentOptions{Bootstrap: a.Bootstrap, ControlTopic: a.ControlTopic, ResultsTopic: a.ResultsTopic, Shard: i, Shards: a.Shards}
+		if i == p.skewShard {
+			o.ClockSkew = p.skew
+		}
+		ag.wg.Add(1)
+		go func() {
+			defer ag.wg.Done()
+			var err error
+			if i == p.fail {
+				err = failingAgent(actx, o)
+			} else {
+				err = Agent(actx, o)
+			}
+			ag.exited <- shard.ShardExit{Shard: i, Err: err}
+		}()
+	}
+	go func() { ag.wg.Wait(); close(ag.exited) }()
+	return ag, nil
+}
+
+// failingAgent says hello, then fails as an agent does: failed, an error.
+func failingAgent(ctx context.Context, o AgentOptions) error {
+	bus, err := shard.NewBus(ctx, o.Bootstrap, o.ControlTopic, o.ResultsTopic)
+	if err != nil {
+		return err
+	}
+	defer bus.Close()
+	if err := bus.Send(ctx, shard.Msg{Type: shard.TypeHello, Shard: o.Shard, Version: shard.ProtocolVersion}); err != nil {
+		return err
+	}
+	_ = bus.Send(ctx, shard.Msg{Type: shard.TypeFailed, Shard: o.Shard, Error: "disk on fire"})
+	return errors.New("disk on fire")
+}
+
+type goAgents struct {
+	exited chan shard.ShardExit
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func (g *goAgents) Exited() <-chan shard.ShardExit { return g.exited }
+func (g *goAgents) Stop(context.Context) error     { g.cancel(); g.wg.Wait(); return nil }
+
+func shardedRun(ctx context.Context, t *testing.T, l shard.Launcher, shards int) (*Measured, error) {
+	_, cl := startKfake(t)
+	s := baseSpec()
+	s.Members, s.Producers, s.Rate, s.Shards = 3, 3, 300, shards
+	s.Processing.Time = time.Millisecond
+	s.Warmup, s.Duration = time.Second, 2*time.Second
+	rn := runner{cl: cl, log: testLog(t), env: environment(ctx, cl, nil),
+		progress: runProgress{p: NoProgress{}, run: 1, recs: 1, id: "kfake-sharded"}, shards: ShardOptions{Launcher: l}}
+	return rn.runOne(ctx, s, "kfake-sharded")
+}
+
+// The protocol end to end on kfake (not Kafka), agents in-process: three
+// shards produce and complete every scheduled record once, the merged audit
+// balances, an agent whose clock is 1.5 s ahead has it measured within its
+// uncertainty and the completion latencies stay in milliseconds.
+func TestShardedProtocolOnKfake(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const skew = 1500 * time.Millisecond
+	m, err := shardedRun(ctx, t, inProcess{skewShard: 2, skew: skew, fail: -1}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Record
+	// 300 records/s over 3 s of warm-up and window, split over 3 producers.
+	if a := r.Audit; !a.Balanced || a.Produced != 900 || a.CompletedOnce != 900 {
+		t.Errorf("audit %+v, want 900 produced and completed once", a)
+	}
+	if r.Shards == nil || r.Shards.Count != 3 || r.Shards.Launcher != "in-process" {
+		t.Fatalf("shards record %+v", r.Shards)
+	}
+	for _, p := range r.Shards.PerShard {
+		want := 0.0
+		if p.Shard == 2 {
+			want = -float64(skew) / 1e6
+		}
+		if d := math.Abs(p.OffsetMs - want); d > p.UncertaintyMs+1 {
+			t.Errorf("shard %d: offset %.3f ms, want %.0f ± %.3f", p.Shard, p.OffsetMs, want, p.UncertaintyMs)
+		}
+		if p.Acked != 300 || len(p.Producers) != 1 || p.Producers[0] != p.Shard || len(p.Members) != 1 {
+			t.Errorf("shard %d: %+v, want producer and member %d with 300 acks", p.Shard, p, p.Shard)
+		}
+	}
+	if b := r.Latency.BufferedMs; b.Count < 900 { // the agents' client statistics, added up
+		t.Errorf("buffered time over %d records, want every one of 900", b.Count)
+	}
+	// Uncorrected, a third of the records would be 1.5 s off: p99 ≥ 1500 ms.
+	if lat := r.Latency.CompletionMs; lat.P99 > 1200 || lat.P50 <= 0 {
+		t.Errorf("completion latency %+v: the skew leaked into it", lat)
+	}
+}
+
+// A shard that fails fails the run with its shard and message named.
+func TestShardedFailureNamesTheShard(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, err := shardedRun(ctx, t, inProcess{skewShard: -1, fail: 1}, 2)
+	if err == nil || !strings.Contains(err.Error(), "shard 1 failed: disk on fire") {
+		t.Fatalf("error %v, want shard 1 failed: disk on fire", err)
+	}
+}
+
+// An agent that exited 0 is given doneGrace for its done message to arrive
+// through the broker (the exit is seen first); after that the run fails.
+func TestLateDone(t *testing.T) {
+	c := &coord{n: 2, done: map[int]*shard.Progress{0: {}}, cleanExit: map[int]cleanExit{
+		0: {at: time.Now().Add(-time.Minute)}, // its done arrived
+		1: {at: time.Now(), output: "bye"}}}   // within the grace
+	if err := c.lateDone(); err != nil {
+		t.Fatalf("within the grace: %v", err)
+	}
+	c.cleanExit[1] = cleanExit{at: time.Now().Add(-doneGrace - time.Second), output: "bye"}
+	if err := c.lateDone(); err == nil || !strings.Contains(err.Error(), "shard 1 failed: exited before sending its results") {
+		t.Fatalf("after the grace: %v", err)
+	}
+}

@@ -1,0 +1,308 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// absorbedState is what a coordinator's recorder holds from absorbed shard
+// exports beyond what its shards hold (docs/measurement.md#sharded-runs-how-shard-results-merge).
+type absorbedState struct {
+	shards map[int]bool
+	// hists are the absorbed shards' histograms, merged as they arrive:
+	// Merge reads only their union, so the coordinator keeps one set rather
+	// than one per absorbed shard.
+	publish, scheduleLag, delivery, completion, queue, hold, pollSize *hdrhistogram.Histogram
+	// crossDuplicates are completions of a record already completed on
+	// another shard; crossRedelivered deliveries (consumer group) of a
+	// record already delivered on another shard. Each shard's own ledger
+	// could not see them.
+	crossDuplicates, crossRedelivered int64
+	// orderSources counts the absorbed exports that checked order.
+	orderSources int
+}
+
+// latency and pollSize histogram geometries, as the recorder creates them.
+type histGeometry struct{ lowest, highest, digits int64 }
+
+var (
+	latencyGeometry  = histGeometry{histLowestUS, histHighestUS, histSigDigits}
+	pollSizeGeometry = histGeometry{1, 1_000_000, 3}
+)
+
+// decodeHist decodes an exported histogram into its sparse form and checks
+// its geometry.
+func decodeHist(b []byte, g histGeometry, what string) (*hdrhistogram.PackedHistogram, error) {
+	p, err := hdrhistogram.DecodePacked(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s histogram: %w", what, err)
+	}
+	if got := (histGeometry{p.LowestTrackableValue(), p.HighestTrackableValue(), p.SignificantFigures()}); got != g {
+		return nil, fmt.Errorf("%s histogram: geometry %+v, want %+v", what, got, g)
+	}
+	return p, nil
+}
+
+// Absorb merges a shard's export into r (the coordinator's recorder, made
+// like a single-process run's: same RunTag, ledger dimensions and series).
+// It checks the export first and changes nothing when it fails: the RunTag,
+// the ledger's dimensions, the series' start and length and the measurement
+// window must match, and each shard index is absorbed once.
+func (r *Recorder) Absorb(e *ShardExport) error {
+	if e == nil {
+		return errors.New("results: absorb: nil shard export")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fail := func(format string, a ...any) error {
+		return fmt.Errorf("results: absorb shard %d: %s", e.Shard, fmt.Sprintf(format, a...))
+	}
+	if r.absorbed.shards[e.Shard] {
+		return fail("shard %d was absorbed already", e.Shard)
+	}
+	if e.Run != r.Run {
+		return fail("run tag %#x, want the coordinator's %#x", e.Run, r.Run)
+	}
+	if n := len(e.counters) / int(numCounters); e.seriesStart != r.Series.start || n != len(r.Series.buckets) {
+		return fail("series of %d s from %d ns, want the coordinator's %d s from %d ns", n, e.seriesStart, len(r.Series.buckets), r.Series.start)
+	}
+	l := r.Ledger
+	if len(e.ledger.capacity) != len(l.producers) {
+		return fail("ledger of %d producers, want the coordinator's %d", len(e.ledger.capacity), len(l.producers))
+	}
+	for i, c := range e.ledger.capacity {
+		if c != l.producers[i].capacity {
+			return fail("ledger producer %d holds %d records, want the coordinator's %d", i, c, l.producers[i].capacity)
+		}
+	}
+	if w := r.Window(); e.window != (Window{}) && w != (Window{}) && e.window != w {
+		return fail("measurement window [%d, %d) ns, want the coordinator's [%d, %d) ns", e.window.Start, e.window.End, w.Start, w.End)
+	}
+	// Decode every histogram before changing anything.
+	type decoded struct {
+		dst *hdrhistogram.Histogram
+		p   *hdrhistogram.PackedHistogram
+	}
+	if r.absorbed.shards == nil {
+		r.absorbed = absorbedState{shards: map[int]bool{}, publish: NewLatencyHistogram(), scheduleLag: NewLatencyHistogram(),
+			delivery: NewLatencyHistogram(), completion: NewLatencyHistogram(), queue: NewLatencyHistogram(),
+			hold: NewLatencyHistogram(), pollSize: hdrhistogram.New(1, 1_000_000, 3)}
+	}
+	a := &r.absorbed
+	var hists []decoded
+	add := func(b []byte, g histGeometry, dst *hdrhistogram.Histogram, what string) error {
+		p, err := decodeHist(b, g, what)
+		if err != nil {
+			return fail("%v", err)
+		}
+		hists = append(hists, decoded{dst, p})
+		return nil
+	}
+	for i, p := range e.producers {
+		if err := errors.Join(add(p.publish, latencyGeometry, a.publish, fmt.Sprintf("producer %d publish", i)),
+			add(p.scheduleLag, latencyGeometry, a.scheduleLag, fmt.Sprintf("producer %d schedule lag", i))); err != nil {
+			return err
+		}
+	}
+	for i, m := range e.members {
+		for j, dst := range []*hdrhistogram.Histogram{a.delivery, a.completion, a.queue, a.hold, a.pollSize} {
+			g := latencyGeometry
+			if j == 4 {
+				g = pollSizeGeometry
+			}
+			if err := add(m.hists[j], g, dst, fmt.Sprintf("member %d %s", i, []string{"delivery", "completion", "queue", "hold", "poll size"}[j])); err != nil {
+				return err
+			}
+		}
+	}
+	for k, log := range []*IntervalLog{r.completionLog, r.publishLog} {
+		for _, iv := range e.intervals[k] {
+			if iv.start < log.start || (iv.start-log.start)%intervalNs != 0 {
+				return fail("%s interval at %d ns is not on the log's one-second grid from %d ns", log.tag, iv.start, log.start)
+			}
+		}
+	}
+
+	// Everything checked: merge.
+	a.shards[e.Shard] = true
+	for _, h := range hists {
+		h.p.MergeInto(h.dst)
+	}
+	for k, log := range []*IntervalLog{r.completionLog, r.publishLog} {
+		log.absorb(e.intervals[k])
+	}
+	r.absorbSeries(e)
+	shareDeliveries := false
+	for _, s := range r.members {
+		for i := range s.DeliveryCounts {
+			shareDeliveries = shareDeliveries || s.DeliveryCounts[i].Load() > 0
+		}
+	}
+	for _, m := range e.members {
+		for _, c := range m.dcounts {
+			shareDeliveries = shareDeliveries || c > 0
+		}
+	}
+	dup, redlv := l.absorb(&e.ledger, !shareDeliveries)
+	a.crossDuplicates += dup
+	a.crossRedelivered += redlv
+	for _, pe := range e.producers {
+		p := &ProducerShard{r: r} // no histograms nor log shard: they are in a and the log
+		for i, c := range p.counters() {
+			c.Store(pe.counts[i])
+		}
+		r.producers = append(r.producers, p)
+	}
+	for _, me := range e.members {
+		s := &MemberShard{r: r}
+		for i, c := range s.counters() {
+			c.Store(me.counts[i])
+		}
+		for i, c := range me.dcounts {
+			s.DeliveryCounts[i].Store(c)
+		}
+		s.firstDelivery.Store(me.firstDlv)
+		s.lastFinish.Store(me.lastFin)
+		s.life.ID = me.id
+		s.life.joined.Store(me.joined)
+		s.life.left.Store(me.left)
+		s.life.crashed.Store(me.crashed)
+		s.life.held.Store(me.held)
+		s.life.lastDelivery.Store(me.lastDlv)
+		s.life.idleNs.Store(me.idleNs)
+		s.life.idleStart.Store(me.idleStart)
+		r.members = append(r.members, s)
+	}
+	r.pauses = append(r.pauses, e.pauses...)
+	if e.order[0].checked > 0 || e.order[1].checked > 0 {
+		a.orderSources++
+	}
+	r.order.keys.absorb(e.order[0])
+	r.order.parts.absorb(e.order[1])
+	if e.clientClock != nil {
+		if c, ok := r.ClientClock(); !ok || e.clientClock.BoundNs > c.BoundNs {
+			r.SetClientClock(*e.clientClock)
+		}
+	}
+	if r.Window() == (Window{}) {
+		r.SetWindow(e.window)
+	}
+	return nil
+}
+
+// absorbSeries adds an export's series: counters summed per second; of the
+// gauges, the harness's CPU and memory summed (every process of the run is
+// the harness), the group's lag and the brokers' readings kept from the
+// coordinator, or from the first shard that has one for a second the
+// coordinator lacks (every process reads the same group and brokers).
+func (r *Recorder) absorbSeries(e *ShardExport) {
+	s := r.Series
+	for i := range s.buckets {
+		for c := range numCounters {
+			if v := e.counters[i*int(numCounters)+int(c)]; v != 0 {
+				s.buckets[i][c].Add(v)
+			}
+		}
+	}
+	for _, g := range e.gauges {
+		v := math.Float64frombits(g.bits)
+		cur, ok := s.GaugeAt(g.gauge, g.bucket)
+		switch {
+		case g.gauge == HarnessCPUPercent || g.gauge == HarnessRSSBytes:
+			if ok {
+				v += cur
+			}
+		case ok:
+			continue
+		}
+		s.SetGaugeAt(g.gauge, g.bucket, v)
+	}
+}
+
+// absorb ORs an export's bitsets into the ledger and adds its counts. A
+// record completed here already and in the export is a repeat completion,
+// counted as Completed counts one (repeats +1 per such record); with
+// redeliveries set, a record delivered here already and in the export is
+// counted as delivered again (a consumer group's redelivery across shards).
+// It returns both counts.
+func (l *Ledger) absorb(e *ledgerExport, redeliveries bool) (duplicates, redelivered int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for pi := range l.producers {
+		s := &l.producers[pi]
+		n := uint64(len(s.produced))
+		tail := ^uint64(0) // the last word's bits within the capacity
+		if r := s.capacity % 64; r != 0 {
+			tail = 1<<r - 1
+		}
+		for _, run := range e.bits[pi] {
+			for j, v := range run.words {
+				idx := run.at + uint64(j)
+				w := idx % n
+				if w == n-1 {
+					v &= tail
+				}
+				switch idx / n {
+				case 0:
+					s.produced[w].Or(v)
+				case 1:
+					if redeliveries {
+						redelivered += int64(bits.OnesCount64(s.delivered[w].Load() & v))
+					}
+					s.delivered[w].Or(v)
+				case 2:
+					both := s.completed[w].Load() & v
+					for both != 0 {
+						b := bits.TrailingZeros64(both)
+						both &= both - 1
+						l.repeats[recordID{uint32(pi), w*64 + uint64(b)}]++
+						duplicates++
+					}
+					s.completed[w].Or(v)
+				case 3:
+					s.archived[w].Or(v)
+				}
+			}
+		}
+	}
+	for _, rp := range e.repeats {
+		l.repeats[recordID{rp.producer, rp.seq}] += int(rp.extra)
+	}
+	l.foreign.Add(e.foreign)
+	l.producedAcks.Add(e.producedAcks)
+	return duplicates, redelivered
+}
+
+// absorb merges an exported table: figures added (maxima kept), fronts
+// united (the furthest position wins; affected if affected anywhere).
+func (t *orderTable) absorb(e orderTableExport) {
+	s0 := &t.shards[0]
+	s0.mu.Lock()
+	s0.checked += e.checked
+	s0.viol += e.viol
+	s0.maxRecs = max(s0.maxRecs, e.maxRecs)
+	s0.maxNs = max(s0.maxNs, e.maxNs)
+	s0.mu.Unlock()
+	for _, fe := range e.fronts {
+		s := t.stripe(fe.id)
+		s.mu.Lock()
+		if s.fronts == nil {
+			s.fronts = map[uint64]*orderFront{}
+		}
+		f := s.fronts[fe.id]
+		switch {
+		case f == nil:
+			s.fronts[fe.id] = &orderFront{pos: fe.pos, intended: fe.intended, affected: fe.affected}
+		default:
+			if fe.pos > f.pos {
+				f.pos, f.intended = fe.pos, fe.intended
+			}
+			f.affected = f.affected || fe.affected
+		}
+		s.mu.Unlock()
+	}
+}
