@@ -128,7 +128,7 @@ type coord struct {
 	exitc        <-chan shard.ShardExit // nil once closed
 	cleanExit    map[int]cleanExit      // exited 0, done not seen yet
 	tick         *time.Ticker
-	generation   atomic.Int32           // the highest consumer-group generation an agent reported
+	generation   atomic.Int32 // the highest consumer-group generation an agent reported
 }
 
 // step waits for one event (a message, a blob, an agent's exit) and

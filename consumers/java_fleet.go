@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sharebench/sharebench/internal/tail"
 	"github.com/sharebench/sharebench/results"
 )
 
@@ -30,7 +31,7 @@ type javaFleet struct {
 
 	cmd     *exec.Cmd
 	cfgFile string
-	stderr  *tailWriter
+	stderr  *tail.Writer
 	inMu    sync.Mutex
 	stdin   io.WriteCloser
 
@@ -71,7 +72,7 @@ func startJava(ctx context.Context, c Config, rec *results.Recorder) (*javaFleet
 	if err != nil {
 		return nil, err
 	}
-	j := &javaFleet{c: c, rec: rec, rebal: newRebalanceWatch(rec), cfgFile: cfgFile, stderr: &tailWriter{max: 8 << 10},
+	j := &javaFleet{c: c, rec: rec, rebal: newRebalanceWatch(rec), cfgFile: cfgFile, stderr: tail.New(8 << 10),
 		pongs: make(chan javaFrame, 1), hello: make(chan struct{}), readDone: make(chan struct{}), done: make(chan struct{})}
 	j.cmd = exec.Command("java", "-Xss512k", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
 		"-Dorg.slf4j.simpleLogger.logFile=System.err", "-cp", javaClasspath(dir), "sharebench.runner.Main", cfgFile)
@@ -483,27 +484,4 @@ func writeRunnerConfig(c Config, run uint64) (string, error) {
 		return "", fmt.Errorf("java runner: config: %w", err)
 	}
 	return f.Name(), f.Close()
-}
-
-// tailWriter keeps the last max bytes written to it.
-type tailWriter struct {
-	mu  sync.Mutex
-	b   []byte
-	max int
-}
-
-func (t *tailWriter) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailWriter) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
 }

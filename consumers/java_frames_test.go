@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/internal/tail"
 	"github.com/sharebench/sharebench/results"
 )
 
@@ -27,7 +28,7 @@ func newTestJavaFleet(t *testing.T, members int, offset int64) (*javaFleet, *res
 	clock := results.NewClock()
 	rec := results.NewRecorder(clock, 42, results.NewLedger(1, 100), results.NewSeries(clock.Now(), 60))
 	rec.SetWindow(results.Window{Start: 0, End: 1 << 62})
-	j := &javaFleet{rec: rec, rebal: newRebalanceWatch(rec), offset: offset, stderr: &tailWriter{max: 4096},
+	j := &javaFleet{rec: rec, rebal: newRebalanceWatch(rec), offset: offset, stderr: tail.New(4096),
 		pongs: make(chan javaFrame, 1), hello: make(chan struct{})}
 	for id := range members {
 		s := rec.MemberShard()

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/sharebench/sharebench/internal/tail"
 )
 
 // Local starts agents as processes of a sharebench binary on this machine,
@@ -47,14 +48,14 @@ func (l *Local) Start(ctx context.Context, a AgentArgs) (Agents, error) {
 		if l.ShardEnv != nil {
 			cmd.Env = append(cmd.Env, l.ShardEnv(i)...)
 		}
-		tail := &tailWriter{max: tailBytes}
-		cmd.Stdout, cmd.Stderr = tail, tail
+		out := tail.New(tailBytes)
+		cmd.Stdout, cmd.Stderr = out, out
 		cmd.SysProcAttr = procAttr()
 		if err := cmd.Start(); err != nil {
 			_ = la.Stop(context.WithoutCancel(ctx))
 			return nil, fmt.Errorf("shard %d: start %s: %w", i, l.Binary, err)
 		}
-		p := &localProc{shard: i, cmd: cmd, tail: tail, done: make(chan struct{})}
+		p := &localProc{shard: i, cmd: cmd, out: out, done: make(chan struct{})}
 		la.procs = append(la.procs, p)
 		la.wg.Add(1)
 		go func() {
@@ -64,7 +65,7 @@ func (l *Local) Start(ctx context.Context, a AgentArgs) (Agents, error) {
 			if err != nil {
 				err = fmt.Errorf("shard %d (pid %d): %w", p.shard, cmd.Process.Pid, err)
 			}
-			la.exited <- ShardExit{Shard: p.shard, Err: err, Output: tail.String()}
+			la.exited <- ShardExit{Shard: p.shard, Err: err, Output: out.Trimmed()}
 		}()
 	}
 	go func() { la.wg.Wait(); close(la.exited) }()
@@ -82,7 +83,7 @@ type localAgents struct {
 type localProc struct {
 	shard int
 	cmd   *exec.Cmd
-	tail  *tailWriter
+	out   *tail.Writer
 	done  chan struct{}
 }
 
@@ -133,27 +134,4 @@ func (la *localAgents) Stop(ctx context.Context) error {
 		}
 	})
 	return err
-}
-
-// tailWriter keeps the last max bytes written.
-type tailWriter struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tailWriter) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailWriter) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(string(t.b))
 }
