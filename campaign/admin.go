@@ -73,8 +73,38 @@ func (a *admin) createTopic(ctx context.Context, topic string, partitions, rf in
 	}, fmt.Sprintf("topic %q: partitions never got leaders", topic))
 }
 
-func (a *admin) deleteTopic(ctx context.Context, topic string) {
-	_, _ = a.adm.DeleteTopics(ctx, topic)
+// deleteTopic deletes topic, trying again for up to topicDeleteTimeout
+// while the broker answers with an error; a topic that is already gone
+// counts as deleted.
+func (a *admin) deleteTopic(ctx context.Context, topic string) error {
+	ctx, cancel := context.WithTimeout(ctx, topicDeleteTimeout)
+	defer cancel()
+	var last error
+	for {
+		resp, err := a.adm.DeleteTopics(ctx, topic)
+		if err == nil {
+			err = resp[topic].Err
+		}
+		if err == nil || errors.Is(err, kerr.UnknownTopicOrPartition) {
+			return nil
+		}
+		last = err
+		if !sleepCtx(ctx, time.Second) {
+			return fmt.Errorf("delete topic %s: %w", topic, last)
+		}
+	}
+}
+
+// topicDeleteTimeout bounds deleteTopic.
+const topicDeleteTimeout = 30 * time.Second
+
+// dropTopic deletes one of the run's topics and says so in the log when it
+// could not: the topic is then left on the cluster, named for deletion by
+// hand.
+func (s *runSetup) dropTopic(ctx context.Context, topic string) {
+	if err := s.adm.deleteTopic(ctx, topic); err != nil {
+		fmt.Fprintf(s.log, "  %s: warning: %v; it is left on the cluster (delete it by hand)\n", s.id, err)
+	}
 }
 
 // setGroupConfig sets dynamic group-level configs (resource type GROUP),

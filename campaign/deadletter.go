@@ -70,7 +70,7 @@ func (s *runSetup) createDeadLetterTopic(ctx context.Context) error {
 // deleteDeadLetterTopic deletes the run's DLQ topic, if any.
 func (s *runSetup) deleteDeadLetterTopic(ctx context.Context) {
 	if t := s.dlqTopic(); t != "" {
-		s.adm.deleteTopic(ctx, t)
+		s.dropTopic(ctx, t)
 	}
 }
 

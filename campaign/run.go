@@ -94,7 +94,7 @@ func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID strin
 	if err := s.createTopicAndGroup(ctx); err != nil {
 		return nil, err
 	}
-	defer s.adm.deleteTopic(context.WithoutCancel(ctx), s.topic)
+	defer s.dropTopic(context.WithoutCancel(ctx), s.topic)
 	defer s.deleteDeadLetterTopic(context.WithoutCancel(ctx)) // deadletter.go
 	rc, pcfg, err := newRecording(s)
 	if err != nil {

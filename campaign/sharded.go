@@ -71,14 +71,14 @@ func (rn runner) sharded(ctx context.Context, spec scenarios.RunSpec, runID stri
 		return nil, err
 	}
 	cleanup := context.WithoutCancel(ctx)
-	defer s.adm.deleteTopic(cleanup, s.topic)
+	defer s.dropTopic(cleanup, s.topic)
 	defer s.deleteDeadLetterTopic(cleanup)
 	control, resultsTopic := s.topic+"-control", s.topic+"-results"
 	for _, t := range []string{control, resultsTopic} {
 		if err := s.adm.createTopic(ctx, t, 1, min(s.cl.Nodes(), 3)); err != nil {
 			return nil, err
 		}
-		defer s.adm.deleteTopic(cleanup, t)
+		defer s.dropTopic(cleanup, t)
 	}
 	bus, err := shard.NewBus(ctx, s.cl.Bootstrap(), control, resultsTopic, s.conn.opts...)
 	if err != nil {

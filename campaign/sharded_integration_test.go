@@ -157,19 +157,28 @@ func runTopics(t *testing.T, id string) []string {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	td, err := kadm.NewClient(cl).ListTopics(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, name := range td.Names() {
-		if strings.HasPrefix(name, "sharebench-"+id+"-") {
-			out = append(out, name)
+	// A deleted topic leaves the broker's metadata a moment after the
+	// delete is acknowledged: look again for up to 15 s before calling it
+	// left behind.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		td, err := kadm.NewClient(cl).ListTopics(ctx)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
 		}
+		var out []string
+		for _, name := range td.Names() {
+			if strings.HasPrefix(name, "sharebench-"+id+"-") {
+				out = append(out, name)
+			}
+		}
+		if len(out) == 0 || time.Now().After(deadline) {
+			return out
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
-	return out
 }
 
 // The same small scenario in one process and over 3 agents gives the same
