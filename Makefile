@@ -5,7 +5,7 @@ ARGS ?=
 KAFKA_VERSION ?=
 GO ?= go
 
-.PHONY: bench test test-unit test-short build vet bench-go mutate clean image agent-image docs
+.PHONY: bench test test-unit test-short build vet bench-go mutate clean image agent-image docs k8s-e2e
 
 ## bench: built-in consumer-group vs share-group comparison on a Kafka 4.2 cluster it starts itself
 # Built, not `go run`: a built binary carries its VCS revision, which run records keep.
@@ -48,6 +48,12 @@ image:
 AGENT_IMAGE ?= sharebench/agent:dev
 agent-image:
 	infra/agent-image/build.sh $(AGENT_IMAGE)
+
+## k8s-e2e: the Kubernetes launcher against a real kube-apiserver, etcd and Job controller started inside
+# one test process, with a stand-in kubelet and a real Kafka broker (tools/k8se2e, a module of its own).
+# On demand, not part of `make test`: it compiles Kubernetes (docs/kubernetes.md, "How this was tested").
+k8s-e2e:
+	cd tools/k8se2e && $(GO) test -count=1 -timeout 30m -v -run TestKubernetesEndToEnd .
 
 ## docs: regenerate docs/scenario-reference.md and docs/scenario.schema.json from package scenarios
 docs:
