@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -163,6 +164,13 @@ func poll(ctx context.Context, timeout time.Duration, f func() (bool, error), wh
 	return err
 }
 
+// sortedPartitions lists a member's assigned partitions in order.
+func sortedPartitions[V any](assigned map[int32]V) []int32 {
+	ps := slices.Collect(maps.Keys(assigned))
+	slices.Sort(ps)
+	return ps
+}
+
 // assignment describes which partitions each member holds, e.g.
 // "member sharebench-0: [0 1]; member sharebench-1: [2]", for the run log.
 func (a *admin) assignment(ctx context.Context, group, topic string, share, kip848 bool) string {
@@ -173,12 +181,7 @@ func (a *admin) assignment(ctx context.Context, group, topic string, share, kip8
 			return err.Error()
 		}
 		for _, m := range d[group].Members {
-			var ps []int32
-			for p := range m.Assignment[topic] {
-				ps = append(ps, p)
-			}
-			slices.Sort(ps)
-			parts = append(parts, fmt.Sprintf("%s: %v", m.ClientID, ps))
+			parts = append(parts, fmt.Sprintf("%s: %v", m.ClientID, sortedPartitions(m.Assignment[topic])))
 		}
 	} else if kip848 {
 		// DescribeGroups does not describe KIP-848 groups.
@@ -187,12 +190,7 @@ func (a *admin) assignment(ctx context.Context, group, topic string, share, kip8
 			return err.Error()
 		}
 		for _, m := range d[group].Members {
-			var ps []int32
-			for p := range m.Assignment[topic] {
-				ps = append(ps, p)
-			}
-			slices.Sort(ps)
-			parts = append(parts, fmt.Sprintf("%s: %v", m.ClientID, ps))
+			parts = append(parts, fmt.Sprintf("%s: %v", m.ClientID, sortedPartitions(m.Assignment[topic])))
 		}
 	} else {
 		d, err := a.adm.DescribeGroups(ctx, group)
