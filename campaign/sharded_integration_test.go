@@ -84,7 +84,6 @@ type pidLauncher struct {
 	killShard int
 	interrupt func()
 	killAfter time.Duration
-	bootstrap []string
 	killed    chan struct{}
 }
 

@@ -103,7 +103,7 @@ func TestClusterUpRunDown(t *testing.T) {
 	}
 
 	results := t.TempDir()
-	out, err = sharebench(5*time.Minute, "run", "--cluster", "t1", "--scenario", "smoke", "--results", results,
+	_, err = sharebench(5*time.Minute, "run", "--cluster", "t1", "--scenario", "smoke", "--results", results,
 		"--set", "duration=2s", "--set", "warmup=1s")
 	if err != nil {
 		t.Errorf("run --cluster: %v", err)

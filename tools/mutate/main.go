@@ -85,7 +85,6 @@ func main() {
 	check(err)
 	defer os.RemoveAll(tmp)
 	var killed, survived, invalid int
-	var survivors []string
 	for i, m := range ms {
 		src, err := os.ReadFile(m.file)
 		check(err)
@@ -102,7 +101,6 @@ func main() {
 			invalid++
 		case ok:
 			survived++
-			survivors = append(survivors, where)
 			fmt.Printf("SURVIVED %s\n", where)
 		default:
 			killed++

@@ -214,7 +214,7 @@ func (s *source) eventFields() ([]field, error) {
 	}
 	for _, k := range scenarios.SchemaOutline().EventKeys {
 		if !slices.ContainsFunc(fs, func(f field) bool { return f.key == k }) {
-			return nil, fmt.Errorf("Event has no documented field for key %q", k)
+			return nil, fmt.Errorf("scenarios.Event has no documented field for key %q", k)
 		}
 	}
 	return fs, nil
