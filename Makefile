@@ -5,7 +5,7 @@ ARGS ?=
 KAFKA_VERSION ?=
 GO ?= go
 
-.PHONY: bench test test-unit test-short build vet bench-go mutate clean image agent-image docs k8s-e2e
+.PHONY: bench test test-unit test-short build vet lint gofmt-check bench-go mutate clean image agent-image docs k8s-e2e
 
 ## bench: built-in consumer-group vs share-group comparison on a Kafka 4.2 cluster it starts itself
 # Built, not `go run`: a built binary carries its VCS revision, which run records keep.
@@ -66,6 +66,19 @@ build:
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./...
+
+## lint: gofmt check, go vet and staticcheck, each over both builds (with and without the integration
+# tests). staticcheck is the tool pinned in go.mod (`tool` directive, checksums in go.sum), so
+# `go tool` builds it from the module cache; its checks are staticcheck's defaults (no config file).
+GOFMT ?= $(shell $(GO) env GOROOT)/bin/gofmt
+lint: gofmt-check vet
+	$(GO) tool staticcheck ./...
+	$(GO) tool staticcheck -tags integration ./...
+
+## gofmt-check: fails listing the files gofmt would change (the first step of lint)
+gofmt-check:
+	@echo "gofmt -l ."; files=$$($(GOFMT) -l .) || exit 1; \
+	if [ -n "$$files" ]; then echo "lint: gofmt: these files are not formatted (run gofmt -w on them):"; echo "$$files"; exit 1; fi
 
 clean:
 	rm -rf bin
