@@ -184,6 +184,9 @@ func TestBrokerScrapeReadsAtMost32MiB(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(body)) }))
 	defer srv.Close()
 	s := NewBrokerScraper([]string{srv.URL}, time.Second)
+	// The read limit is under test, not the client timeout (2 s here): parsing
+	// 32 MiB takes longer than that under -race on a loaded 2-core host.
+	s.client.Timeout = time.Minute
 	sample, err := s.scrape(context.Background(), srv.URL, NamingAuto)
 	if err != nil {
 		t.Fatal(err)
