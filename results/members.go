@@ -2,6 +2,7 @@ package results
 
 import (
 	"slices"
+	"sync"
 	"sync/atomic"
 )
 
@@ -45,6 +46,7 @@ type memberLife struct {
 	crashed           atomic.Bool
 	held              atomic.Int64
 	lastDelivery      atomic.Int64
+	idleMu            sync.Mutex // orders writers of a new longest gap (noteDelivery)
 	idleNs, idleStart atomic.Int64
 }
 
@@ -61,15 +63,22 @@ func (s *MemberShard) Crashed(ns int64) {
 	s.life.left.Store(ns)
 }
 
-// noteDelivery keeps the longest gap between the member's deliveries. One
-// member's deliveries come from its own workers, so the last-delivery swap
-// races only with itself.
+// noteDelivery keeps the longest gap between the member's deliveries. The
+// member's workers call it at the same time: the swap gives each its own
+// gap, and a gap longer than the longest so far (rare: after an idle spell)
+// is checked again and stored under idleMu, so a shorter gap stored by
+// another worker cannot overwrite it, nor pair its start with another gap.
 func (l *memberLife) noteDelivery(ns int64) {
 	prev := l.lastDelivery.Swap(ns)
-	if prev != 0 && ns-prev > l.idleNs.Load() {
+	if prev == 0 || ns-prev <= l.idleNs.Load() {
+		return
+	}
+	l.idleMu.Lock()
+	if ns-prev > l.idleNs.Load() {
 		l.idleNs.Store(ns - prev)
 		l.idleStart.Store(prev)
 	}
+	l.idleMu.Unlock()
 }
 
 // RecordPause records a rebalance pause of one partition.
