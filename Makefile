@@ -5,18 +5,27 @@ ARGS ?=
 KAFKA_VERSION ?=
 GO ?= go
 
-.PHONY: bench test test-unit test-short build vet lint gofmt-check bench-go mutate clean image agent-image docs k8s-e2e
+.PHONY: bench test test-race test-unit test-short build vet lint gofmt-check bench-go mutate clean image agent-image docs k8s-e2e
 
 ## bench: built-in consumer-group vs share-group comparison on a Kafka 4.2 cluster it starts itself
 # Built, not `go run`: a built binary carries its VCS revision, which run records keep.
 bench: build
 	bin/sharebench bench --provider $(PROVIDER) $(ARGS)
 
-## test: unit tests plus the integration tests (build tag integration) on real Kafka 4.2
-# brokers and containers started by the tests.
+## test: unit tests under the race detector (test-race), then the unit and integration tests
+# (build tag integration) on real Kafka 4.2 brokers and containers started by the tests.
 # -p 1: the integration packages each start brokers; one package at a time on 2 cores.
-test: vet
+# The second pass runs the unit tests again without -race (about 3 of its ~36 minutes): go test
+# cannot select only the tagged tests, and -race over the broker tests would slow the harness
+# that their throughput and latency assertions measure.
+test: vet test-race
 	$(GO) test -tags integration -p 1 -timeout 45m -count=1 ./...
+
+## test-race: the unit tests under -race (no build tag, no broker): the hot path is atomics and
+# lock striping, and kfake runs drive it from many goroutines. About 7.5 min on 2 cores,
+# compile included (docs/testing.md).
+test-race:
+	$(GO) test -race -count=1 -timeout 20m ./...
 
 ## test-unit: the quick loop: unit tests only (no build tag), no JVM and no container
 test-unit:
