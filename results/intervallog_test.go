@@ -58,7 +58,7 @@ func TestIntervalLogReadsBackWithHdrReader(t *testing.T) {
 func TestIntervalLogShardsMerge(t *testing.T) {
 	start := int64(1_700_000_000) * 1e9
 	l := NewIntervalLog("completion", start)
-	a, b := l.Shard(), l.Shard()
+	a, b := l.Writer(), l.Writer()
 	for sec := int64(0); sec < 10; sec++ {
 		for i := int64(0); i < 10; i++ {
 			a.Record(start+sec*1e9+i*1e6, (sec+1)*1e6)

@@ -21,7 +21,7 @@ func TestIntervalLogValues(t *testing.T) {
 	t0 := int64(1_000_000_000_000)
 	r := NewRecorder(NewClock(), 1, NewLedger(1, 1), NewSeries(t0, 5))
 	r.SetWindow(Window{Start: t0, End: t0 + 1000*ms})
-	p, m := r.ProducerShard(), r.MemberShard()
+	p, m := r.ProducerRecorder(), r.MemberRecorder()
 	st := Stamp{Run: 1, Seq: 0, Intended: t0, Sent: t0 + 3*ms}
 	p.RecordAck(st, t0+12*ms)
 	m.RecordDelivery(st, 1, t0+7*ms, t0+20*ms)
@@ -42,7 +42,7 @@ func TestIntervalLogValues(t *testing.T) {
 // deliveries does not reset it, and delivery without a finish is no span.
 func TestSpanMinMaxAndEmptyMembers(t *testing.T) {
 	r := NewRecorder(NewClock(), 1, NewLedger(1, 10), NewSeries(0, 10))
-	a := r.MemberShard()
+	a := r.MemberRecorder()
 	st := Stamp{Run: 1, Seq: 1}
 	a.RecordDelivery(st, 1, 0, 300)
 	a.RecordDelivery(st, 2, 0, 500)
@@ -52,7 +52,7 @@ func TestSpanMinMaxAndEmptyMembers(t *testing.T) {
 	}
 	a.RecordCompletion(st, 500, 900, false)
 	a.RecordCompletion(st, 500, 700, false)
-	r.MemberShard() // never delivered anything
+	r.MemberRecorder() // never delivered anything
 	first, last, ok := r.Span()
 	if !ok || first != 200 || last != 900 {
 		t.Errorf("span %d..%d ok %v, want 200..900", first, last, ok)
@@ -62,7 +62,7 @@ func TestSpanMinMaxAndEmptyMembers(t *testing.T) {
 // A crashed member held what its polls returned minus what it finished.
 func TestCrashedMemberHeld(t *testing.T) {
 	r := NewRecorder(NewClock(), 1, NewLedger(1, 10), NewSeries(0, 10))
-	m := r.MemberShard()
+	m := r.MemberRecorder()
 	m.Joined(3, 10)
 	m.RecordPoll(5)
 	m.RecordPoll(2)

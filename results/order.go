@@ -168,7 +168,7 @@ type OrderAudit struct {
 
 // RecordProcessed checks a record a worker finished processing
 // successfully against its key's and partition's order.
-func (s *MemberShard) RecordProcessed(st Stamp, p OrderPoint) {
+func (s *MemberRecorder) RecordProcessed(st Stamp, p OrderPoint) {
 	o := &s.r.order
 	if p.Keyed {
 		o.keys.observe(uint64(st.Producer)<<40|p.Key&(1<<40-1), p.KeySeq, st.Intended)

@@ -14,8 +14,8 @@ func TestRecorderWindowAndLatencies(t *testing.T) {
 	series := NewSeries(t0, 5)
 	r := NewRecorder(NewClock(), 42, NewLedger(1, 10), series)
 	r.SetWindow(Window{Start: t0 + 200*ms, End: t0 + 700*ms})
-	p := r.ProducerShard()
-	m := r.MemberShard()
+	p := r.ProducerRecorder()
+	m := r.MemberRecorder()
 	for i := int64(0); i < 10; i++ {
 		st := Stamp{Run: 42, Seq: uint64(i), Intended: t0 + i*100*ms, Sent: t0 + i*100*ms + ms}
 		p.RecordAck(st, st.Sent+2*ms)
@@ -63,7 +63,7 @@ func TestRecorderWindowAndLatencies(t *testing.T) {
 
 func TestRedeliveriesAndReleases(t *testing.T) {
 	r := NewRecorder(NewClock(), 1, NewLedger(1, 4), NewSeries(0, 2))
-	m := r.MemberShard()
+	m := r.MemberRecorder()
 	st := Stamp{Run: 1, Seq: 2}
 	m.RecordDelivery(st, 1, 0, 0)
 	m.RecordRelease(st, 0, false)
@@ -96,7 +96,7 @@ func TestRecorderSpan(t *testing.T) {
 	if _, _, ok := r.Span(); ok {
 		t.Fatal("span before any delivery")
 	}
-	a, b := r.MemberShard(), r.MemberShard()
+	a, b := r.MemberRecorder(), r.MemberRecorder()
 	st := Stamp{Run: 7, Seq: 1}
 	a.RecordDelivery(st, 1, 100, 500)
 	b.RecordDelivery(st, 1, 100, 300)
