@@ -260,7 +260,7 @@ func (l *Ledger) absorb(e *ledgerExport, redeliveries bool) (duplicates, redeliv
 // absorb merges an exported table: figures added (maxima kept), fronts
 // united (the furthest position wins; affected if affected anywhere).
 func (t *orderTable) absorb(e orderTableExport) {
-	s0 := &t.shards[0]
+	s0 := &t.stripes[0]
 	s0.mu.Lock()
 	s0.checked += e.checked
 	s0.viol += e.viol

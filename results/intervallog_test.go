@@ -96,3 +96,26 @@ func TestIntervalLogShardsMerge(t *testing.T) {
 		t.Errorf("second read: %d intervals", len(again))
 	}
 }
+
+// The interval logs hold the same values as the histograms: publish = ack
+// − actual send, completion = completion − intended send.
+func TestIntervalLogValues(t *testing.T) {
+	t0 := int64(1_000_000_000_000)
+	r := NewRecorder(NewClock(), 1, NewLedger(1, 1), NewSeries(t0, 5))
+	r.SetWindow(Window{Start: t0, End: t0 + 1000*ms})
+	p, m := r.ProducerRecorder(), r.MemberRecorder()
+	st := Stamp{Run: 1, Seq: 0, Intended: t0, Sent: t0 + 3*ms}
+	p.RecordAck(st, t0+12*ms)
+	m.RecordDelivery(st, 1, t0+7*ms, t0+20*ms)
+	m.RecordCompletion(st, t0+20*ms, t0+50*ms, false)
+	g := r.Merge()
+	for name, want := range map[string]int64{"publish.hlog": 9000, "completion.hlog": 50000} {
+		h, err := hdrhistogram.NewHistogramLogReader(bytes.NewReader(g.IntervalLogs[name])).NextIntervalHistogram()
+		if err != nil || h == nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if h.TotalCount() != 1 || !h.ValuesAreEquivalent(h.Max(), want) {
+			t.Errorf("%s: count %d max %d µs, want 1 and %d", name, h.TotalCount(), h.Max(), want)
+		}
+	}
+}

@@ -240,8 +240,8 @@ func (l *Ledger) export() ledgerExport {
 // export copies the table's fronts and figures, fronts sorted by stream id.
 func (t *orderTable) export() orderTableExport {
 	var e orderTableExport
-	for i := range t.shards {
-		s := &t.shards[i]
+	for i := range t.stripes {
+		s := &t.stripes[i]
 		s.mu.Lock()
 		e.checked += s.checked
 		e.viol += s.viol
