@@ -18,11 +18,11 @@ import (
 // only the measurement window), so the log shows warm-up and drain too.
 //
 // The per-record path does not take the log's lock: each writer (a member
-// or producer shard) records into its own IntervalWriter under its own lock,
+// or producer recorder) records into its own IntervalWriter under its own lock,
 // and hands its interval to the log once per second, when its clock crosses
-// into the next one. The log writes an interval once the latest shard is
+// into the next one. The log writes an interval once the latest writer is
 // intervalLagSeconds past it; a piece that arrives for an interval already
-// written (a shard that idled with an unfinished interval) lands in the
+// written (a writer that idled with an unfinished interval) lands in the
 // first interval not yet written.
 type IntervalLog struct {
 	mu      sync.Mutex
@@ -36,10 +36,10 @@ type IntervalLog struct {
 	w       *hdrhistogram.HistogramLogWriter
 	err     error
 	// absorbed are intervals from other recorders' logs (a sharded run's
-	// shards, shard.go), by start; they are written with the pending ones.
+	// shards, absorb.go), by start; they are written with the pending ones.
 	absorbed map[int64]*bucketAccum
 
-	// own is the shard behind Record, for writers without a shard of
+	// own is the writer behind Record, for callers without a writer of
 	// their own.
 	ownMu sync.Mutex
 	own   *IntervalWriter
@@ -47,8 +47,8 @@ type IntervalLog struct {
 
 const intervalNs = int64(1e9)
 
-// intervalLagSeconds is how far the latest shard must be past an interval
-// before the log writes it (shards record at slightly different times).
+// intervalLagSeconds is how far the latest writer must be past an interval
+// before the log writes it (writers record at slightly different times).
 const intervalLagSeconds = 2
 
 // NewIntervalLog starts a log whose intervals begin at startNs.
@@ -100,7 +100,7 @@ func (l *IntervalLog) intervalOf(ns int64) int64 {
 }
 
 // Record adds a latency of valueNs observed at nowNs. The caller holds the
-// shard owner's lock.
+// writer's owner's lock (a MemberRecorder or ProducerRecorder).
 func (s *IntervalWriter) Record(nowNs, valueNs int64) {
 	if s.cur.TotalCount() > 0 && nowNs >= s.curStart+intervalNs {
 		s.log.add(s.curStart, s.cur)
@@ -112,9 +112,9 @@ func (s *IntervalWriter) Record(nowNs, valueNs int64) {
 	RecordNanos(s.cur, valueNs)
 }
 
-// piece is the shard's unfinished interval, copied (nil when empty or for
-// no shard: an absorbed shard's intervals are in the log). The caller holds
-// the shard owner's lock.
+// piece is the writer's unfinished interval, copied (nil when empty or for
+// no writer: an absorbed shard's intervals are in the log). The caller holds
+// the writer's owner's lock.
 func (s *IntervalWriter) piece() *intervalPiece {
 	if s == nil || s.cur.TotalCount() == 0 {
 		return nil
@@ -127,8 +127,8 @@ type intervalPiece struct {
 	h     *hdrhistogram.Histogram
 }
 
-// add merges a shard's finished interval and writes the intervals every
-// shard has moved past.
+// add merges a writer's finished interval and writes the intervals every
+// writer has moved past.
 func (l *IntervalLog) add(start int64, h *hdrhistogram.Histogram) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -216,15 +216,15 @@ func writeInterval(w *hdrhistogram.HistogramLogWriter, tag string, start int64, 
 }
 
 // Record adds a latency of valueNs observed at nowNs, through the log's own
-// shard (safe for concurrent use, but every caller shares one lock: the
-// per-record path uses a Shard per writer).
+// writer (safe for concurrent use, but every caller shares one lock: the
+// per-record path uses a Writer per producer or member).
 func (l *IntervalLog) Record(nowNs, valueNs int64) {
 	l.ownMu.Lock()
 	defer l.ownMu.Unlock()
 	l.own.Record(nowNs, valueNs)
 }
 
-// Bytes returns the whole log so far, the log's own shard included. It does
+// Bytes returns the whole log so far, the log's own writer included. It does
 // not change the log: recording may go on.
 func (l *IntervalLog) Bytes() ([]byte, error) {
 	l.ownMu.Lock()
@@ -234,7 +234,7 @@ func (l *IntervalLog) Bytes() ([]byte, error) {
 }
 
 // bytesWith returns the log written so far followed by the unwritten
-// intervals with the shards' unfinished pieces merged in.
+// intervals with the writers' unfinished pieces merged in.
 func (l *IntervalLog) bytesWith(pieces []*intervalPiece) ([]byte, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -344,7 +344,7 @@ func (l *IntervalLog) absorb(ivs []intervalExport) {
 	}
 }
 
-// export lists the log's intervals, with the shards' unfinished pieces
+// export lists the log's intervals, with the writers' unfinished pieces
 // merged in, each as its populated buckets: those written already read
 // back from the log's text, the rest from the pending histograms. A log that absorbed intervals is not exported (Recorder.Export
 // refuses such a recorder).
