@@ -43,7 +43,7 @@ bench-go:
 # per-mutant timeout; prints every surviving mutant and the kill rate per package (docs/testing.md)
 MUTATE_TIMEOUT ?= 60s
 mutate:
-	$(GO) run ./tools/mutate -pkg ./results -timeout $(MUTATE_TIMEOUT) -files recorder.go,ledger.go,histogram.go,intervallog.go,stamp.go,timeseries.go
+	$(GO) run ./tools/mutate -pkg ./results -timeout $(MUTATE_TIMEOUT) -files recorder.go,snapshot.go,ledger.go,histogram.go,intervallog.go,stamp.go,timeseries.go
 	$(GO) run ./tools/mutate -pkg ./results/runs -timeout $(MUTATE_TIMEOUT) -files ceiling.go,validity.go,drain.go
 	$(GO) run ./tools/mutate -pkg ./collectors -timeout $(MUTATE_TIMEOUT) -files broker.go,brokersummary.go,lag.go,procfs.go
 

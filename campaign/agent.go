@@ -201,7 +201,7 @@ func (a *agent) load(ctx context.Context, ready shard.Msg) error {
 	}
 	progress := func(done bool) *shard.Progress {
 		c := a.rec.Counts()
-		return &shard.Progress{Acked: c.Produced, Delivered: c.Delivered, Completed: c.Completed,
+		return &shard.Progress{Acked: c.Acked, Delivered: c.Delivered, Completed: c.Completed,
 			ProducersDone: done, Producers: prods, Members: members, Generation: generation(fl)}
 	}
 	if err := a.bus.Send(ctx, ready); err != nil {
@@ -323,7 +323,7 @@ func (a *agent) finish(ctx context.Context, stopConsumers context.CancelFunc, er
 		return err
 	}
 	c := a.rec.Counts()
-	p.Acked, p.Delivered, p.Completed = c.Produced, c.Delivered, c.Completed
+	p.Acked, p.Delivered, p.Completed = c.Acked, c.Delivered, c.Completed
 	exp, err := a.rec.Export()
 	if err != nil {
 		return fmt.Errorf("agent: export: %w", err)

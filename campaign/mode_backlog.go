@@ -94,7 +94,7 @@ func fill(ctx context.Context, r *run, pcfg producer.Config) error {
 		return fmt.Errorf("producers: %w", err)
 	}
 	r.times.fill = float64(rc.clock.Now()-rc.start) / 1e9
-	acked := rc.rec.Counts().Produced
+	acked := rc.rec.Counts().Acked
 	fmt.Fprintf(s.log, "  %s: %d records acknowledged in %.1fs (%.0f records/s); starting the consumers\n",
 		s.id, acked, r.times.fill, float64(acked)/max(r.times.fill, 1e-9))
 	return nil

@@ -29,7 +29,7 @@ type PhaseInfo struct {
 	Planned time.Duration
 	// Counts reads the run's live counters (nil before the run's recorder
 	// exists).
-	Counts func() results.LiveCounts
+	Counts func() results.Counts
 }
 
 // Progress receives a campaign's progress. Calls come from the campaign's

@@ -48,7 +48,7 @@ func TestRenewKeepsLocksOnKafka(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps := rec.ProducerShard()
+	ps := rec.ProducerRecorder()
 	for i := range n {
 		st := results.Stamp{Run: tag, Seq: uint64(i), Intended: clock.Now(), Sent: clock.Now()}
 		v := make([]byte, results.StampSize)

@@ -72,8 +72,8 @@ func RunFootprint(s scenarios.RunSpec) (Footprint, error) {
 	f.LedgerBytes = results.LedgerBytes(s.Producers, perProducer)
 	f.SeriesBytes = results.SatAdd(results.SeriesBytes(seconds), results.IntervalLogBytes(seconds))
 	members := uint64(s.Members) + uint64(joinedMembers(s))
-	f.HistogramBytes = results.SatAdd(results.SatMul(uint64(s.Producers), results.ProducerShardBytes()),
-		results.SatMul(members, results.MemberShardBytes()))
+	f.HistogramBytes = results.SatAdd(results.SatMul(uint64(s.Producers), results.ProducerRecorderBytes()),
+		results.SatMul(members, results.MemberRecorderBytes()))
 	f.Goroutines = results.SatAdd(results.SatMul(uint64(s.Producers), clientGoroutines),
 		results.SatMul(members, uint64(s.Workers)+clientGoroutines))
 	producers := results.SatMul(uint64(s.Producers),

@@ -49,7 +49,7 @@ type HarnessMetrics struct {
 
 type counterDesc struct {
 	desc *prometheus.Desc
-	get  func(results.LiveCounts) int64
+	get  func(results.Counts) int64
 }
 
 // runLabels label every run metric.
@@ -58,18 +58,18 @@ var runLabels = []string{"run_id", "consumer_type"}
 // NewHarnessMetrics returns the metrics with a registry of their own,
 // holding them and a process collector (sharebench_process_*).
 func NewHarnessMetrics() *HarnessMetrics {
-	c := func(name, help string, get func(results.LiveCounts) int64) counterDesc {
+	c := func(name, help string, get func(results.Counts) int64) counterDesc {
 		return counterDesc{prometheus.NewDesc("sharebench_records_"+name+"_total", help, runLabels, nil), get}
 	}
 	h := &HarnessMetrics{
 		reg: prometheus.NewRegistry(),
 		counters: []counterDesc{
-			c("produced", "Produce acknowledgements (records the broker acknowledged).", func(l results.LiveCounts) int64 { return l.Produced }),
-			c("delivered", "Records handed to a worker (every delivery, redeliveries included).", func(l results.LiveCounts) int64 { return l.Delivered }),
-			c("completed", "Completions: share ACCEPT issued, or consumer-group offset commit covering the record issued.", func(l results.LiveCounts) int64 { return l.Completed }),
-			c("redelivered", "Deliveries with a delivery count above 1 (share) or records delivered again (consumer group).", func(l results.LiveCounts) int64 { return l.Redelivered }),
-			c("released", "Share RELEASE acknowledgements (transient failures).", func(l results.LiveCounts) int64 { return l.Released }),
-			c("rejected", "Share REJECT acknowledgements, or consumer-group dead letters.", func(l results.LiveCounts) int64 { return l.Rejected }),
+			c("produced", "Produce acknowledgements (records the broker acknowledged).", func(l results.Counts) int64 { return l.Acked }),
+			c("delivered", "Records handed to a worker (every delivery, redeliveries included).", func(l results.Counts) int64 { return l.Delivered }),
+			c("completed", "Completions: share ACCEPT issued, or consumer-group offset commit covering the record issued.", func(l results.Counts) int64 { return l.Completed }),
+			c("redelivered", "Deliveries with a delivery count above 1 (share) or records delivered again (consumer group).", func(l results.Counts) int64 { return l.Redelivered }),
+			c("released", "Share RELEASE acknowledgements (transient failures).", func(l results.Counts) int64 { return l.Released }),
+			c("rejected", "Share REJECT acknowledgements, or consumer-group dead letters.", func(l results.Counts) int64 { return l.Rejected }),
 		},
 		lagDesc:   prometheus.NewDesc("sharebench_lag_records", "Group lag from the Admin API, the last reading (sampled every second).", runLabels, nil),
 		lagAge:    prometheus.NewDesc("sharebench_lag_age_seconds", "Age of the last lag reading.", runLabels, nil),

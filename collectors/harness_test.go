@@ -21,7 +21,7 @@ func liveRecorder() *results.Recorder {
 	now := clock.Now()
 	r := results.NewRecorder(clock, 1, results.NewLedger(1, 10), results.NewSeries(now, 10))
 	r.SetWindow(results.Window{Start: now - int64(time.Second), End: now + int64(time.Hour)})
-	p, m := r.ProducerShard(), r.MemberShard()
+	p, m := r.ProducerRecorder(), r.MemberRecorder()
 	for i := range uint64(10) {
 		st := results.Stamp{Run: 1, Seq: i, Intended: now, Sent: now}
 		p.RecordAck(st, now)

@@ -1,10 +1,12 @@
 package consumers
 
 import (
-	"encoding/json"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/sharebench/sharebench/results"
 )
 
 // A sharded run's agents each measure their own members' client statistics;
@@ -21,42 +23,47 @@ func (s ClientStats) Merge(o ClientStats) {
 	s.PerResponse.Merge(o.PerResponse)
 }
 
-type clientStatsWire struct {
-	Buffered, PerAcquisition, PerResponse []byte
-}
+// Client statistics travel as a frame (results.SealFrame) with magic
+// "SBCS": the three histograms in HdrHistogram's V2 compressed encoding, in
+// the order below, each after its length as an unsigned varint.
+const (
+	clientStatsMagic   = "SBCS"
+	clientStatsVersion = 1
+)
 
 // Encode serialises the statistics.
 func (s ClientStats) Encode() ([]byte, error) {
-	var w clientStatsWire
-	for _, p := range []struct {
-		h   *hdrhistogram.Histogram
-		out *[]byte
-	}{{s.Buffered, &w.Buffered}, {s.PerAcquisition, &w.PerAcquisition}, {s.PerResponse, &w.PerResponse}} {
-		b, err := p.h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	var body []byte
+	for _, h := range []*hdrhistogram.Histogram{s.Buffered, s.PerAcquisition, s.PerResponse} {
+		b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 		if err != nil {
 			return nil, fmt.Errorf("consumers: encode client statistics: %w", err)
 		}
-		*p.out = b
+		body = append(binary.AppendUvarint(body, uint64(len(b))), b...)
 	}
-	return json.Marshal(w)
+	return results.SealFrame(clientStatsMagic, clientStatsVersion, body), nil
 }
 
 // DecodeClientStats reads what Encode wrote.
 func DecodeClientStats(b []byte) (ClientStats, error) {
-	var w clientStatsWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return ClientStats{}, fmt.Errorf("consumers: client statistics: %w", err)
+	body, err := results.OpenFrame(b, clientStatsMagic, clientStatsVersion, "consumers: client statistics")
+	if err != nil {
+		return ClientStats{}, err
 	}
 	out := ClientStats{}
-	for _, p := range []struct {
-		in  []byte
-		out **hdrhistogram.Histogram
-	}{{w.Buffered, &out.Buffered}, {w.PerAcquisition, &out.PerAcquisition}, {w.PerResponse, &out.PerResponse}} {
-		h, err := hdrhistogram.Decode(p.in)
-		if err != nil {
-			return ClientStats{}, fmt.Errorf("consumers: client statistics: %w", err)
+	for i, dst := range []**hdrhistogram.Histogram{&out.Buffered, &out.PerAcquisition, &out.PerResponse} {
+		n, k := binary.Uvarint(body)
+		if k <= 0 || n > uint64(len(body)-k) {
+			return ClientStats{}, fmt.Errorf("consumers: client statistics: histogram %d: bad length", i+1)
 		}
-		*p.out = h
+		h, err := hdrhistogram.Decode(body[k : k+int(n)])
+		if err != nil {
+			return ClientStats{}, fmt.Errorf("consumers: client statistics: histogram %d: %w", i+1, err)
+		}
+		*dst, body = h, body[k+int(n):]
+	}
+	if len(body) != 0 {
+		return ClientStats{}, fmt.Errorf("consumers: client statistics: %d bytes after the last histogram", len(body))
 	}
 	return out, nil
 }

@@ -165,7 +165,7 @@ func (f *Fleet) Join(n int) []int {
 		f.nextID = max(f.nextID, id) + 1
 		mctx, stop := context.WithCancel(f.gctx)
 		pctx, stopPolling := context.WithCancel(mctx)
-		m := &member{id: id, c: f.c, sampler: f.sampler, rec: f.rec, shard: f.rec.MemberShard(),
+		m := &member{id: id, c: f.c, sampler: f.sampler, rec: f.rec, shard: f.rec.MemberRecorder(),
 			slow: &f.slow, pollCtx: pctx, stopPolling: stopPolling, stop: stop,
 			dialer: &crashDialer{}, exited: make(chan struct{}), hold: f.holding()}
 		m.fetches = newFetchWatch(f.rec.Clock)

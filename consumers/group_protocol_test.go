@@ -30,7 +30,7 @@ func newKeyedFakeRun(t *testing.T, partitions int32, n, keys int) *fakeRun {
 	clock := f.rec.Clock
 	f.rec = results.NewRecorder(clock, f.rec.Run, results.NewLedger(1, uint64(n)), results.NewSeries(clock.Now(), 120))
 	f.n = n
-	ps := f.rec.ProducerShard()
+	ps := f.rec.ProducerRecorder()
 	next := make([]uint64, keys)
 	var recs []*kgo.Record
 	var stamps []results.Stamp

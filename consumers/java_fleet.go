@@ -43,9 +43,9 @@ type javaFleet struct {
 	hello         chan struct{}
 
 	mu       sync.RWMutex
-	shards   []*results.MemberShard // by member id
-	exited   []chan struct{}        // by member id
-	active   []int                  // oldest first
+	shards   []*results.MemberRecorder // by member id
+	exited   []chan struct{}           // by member id
+	active   []int                     // oldest first
 	stopping bool
 
 	readDone chan struct{} // the event stream ended
@@ -259,7 +259,7 @@ func (j *javaFleet) apply(f javaFrame) {
 		return
 	}
 	j.mu.RLock()
-	var s *results.MemberShard
+	var s *results.MemberRecorder
 	if int(f.Member) < len(j.shards) {
 		s = j.shards[f.Member]
 	}
@@ -314,7 +314,7 @@ func (j *javaFleet) Join(n int) []int {
 	var ids []int
 	for range n {
 		id := len(j.shards)
-		s := j.rec.MemberShard()
+		s := j.rec.MemberRecorder()
 		s.Joined(id, j.rec.Clock.Now())
 		j.shards = append(j.shards, s)
 		j.exited = append(j.exited, make(chan struct{}))

@@ -31,7 +31,7 @@ func newTestJavaFleet(t *testing.T, members int, offset int64) (*javaFleet, *res
 	j := &javaFleet{rec: rec, rebal: newRebalanceWatch(rec), offset: offset, stderr: tail.New(4096),
 		pongs: make(chan javaFrame, 1), hello: make(chan struct{})}
 	for id := range members {
-		s := rec.MemberShard()
+		s := rec.MemberRecorder()
 		s.Joined(id, clock.Now())
 		j.shards = append(j.shards, s)
 		j.exited = append(j.exited, make(chan struct{}))

@@ -46,7 +46,7 @@ func newFakeRun(t *testing.T, partitions int32, n int, brokerConfig map[string]s
 	clock := results.NewClock()
 	tag := results.RunTag(t.Name())
 	rec := results.NewRecorder(clock, tag, results.NewLedger(1, uint64(n)), results.NewSeries(clock.Now(), 120))
-	ps := rec.ProducerShard()
+	ps := rec.ProducerRecorder()
 	for i := range n {
 		st := results.Stamp{Run: tag, Seq: uint64(i), Intended: clock.Now(), Sent: clock.Now()}
 		v := make([]byte, results.StampSize)

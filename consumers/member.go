@@ -45,7 +45,7 @@ type member struct {
 	c       Config
 	sampler Sampler
 	rec     *results.Recorder
-	shard   *results.MemberShard
+	shard   *results.MemberRecorder
 	cl      *kgo.Client
 	group   groupMember // the group-type half, chosen once by the fleet
 

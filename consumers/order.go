@@ -3,7 +3,7 @@ package consumers
 import "github.com/sharebench/sharebench/results"
 
 // processed checks a record whose processing just succeeded against its
-// key's and partition's produce order (results.MemberShard.RecordProcessed):
+// key's and partition's produce order (results.MemberRecorder.RecordProcessed):
 // the order in which the application saw records, whatever the group
 // commits or acknowledges afterwards. Replays (a consumer group's records
 // redelivered after a rebalance) count; failed attempts and crashed members

@@ -14,7 +14,7 @@ func BenchmarkProducerRecordPath(b *testing.B) {
 	scheds, _ := FleetSchedules(0, 10000, 1) // 10,000 records/s: an interval every 10,000 records
 	rec := results.NewRecorder(results.NewClock(), 1, results.NewLedger(1, uint64(b.N)+1), results.NewSeries(0, b.N/10000+2))
 	rec.SetWindow(results.Window{Start: 0, End: 1 << 62})
-	shard := rec.ProducerShard()
+	shard := rec.ProducerRecorder()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {

@@ -155,13 +155,13 @@ func Run(ctx context.Context, c Config, rec *results.Recorder) error {
 		}
 		g.Go(func() error {
 			defer cl.Close()
-			return produce(gctx, cl, c, uint32(i), s, rec.ProducerShard(), rec)
+			return produce(gctx, cl, c, uint32(i), s, rec.ProducerRecorder(), rec)
 		})
 	}
 	return g.Wait()
 }
 
-func produce(ctx context.Context, cl *kgo.Client, c Config, id uint32, s Schedule, shard *results.ProducerShard, rec *results.Recorder) error {
+func produce(ctx context.Context, cl *kgo.Client, c Config, id uint32, s Schedule, shard *results.ProducerRecorder, rec *results.Recorder) error {
 	if c.Backlog > 0 {
 		return produceBacklog(ctx, cl, c, id, shard, rec)
 	}
@@ -192,7 +192,7 @@ func produce(ctx context.Context, cl *kgo.Client, c Config, id uint32, s Schedul
 
 // produceBacklog sends this producer's share of the backlog without pacing:
 // Produce blocks only when the client's buffer is full.
-func produceBacklog(ctx context.Context, cl *kgo.Client, c Config, id uint32, shard *results.ProducerShard, rec *results.Recorder) error {
+func produceBacklog(ctx context.Context, cl *kgo.Client, c Config, id uint32, shard *results.ProducerRecorder, rec *results.Recorder) error {
 	rng := rand.New(rand.NewPCG(uint64(id), rec.Run))
 	kg, err := newKeyGen(c)
 	if err != nil {
@@ -209,7 +209,7 @@ func produceBacklog(ctx context.Context, cl *kgo.Client, c Config, id uint32, sh
 }
 
 // send produces one stamped record and counts its acknowledgement.
-func send(ctx context.Context, cl *kgo.Client, c Config, rng *rand.Rand, kg *keyGen, st results.Stamp, shard *results.ProducerShard, rec *results.Recorder) {
+func send(ctx context.Context, cl *kgo.Client, c Config, rng *rand.Rand, kg *keyGen, st results.Stamp, shard *results.ProducerRecorder, rec *results.Recorder) {
 	r := &kgo.Record{Value: make([]byte, c.MessageSize)}
 	if c.KeyMode == "random" {
 		r.Key = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, rng.Uint64()), rng.Uint64())

@@ -96,7 +96,7 @@ func TestProduceFailureCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	shard := rec.ProducerShard()
+	shard := rec.ProducerRecorder()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // a cancelled produce fails at once
 	send(ctx, cl, Config{MessageSize: results.StampSize}, nil, nil, results.Stamp{Run: 1}, shard, rec)

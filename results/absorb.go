@@ -10,29 +10,21 @@ import (
 )
 
 // absorbedState is what a coordinator's recorder holds from absorbed shard
-// exports beyond what its shards hold (docs/measurement.md#sharded-runs-how-shard-results-merge).
+// exports beyond what its producer and member recorders hold
+// (docs/measurement.md#sharded-runs-how-shard-results-merge).
 type absorbedState struct {
 	shards map[int]bool
-	// hists are the absorbed shards' histograms, merged as they arrive:
-	// Merge reads only their union, so the coordinator keeps one set rather
-	// than one per absorbed shard.
-	publish, scheduleLag, delivery, completion, queue, hold, pollSize *hdrhistogram.Histogram
-	// crossDuplicates are completions of a record already completed on
-	// another shard; crossRedelivered deliveries (consumer group) of a
-	// record already delivered on another shard. Each shard's own ledger
-	// could not see them.
-	crossDuplicates, crossRedelivered int64
+	// Snapshot holds the absorbed shards' histograms, merged as they
+	// arrive (Merge reads only their union, so the coordinator keeps one
+	// set rather than one per absorbed shard), and the counts no shard's
+	// own ledger could see: Duplicates, completions of a record already
+	// completed on another shard; Redelivered, deliveries (consumer group)
+	// of a record already delivered on another shard. Its other counters
+	// stay 0: each shard's are in its recorders.
+	Snapshot
 	// orderSources counts the absorbed exports that checked order.
 	orderSources int
 }
-
-// latency and pollSize histogram geometries, as the recorder creates them.
-type histGeometry struct{ lowest, highest, digits int64 }
-
-var (
-	latencyGeometry  = histGeometry{histLowestUS, histHighestUS, histSigDigits}
-	pollSizeGeometry = histGeometry{1, 1_000_000, 3}
-)
 
 // decodeHist decodes an exported histogram into its sparse form and checks
 // its geometry.
@@ -88,35 +80,30 @@ func (r *Recorder) Absorb(e *ShardExport) error {
 		p   *hdrhistogram.PackedHistogram
 	}
 	if r.absorbed.shards == nil {
-		r.absorbed = absorbedState{shards: map[int]bool{}, publish: NewLatencyHistogram(), scheduleLag: NewLatencyHistogram(),
-			delivery: NewLatencyHistogram(), completion: NewLatencyHistogram(), queue: NewLatencyHistogram(),
-			hold: NewLatencyHistogram(), pollSize: hdrhistogram.New(1, 1_000_000, 3)}
+		r.absorbed = absorbedState{shards: map[int]bool{}, Snapshot: NewSnapshot()}
 	}
 	a := &r.absorbed
 	var hists []decoded
-	add := func(b []byte, g histGeometry, dst *hdrhistogram.Histogram, what string) error {
-		p, err := decodeHist(b, g, what)
-		if err != nil {
-			return fail("%v", err)
+	// add decodes one recorder's exported histograms into the fields of
+	// dst they merge into.
+	add := func(enc [][]byte, dst []histField, who string) error {
+		for j, f := range dst {
+			p, err := decodeHist(enc[j], f.geom, who+" "+f.name)
+			if err != nil {
+				return fail("%v", err)
+			}
+			hists = append(hists, decoded{*f.h, p})
 		}
-		hists = append(hists, decoded{dst, p})
 		return nil
 	}
 	for i, p := range e.producers {
-		if err := errors.Join(add(p.publish, latencyGeometry, a.publish, fmt.Sprintf("producer %d publish", i)),
-			add(p.scheduleLag, latencyGeometry, a.scheduleLag, fmt.Sprintf("producer %d schedule lag", i))); err != nil {
+		if err := add(p.hists[:], histogramsOf(&a.ProducerHistograms), fmt.Sprintf("producer %d", i)); err != nil {
 			return err
 		}
 	}
 	for i, m := range e.members {
-		for j, dst := range []*hdrhistogram.Histogram{a.delivery, a.completion, a.queue, a.hold, a.pollSize} {
-			g := latencyGeometry
-			if j == 4 {
-				g = pollSizeGeometry
-			}
-			if err := add(m.hists[j], g, dst, fmt.Sprintf("member %d %s", i, []string{"delivery", "completion", "queue", "hold", "poll size"}[j])); err != nil {
-				return err
-			}
+		if err := add(m.hists[:], histogramsOf(&a.MemberHistograms), fmt.Sprintf("member %d", i)); err != nil {
+			return err
 		}
 	}
 	for k, log := range []*IntervalLog{r.completionLog, r.publishLog} {
@@ -143,28 +130,21 @@ func (r *Recorder) Absorb(e *ShardExport) error {
 		}
 	}
 	for _, m := range e.members {
-		for _, c := range m.dcounts {
+		for _, c := range m.counts.DeliveryCounts {
 			shareDeliveries = shareDeliveries || c > 0
 		}
 	}
 	dup, redlv := l.absorb(&e.ledger, !shareDeliveries)
-	a.crossDuplicates += dup
-	a.crossRedelivered += redlv
+	a.Duplicates += dup
+	a.Redelivered += redlv
 	for _, pe := range e.producers {
-		p := &ProducerShard{r: r} // no histograms nor log shard: they are in a and the log
-		for i, c := range p.counters() {
-			c.Store(pe.counts[i])
-		}
+		p := &ProducerRecorder{r: r} // no histograms nor log writer: they are in a and the log
+		storeCounts(&p.ProducerCounts, &pe.counts)
 		r.producers = append(r.producers, p)
 	}
 	for _, me := range e.members {
-		s := &MemberShard{r: r}
-		for i, c := range s.counters() {
-			c.Store(me.counts[i])
-		}
-		for i, c := range me.dcounts {
-			s.DeliveryCounts[i].Store(c)
-		}
+		s := &MemberRecorder{r: r}
+		storeCounts(&s.MemberCounts, &me.counts)
 		s.firstDelivery.Store(me.firstDlv)
 		s.lastFinish.Store(me.lastFin)
 		s.life.ID = me.id
@@ -280,7 +260,7 @@ func (l *Ledger) absorb(e *ledgerExport, redeliveries bool) (duplicates, redeliv
 // absorb merges an exported table: figures added (maxima kept), fronts
 // united (the furthest position wins; affected if affected anywhere).
 func (t *orderTable) absorb(e orderTableExport) {
-	s0 := &t.shards[0]
+	s0 := &t.stripes[0]
 	s0.mu.Lock()
 	s0.checked += e.checked
 	s0.viol += e.viol

@@ -41,11 +41,11 @@ func BenchmarkMemberWorkersParallel(b *testing.B) { benchMembers(b, 64, 4) }
 
 func benchMembers(b *testing.B, goroutines, members int) {
 	r := benchRecorder(1, uint64(b.N)+1)
-	shards := make([]*MemberShard, members)
+	shards := make([]*MemberRecorder, members)
 	for i := range shards {
-		shards[i] = r.MemberShard()
+		shards[i] = r.MemberRecorder()
 	}
-	one := func(m *MemberShard, s uint64) {
+	one := func(m *MemberRecorder, s uint64) {
 		t := int64(s) * benchNsPerRecord
 		st := Stamp{Run: 1, Seq: s, Intended: t, Sent: t + 10}
 		m.RecordDelivery(st, 1, t+20, t+1e6)
@@ -75,13 +75,13 @@ func BenchmarkProducerAckParallel(b *testing.B) {
 	for _, g := range []int{1, 64} {
 		b.Run(fmt.Sprintf("goroutines=%d", g), func(b *testing.B) {
 			r := benchRecorder(1, uint64(b.N)+1)
-			one := func(p *ProducerShard, s uint64) {
+			one := func(p *ProducerRecorder, s uint64) {
 				t := int64(s) * benchNsPerRecord
 				p.RecordAck(Stamp{Run: 1, Seq: s, Intended: t, Sent: t + 10}, t+2e6)
 			}
 			b.ResetTimer()
 			if g == 1 {
-				p := r.ProducerShard()
+				p := r.ProducerRecorder()
 				for i := range b.N {
 					one(p, uint64(i))
 				}
@@ -90,7 +90,7 @@ func BenchmarkProducerAckParallel(b *testing.B) {
 			var seq atomic.Uint64
 			b.SetParallelism(max(1, g/runtime.GOMAXPROCS(0)))
 			b.RunParallel(func(pb *testing.PB) {
-				p := r.ProducerShard()
+				p := r.ProducerRecorder()
 				for pb.Next() {
 					one(p, seq.Add(1)-1)
 				}
@@ -106,13 +106,13 @@ func BenchmarkMerge1M(b *testing.B) {
 	const n, members, producers = 1_000_000, 16, 4
 	r := NewRecorder(NewClock(), 1, NewLedger(producers, n/producers), NewSeries(0, 120))
 	r.SetWindow(Window{Start: 0, End: 1 << 62})
-	ms := make([]*MemberShard, members)
+	ms := make([]*MemberRecorder, members)
 	for i := range ms {
-		ms[i] = r.MemberShard()
+		ms[i] = r.MemberRecorder()
 	}
-	ps := make([]*ProducerShard, producers)
+	ps := make([]*ProducerRecorder, producers)
 	for i := range ps {
-		ps[i] = r.ProducerShard()
+		ps[i] = r.ProducerRecorder()
 	}
 	for i := range n {
 		t := int64(i) * 100_000 // 100 s in all

@@ -48,7 +48,7 @@ func BenchmarkLedgerProducedDeliveredCompleted(b *testing.B) {
 func BenchmarkMemberRecordPath(b *testing.B) {
 	r := NewRecorder(NewClock(), 1, NewLedger(1, uint64(b.N)+1), NewSeries(0, 60))
 	r.SetWindow(Window{Start: 0, End: 1 << 62})
-	m := r.MemberShard()
+	m := r.MemberRecorder()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		st := Stamp{Run: 1, Seq: uint64(i), Intended: int64(i), Sent: int64(i) + 10}

@@ -3,7 +3,7 @@
 // clock, HDR latency histograms and their percentile summaries, the
 // one-second time series (and reading its CSV back), the interval logs
 // (.hlog), the audit ledger that classifies every produced record exactly
-// once, the recorder with its producer and member shards, and the values
+// once, the recorder with its producer and member recorders, and the values
 // the fleets and collectors record (member times, rebalance pauses, CPU,
 // broker metrics, lag).
 //

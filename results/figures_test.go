@@ -25,7 +25,7 @@ func TestStallShowsInLatencyFromIntendedTime(t *testing.T) {
 	t0 := int64(1_000_000_000_000)
 	r := NewRecorder(NewClock(), 1, NewLedger(1, 200), NewSeries(t0, 5))
 	r.SetWindow(Window{Start: t0, End: t0 + 200*ms})
-	p, m := r.ProducerShard(), r.MemberShard()
+	p, m := r.ProducerRecorder(), r.MemberRecorder()
 	for i := int64(0); i < 200; i++ {
 		intended := t0 + i*ms
 		sent := max(intended, t0+100*ms) // blocked until 100 ms
@@ -55,7 +55,7 @@ func TestWindowSelectionRules(t *testing.T) {
 	r := NewRecorder(NewClock(), 1, NewLedger(1, 2), NewSeries(t0, 10))
 	w := Window{Start: t0 + 1000*ms, End: t0 + 2000*ms}
 	r.SetWindow(w)
-	p, m := r.ProducerShard(), r.MemberShard()
+	p, m := r.ProducerRecorder(), r.MemberRecorder()
 	a := Stamp{Run: 1, Seq: 0, Intended: t0 + 900*ms, Sent: t0 + 900*ms}
 	b := Stamp{Run: 1, Seq: 1, Intended: t0 + 1900*ms, Sent: t0 + 1900*ms}
 	p.RecordAck(a, a.Sent+ms)
@@ -84,7 +84,7 @@ func TestWindowSelectionRules(t *testing.T) {
 	// A completion exactly at the window's end is outside it ([Start, End)).
 	r2 := NewRecorder(NewClock(), 1, NewLedger(1, 2), NewSeries(t0, 10))
 	r2.SetWindow(w)
-	m2 := r2.MemberShard()
+	m2 := r2.MemberRecorder()
 	m2.RecordCompletion(Stamp{Run: 1, Seq: 0, Intended: w.Start}, w.Start, w.End, false)
 	m2.RecordCompletion(Stamp{Run: 1, Seq: 1, Intended: w.End}, w.Start, w.Start, false)
 	if g := r2.Merge(); g.CompletedInWindow != 1 || g.Completion.TotalCount() != 1 {
@@ -100,7 +100,7 @@ func TestLatencyFormulas(t *testing.T) {
 	t0 := int64(1_000_000_000_000)
 	r := NewRecorder(NewClock(), 1, NewLedger(1, 1), NewSeries(t0, 5))
 	r.SetWindow(Window{Start: t0, End: t0 + 1000*ms})
-	p, m := r.ProducerShard(), r.MemberShard()
+	p, m := r.ProducerRecorder(), r.MemberRecorder()
 	st := Stamp{Run: 1, Seq: 0, Intended: t0, Sent: t0 + 3*ms}
 	p.RecordAck(st, t0+12*ms)
 	m.RecordDelivery(st, 1, t0+7*ms, t0+20*ms)
@@ -164,8 +164,8 @@ func TestCountersNonZero(t *testing.T) {
 	series := NewSeries(t0, 5)
 	r := NewRecorder(NewClock(), 1, NewLedger(2, 100), series)
 	r.SetWindow(Window{Start: t0, End: t0 + 4000*ms})
-	p0, p1 := r.ProducerShard(), r.ProducerShard()
-	a, b := r.MemberShard(), r.MemberShard()
+	p0, p1 := r.ProducerRecorder(), r.ProducerRecorder()
+	a, b := r.MemberRecorder(), r.MemberRecorder()
 	for i := range 3 {
 		p0.RecordFailure()
 		if i < 2 {
@@ -232,12 +232,12 @@ func TestCountersNonZero(t *testing.T) {
 		}
 	}
 	lc := r.Counts()
-	if lc.Produced != 7 || lc.Delivered != 8 || lc.Completed != 6 || lc.Redelivered != 4 || lc.Released != 1 || lc.Rejected != 1 || lc.InFlight() != 0 {
+	if lc.Acked != 7 || lc.Delivered != 8 || lc.Completed != 6 || lc.Redelivered != 4 || lc.Released != 1 || lc.Rejected != 1 || lc.InFlight() != 0 {
 		t.Errorf("live counts %+v in flight %d", lc, lc.InFlight())
 	}
 	// A delivery count beyond the slots lands in the last one; a consumer
 	// group's second delivery (count 0) is a redelivery.
-	c := r.MemberShard()
+	c := r.MemberRecorder()
 	c.RecordDelivery(st(10), 42, t0, t0)
 	c.RecordDelivery(st(11), 0, t0, t0)
 	c.RecordDelivery(st(11), 0, t0, t0)

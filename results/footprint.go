@@ -45,13 +45,13 @@ func IntervalLogBytes(seconds int) uint64 {
 	return satMul(uint64(seconds), 2*intervalBytesPerSecond) + 2*(intervalLagSeconds+2)*latencyHistogramBytes()
 }
 
-// ProducerShardBytes is the memory of one producer's shard (two latency
+// ProducerRecorderBytes is the memory of one producer's recorder (two latency
 // histograms and its publish interval).
-func ProducerShardBytes() uint64 { return 3 * latencyHistogramBytes() }
+func ProducerRecorderBytes() uint64 { return 3 * latencyHistogramBytes() }
 
-// MemberShardBytes is the memory of one consumer member's shard (four
+// MemberRecorderBytes is the memory of one consumer member's recorder (four
 // latency histograms, its completion interval and the poll-size histogram).
-func MemberShardBytes() uint64 {
+func MemberRecorderBytes() uint64 {
 	return 5*latencyHistogramBytes() + uint64(hdrhistogram.New(1, 1_000_000, 3).ByteSize())
 }
 

@@ -36,10 +36,10 @@ func TestFootprintMatchesHeap(t *testing.T) {
 	within(t, "series 100,000 s", SeriesBytes(100_000),
 		heapGrowth(t, func() any { return NewSeries(0, 100_000) }), 0.05)
 	rec := NewRecorder(NewClock(), 1, NewLedger(1, 1), NewSeries(0, 1))
-	within(t, "10 member shards", 10*MemberShardBytes(),
+	within(t, "10 member shards", 10*MemberRecorderBytes(),
 		heapGrowth(t, func() any {
 			for range 10 {
-				rec.MemberShard()
+				rec.MemberRecorder()
 			}
 			return rec
 		}), 0.10)

@@ -82,3 +82,18 @@ func TestStampRoundTrip(t *testing.T) {
 		t.Fatal("run tags collide")
 	}
 }
+
+// Below 2048 µs the histogram is exact: the millisecond figures are the
+// recorded values to the microsecond.
+func TestSummarizeMillisExactBelow2ms(t *testing.T) {
+	h := NewLatencyHistogram()
+	RecordNanos(h, 1_500_000)
+	p := SummarizeMillis(h)
+	if p.P50 != 1.5 || p.P9999 != 1.5 || p.Max != 1.5 || p.Mean != 1.5 {
+		t.Errorf("percentiles %+v, want 1.5 ms", p)
+	}
+	txt, err := PercentileText(h)
+	if err != nil || !bytes.Contains(txt, []byte("1.500")) {
+		t.Errorf("hgrm %q %v: want the value in ms (1.500)", txt, err)
+	}
+}

@@ -18,11 +18,11 @@ import (
 // only the measurement window), so the log shows warm-up and drain too.
 //
 // The per-record path does not take the log's lock: each writer (a member
-// or producer shard) records into its own IntervalShard under its own lock,
+// or producer recorder) records into its own IntervalWriter under its own lock,
 // and hands its interval to the log once per second, when its clock crosses
-// into the next one. The log writes an interval once the latest shard is
+// into the next one. The log writes an interval once the latest writer is
 // intervalLagSeconds past it; a piece that arrives for an interval already
-// written (a shard that idled with an unfinished interval) lands in the
+// written (a writer that idled with an unfinished interval) lands in the
 // first interval not yet written.
 type IntervalLog struct {
 	mu      sync.Mutex
@@ -36,19 +36,19 @@ type IntervalLog struct {
 	w       *hdrhistogram.HistogramLogWriter
 	err     error
 	// absorbed are intervals from other recorders' logs (a sharded run's
-	// shards, shard.go), by start; they are written with the pending ones.
+	// shards, absorb.go), by start; they are written with the pending ones.
 	absorbed map[int64]*bucketAccum
 
-	// own is the shard behind Record, for writers without a shard of
+	// own is the writer behind Record, for callers without a writer of
 	// their own.
 	ownMu sync.Mutex
-	own   *IntervalShard
+	own   *IntervalWriter
 }
 
 const intervalNs = int64(1e9)
 
-// intervalLagSeconds is how far the latest shard must be past an interval
-// before the log writes it (shards record at slightly different times).
+// intervalLagSeconds is how far the latest writer must be past an interval
+// before the log writes it (writers record at slightly different times).
 const intervalLagSeconds = 2
 
 // NewIntervalLog starts a log whose intervals begin at startNs.
@@ -63,7 +63,7 @@ func NewIntervalLog(tag string, startNs int64) *IntervalLog {
 		l.w.OutputBaseTime(startNs/1e6),
 		l.w.OutputLegend(),
 	)
-	l.own = l.Shard()
+	l.own = l.Writer()
 	return l
 }
 
@@ -76,18 +76,18 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-// IntervalShard is one writer's part of an IntervalLog. It has no lock of
-// its own: its owner serialises Record and the log's Bytes (a MemberShard
-// or ProducerShard under its mutex).
-type IntervalShard struct {
+// IntervalWriter is one writer's part of an IntervalLog. It has no lock of
+// its own: its owner serialises Record and the log's Bytes (a MemberRecorder
+// or ProducerRecorder under its mutex).
+type IntervalWriter struct {
 	log      *IntervalLog
 	curStart int64
 	cur      *hdrhistogram.Histogram
 }
 
-// Shard returns a new writer of the log.
-func (l *IntervalLog) Shard() *IntervalShard {
-	return &IntervalShard{log: l, cur: NewLatencyHistogram()}
+// Writer returns a new writer of the log.
+func (l *IntervalLog) Writer() *IntervalWriter {
+	return &IntervalWriter{log: l, cur: NewLatencyHistogram()}
 }
 
 // intervalOf is the start of the interval holding ns (interval 0 for
@@ -100,8 +100,8 @@ func (l *IntervalLog) intervalOf(ns int64) int64 {
 }
 
 // Record adds a latency of valueNs observed at nowNs. The caller holds the
-// shard owner's lock.
-func (s *IntervalShard) Record(nowNs, valueNs int64) {
+// writer's owner's lock (a MemberRecorder or ProducerRecorder).
+func (s *IntervalWriter) Record(nowNs, valueNs int64) {
 	if s.cur.TotalCount() > 0 && nowNs >= s.curStart+intervalNs {
 		s.log.add(s.curStart, s.cur)
 		s.cur.Reset()
@@ -112,10 +112,10 @@ func (s *IntervalShard) Record(nowNs, valueNs int64) {
 	RecordNanos(s.cur, valueNs)
 }
 
-// piece is the shard's unfinished interval, copied (nil when empty or for
-// no shard: an absorbed shard's intervals are in the log). The caller holds
-// the shard owner's lock.
-func (s *IntervalShard) piece() *intervalPiece {
+// piece is the writer's unfinished interval, copied (nil when empty or for
+// no writer: an absorbed shard's intervals are in the log). The caller holds
+// the writer's owner's lock.
+func (s *IntervalWriter) piece() *intervalPiece {
 	if s == nil || s.cur.TotalCount() == 0 {
 		return nil
 	}
@@ -127,8 +127,8 @@ type intervalPiece struct {
 	h     *hdrhistogram.Histogram
 }
 
-// add merges a shard's finished interval and writes the intervals every
-// shard has moved past.
+// add merges a writer's finished interval and writes the intervals every
+// writer has moved past.
 func (l *IntervalLog) add(start int64, h *hdrhistogram.Histogram) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -173,42 +173,21 @@ func mapKeys(m map[int64]*hdrhistogram.Histogram) []int64 {
 	return keys
 }
 
-func writeInterval(w *hdrhistogram.HistogramLogWriter, tag string, start int64, h *hdrhistogram.Histogram) error {
-	if h.TotalCount() == 0 {
-		return nil
-	}
-	h.SetStartTimeMs(start / 1e6)
-	h.SetEndTimeMs((start + intervalNs) / 1e6)
-	h.SetTag(tag)
-	return w.OutputIntervalHistogram(h)
+// intervalHistogram is what writeInterval needs of a Histogram or a
+// PackedHistogram.
+type intervalHistogram interface {
+	TotalCount() int64
+	SetStartTimeMs(int64)
+	SetEndTimeMs(int64)
+	SetTag(string)
 }
 
-// Record adds a latency of valueNs observed at nowNs, through the log's own
-// shard (safe for concurrent use, but every caller shares one lock: the
-// per-record path uses a Shard per writer).
-func (l *IntervalLog) Record(nowNs, valueNs int64) {
-	l.ownMu.Lock()
-	defer l.ownMu.Unlock()
-	l.own.Record(nowNs, valueNs)
-}
-
-// Bytes returns the whole log so far, the log's own shard included. It does
-// not change the log: recording may go on.
-func (l *IntervalLog) Bytes() ([]byte, error) {
-	l.ownMu.Lock()
-	p := l.own.piece()
-	l.ownMu.Unlock()
-	return l.bytesWith([]*intervalPiece{p})
-}
-
-// bytesWith returns the log written so far followed by the unwritten
-// intervals with the shards' unfinished pieces merged in.
-func (l *IntervalLog) bytesWith(pieces []*intervalPiece) ([]byte, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.err != nil {
-		return nil, fmt.Errorf("%s interval log: %w", l.tag, l.err)
-	}
+// writeInterval writes one one-second interval starting at start (Unix ns);
+// an empty one is left out.
+// unwrittenLocked is the intervals not yet written, by start: the pending
+// ones with the writers' unfinished pieces merged in (copies; the log is
+// not changed). The caller holds l.mu.
+func (l *IntervalLog) unwrittenLocked(pieces []*intervalPiece) map[int64]*hdrhistogram.Histogram {
 	rest := map[int64]*hdrhistogram.Histogram{}
 	for start, h := range l.pending {
 		l.mergeLocked(rest, start, h, false)
@@ -218,6 +197,51 @@ func (l *IntervalLog) bytesWith(pieces []*intervalPiece) ([]byte, error) {
 			l.mergeLocked(rest, p.start, p.h, false)
 		}
 	}
+	return rest
+}
+
+func writeInterval(w *hdrhistogram.HistogramLogWriter, tag string, start int64, h intervalHistogram) error {
+	if h.TotalCount() == 0 {
+		return nil
+	}
+	h.SetStartTimeMs(start / 1e6)
+	h.SetEndTimeMs((start + intervalNs) / 1e6)
+	h.SetTag(tag)
+	switch h := h.(type) {
+	case *hdrhistogram.PackedHistogram:
+		return w.OutputIntervalPackedHistogram(h)
+	default:
+		return w.OutputIntervalHistogram(h.(*hdrhistogram.Histogram))
+	}
+}
+
+// Record adds a latency of valueNs observed at nowNs, through the log's own
+// writer (safe for concurrent use, but every caller shares one lock: the
+// per-record path uses a Writer per producer or member).
+func (l *IntervalLog) Record(nowNs, valueNs int64) {
+	l.ownMu.Lock()
+	defer l.ownMu.Unlock()
+	l.own.Record(nowNs, valueNs)
+}
+
+// Bytes returns the whole log so far, the log's own writer included. It does
+// not change the log: recording may go on.
+func (l *IntervalLog) Bytes() ([]byte, error) {
+	l.ownMu.Lock()
+	p := l.own.piece()
+	l.ownMu.Unlock()
+	return l.bytesWith([]*intervalPiece{p})
+}
+
+// bytesWith returns the log written so far followed by the unwritten
+// intervals with the writers' unfinished pieces merged in.
+func (l *IntervalLog) bytesWith(pieces []*intervalPiece) ([]byte, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return nil, fmt.Errorf("%s interval log: %w", l.tag, l.err)
+	}
+	rest := l.unwrittenLocked(pieces)
 	out := bytes.NewBuffer(bytes.Clone(l.buf.Bytes()))
 	w := hdrhistogram.NewHistogramLogWriter(out)
 	w.SetBaseTime(l.start / 1e6)
@@ -239,27 +263,15 @@ func (l *IntervalLog) bytesWith(pieces []*intervalPiece) ([]byte, error) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		var err error
-		if h := rest[k]; h != nil {
-			err = writeInterval(w, l.tag, k, rest[k])
-		} else {
-			err = writeSparseInterval(w, l.tag, k, sparse[k])
+		var h intervalHistogram = sparse[k]
+		if d := rest[k]; d != nil {
+			h = d
 		}
-		if err != nil {
+		if err := writeInterval(w, l.tag, k, h); err != nil {
 			return nil, fmt.Errorf("%s interval log: %w", l.tag, err)
 		}
 	}
 	return out.Bytes(), nil
-}
-
-func writeSparseInterval(w *hdrhistogram.HistogramLogWriter, tag string, start int64, h *hdrhistogram.PackedHistogram) error {
-	if h.TotalCount() == 0 {
-		return nil
-	}
-	h.SetStartTimeMs(start / 1e6)
-	h.SetEndTimeMs((start + intervalNs) / 1e6)
-	h.SetTag(tag)
-	return w.OutputIntervalPackedHistogram(h)
 }
 
 // bucketCount is one populated bucket of an interval histogram: the
@@ -332,7 +344,7 @@ func (l *IntervalLog) absorb(ivs []intervalExport) {
 	}
 }
 
-// export lists the log's intervals, with the shards' unfinished pieces
+// export lists the log's intervals, with the writers' unfinished pieces
 // merged in, each as its populated buckets: those written already read
 // back from the log's text, the rest from the pending histograms. A log that absorbed intervals is not exported (Recorder.Export
 // refuses such a recorder).
@@ -346,15 +358,7 @@ func (l *IntervalLog) export(pieces []*intervalPiece) ([]intervalExport, error) 
 	if err != nil {
 		return nil, err
 	}
-	rest := map[int64]*hdrhistogram.Histogram{}
-	for start, h := range l.pending {
-		l.mergeLocked(rest, start, h, false)
-	}
-	for _, p := range pieces {
-		if p != nil {
-			l.mergeLocked(rest, p.start, p.h, false)
-		}
-	}
+	rest := l.unwrittenLocked(pieces)
 	keys := mapKeys(rest)
 	slices.Sort(keys)
 	for _, k := range keys {

@@ -59,7 +59,7 @@ func TestIntervalLogStartTimeAndIntervalEnds(t *testing.T) {
 func TestIntervalShardOneRecordPerSecond(t *testing.T) {
 	start := int64(1_700_000_000) * 1e9
 	l := NewIntervalLog("completion", start)
-	s := l.Shard()
+	s := l.Writer()
 	for sec := range int64(6) {
 		s.Record(start+sec*1e9+1e8, (sec+1)*1e6)
 	}
@@ -84,7 +84,7 @@ func TestIntervalShardOneRecordPerSecond(t *testing.T) {
 func TestIntervalLogLatePieceJoinsFirstUnwrittenInterval(t *testing.T) {
 	start := int64(1_700_000_000) * 1e9
 	l := NewIntervalLog("completion", start)
-	a, late := l.Shard(), l.Shard()
+	a, late := l.Writer(), l.Writer()
 	for sec := range int64(6) {
 		a.Record(start+sec*1e9, 1e6) // seconds 0..5: 0, 1, 2 are written once A is in 5
 	}

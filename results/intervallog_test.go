@@ -58,7 +58,7 @@ func TestIntervalLogReadsBackWithHdrReader(t *testing.T) {
 func TestIntervalLogShardsMerge(t *testing.T) {
 	start := int64(1_700_000_000) * 1e9
 	l := NewIntervalLog("completion", start)
-	a, b := l.Shard(), l.Shard()
+	a, b := l.Writer(), l.Writer()
 	for sec := int64(0); sec < 10; sec++ {
 		for i := int64(0); i < 10; i++ {
 			a.Record(start+sec*1e9+i*1e6, (sec+1)*1e6)
@@ -94,5 +94,28 @@ func TestIntervalLogShardsMerge(t *testing.T) {
 	}
 	if again := read(); len(again) != 10 || again[9].TotalCount() != 20 {
 		t.Errorf("second read: %d intervals", len(again))
+	}
+}
+
+// The interval logs hold the same values as the histograms: publish = ack
+// − actual send, completion = completion − intended send.
+func TestIntervalLogValues(t *testing.T) {
+	t0 := int64(1_000_000_000_000)
+	r := NewRecorder(NewClock(), 1, NewLedger(1, 1), NewSeries(t0, 5))
+	r.SetWindow(Window{Start: t0, End: t0 + 1000*ms})
+	p, m := r.ProducerRecorder(), r.MemberRecorder()
+	st := Stamp{Run: 1, Seq: 0, Intended: t0, Sent: t0 + 3*ms}
+	p.RecordAck(st, t0+12*ms)
+	m.RecordDelivery(st, 1, t0+7*ms, t0+20*ms)
+	m.RecordCompletion(st, t0+20*ms, t0+50*ms, false)
+	g := r.Merge()
+	for name, want := range map[string]int64{"publish.hlog": 9000, "completion.hlog": 50000} {
+		h, err := hdrhistogram.NewHistogramLogReader(bytes.NewReader(g.IntervalLogs[name])).NextIntervalHistogram()
+		if err != nil || h == nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if h.TotalCount() != 1 || !h.ValuesAreEquivalent(h.Max(), want) {
+			t.Errorf("%s: count %d max %d µs, want 1 and %d", name, h.TotalCount(), h.Max(), want)
+		}
 	}
 }

@@ -116,3 +116,26 @@ func TestLedgerUniqueCounts(t *testing.T) {
 		t.Errorf("finished unique %d, want 3", got)
 	}
 }
+
+// The ledger's bit addressing across words, and the producer bound.
+func TestLedgerBitAddressing(t *testing.T) {
+	l := NewLedger(1, 200)
+	for s := uint64(0); s < 200; s++ {
+		if s != 129 {
+			l.Produced(0, s)
+		}
+	}
+	l.Completed(0, 64)
+	l.Completed(0, 64) // a duplicate of a produced record
+	l.Completed(0, 129)
+	l.Completed(0, 129) // completed twice but never acknowledged
+	a := l.Audit()
+	if a.Duplicates != 1 || a.DuplicateCompletions != 1 || a.Unacknowledged != 1 || a.Produced != 199 {
+		t.Errorf("audit %+v, want 1 duplicate, 1 unacknowledged, 199 produced", a)
+	}
+	l2 := NewLedger(1, 10)
+	l2.Delivered(1, 0) // producer index = number of producers
+	if a := l2.Audit(); a.Foreign != 1 {
+		t.Errorf("producer 1 of 1: foreign %d, want 1", a.Foreign)
+	}
+}

@@ -39,7 +39,7 @@ type RebalancePause struct {
 	EndNs     int64 `json:"end_ns"`
 }
 
-// memberLife is the part of a MemberShard the fleet sets.
+// memberLife is the part of a MemberRecorder the fleet sets.
 type memberLife struct {
 	ID                int
 	joined, left      atomic.Int64
@@ -51,15 +51,15 @@ type memberLife struct {
 }
 
 // Joined records the member's join request at ns.
-func (s *MemberShard) Joined(id int, ns int64) { s.life.ID = id; s.life.joined.Store(ns) }
+func (s *MemberRecorder) Joined(id int, ns int64) { s.life.ID = id; s.life.joined.Store(ns) }
 
 // Left records the member leaving gracefully at ns.
-func (s *MemberShard) Left(ns int64) { s.life.left.Store(ns) }
+func (s *MemberRecorder) Left(ns int64) { s.life.left.Store(ns) }
 
 // Crashed records the member crashing at ns, with the records it held.
-func (s *MemberShard) Crashed(ns int64) {
+func (s *MemberRecorder) Crashed(ns int64) {
 	s.life.crashed.Store(true)
-	s.life.held.Store(s.polled.Load() - s.Completed.Load() - s.Released.Load() - s.Rejected.Load())
+	s.life.held.Store(s.Polled.Load() - s.Completed.Load() - s.Released.Load() - s.Rejected.Load())
 	s.life.left.Store(ns)
 }
 

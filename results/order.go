@@ -14,7 +14,7 @@ import (
 // key's sequence, or the offset, of the front minus its own) and in
 // produce time (the front's intended send time minus its own).
 //
-// The check is one map lookup under one of orderShards striped locks, so
+// The check is one map lookup under one of orderStripes striped locks, so
 // members contend only when they finish records of keys in the same stripe
 // at the same instant; the figures of the stripes add up.
 
@@ -53,7 +53,7 @@ type OrderPoint struct {
 	Offset    int64
 }
 
-const orderShards = 64
+const orderStripes = 64
 
 // orderTracker holds the front (highest position finished so far) of every
 // key and partition; the zero value is ready.
@@ -62,10 +62,10 @@ type orderTracker struct {
 }
 
 type orderTable struct {
-	shards [orderShards]orderShard
+	stripes [orderStripes]orderStripe
 }
 
-type orderShard struct {
+type orderStripe struct {
 	mu      sync.Mutex
 	fronts  map[uint64]*orderFront
 	checked int64
@@ -105,13 +105,13 @@ func (t *orderTable) observe(id, pos uint64, intended int64) {
 }
 
 // stripe is the stripe holding stream id.
-func (t *orderTable) stripe(id uint64) *orderShard { return &t.shards[(id*0x9e3779b97f4a7c15)>>58] }
+func (t *orderTable) stripe(id uint64) *orderStripe { return &t.stripes[(id*0x9e3779b97f4a7c15)>>58] }
 
 // figures sums the table's stripes.
 func (t *orderTable) figures() OrderFigures {
 	var o OrderFigures
-	for i := range t.shards {
-		s := &t.shards[i]
+	for i := range t.stripes {
+		s := &t.stripes[i]
 		s.mu.Lock()
 		o.Checked += s.checked
 		o.Violations += s.viol
@@ -168,7 +168,7 @@ type OrderAudit struct {
 
 // RecordProcessed checks a record a worker finished processing
 // successfully against its key's and partition's order.
-func (s *MemberShard) RecordProcessed(st Stamp, p OrderPoint) {
+func (s *MemberRecorder) RecordProcessed(st Stamp, p OrderPoint) {
 	o := &s.r.order
 	if p.Keyed {
 		o.keys.observe(uint64(st.Producer)<<40|p.Key&(1<<40-1), p.KeySeq, st.Intended)

@@ -21,7 +21,7 @@ func orderOf(t *testing.T, members [][]finished) *OrderAudit {
 	r := NewRecorder(NewClock(), 1, NewLedger(2, 100), NewSeries(0, 5))
 	var wg sync.WaitGroup
 	for _, recs := range members {
-		s := r.MemberShard()
+		s := r.MemberRecorder()
 		wg.Add(1)
 		go func() { // each member on its own goroutine, in its own order
 			defer wg.Done()
@@ -91,7 +91,7 @@ func TestOrderAcrossMembers(t *testing.T) {
 	b = append(b, finished{keyed: true, key: 1, kseq: 5, noOff: true, intendedMs: 50})
 	r := NewRecorder(NewClock(), 1, NewLedger(1, 100), NewSeries(0, 5))
 	for _, recs := range [][]finished{a, b} {
-		s := r.MemberShard()
+		s := r.MemberRecorder()
 		for _, f := range recs {
 			s.RecordProcessed(Stamp{Intended: f.intendedMs * 1e6}, OrderPoint{Keyed: true, Key: f.key, KeySeq: f.kseq, Offset: -1})
 		}
@@ -118,7 +118,7 @@ func TestOrderNothingChecked(t *testing.T) {
 func BenchmarkRecordProcessed(b *testing.B) {
 	r := NewRecorder(NewClock(), 1, NewLedger(1, 1), NewSeries(0, 5))
 	b.RunParallel(func(pb *testing.PB) {
-		s := r.MemberShard()
+		s := r.MemberRecorder()
 		var i uint64
 		for pb.Next() {
 			i++

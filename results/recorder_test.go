@@ -14,8 +14,8 @@ func TestRecorderWindowAndLatencies(t *testing.T) {
 	series := NewSeries(t0, 5)
 	r := NewRecorder(NewClock(), 42, NewLedger(1, 10), series)
 	r.SetWindow(Window{Start: t0 + 200*ms, End: t0 + 700*ms})
-	p := r.ProducerShard()
-	m := r.MemberShard()
+	p := r.ProducerRecorder()
+	m := r.MemberRecorder()
 	for i := int64(0); i < 10; i++ {
 		st := Stamp{Run: 42, Seq: uint64(i), Intended: t0 + i*100*ms, Sent: t0 + i*100*ms + ms}
 		p.RecordAck(st, st.Sent+2*ms)
@@ -63,7 +63,7 @@ func TestRecorderWindowAndLatencies(t *testing.T) {
 
 func TestRedeliveriesAndReleases(t *testing.T) {
 	r := NewRecorder(NewClock(), 1, NewLedger(1, 4), NewSeries(0, 2))
-	m := r.MemberShard()
+	m := r.MemberRecorder()
 	st := Stamp{Run: 1, Seq: 2}
 	m.RecordDelivery(st, 1, 0, 0)
 	m.RecordRelease(st, 0, false)
@@ -96,7 +96,7 @@ func TestRecorderSpan(t *testing.T) {
 	if _, _, ok := r.Span(); ok {
 		t.Fatal("span before any delivery")
 	}
-	a, b := r.MemberShard(), r.MemberShard()
+	a, b := r.MemberRecorder(), r.MemberRecorder()
 	st := Stamp{Run: 7, Seq: 1}
 	a.RecordDelivery(st, 1, 100, 500)
 	b.RecordDelivery(st, 1, 100, 300)
@@ -105,5 +105,53 @@ func TestRecorderSpan(t *testing.T) {
 	first, last, ok := r.Span()
 	if !ok || first != 300 || last != 1200 {
 		t.Errorf("span %d..%d ok %v, want 300..1200", first, last, ok)
+	}
+}
+
+func TestWindowSeconds(t *testing.T) {
+	if got := (Window{Start: 1e9, End: 3.5e9}).Seconds(); got != 2.5 {
+		t.Errorf("seconds %v, want 2.5", got)
+	}
+}
+
+// Span: a member's earliest delivery stays the earliest, a member without
+// deliveries does not reset it, and delivery without a finish is no span.
+func TestSpanMinMaxAndEmptyMembers(t *testing.T) {
+	r := NewRecorder(NewClock(), 1, NewLedger(1, 10), NewSeries(0, 10))
+	a := r.MemberRecorder()
+	st := Stamp{Run: 1, Seq: 1}
+	a.RecordDelivery(st, 1, 0, 300)
+	a.RecordDelivery(st, 2, 0, 500)
+	a.RecordDelivery(st, 2, 0, 200)
+	if _, _, ok := r.Span(); ok {
+		t.Error("span ok with deliveries but no finish")
+	}
+	a.RecordCompletion(st, 500, 900, false)
+	a.RecordCompletion(st, 500, 700, false)
+	r.MemberRecorder() // never delivered anything
+	first, last, ok := r.Span()
+	if !ok || first != 200 || last != 900 {
+		t.Errorf("span %d..%d ok %v, want 200..900", first, last, ok)
+	}
+}
+
+// A crashed member held what its polls returned minus what it finished.
+func TestCrashedMemberHeld(t *testing.T) {
+	r := NewRecorder(NewClock(), 1, NewLedger(1, 10), NewSeries(0, 10))
+	m := r.MemberRecorder()
+	m.Joined(3, 10)
+	m.RecordPoll(5)
+	m.RecordPoll(2)
+	for i := range 3 {
+		st := Stamp{Run: 1, Seq: uint64(i)}
+		m.RecordDelivery(st, 1, 0, 20)
+		m.RecordCompletion(st, 20, 30, false)
+	}
+	m.RecordRelease(Stamp{Run: 1, Seq: 3}, 30, false)
+	m.RecordReject(Stamp{Run: 1, Seq: 4}, 30)
+	m.Crashed(40)
+	got := r.Merge().Members
+	if len(got) != 1 || !got[0].Crashed || got[0].HeldAtCrash != 7-3-1-1 || got[0].LeftNs != 40 || got[0].ID != 3 {
+		t.Errorf("members %+v, want crashed at 40 holding 2", got)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync/atomic"
+	"unsafe"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -18,8 +18,9 @@ import (
 // read as for a single-process run.
 
 // ShardExport is everything one shard's Recorder measured, in a form that
-// travels between processes: counters, histograms (HdrHistogram's V2
-// compressed encoding, one set per producer and member shard), member
+// travels between processes: counters and histograms (each producer's and
+// member's part of the Snapshot, histograms in HdrHistogram's V2
+// compressed encoding), member
 // lifetimes, pauses, the interval logs' intervals, the series, the ledger's
 // bitsets and the order-check state.
 type ShardExport struct {
@@ -72,17 +73,24 @@ type repeatExport struct {
 	extra    int64
 }
 
+// producerHistograms and memberHistograms count the histogram types'
+// fields (every field is a pointer), so an export is a value that copies.
+const (
+	producerHistograms = unsafe.Sizeof(ProducerHistograms{}) / unsafe.Sizeof(&hdrhistogram.Histogram{})
+	memberHistograms   = unsafe.Sizeof(MemberHistograms{}) / unsafe.Sizeof(&hdrhistogram.Histogram{})
+)
+
+// producerExport and memberExport are one producer's and one member's
+// part of the Snapshot, histograms in HdrHistogram's V2 compressed encoding
+// in their type's field order (histogramsOf).
 type producerExport struct {
-	publish, scheduleLag []byte
-	counts               [4]int64 // Sent, Acked, AckedWindow, Failed
+	counts ProducerCounts[int64]
+	hists  [producerHistograms][]byte
 }
 
-const memberCounterCount = 15
-
 type memberExport struct {
-	hists     [5][]byte // delivery, completion, queue, hold, pollSize
-	counts    [memberCounterCount]int64
-	dcounts   [10]int64
+	counts    MemberCounts[int64]
+	hists     [memberHistograms][]byte
 	firstDlv  int64
 	lastFin   int64
 	id        int
@@ -115,28 +123,21 @@ type frontExport struct {
 	affected bool
 }
 
-// counters lists a member shard's counters in export order.
-func (s *MemberShard) counters() [memberCounterCount]*atomic.Int64 {
-	return [...]*atomic.Int64{&s.Polls, &s.EmptyPolls, &s.polled, &s.Delivered, &s.Completed,
-		&s.CompletedInWindow, &s.Redelivered, &s.Released, &s.Rejected, &s.Retried,
-		&s.LockExpired, &s.Renewals, &s.Duplicates, &s.AckErrors, &s.PollErrors}
-}
-
-func (p *ProducerShard) counters() [4]*atomic.Int64 {
-	return [...]*atomic.Int64{&p.Sent, &p.Acked, &p.AckedWindow, &p.Failed}
-}
-
-func encodeHist(h *hdrhistogram.Histogram) ([]byte, error) {
-	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-	if err != nil {
-		return nil, fmt.Errorf("results: export: encode histogram: %w", err)
+// encodeHists encodes a recorder's histograms in field order into out.
+func encodeHists(out [][]byte, fs []histField) error {
+	for i, f := range fs {
+		b, err := (*f.h).Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		if err != nil {
+			return fmt.Errorf("results: export: encode %s histogram: %w", f.name, err)
+		}
+		out[i] = b
 	}
-	return b, nil
+	return nil
 }
 
 // Export captures the recorder's state once the shard's run has ended (the
 // fleets stopped; recording after Export is not in it). It takes the
-// shards' locks one at a time, like Merge, and never touches the per-record
+// producers' and members' locks one at a time, like Merge, and never touches the per-record
 // path. A recorder that absorbed other shards cannot be exported.
 func (r *Recorder) Export() (*ShardExport, error) {
 	r.mu.Lock()
@@ -161,21 +162,18 @@ func (r *Recorder) Export() (*ShardExport, error) {
 		}
 	}
 	e.ledger = r.Ledger.export()
-	// Shards.
+	// Producers' and members' recorders.
 	var publishPieces, completionPieces []*intervalPiece
 	for _, p := range r.producers {
 		p.mu.Lock()
 		publishPieces = append(publishPieces, p.publishLog.piece())
-		pub, err1 := encodeHist(p.publish)
-		lag, err2 := encodeHist(p.scheduleLag)
+		var pe producerExport
+		err := encodeHists(pe.hists[:], histogramsOf(&p.h))
 		p.mu.Unlock()
-		if err := errors.Join(err1, err2); err != nil {
+		if err != nil {
 			return nil, err
 		}
-		pe := producerExport{publish: pub, scheduleLag: lag}
-		for i, c := range p.counters() {
-			pe.counts[i] = c.Load()
-		}
+		loadCounts(&pe.counts, &p.ProducerCounts)
 		e.producers = append(e.producers, pe)
 	}
 	for _, s := range r.members {
@@ -184,22 +182,12 @@ func (r *Recorder) Export() (*ShardExport, error) {
 			lastDlv: s.life.lastDelivery.Load(), idleNs: s.life.idleNs.Load(), idleStart: s.life.idleStart.Load()}
 		s.mu.Lock()
 		completionPieces = append(completionPieces, s.completionLog.piece())
-		var errs []error
-		for i, h := range []*hdrhistogram.Histogram{s.delivery, s.completion, s.queue, s.hold, s.pollSize} {
-			var err error
-			me.hists[i], err = encodeHist(h)
-			errs = append(errs, err)
-		}
+		err := encodeHists(me.hists[:], histogramsOf(&s.h))
 		s.mu.Unlock()
-		if err := errors.Join(errs...); err != nil {
+		if err != nil {
 			return nil, err
 		}
-		for i, c := range s.counters() {
-			me.counts[i] = c.Load()
-		}
-		for i := range s.DeliveryCounts {
-			me.dcounts[i] = s.DeliveryCounts[i].Load()
-		}
+		loadCounts(&me.counts, &s.MemberCounts)
 		e.members = append(e.members, me)
 	}
 	var err error
@@ -252,8 +240,8 @@ func (l *Ledger) export() ledgerExport {
 // export copies the table's fronts and figures, fronts sorted by stream id.
 func (t *orderTable) export() orderTableExport {
 	var e orderTableExport
-	for i := range t.shards {
-		s := &t.shards[i]
+	for i := range t.stripes {
+		s := &t.stripes[i]
 		s.mu.Lock()
 		e.checked += s.checked
 		e.viol += s.viol
@@ -268,12 +256,12 @@ func (t *orderTable) export() orderTableExport {
 	return e
 }
 
-// Encode serialises the export (format in shardcodec.go).
+// Encode serialises the export (the frame and its body: wire.go).
 func (e *ShardExport) Encode() ([]byte, error) {
 	if e.Shard < 0 {
 		return nil, fmt.Errorf("results: encode shard export: shard index %d, want ≥ 0", e.Shard)
 	}
-	w := &wireWriter{b: append([]byte(shardMagic), shardVersion)}
+	w := newWireWriter(shardMagic, shardVersion)
 	w.varint(int64(e.Shard))
 	w.u64(e.Run)
 	w.varint(e.window.Start)
@@ -309,24 +297,14 @@ func (e *ShardExport) Encode() ([]byte, error) {
 	w.varint(l.foreign)
 	w.varint(l.producedAcks)
 	w.uvarint(uint64(len(e.producers)))
-	for _, p := range e.producers {
-		w.bytes(p.publish)
-		w.bytes(p.scheduleLag)
-		for _, c := range p.counts {
-			w.varint(c)
-		}
+	for i := range e.producers {
+		p := &e.producers[i]
+		w.snapshotPart(fieldsOf[int64](&p.counts), p.hists[:])
 	}
 	w.uvarint(uint64(len(e.members)))
-	for _, m := range e.members {
-		for _, h := range m.hists {
-			w.bytes(h)
-		}
-		for _, c := range m.counts {
-			w.varint(c)
-		}
-		for _, c := range m.dcounts {
-			w.varint(c)
-		}
+	for i := range e.members {
+		m := &e.members[i]
+		w.snapshotPart(fieldsOf[int64](&m.counts), m.hists[:])
 		for _, v := range []int64{m.firstDlv, m.lastFin, int64(m.id), m.joined, m.left, m.held, m.lastDlv, m.idleNs, m.idleStart} {
 			w.varint(v)
 		}
@@ -364,7 +342,7 @@ func (e *ShardExport) Encode() ([]byte, error) {
 			w.bool(f.affected)
 		}
 	}
-	return seal(w.b), nil
+	return w.seal(), nil
 }
 
 // makeN makes n items; none is nil, as Export leaves an empty list.
@@ -382,7 +360,7 @@ const maxSeriesSeconds = 7 * 24 * 3600
 // version, checksum) and every length; histograms are checked when
 // absorbed.
 func DecodeShardExport(b []byte) (*ShardExport, error) {
-	body, err := openFrame(b)
+	body, err := OpenFrame(b, shardMagic, shardVersion, "shard export")
 	if err != nil {
 		return nil, err
 	}
@@ -445,24 +423,13 @@ func DecodeShardExport(b []byte) (*ShardExport, error) {
 	e.producers = makeN[producerExport](r.count(6))
 	for i := range e.producers {
 		p := &e.producers[i]
-		p.publish, p.scheduleLag = r.bytes(), r.bytes()
-		for j := range p.counts {
-			p.counts[j] = r.varint()
-		}
+		r.snapshotPart(fieldsOf[int64](&p.counts), p.hists[:])
 	}
 	r.at = "members"
 	e.members = makeN[memberExport](r.count(40))
 	for i := range e.members {
 		m := &e.members[i]
-		for j := range m.hists {
-			m.hists[j] = r.bytes()
-		}
-		for j := range m.counts {
-			m.counts[j] = r.varint()
-		}
-		for j := range m.dcounts {
-			m.dcounts[j] = r.varint()
-		}
+		r.snapshotPart(fieldsOf[int64](&m.counts), m.hists[:])
 		m.firstDlv, m.lastFin, m.id, m.joined, m.left = r.varint(), r.varint(), r.int(), r.varint(), r.varint()
 		m.held, m.lastDlv, m.idleNs, m.idleStart = r.varint(), r.varint(), r.varint(), r.varint()
 		m.crashed = r.bool()

@@ -34,13 +34,13 @@ func benchShardExports(tb testing.TB, agents int, records uint64) (exports [][]b
 	latency := func() int64 { return int64(math.Exp(rng.NormFloat64()*0.8) * 20e6) }
 	for a := range agents {
 		r := newRec()
-		prods := make([]*ProducerShard, perAgentProd)
+		prods := make([]*ProducerRecorder, perAgentProd)
 		for i := range prods {
-			prods[i] = r.ProducerShard()
+			prods[i] = r.ProducerRecorder()
 		}
-		mems := make([]*MemberShard, perAgentMem)
+		mems := make([]*MemberRecorder, perAgentMem)
 		for i := range mems {
-			mems[i] = r.MemberShard()
+			mems[i] = r.MemberRecorder()
 			mems[i].Joined(a*perAgentMem+i, start+int64(i)*1e6)
 		}
 		// This agent's producers send their records evenly over the run.

@@ -11,7 +11,7 @@ import (
 // header and checksum, so the fuzzer reaches the field parser.
 func FuzzDecodeShardExport(f *testing.F) {
 	small := NewRecorder(NewClock(), 7, NewLedger(2, 64), NewSeries(0, 3))
-	p, m := small.ProducerShard(), small.MemberShard()
+	p, m := small.ProducerRecorder(), small.MemberRecorder()
 	st := Stamp{Run: 7, Producer: 1, Seq: 3, Intended: 1e9, Sent: 1e9 + 10}
 	p.RecordAck(st, 1e9+1e6)
 	m.RecordDelivery(st, 1, 1e9+1e6, 1e9+2e6)
@@ -35,9 +35,9 @@ func FuzzDecodeShardExport(f *testing.F) {
 		f.Add(b)
 		f.Add(b[5 : len(b)-4]) // the body alone
 	}
-	f.Add([]byte("SBSX\x01"))
+	f.Add(SealFrame(shardMagic, shardVersion, nil))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		framed := seal(append([]byte(shardMagic+"\x01"), data...))
+		framed := SealFrame(shardMagic, shardVersion, data)
 		for _, in := range [][]byte{data, framed} {
 			e, err := DecodeShardExport(in)
 			if err != nil {

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -28,8 +29,8 @@ const (
 var swMemberShard = []int{0, 0, 1, 2, 2}
 
 type swWorld struct {
-	prod []*ProducerShard
-	mem  []*MemberShard
+	prod []*ProducerRecorder
+	mem  []*MemberRecorder
 	rec  func(shard int) *Recorder
 	// single: one recorder stands for every shard's process.
 	single bool
@@ -47,10 +48,10 @@ func swSingle() *swWorld {
 	r.SetWindow(swWindow)
 	w := &swWorld{rec: func(int) *Recorder { return r }, single: true}
 	for range swProducers {
-		w.prod = append(w.prod, r.ProducerShard())
+		w.prod = append(w.prod, r.ProducerRecorder())
 	}
 	for range swMemberShard {
-		w.mem = append(w.mem, r.MemberShard())
+		w.mem = append(w.mem, r.MemberRecorder())
 	}
 	return w
 }
@@ -63,10 +64,10 @@ func swSharded() (*swWorld, []*Recorder) {
 		r.SetWindow(swWindow)
 	}
 	for p := range swProducers {
-		w.prod = append(w.prod, recs[p/2].ProducerShard())
+		w.prod = append(w.prod, recs[p/2].ProducerRecorder())
 	}
 	for _, s := range swMemberShard {
-		w.mem = append(w.mem, recs[s].MemberShard())
+		w.mem = append(w.mem, recs[s].MemberRecorder())
 	}
 	return w, recs
 }
@@ -418,9 +419,9 @@ func TestDecodeShardExportRejects(t *testing.T) {
 		}
 	}
 	c := bytes.Clone(b)
-	c[4] = 2
-	if _, err := DecodeShardExport(c); err == nil || !strings.Contains(err.Error(), "version 2, want 1") {
-		t.Errorf("version 2: %v", err)
+	c[4] = shardVersion + 1
+	if _, err := DecodeShardExport(c); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("version %d, want %d", shardVersion+1, shardVersion)) {
+		t.Errorf("version %d: %v", shardVersion+1, err)
 	}
 	if _, err := DecodeShardExport(append(bytes.Clone(b), 0)); err == nil {
 		t.Error("trailing byte: decoded, want an error")

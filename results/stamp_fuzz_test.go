@@ -37,7 +37,7 @@ func FuzzDecodeStamp(f *testing.F) {
 		}
 		rec := NewRecorder(NewClock(), st.Run, NewLedger(2, 16), NewSeries(0, 4))
 		rec.SetWindow(Window{Start: 0, End: 2e9})
-		sh := rec.MemberShard()
+		sh := rec.MemberRecorder()
 		sh.RecordDelivery(st, 1, st.Sent, st.Sent+1)
 		sh.RecordCompletion(st, st.Sent+1, st.Sent+2, false)
 		sh.RecordRelease(st, st.Sent+3, true)

@@ -9,12 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-)
 
-// stampSize is the smallest record value the harness can send: every record
-// carries a 40-byte stamp (run id, producer id, sequence, intended and actual
-// send time). It mirrors results.StampSize, which scenarios must not import.
-const stampSize = 40
+	"github.com/sharebench/sharebench/results"
+)
 
 // maxMessageSize is the largest record value: Kafka's default
 // message.max.bytes is a little over 1MiB.
@@ -176,8 +173,8 @@ func (r RunSpec) checkProducers(p *problems) {
 				num(r.Rate), r.Duration, num(n), r.Producers)
 		}
 	}
-	if r.MessageSize < stampSize {
-		p.addf("message_size", "must be ≥ %d bytes (the record stamp: run, producer, sequence, send times), got %d", stampSize, r.MessageSize)
+	if r.MessageSize < results.StampSize {
+		p.addf("message_size", "must be ≥ %d bytes (the record stamp: run, producer, sequence, send times), got %d", results.StampSize, r.MessageSize)
 	}
 	if r.MessageSize > maxMessageSize {
 		p.addf("message_size", "must be ≤ 1MiB (%d bytes, Kafka's default message.max.bytes), got %d", maxMessageSize, r.MessageSize)

@@ -101,7 +101,7 @@ func (t *termProgress) drawLocked(now time.Time) {
 	var completed, finished, produced int64
 	if t.info.Counts != nil {
 		c := t.info.Counts()
-		completed, finished, produced = c.Completed, c.Completed+c.Rejected, c.Produced
+		completed, finished, produced = c.Completed, c.Completed+c.Rejected, c.Acked
 	}
 	rate := t.rate.observe(now, completed)
 	_ = t.bar.Set(phasePercent(t.info, now.Sub(t.phaseStart), finished, produced))

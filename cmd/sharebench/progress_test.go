@@ -77,7 +77,7 @@ func TestTermProgressWritesLinesAndBar(t *testing.T) {
 	var buf bytes.Buffer
 	tp := newTermProgress(&buf)
 	tp.Phase(campaign.PhaseInfo{Run: 1, Runs: 2, RunID: "r01", Name: campaign.PhaseWarmup, Planned: time.Second,
-		Counts: func() results.LiveCounts { return results.LiveCounts{Completed: 10} }})
+		Counts: func() results.Counts { var c results.Counts; c.Completed = 10; return c }})
 	_, _ = tp.Write([]byte("  r01: a log line\n"))
 	tp.RunDone(1, 2, "r01", nil)
 	tp.close()

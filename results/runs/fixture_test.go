@@ -51,9 +51,10 @@ func writeCampaign(t *testing.T, recs ...Record) string {
 // fixtureMerged holds completion and delivery histograms of 1,000 values
 // spread evenly up to about maxMs, so the .hgrm files have curves.
 func fixtureMerged(maxMs float64) results.Merged {
-	m := results.Merged{Publish: results.NewLatencyHistogram(), ScheduleLag: results.NewLatencyHistogram(),
-		Delivery: results.NewLatencyHistogram(), Completion: results.NewLatencyHistogram(),
-		Queue: results.NewLatencyHistogram(), Hold: results.NewLatencyHistogram()}
+	var m results.Merged
+	m.Publish, m.ScheduleLag = results.NewLatencyHistogram(), results.NewLatencyHistogram()
+	m.Delivery, m.Completion = results.NewLatencyHistogram(), results.NewLatencyHistogram()
+	m.Queue, m.Hold = results.NewLatencyHistogram(), results.NewLatencyHistogram()
 	for i := 1; i <= 1000; i++ {
 		us := int64(float64(i) * maxMs)
 		_ = m.Completion.RecordValue(us)

@@ -31,32 +31,43 @@ func (l *Ledger) Marks() LedgerMarks {
 	return m
 }
 
-// Encode writes the marks as little-endian words: producers, words per
-// producer, then the produced and the finished words.
+// Ledger marks travel as a frame (wire.go) with magic "SBLM": producers
+// (u32), words per producer (u32), then the produced and the finished words
+// (u64 each), all big-endian.
+const (
+	marksMagic   = "SBLM"
+	marksVersion = 1
+)
+
+// Encode writes the marks in their frame.
 func (m LedgerMarks) Encode() []byte {
 	words := 0
 	if len(m.Produced) > 0 {
 		words = len(m.Produced[0])
 	}
-	out := binary.LittleEndian.AppendUint32(nil, uint32(len(m.Produced)))
-	out = binary.LittleEndian.AppendUint32(out, uint32(words))
+	out := binary.BigEndian.AppendUint32(nil, uint32(len(m.Produced)))
+	out = binary.BigEndian.AppendUint32(out, uint32(words))
 	for _, set := range [][][]uint64{m.Produced, m.Finished} {
 		for _, p := range set {
 			for _, w := range p {
-				out = binary.LittleEndian.AppendUint64(out, w)
+				out = binary.BigEndian.AppendUint64(out, w)
 			}
 		}
 	}
-	return out
+	return SealFrame(marksMagic, marksVersion, out)
 }
 
 // DecodeLedgerMarks reads what Encode wrote.
-func DecodeLedgerMarks(b []byte) (LedgerMarks, error) {
+func DecodeLedgerMarks(frame []byte) (LedgerMarks, error) {
+	b, err := OpenFrame(frame, marksMagic, marksVersion, "results: ledger marks")
+	if err != nil {
+		return LedgerMarks{}, err
+	}
 	if len(b) < 8 {
 		return LedgerMarks{}, fmt.Errorf("results: ledger marks: %d bytes, want ≥ 8", len(b))
 	}
-	producers, words := int(binary.LittleEndian.Uint32(b)), int(binary.LittleEndian.Uint32(b[4:]))
-	if want := 8 + 2*8*producers*words; producers < 0 || words < 0 || len(b) != want {
+	producers, words := uint64(binary.BigEndian.Uint32(b)), uint64(binary.BigEndian.Uint32(b[4:]))
+	if want := 8 + 2*8*producers*words; (words > 0 && producers > uint64(len(b))/16/words) || uint64(len(b)) != want {
 		return LedgerMarks{}, fmt.Errorf("results: ledger marks: %d bytes for %d producers × %d words, want %d", len(b), producers, words, want)
 	}
 	m := LedgerMarks{Produced: make([][]uint64, producers), Finished: make([][]uint64, producers)}
@@ -65,7 +76,7 @@ func DecodeLedgerMarks(b []byte) (LedgerMarks, error) {
 		for p := range set {
 			set[p] = make([]uint64, words)
 			for w := range words {
-				set[p][w] = binary.LittleEndian.Uint64(b[off:])
+				set[p][w] = binary.BigEndian.Uint64(b[off:])
 				off += 8
 			}
 		}

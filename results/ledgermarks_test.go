@@ -1,6 +1,9 @@
 package results
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // A record produced on shard A and completed on shard B is finished; one
 // produced and only delivered is not; marks survive their encoding.
@@ -30,5 +33,13 @@ func TestLedgerMarksUnion(t *testing.T) {
 	}
 	if _, err := DecodeLedgerMarks(a.Marks().Encode()[:20]); err == nil {
 		t.Fatal("truncated marks decoded")
+	}
+	enc := a.Marks().Encode()
+	enc[len(enc)/2] ^= 1
+	if _, err := DecodeLedgerMarks(enc); err == nil || !strings.Contains(err.Error(), "checksum mismatch") {
+		t.Fatalf("a flipped bit: %v, want a checksum error", err)
+	}
+	if _, err := DecodeLedgerMarks(SealFrame(marksMagic, marksVersion, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})); err == nil {
+		t.Fatal("2³² × 2³² words in 8 bytes decoded")
 	}
 }
