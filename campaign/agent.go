@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/campaign/shard"
+	"github.com/sharebench/sharebench/connection"
 	"github.com/sharebench/sharebench/consumers"
-	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
@@ -26,7 +26,7 @@ type AgentOptions struct {
 	Shard, Shards              int
 	// Connection are the connection settings (TLS, SASL) of the agent's
 	// clients; the zero value is plaintext.
-	Connection infra.Connection
+	Connection connection.Settings
 	// ScenarioHash is the sha256 of the agent's scenario file ("" without
 	// one); the coordinator refuses an agent whose hash differs from its.
 	ScenarioHash string

@@ -61,7 +61,7 @@ const (
 type Config struct {
 	Brokers []string
 	// Conn are the connection options every member's client takes (SASL,
-	// dial timeout, hooks: infra.Connection.WithoutTLS), and TLS the
+	// dial timeout, hooks: connection.Settings.WithoutTLS), and TLS the
 	// configuration the members' own dialer wraps connections in; nil is
 	// plaintext.
 	Conn    []kgo.Opt
