@@ -12,6 +12,7 @@ import (
 	"github.com/sharebench/sharebench/campaign/shard"
 	"github.com/sharebench/sharebench/connection"
 	"github.com/sharebench/sharebench/consumers"
+	"github.com/sharebench/sharebench/internal/retry"
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
@@ -236,7 +237,7 @@ func (a *agent) load(ctx context.Context, ready shard.Msg) error {
 	a.rec.SetWindow(results.Window{Start: start.WindowStartNs, End: start.WindowEndNs})
 	// Release the members when the coordinator's single-process run would:
 	// 100 ms before the schedule starts.
-	if !sleepCtx(ctx, time.Duration(start.StartNs-int64(100*time.Millisecond)-a.clock.Now())) {
+	if !retry.Sleep(ctx, time.Duration(start.StartNs-int64(100*time.Millisecond)-a.clock.Now())) {
 		return ctx.Err()
 	}
 	if fl != nil {

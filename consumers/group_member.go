@@ -7,6 +7,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/sharebench/sharebench/internal/retry"
 )
 
 // consumerGroupMember is a consumer-group member: it owns partitions, retries
@@ -74,7 +76,7 @@ func (g *consumerGroupMember) handle(ctx context.Context, h *handled, rng *rand.
 	}
 	poison := isPoison(h.st, g.c.PoisonRate)
 	for {
-		if !sleepCtx(ctx, g.processingTime(rng)) {
+		if !retry.Sleep(ctx, g.processingTime(rng)) {
 			h.outcome = abandoned // unfinished: the committed prefix stops before it
 			return
 		}

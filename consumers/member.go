@@ -11,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sharebench/sharebench/internal/retry"
 	"github.com/sharebench/sharebench/results"
 )
 
@@ -166,7 +167,7 @@ func (m *member) pollLoop(ctx context.Context, rngs []*rand.Rand, n int) error {
 			// partitions it revokes are never assigned again.
 			m.group.allowRebalance()
 			if err != nil {
-				sleepCtx(ctx, 100*time.Millisecond)
+				retry.Sleep(ctx, 100*time.Millisecond)
 			} else {
 				m.shard.RecordPoll(0)
 			}
@@ -268,21 +269,6 @@ func (m *member) close() {
 	}
 	m.group.flush(ctx)
 	m.cl.Close()
-}
-
-// sleepCtx sleeps d unless ctx ends first; it reports whether it slept fully.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // isPoison decides, from the record's identity alone, whether it is poison,

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharebench/sharebench/internal/retry"
 )
 
 // shareGroupMember is a share-group (KIP-932) member: it acquires records,
@@ -171,7 +173,7 @@ const minRenewGap = 5 * time.Millisecond
 // it. It reports whether the attempt finished (false: shutdown came first).
 func (s *shareGroupMember) process(ctx context.Context, h *handled, d time.Duration) bool {
 	if !s.renewing() || h.deadline == 0 {
-		return sleepCtx(ctx, d)
+		return retry.Sleep(ctx, d)
 	}
 	end := s.rec.Clock.Now() + int64(d)
 	for {
@@ -181,9 +183,9 @@ func (s *shareGroupMember) process(ctx context.Context, h *handled, d time.Durat
 		}
 		renewAt := now + max((h.deadline-now)/2, int64(minRenewGap))
 		if renewAt >= end {
-			return sleepCtx(ctx, time.Duration(end-now))
+			return retry.Sleep(ctx, time.Duration(end-now))
 		}
-		if !sleepCtx(ctx, time.Duration(renewAt-now)) {
+		if !retry.Sleep(ctx, time.Duration(renewAt-now)) {
 			return false
 		}
 		s.renew(ctx, h)

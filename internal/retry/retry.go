@@ -2,7 +2,8 @@
 // it succeeds, with a pause between attempts (constant or doubling up to a
 // bound), until the attempts, a time budget or the context run out. Waiting
 // for a condition is the same loop with an attempt that fails while the
-// condition does not hold yet.
+// condition does not hold yet. Its pause, Sleep, is also the one
+// cancellable sleep of the harness (campaign's waits, consumers' workers).
 package retry
 
 import (
@@ -84,12 +85,7 @@ func Do(ctx context.Context, p Policy, try func(ctx context.Context) error) erro
 			return err
 		}
 		if ctx.Err() == nil && wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-			case <-t.C:
-			}
-			t.Stop()
+			Sleep(ctx, wait)
 		}
 		if ctx.Err() != nil {
 			cause := context.Cause(parent)
@@ -111,4 +107,22 @@ func attempt(ctx context.Context, timeout time.Duration, try func(context.Contex
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	return try(ctx)
+}
+
+// Sleep sleeps d unless ctx ends first; it reports whether it slept
+// fully. With d ≤ 0 it does not sleep and reports whether ctx is still
+// live, so a caller that missed its moment (a start instant already past)
+// goes on at once unless it was cancelled.
+func Sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
