@@ -84,6 +84,34 @@ type handled struct {
 	deadline  int64 // estimated acquisition deadline, Clock ns (share; 0 = none)
 }
 
+// lockExpired reports whether now is past the record's acquisition deadline
+// (as renewed, when the worker renewed the lock).
+func (h *handled) lockExpired(now int64) bool { return h.deadline > 0 && now > h.deadline }
+
+// recordSettled records, at one instant, what became of each of a settled
+// batch's own records: completed (accepted) or rejected (REJECT, or dead
+// letter for a consumer group); abandoned ones go to onAbandoned (nil:
+// left alone). Both members' settle use it.
+func (m *member) recordSettled(batch []handled, onAbandoned func(*handled)) {
+	now := m.rec.Clock.Now()
+	for i := range batch {
+		h := &batch[i]
+		if h.foreign {
+			continue
+		}
+		switch h.outcome {
+		case accepted:
+			m.shard.RecordCompletion(h.st, h.delivered, now, h.lockExpired(now))
+		case rejected:
+			m.shard.RecordReject(h.st, now)
+		case abandoned:
+			if onAbandoned != nil {
+				onAbandoned(h)
+			}
+		}
+	}
+}
+
 func (m *member) run(ctx context.Context) error {
 	cl, err := kgo.NewClient(append(m.clientOpts(), m.group.options()...)...)
 	if err != nil {

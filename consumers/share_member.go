@@ -106,21 +106,7 @@ func (s *shareGroupMember) settle(_ context.Context, batch []handled) {
 	if s.c.Ack == AckExplicit || s.crashed.Load() {
 		return
 	}
-	now := s.rec.Clock.Now()
-	for i := range batch {
-		h := &batch[i]
-		if h.foreign {
-			continue
-		}
-		switch h.outcome {
-		case accepted:
-			s.shard.RecordCompletion(h.st, h.delivered, now, h.lockExpired(now))
-		case rejected:
-			s.shard.RecordReject(h.st, now)
-		case abandoned:
-			h.r.Ack(kgo.AckRelease)
-		}
-	}
+	s.recordSettled(batch, func(h *handled) { h.r.Ack(kgo.AckRelease) })
 }
 
 // allowRebalance: share groups have no rebalances to unblock.
@@ -134,10 +120,6 @@ func (s *shareGroupMember) flush(ctx context.Context) {
 	}
 	_ = s.cl.FlushAcks(ctx)
 }
-
-// lockExpired reports whether now is past the record's acquisition deadline
-// (as renewed, when the worker renewed the lock).
-func (h *handled) lockExpired(now int64) bool { return h.deadline > 0 && now > h.deadline }
 
 // renewing reports whether workers renew acquisition locks.
 func (s *shareGroupMember) renewing() bool { return s.c.Ack == AckExplicit && s.c.Renew }
