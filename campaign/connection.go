@@ -80,6 +80,7 @@ func (s *runSetup) producerConfig() producer.Config {
 func (s *runSetup) consumerConfig() consumers.Config {
 	c := consumerConfig(s.spec, s.cl.Bootstrap(), s.topic, s.group)
 	c.Conn, c.TLS = s.conn.noTLS, s.conn.tls
+	c.Log = s.log
 	return c
 }
 

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -64,8 +65,11 @@ type Config struct {
 	// dial timeout, hooks: connection.Settings.WithoutTLS), and TLS the
 	// configuration the members' own dialer wraps connections in; nil is
 	// plaintext.
-	Conn    []kgo.Opt
-	TLS     *tls.Config
+	Conn []kgo.Opt
+	TLS  *tls.Config
+	// Log receives the harness's progress lines (the Java runner's first
+	// build); nil discards them.
+	Log     io.Writer
 	Topic   string
 	Group   string
 	Type    GroupType

@@ -8,8 +8,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,8 +101,9 @@ func javaRunnerHash() (string, error) {
 // kafka-clients kafkaVersion, building it with Maven on first use into the
 // cache (CacheDir()/javarunner-<version>-<source hash>; about a minute the
 // first time, then reused). The build happens in a temporary directory
-// renamed into place when complete.
-func JavaRunnerDir(ctx context.Context, kafkaVersion string) (string, error) {
+// renamed into place when complete. Progress lines go to log (nil
+// discards them).
+func JavaRunnerDir(ctx context.Context, kafkaVersion string, log io.Writer) (string, error) {
 	if !javaVersionPattern.MatchString(kafkaVersion) {
 		return "", fmt.Errorf("client java: kafka version %q is not a release version like 4.2.2", kafkaVersion)
 	}
@@ -133,7 +134,7 @@ func JavaRunnerDir(ctx context.Context, kafkaVersion string) (string, error) {
 	if err := writeJavaSources(tmp); err != nil {
 		return "", fmt.Errorf("java runner: %w", err)
 	}
-	slog.Info("building the Java client runner with Maven (once per Kafka version)", "kafka_clients", kafkaVersion, "dir", dir)
+	progress(log, "building the Java client runner against kafka-clients %s with Maven into %s (once per Kafka version)", kafkaVersion, dir)
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, "mvn", "-q", "-B", "-Dkafka.version="+kafkaVersion, "-DskipTests",
 		"package", "dependency:copy-dependencies", "-DincludeScope=runtime", "-DoutputDirectory=lib")
@@ -159,7 +160,7 @@ func JavaRunnerDir(ctx context.Context, kafkaVersion string) (string, error) {
 		}
 		return "", fmt.Errorf("java runner: %w", err)
 	}
-	slog.Info("built the Java client runner", "dir", dir, "took", time.Since(start).Round(time.Second))
+	progress(log, "built the Java client runner in %s", time.Since(start).Round(time.Second))
 	return dir, nil
 }
 
@@ -185,6 +186,13 @@ func writeJavaSources(dir string) error {
 // javaClasspath is the runner's classpath in a built runner directory.
 func javaClasspath(dir string) string {
 	return filepath.Join(dir, javaRunnerJar) + string(os.PathListSeparator) + filepath.Join(dir, "lib", "*")
+}
+
+// progress writes one line to w (nil: nowhere).
+func progress(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
+	}
 }
 
 func fileExistsJ(path string) bool {

@@ -180,7 +180,7 @@ func TestJavaClientValidation(t *testing.T) {
 	if info := c.Info(); info.Name != "franz-go" || info.Version == "" {
 		t.Errorf("franz-go info %+v", info)
 	}
-	if _, err := JavaRunnerDir(context.Background(), "4.2"); err == nil {
+	if _, err := JavaRunnerDir(context.Background(), "4.2", nil); err == nil {
 		t.Error("JavaRunnerDir accepted version 4.2")
 	}
 }
