@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/internal/cachedir"
 	"github.com/sharebench/sharebench/internal/tail"
 	"github.com/sharebench/sharebench/results"
 )
@@ -199,7 +200,7 @@ func TestJavaRunnerSourcesEmbedded(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"pom.xml", "src/main/java/sharebench/runner/Main.java", "src/main/java/sharebench/runner/Stamp.java"} {
-		if !fileExistsJ(dir + "/" + p) {
+		if !cachedir.Exists(dir + "/" + p) {
 			t.Errorf("%s not embedded", p)
 		}
 	}
