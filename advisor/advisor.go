@@ -10,34 +10,42 @@ import (
 	"github.com/sharebench/sharebench/scenarios"
 )
 
-// Kafka 4.2's ranges and defaults for the settings the advisor recommends.
-// They mirror the table in scenarios/validate.go (which keeps it unexported);
-// TestKafkaRangesMatchScenarios checks that the two agree.
-const (
+// Kafka 4.2's ranges and defaults for the settings the advisor recommends,
+// read from scenarios.RangeOf: the numbers scenarios validates are the
+// ones the advisor plans with, written once.
+var (
 	// DefaultShareGroupMaxSize is group.share.max.size's default, and
 	// MaxShareGroupMaxSize the largest value Kafka accepts.
-	DefaultShareGroupMaxSize = 200
-	MaxShareGroupMaxSize     = 1000
+	DefaultShareGroupMaxSize = scenarios.RangeOf(scenarios.KeyShareGroupMaxSize).Default
+	MaxShareGroupMaxSize     = scenarios.RangeOf(scenarios.KeyShareGroupMaxSize).Max
 
 	// MinRecordLocks..MaxRecordLocks is the range of
 	// group.share.partition.max.record.locks; DefaultRecordLocks its default.
-	MinRecordLocks     = 100
-	MaxRecordLocks     = 10000
-	DefaultRecordLocks = 2000
+	MinRecordLocks     = scenarios.RangeOf(scenarios.KeyRecordLocks).Min
+	MaxRecordLocks     = scenarios.RangeOf(scenarios.KeyRecordLocks).Max
+	DefaultRecordLocks = scenarios.RangeOf(scenarios.KeyRecordLocks).Default
 
 	// MinLockDuration..MaxLockDuration is the range of
 	// group.share.record.lock.duration.ms; DefaultLockDuration its default.
-	MinLockDuration     = 1 * time.Second
-	MaxLockDuration     = time.Hour
-	DefaultLockDuration = 30 * time.Second
+	MinLockDuration     = rangeMs(scenarios.KeyRecordLockDuration).Min
+	MaxLockDuration     = rangeMs(scenarios.KeyRecordLockDuration).Max
+	DefaultLockDuration = rangeMs(scenarios.KeyRecordLockDuration).Default
 
 	// DefaultMinLockDuration and DefaultMaxLockDuration are the defaults of
 	// the broker bounds group.share.min.record.lock.duration.ms and
 	// group.share.max.record.lock.duration.ms: a lock duration outside them
 	// is refused unless the broker's bounds are changed.
-	DefaultMinLockDuration = 15 * time.Second
-	DefaultMaxLockDuration = 60 * time.Second
+	DefaultMinLockDuration = rangeMs(scenarios.KeyMinLockDuration).Default
+	DefaultMaxLockDuration = rangeMs(scenarios.KeyMaxLockDuration).Default
 )
+
+// durationRange is a millisecond setting's range and default as durations.
+type durationRange struct{ Min, Max, Default time.Duration }
+
+func rangeMs(key string) durationRange {
+	r := scenarios.RangeOf(key)
+	return durationRange{time.Duration(r.Min) * time.Millisecond, time.Duration(r.Max) * time.Millisecond, time.Duration(r.Default) * time.Millisecond}
+}
 
 // The advisor's own rules (docs/measurement.md "Capacity formulas" gives the
 // shape, these the numbers).
@@ -270,7 +278,7 @@ func (a *Advice) members(in Input) {
 		num(a.DesignRate), num(a.ProcessingMs), a.Workers, a.Members)
 	if a.Members > MaxShareGroupMaxSize {
 		before := a.Members
-		a.Workers = ceilInt(workload / MaxShareGroupMaxSize)
+		a.Workers = ceilInt(workload / float64(MaxShareGroupMaxSize))
 		a.Members = max(1, ceilInt(workload/float64(a.Workers)))
 		a.note("%d members with %d worker(s) each exceed Kafka's limit of %d members in a share group (%s ≤ %d): "+
 			"workers per member raised to ceil(%s·%s / (1000·%d)) = %d, members = ceil(%s·%s / (1000·%d)) = %d",
@@ -286,7 +294,7 @@ func (a *Advice) members(in Input) {
 	}
 	a.ShareGroupMaxSize = max(DefaultShareGroupMaxSize, a.Members)
 	if a.Members > DefaultShareGroupMaxSize {
-		alt := ceilInt(workload / DefaultShareGroupMaxSize)
+		alt := ceilInt(workload / float64(DefaultShareGroupMaxSize))
 		a.note("%d members exceed %s's default of %d: raise it to ≥ %d on the broker (Kafka allows up to %d), "+
 			"or use --workers %d (ceil(%s·%s / (1000·%d))) for ceil(%s·%s / (1000·%d)) = %d members",
 			a.Members, scenarios.KeyShareGroupMaxSize, DefaultShareGroupMaxSize, a.Members, MaxShareGroupMaxSize,
@@ -368,7 +376,7 @@ func (a *Advice) recordLocks(in Input) {
 	a.formula("partitions_needed", "--partitions = %d", a.Partitions)
 	switch {
 	case a.RecordLocksNeeded > MaxRecordLocks:
-		a.PartitionsNeeded = ceilInt(a.DesignRate * a.WMs / (1000 * MaxRecordLocks))
+		a.PartitionsNeeded = ceilInt(a.DesignRate * a.WMs / (1000 * float64(MaxRecordLocks)))
 		a.formula("partitions_needed", "ceil(rate·(1+headroom)·W / (1000·%d)) = ceil(%s·%s / %d) = %d",
 			MaxRecordLocks, num(a.DesignRate), num(a.WMs), 1000*MaxRecordLocks, a.PartitionsNeeded)
 		a.note("%d locks per share-partition are needed but Kafka allows at most %d (%s): "+

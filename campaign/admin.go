@@ -90,7 +90,7 @@ func (a *admin) deleteTopic(ctx context.Context, topic string) error {
 			return nil
 		}
 		last = err
-		if !sleepCtx(ctx, time.Second) {
+		if !retry.Sleep(ctx, time.Second) {
 			return fmt.Errorf("delete topic %s: %w", topic, last)
 		}
 	}

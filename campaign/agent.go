@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/campaign/shard"
+	"github.com/sharebench/sharebench/connection"
 	"github.com/sharebench/sharebench/consumers"
-	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/internal/retry"
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
@@ -26,7 +27,7 @@ type AgentOptions struct {
 	Shard, Shards              int
 	// Connection are the connection settings (TLS, SASL) of the agent's
 	// clients; the zero value is plaintext.
-	Connection infra.Connection
+	Connection connection.Settings
 	// ScenarioHash is the sha256 of the agent's scenario file ("" without
 	// one); the coordinator refuses an agent whose hash differs from its.
 	ScenarioHash string
@@ -236,7 +237,7 @@ func (a *agent) load(ctx context.Context, ready shard.Msg) error {
 	a.rec.SetWindow(results.Window{Start: start.WindowStartNs, End: start.WindowEndNs})
 	// Release the members when the coordinator's single-process run would:
 	// 100 ms before the schedule starts.
-	if !sleepCtx(ctx, time.Duration(start.StartNs-int64(100*time.Millisecond)-a.clock.Now())) {
+	if !retry.Sleep(ctx, time.Duration(start.StartNs-int64(100*time.Millisecond)-a.clock.Now())) {
 		return ctx.Err()
 	}
 	if fl != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sharebench/sharebench/connection"
 	"github.com/sharebench/sharebench/consumers"
 	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/producer"
@@ -22,7 +23,7 @@ import (
 // configuration the consumer fleet's own dialer wraps its connections in,
 // and the throttle hook whose figures become the run's throttled flag.
 type clientConn struct {
-	conn     infra.Connection
+	conn     connection.Settings
 	opts     []kgo.Opt // with the TLS dial option
 	noTLS    []kgo.Opt // without it, for clients that dial themselves
 	tls      *tls.Config
@@ -37,7 +38,7 @@ func connOf(cl infra.Cluster, spec scenarios.RunSpec) (clientConn, error) {
 
 // connFrom prepares connection settings for a run of spec (an agent's,
 // read from its --connection file).
-func connFrom(conn infra.Connection, spec scenarios.RunSpec) (clientConn, error) {
+func connFrom(conn connection.Settings, spec scenarios.RunSpec) (clientConn, error) {
 	c := clientConn{conn: conn, throttle: &throttleHook{}}
 	if spec.Client == string(consumers.ClientJava) && c.conn.Secured() {
 		return c, fmt.Errorf("client java: connection settings (%s) are not passed to the Java runner yet: run client franz-go on a secured cluster", c.conn.Describe())
@@ -79,6 +80,7 @@ func (s *runSetup) producerConfig() producer.Config {
 func (s *runSetup) consumerConfig() consumers.Config {
 	c := consumerConfig(s.spec, s.cl.Bootstrap(), s.topic, s.group)
 	c.Conn, c.TLS = s.conn.noTLS, s.conn.tls
+	c.Log = s.log
 	return c
 }
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/connection"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
 )
@@ -22,11 +22,11 @@ func TestConnectionValidityFlags(t *testing.T) {
 	if got := codes(plain); len(got) != 0 {
 		t.Errorf("plaintext, unthrottled: flags %v", got)
 	}
-	verified := clientConn{conn: infra.Connection{TLS: &infra.TLSSettings{CAFile: "ca.pem"}}, throttle: &throttleHook{}}
+	verified := clientConn{conn: connection.Settings{TLS: &connection.TLS{CAFile: "ca.pem"}}, throttle: &throttleHook{}}
 	if got := codes(verified); len(got) != 0 {
 		t.Errorf("verified TLS: flags %v", got)
 	}
-	insecure := clientConn{conn: infra.Connection{TLS: &infra.TLSSettings{InsecureSkipVerify: true}}, throttle: &throttleHook{}}
+	insecure := clientConn{conn: connection.Settings{TLS: &connection.TLS{InsecureSkipVerify: true}}, throttle: &throttleHook{}}
 	if got := codes(insecure); len(got) != 1 || got[0] != "tls_insecure" {
 		t.Errorf("insecure TLS: flags %v, want [tls_insecure]", got)
 	}

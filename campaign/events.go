@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/internal/retry"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
@@ -67,7 +68,7 @@ func (r *eventRunner) wait(ctx context.Context, d time.Duration) bool {
 	if r.sleep != nil {
 		return r.sleep(ctx, d)
 	}
-	return sleepCtx(ctx, d)
+	return retry.Sleep(ctx, d)
 }
 
 // start fires every event at windowStart + at (Clock ns) until stop.

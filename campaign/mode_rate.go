@@ -8,6 +8,7 @@ import (
 
 	"github.com/sharebench/sharebench/consumers"
 	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/internal/retry"
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
@@ -124,7 +125,7 @@ func openWindowAt(ctx context.Context, s *runSetup, rc *recording, pcfg *produce
 	fmt.Fprintf(s.log, "  %s: producing %.0f records/s for %v warm-up + %v measurement\n", s.id, sp.Rate, sp.Warmup, sp.Duration)
 	s.progress.phase(PhaseWarmup, sp.Warmup+time.Duration(start-rc.clock.Now()), rc.rec)
 	go func() {
-		if sleepCtx(ctx, time.Duration(rc.window.Start-rc.clock.Now())) {
+		if retry.Sleep(ctx, time.Duration(rc.window.Start-rc.clock.Now())) {
 			s.progress.phase(PhaseMeasure, sp.Duration, rc.rec)
 		}
 	}()

@@ -318,17 +318,6 @@ func waitConsumers(consumerErr chan error, drainErr error) error {
 	return nil
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
 func randomSuffix() string {
 	b := make([]byte, 3)
 	_, _ = rand.Read(b)

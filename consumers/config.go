@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -61,11 +62,14 @@ const (
 type Config struct {
 	Brokers []string
 	// Conn are the connection options every member's client takes (SASL,
-	// dial timeout, hooks: infra.Connection.WithoutTLS), and TLS the
+	// dial timeout, hooks: connection.Settings.WithoutTLS), and TLS the
 	// configuration the members' own dialer wraps connections in; nil is
 	// plaintext.
-	Conn    []kgo.Opt
-	TLS     *tls.Config
+	Conn []kgo.Opt
+	TLS  *tls.Config
+	// Log receives the harness's progress lines (the Java runner's first
+	// build); nil discards them.
+	Log     io.Writer
 	Topic   string
 	Group   string
 	Type    GroupType

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"github.com/sharebench/sharebench/internal/retry"
 )
 
 // commitInterval is how often a continuous consumer-group member commits
@@ -51,7 +53,7 @@ func (g *consumerGroupMember) runContinuous(ctx context.Context, rngs []*rand.Ra
 			// out (the client's position is past them).
 			g.shard.PollErrors.Add(1)
 			if len(recs) == 0 {
-				sleepCtx(ctx, 100*time.Millisecond)
+				retry.Sleep(ctx, 100*time.Millisecond)
 				continue
 			}
 		}

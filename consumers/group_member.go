@@ -7,6 +7,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/sharebench/sharebench/internal/retry"
 )
 
 // consumerGroupMember is a consumer-group member: it owns partitions, retries
@@ -74,7 +76,7 @@ func (g *consumerGroupMember) handle(ctx context.Context, h *handled, rng *rand.
 	}
 	poison := isPoison(h.st, g.c.PoisonRate)
 	for {
-		if !sleepCtx(ctx, g.processingTime(rng)) {
+		if !retry.Sleep(ctx, g.processingTime(rng)) {
 			h.outcome = abandoned // unfinished: the committed prefix stops before it
 			return
 		}
@@ -99,19 +101,7 @@ func (g *consumerGroupMember) settle(ctx context.Context, batch []handled) {
 	if g.crashed.Load() {
 		return
 	}
-	now := g.rec.Clock.Now()
-	for i := range batch {
-		h := &batch[i]
-		if h.foreign {
-			continue
-		}
-		switch h.outcome {
-		case accepted:
-			g.shard.RecordCompletion(h.st, h.delivered, now, false)
-		case rejected:
-			g.shard.RecordReject(h.st, now) // dead letter
-		}
-	}
+	g.recordSettled(batch, nil) // rejected: dead-lettered
 	// Not bound to ctx: a commit issued for processed records must not be
 	// cancelled by shutdown (close waits for it with a final sync commit).
 	if !g.autoCommit() {

@@ -8,15 +8,16 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/sharebench/sharebench/internal/cachedir"
 )
 
 // javaRunnerSrc is the Java runner's Maven project (javarunner/), built on
@@ -31,10 +32,6 @@ const javaRunnerJar = "target/sharebench-javarunner.jar"
 
 // javaRunnerMarker is written last into a built runner directory.
 const javaRunnerMarker = ".sharebench-complete"
-
-// javaVersionPattern accepts Kafka release versions ("4.2.2", "4.3.0-rc1"),
-// also keeping them safe in a directory name (as infra's jar cache).
-var javaVersionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[A-Za-z0-9.]+)?$`)
 
 // CheckJavaClient reports what client java is missing on this host: a JDK
 // (javac, to build the runner; java to run it) and Maven (to resolve
@@ -51,24 +48,6 @@ func CheckJavaClient() error {
 	}
 	return fmt.Errorf("client java needs a JDK (javac) and Maven: %s not found on PATH; install a JDK 17+ and Maven "+
 		"(Debian: apt-get install openjdk-17-jdk-headless maven), or use client franz-go", strings.Join(missing, ", "))
-}
-
-// javaCacheDir is where sharebench caches downloads and builds: the rule of
-// infra.CacheDir ($SHAREBENCH_CACHE, else $XDG_CACHE_HOME/sharebench, else
-// ~/.cache/sharebench), repeated here because consumers must not import
-// infra.
-func javaCacheDir() (string, error) {
-	if d := os.Getenv("SHAREBENCH_CACHE"); d != "" {
-		return filepath.Abs(d)
-	}
-	if d := os.Getenv("XDG_CACHE_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "sharebench"), nil
-	}
-	h, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("cache dir: no $SHAREBENCH_CACHE, $XDG_CACHE_HOME or home directory: %w", err)
-	}
-	return filepath.Join(h, ".cache", "sharebench"), nil
 }
 
 // javaRunnerHash identifies the embedded sources, so a changed runner is
@@ -99,17 +78,18 @@ func javaRunnerHash() (string, error) {
 
 // JavaRunnerDir returns the directory of the Java runner built against
 // kafka-clients kafkaVersion, building it with Maven on first use into the
-// cache (CacheDir()/javarunner-<version>-<source hash>; about a minute the
+// cache (cachedir.Root()/javarunner-<version>-<source hash>; about a minute the
 // first time, then reused). The build happens in a temporary directory
-// renamed into place when complete.
-func JavaRunnerDir(ctx context.Context, kafkaVersion string) (string, error) {
-	if !javaVersionPattern.MatchString(kafkaVersion) {
+// renamed into place when complete. Progress lines go to log (nil
+// discards them).
+func JavaRunnerDir(ctx context.Context, kafkaVersion string, log io.Writer) (string, error) {
+	if !cachedir.ReleaseVersion.MatchString(kafkaVersion) {
 		return "", fmt.Errorf("client java: kafka version %q is not a release version like 4.2.2", kafkaVersion)
 	}
 	if err := CheckJavaClient(); err != nil {
 		return "", err
 	}
-	root, err := javaCacheDir()
+	root, err := cachedir.Root()
 	if err != nil {
 		return "", err
 	}
@@ -119,7 +99,7 @@ func JavaRunnerDir(ctx context.Context, kafkaVersion string) (string, error) {
 	}
 	name := "javarunner-" + kafkaVersion + "-" + sum
 	dir := filepath.Join(root, name)
-	if fileExistsJ(filepath.Join(dir, javaRunnerMarker)) {
+	if cachedir.Exists(filepath.Join(dir, javaRunnerMarker)) {
 		return dir, nil
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
@@ -133,7 +113,7 @@ func JavaRunnerDir(ctx context.Context, kafkaVersion string) (string, error) {
 	if err := writeJavaSources(tmp); err != nil {
 		return "", fmt.Errorf("java runner: %w", err)
 	}
-	slog.Info("building the Java client runner with Maven (once per Kafka version)", "kafka_clients", kafkaVersion, "dir", dir)
+	progress(log, "building the Java client runner against kafka-clients %s with Maven into %s (once per Kafka version)", kafkaVersion, dir)
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, "mvn", "-q", "-B", "-Dkafka.version="+kafkaVersion, "-DskipTests",
 		"package", "dependency:copy-dependencies", "-DincludeScope=runtime", "-DoutputDirectory=lib")
@@ -147,19 +127,19 @@ func JavaRunnerDir(ctx context.Context, kafkaVersion string) (string, error) {
 		return "", fmt.Errorf("java runner: maven build against kafka-clients %s failed (%w); is it a released Kafka version, "+
 			"and can Maven reach its repository? mvn output ends:\n%s", kafkaVersion, err, lastLines(out.String(), 30))
 	}
-	if !fileExistsJ(filepath.Join(tmp, javaRunnerJar)) || !fileExistsJ(filepath.Join(tmp, "lib", "kafka-clients-"+kafkaVersion+".jar")) {
+	if !cachedir.Exists(filepath.Join(tmp, javaRunnerJar)) || !cachedir.Exists(filepath.Join(tmp, "lib", "kafka-clients-"+kafkaVersion+".jar")) {
 		return "", fmt.Errorf("java runner: maven succeeded but %s or lib/kafka-clients-%s.jar is missing in %s", javaRunnerJar, kafkaVersion, tmp)
 	}
 	if err := os.WriteFile(filepath.Join(tmp, javaRunnerMarker), []byte("built "+time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644); err != nil {
 		return "", fmt.Errorf("java runner: %w", err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
-		if fileExistsJ(filepath.Join(dir, javaRunnerMarker)) {
+		if cachedir.Exists(filepath.Join(dir, javaRunnerMarker)) {
 			return dir, nil // another sharebench finished first
 		}
 		return "", fmt.Errorf("java runner: %w", err)
 	}
-	slog.Info("built the Java client runner", "dir", dir, "took", time.Since(start).Round(time.Second))
+	progress(log, "built the Java client runner in %s", time.Since(start).Round(time.Second))
 	return dir, nil
 }
 
@@ -187,9 +167,11 @@ func javaClasspath(dir string) string {
 	return filepath.Join(dir, javaRunnerJar) + string(os.PathListSeparator) + filepath.Join(dir, "lib", "*")
 }
 
-func fileExistsJ(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
+// progress writes one line to w (nil: nowhere).
+func progress(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
+	}
 }
 
 // lastLines is the last n lines of s.

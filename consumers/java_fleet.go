@@ -64,7 +64,7 @@ const javaPingRounds = 16
 // startJava builds (on first use) and starts the runner, aligns its clock
 // with rec's and joins c.Members members. The runner stops when ctx ends.
 func startJava(ctx context.Context, c Config, rec *results.Recorder) (*javaFleet, error) {
-	dir, err := JavaRunnerDir(ctx, c.KafkaVersion)
+	dir, err := JavaRunnerDir(ctx, c.KafkaVersion, c.Log)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/internal/cachedir"
 	"github.com/sharebench/sharebench/internal/tail"
 	"github.com/sharebench/sharebench/results"
 )
@@ -180,7 +181,7 @@ func TestJavaClientValidation(t *testing.T) {
 	if info := c.Info(); info.Name != "franz-go" || info.Version == "" {
 		t.Errorf("franz-go info %+v", info)
 	}
-	if _, err := JavaRunnerDir(context.Background(), "4.2"); err == nil {
+	if _, err := JavaRunnerDir(context.Background(), "4.2", nil); err == nil {
 		t.Error("JavaRunnerDir accepted version 4.2")
 	}
 }
@@ -199,7 +200,7 @@ func TestJavaRunnerSourcesEmbedded(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"pom.xml", "src/main/java/sharebench/runner/Main.java", "src/main/java/sharebench/runner/Stamp.java"} {
-		if !fileExistsJ(dir + "/" + p) {
+		if !cachedir.Exists(dir + "/" + p) {
 			t.Errorf("%s not embedded", p)
 		}
 	}

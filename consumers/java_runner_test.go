@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/internal/testkit"
 	"github.com/sharebench/sharebench/results"
 )
 
@@ -38,7 +39,7 @@ func startIdleRunner(t *testing.T, ctx context.Context) (*javaFleet, *results.Re
 		Style: StyleBlocking, Client: ClientJava, KafkaVersion: "4.2.2", CloseTimeout: 2 * time.Second}
 	bctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	if _, err := JavaRunnerDir(bctx, c.KafkaVersion); err != nil {
+	if _, err := JavaRunnerDir(bctx, c.KafkaVersion, testkit.Log(t)); err != nil {
 		t.Skipf("java runner cannot be built here: %v", err)
 	}
 	j, err := startJava(ctx, c, rec)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sharebench/sharebench/internal/retry"
 	"github.com/sharebench/sharebench/results"
 )
 
@@ -81,6 +82,34 @@ type handled struct {
 	outcome   outcome
 	foreign   bool  // not stamped by this run
 	deadline  int64 // estimated acquisition deadline, Clock ns (share; 0 = none)
+}
+
+// lockExpired reports whether now is past the record's acquisition deadline
+// (as renewed, when the worker renewed the lock).
+func (h *handled) lockExpired(now int64) bool { return h.deadline > 0 && now > h.deadline }
+
+// recordSettled records, at one instant, what became of each of a settled
+// batch's own records: completed (accepted) or rejected (REJECT, or dead
+// letter for a consumer group); abandoned ones go to onAbandoned (nil:
+// left alone). Both members' settle use it.
+func (m *member) recordSettled(batch []handled, onAbandoned func(*handled)) {
+	now := m.rec.Clock.Now()
+	for i := range batch {
+		h := &batch[i]
+		if h.foreign {
+			continue
+		}
+		switch h.outcome {
+		case accepted:
+			m.shard.RecordCompletion(h.st, h.delivered, now, h.lockExpired(now))
+		case rejected:
+			m.shard.RecordReject(h.st, now)
+		case abandoned:
+			if onAbandoned != nil {
+				onAbandoned(h)
+			}
+		}
+	}
 }
 
 func (m *member) run(ctx context.Context) error {
@@ -166,7 +195,7 @@ func (m *member) pollLoop(ctx context.Context, rngs []*rand.Rand, n int) error {
 			// partitions it revokes are never assigned again.
 			m.group.allowRebalance()
 			if err != nil {
-				sleepCtx(ctx, 100*time.Millisecond)
+				retry.Sleep(ctx, 100*time.Millisecond)
 			} else {
 				m.shard.RecordPoll(0)
 			}
@@ -268,21 +297,6 @@ func (m *member) close() {
 	}
 	m.group.flush(ctx)
 	m.cl.Close()
-}
-
-// sleepCtx sleeps d unless ctx ends first; it reports whether it slept fully.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // isPoison decides, from the record's identity alone, whether it is poison,

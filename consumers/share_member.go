@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharebench/sharebench/internal/retry"
 )
 
 // shareGroupMember is a share-group (KIP-932) member: it acquires records,
@@ -104,21 +106,7 @@ func (s *shareGroupMember) settle(_ context.Context, batch []handled) {
 	if s.c.Ack == AckExplicit || s.crashed.Load() {
 		return
 	}
-	now := s.rec.Clock.Now()
-	for i := range batch {
-		h := &batch[i]
-		if h.foreign {
-			continue
-		}
-		switch h.outcome {
-		case accepted:
-			s.shard.RecordCompletion(h.st, h.delivered, now, h.lockExpired(now))
-		case rejected:
-			s.shard.RecordReject(h.st, now)
-		case abandoned:
-			h.r.Ack(kgo.AckRelease)
-		}
-	}
+	s.recordSettled(batch, func(h *handled) { h.r.Ack(kgo.AckRelease) })
 }
 
 // allowRebalance: share groups have no rebalances to unblock.
@@ -132,10 +120,6 @@ func (s *shareGroupMember) flush(ctx context.Context) {
 	}
 	_ = s.cl.FlushAcks(ctx)
 }
-
-// lockExpired reports whether now is past the record's acquisition deadline
-// (as renewed, when the worker renewed the lock).
-func (h *handled) lockExpired(now int64) bool { return h.deadline > 0 && now > h.deadline }
 
 // renewing reports whether workers renew acquisition locks.
 func (s *shareGroupMember) renewing() bool { return s.c.Ack == AckExplicit && s.c.Renew }
@@ -171,7 +155,7 @@ const minRenewGap = 5 * time.Millisecond
 // it. It reports whether the attempt finished (false: shutdown came first).
 func (s *shareGroupMember) process(ctx context.Context, h *handled, d time.Duration) bool {
 	if !s.renewing() || h.deadline == 0 {
-		return sleepCtx(ctx, d)
+		return retry.Sleep(ctx, d)
 	}
 	end := s.rec.Clock.Now() + int64(d)
 	for {
@@ -181,9 +165,9 @@ func (s *shareGroupMember) process(ctx context.Context, h *handled, d time.Durat
 		}
 		renewAt := now + max((h.deadline-now)/2, int64(minRenewGap))
 		if renewAt >= end {
-			return sleepCtx(ctx, time.Duration(end-now))
+			return retry.Sleep(ctx, time.Duration(end-now))
 		}
-		if !sleepCtx(ctx, time.Duration(renewAt-now)) {
+		if !retry.Sleep(ctx, time.Duration(renewAt-now)) {
 			return false
 		}
 		s.renew(ctx, h)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/sharebench/sharebench/connection"
 )
 
 // ExternalProvider uses a cluster that is already running (staging, a
@@ -17,7 +19,7 @@ type ExternalProvider struct {
 	// not report a release version. Empty: "unknown".
 	KafkaVersion string
 	// Conn is how clients connect (TLS, SASL); the zero value is plaintext.
-	Conn Connection
+	Conn connection.Settings
 }
 
 // Name implements Provider.
@@ -59,7 +61,7 @@ func (c *externalCluster) BrokerConfig() map[string]string { return nil }
 func (c *externalCluster) PIDs() []int                     { return nil }
 func (c *externalCluster) MetricsURLs() []string           { return c.p.MetricsURLs }
 func (c *externalCluster) LogDir() string                  { return "" }
-func (c *externalCluster) Connection() Connection          { return c.p.Conn }
+func (c *externalCluster) Connection() connection.Settings { return c.p.Conn }
 
 // Stop does nothing: the harness did not start this cluster.
 func (c *externalCluster) Stop(context.Context) error { return nil }

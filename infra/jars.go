@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sharebench/sharebench/internal/cachedir"
 )
 
 // kafkaPom is the Maven project whose dependencies are the broker's
@@ -52,34 +54,15 @@ const (
 	installMaven = "install Maven 3.6+ (Debian: apt-get install maven)"
 )
 
-// versionPattern accepts Kafka release versions ("4.2.2", "4.3.0-rc1"); it
-// also keeps the version safe to use in a directory name.
-var versionPattern = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[A-Za-z0-9.]+)?$`)
-
-// CacheDir returns the directory where sharebench caches downloads:
-// $SHAREBENCH_CACHE if set, else $XDG_CACHE_HOME/sharebench, else
-// ~/.cache/sharebench. It does not create it.
-func CacheDir() (string, error) { return cacheDir(os.Getenv, os.UserHomeDir) }
-
-func cacheDir(getenv func(string) string, home func() (string, error)) (string, error) {
-	if d := getenv("SHAREBENCH_CACHE"); d != "" {
-		return filepath.Abs(d)
-	}
-	if d := getenv("XDG_CACHE_HOME"); d != "" && filepath.IsAbs(d) {
-		// The XDG spec says a relative value is invalid and must be ignored.
-		return filepath.Join(d, "sharebench"), nil
-	}
-	h, err := home()
-	if err != nil {
-		return "", fmt.Errorf("cache dir: no $SHAREBENCH_CACHE, $XDG_CACHE_HOME or home directory: %w", err)
-	}
-	return filepath.Join(h, ".cache", "sharebench"), nil
-}
+// CacheDir returns the directory where sharebench caches downloads
+// (cachedir.Root: $SHAREBENCH_CACHE, else $XDG_CACHE_HOME/sharebench, else
+// ~/.cache/sharebench). It does not create it.
+func CacheDir() (string, error) { return cachedir.Root() }
 
 // JarDir returns the directory the jars of Kafka version are cached in,
 // CacheDir()/kafka-<version>, whether or not they have been resolved yet.
 func JarDir(version string) (string, error) {
-	if !versionPattern.MatchString(version) {
+	if !cachedir.ReleaseVersion.MatchString(version) {
 		return "", fmt.Errorf("kafka version %q: not a release version like %s", version, DefaultKafkaVersion)
 	}
 	root, err := CacheDir()
@@ -125,7 +108,7 @@ func ResolveJars(ctx context.Context, version string, log io.Writer) (string, er
 	if err := runMaven(ctx, mvn, version, tmp); err != nil {
 		return "", err
 	}
-	if !fileExists(filepath.Join(tmp, kafkaJar(version))) {
+	if !cachedir.Exists(filepath.Join(tmp, kafkaJar(version))) {
 		return "", fmt.Errorf("kafka %s jars: maven succeeded but %s is missing from %s", version, kafkaJar(version), tmp)
 	}
 	if err := moveAgent(tmp); err != nil {
@@ -184,7 +167,7 @@ func kafkaJar(version string) string { return "kafka_2.13-" + version + ".jar" }
 // dir/agent, off the broker classpath.
 func moveAgent(dir string) error {
 	name := filepath.Base(JMXExporterJar())
-	if !fileExists(filepath.Join(dir, name)) {
+	if !cachedir.Exists(filepath.Join(dir, name)) {
 		return fmt.Errorf("jmx exporter agent: maven succeeded but %s is missing from %s", name, dir)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, agentDir), 0o755); err != nil {
@@ -203,12 +186,7 @@ func jarsComplete(dir, version string) bool {
 	if err != nil || !strings.Contains(string(marker), cacheLayout+"\n") {
 		return false
 	}
-	return fileExists(filepath.Join(dir, kafkaJar(version))) && fileExists(filepath.Join(dir, JMXExporterJar()))
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
+	return cachedir.Exists(filepath.Join(dir, kafkaJar(version))) && cachedir.Exists(filepath.Join(dir, JMXExporterJar()))
 }
 
 // removeStaleTemps removes resolution directories left by a harness that was

@@ -2,13 +2,14 @@ package infra
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sharebench/sharebench/internal/cachedir"
 )
 
 func TestParseJavaVersion(t *testing.T) {
@@ -32,34 +33,6 @@ func TestParseJavaVersion(t *testing.T) {
 	for _, bad := range []string{"", "bash: java: command not found", `openjdk version "" x`, `version "x.y"`} {
 		if _, _, err := parseJavaVersion(bad); err == nil {
 			t.Errorf("parseJavaVersion(%q) accepted", bad)
-		}
-	}
-}
-
-func TestCacheDir(t *testing.T) {
-	home := func() (string, error) { return "/home/u", nil }
-	noHome := func() (string, error) { return "", errors.New("no home") }
-	for _, tc := range []struct {
-		name string
-		env  map[string]string
-		home func() (string, error)
-		want string
-	}{
-		{"sharebench wins", map[string]string{"SHAREBENCH_CACHE": "/c", "XDG_CACHE_HOME": "/x"}, home, "/c"},
-		{"xdg", map[string]string{"XDG_CACHE_HOME": "/x"}, home, "/x/sharebench"},
-		{"relative xdg ignored", map[string]string{"XDG_CACHE_HOME": "x"}, home, "/home/u/.cache/sharebench"},
-		{"home", nil, home, "/home/u/.cache/sharebench"},
-		{"no home", nil, noHome, ""},
-	} {
-		got, err := cacheDir(func(k string) string { return tc.env[k] }, tc.home)
-		if tc.want == "" {
-			if err == nil {
-				t.Errorf("%s: got %q, want an error", tc.name, got)
-			}
-			continue
-		}
-		if err != nil || got != tc.want {
-			t.Errorf("%s: got %q, %v; want %q", tc.name, got, err, tc.want)
 		}
 	}
 }
@@ -133,7 +106,7 @@ func TestResolveJarsResolvesOnceThenUsesCache(t *testing.T) {
 		t.Errorf("jar dir %q, want %q", dir, filepath.Join(cache, "kafka-4.2.2"))
 	}
 	for _, f := range []string{"kafka_2.13-4.2.2.jar", "slf4j-api-2.0.17.jar", jarsMarker, JMXExporterJar()} {
-		if !fileExists(filepath.Join(dir, f)) {
+		if !cachedir.Exists(filepath.Join(dir, f)) {
 			t.Errorf("%s missing after resolution", f)
 		}
 	}
@@ -199,10 +172,10 @@ func TestResolveJarsRedoesOldLayout(t *testing.T) {
 	if n := runs(t, bin); n != 1 {
 		t.Errorf("mvn ran %d times over a layout-1 cache, want 1", n)
 	}
-	if !fileExists(filepath.Join(dir, JMXExporterJar())) {
+	if !cachedir.Exists(filepath.Join(dir, JMXExporterJar())) {
 		t.Errorf("agent jar missing at %s", JMXExporterJar())
 	}
-	if fileExists(filepath.Join(dir, filepath.Base(JMXExporterJar()))) {
+	if cachedir.Exists(filepath.Join(dir, filepath.Base(JMXExporterJar()))) {
 		t.Error("agent jar left on the classpath directory")
 	}
 }

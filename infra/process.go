@@ -20,6 +20,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sharebench/sharebench/connection"
 	"github.com/sharebench/sharebench/internal/retry"
 )
 
@@ -129,7 +130,7 @@ type processCluster struct {
 	// The secured client listener (process_security.go); nil: plaintext.
 	security       *ClusterSecurity
 	secFiles       securityFiles
-	conn           Connection
+	conn           connection.Settings
 	connClientOpts []kgo.Opt
 }
 

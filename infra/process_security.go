@@ -19,6 +19,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sharebench/sharebench/connection"
 	"github.com/sharebench/sharebench/internal/redact"
 )
 
@@ -43,7 +44,7 @@ type ClusterSecurity struct {
 	// (sasl_ssl). Default: one user "sharebench" with a random password.
 	// Passwords must not contain ',', ']' or '='.
 	Users map[string]string
-	// ClientUser is the user the cluster's Connection authenticates as
+	// ClientUser is the user the cluster's connection.Settings authenticates as
 	// (default: "sharebench" when present, else the first name in order).
 	ClientUser string
 	// Authorizer turns on KRaft's StandardAuthorizer with no ACLs: only
@@ -125,11 +126,11 @@ func (c *processCluster) setUpSecurity() error {
 		return fmt.Errorf("cluster: security: %w", err)
 	}
 	c.secFiles = f
-	conn := Connection{Source: "process cluster (" + sec.Mode + ")", TLS: &TLSSettings{CAFile: f.caFile}}
+	conn := connection.Settings{Source: "process cluster (" + sec.Mode + ")", TLS: &connection.TLS{CAFile: f.caFile}}
 	if sec.Mode == SecurityMTLS {
 		conn.TLS.CertFile, conn.TLS.KeyFile = f.clientCert, f.clientKey
 	} else {
-		conn.SASL = &SASLSettings{Mechanism: MechScram512, Username: sec.ClientUser, PasswordFile: f.passwordFile}
+		conn.SASL = &connection.SASL{Mechanism: connection.MechScram512, Username: sec.ClientUser, PasswordFile: f.passwordFile}
 	}
 	c.conn = conn
 	c.connClientOpts, err = conn.ClientOpts()
@@ -138,7 +139,7 @@ func (c *processCluster) setUpSecurity() error {
 
 // Connection is how clients reach the cluster: plaintext, or the secured
 // client listener's settings (CA, client certificate or SCRAM user).
-func (c *processCluster) Connection() Connection { return c.conn }
+func (c *processCluster) Connection() connection.Settings { return c.conn }
 
 // connOpts are the readiness client's connection options.
 func (c *processCluster) connOpts() []kgo.Opt { return c.connClientOpts }
@@ -175,7 +176,7 @@ func (c *processCluster) securityProps(cfg map[string]string) map[string]string 
 	if c.security.Mode == SecurityMTLS {
 		out[p+"ssl.client.auth"] = "required"
 	} else {
-		out[p+"sasl.enabled.mechanisms"] = MechScram256 + "," + MechScram512
+		out[p+"sasl.enabled.mechanisms"] = connection.MechScram256 + "," + connection.MechScram512
 		for _, m := range []string{"scram-sha-256", "scram-sha-512"} {
 			out[p+m+".sasl.jaas.config"] = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
 		}
@@ -199,7 +200,7 @@ func (c *processCluster) scramArgs() []string {
 	}
 	var args []string
 	for _, u := range slices.Sorted(maps.Keys(c.security.Users)) {
-		for _, m := range []string{MechScram256, MechScram512} {
+		for _, m := range []string{connection.MechScram256, connection.MechScram512} {
 			args = append(args, "--add-scram", fmt.Sprintf("%s=[name=%s,password=%s]", m, u, c.security.Users[u]))
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"regexp"
 	"time"
+
+	"github.com/sharebench/sharebench/internal/cachedir"
 )
 
 const (
@@ -34,7 +36,7 @@ func (s ClusterSpec) withDefaults() (ClusterSpec, error) {
 	if s.KafkaVersion == "" {
 		s.KafkaVersion = DefaultKafkaVersion
 	}
-	if !versionPattern.MatchString(s.KafkaVersion) {
+	if !cachedir.ReleaseVersion.MatchString(s.KafkaVersion) {
 		return s, fmt.Errorf("cluster spec: kafka version %q: not a release version like %s", s.KafkaVersion, DefaultKafkaVersion)
 	}
 	if s.Heap == "" {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/sharebench/sharebench/connection"
 	"github.com/sharebench/sharebench/internal/retry"
 )
 
@@ -39,7 +40,7 @@ type ClusterState struct {
 	StartedAt     string            `json:"started_at"`
 	// Connection refers to the client settings of a secured cluster
 	// (paths, never secrets); nil: plaintext.
-	Connection *ConnectionRef `json:"connection,omitempty"`
+	Connection *connection.Ref `json:"connection,omitempty"`
 }
 
 const (
@@ -272,7 +273,7 @@ func (n NamedCluster) Serve(ctx context.Context, p Provider, spec ClusterSpec) e
 		Name: n.Name, Provider: c.Provider(), KafkaVersion: c.KafkaVersion(), Nodes: c.Nodes(),
 		Bootstrap: c.Bootstrap(), MetricsURLs: c.MetricsURLs(), BrokerConfig: c.BrokerConfig(),
 		SupervisorPID: os.Getpid(), LogDir: c.LogDir(), ServeLog: n.ServeLog(),
-		StartedAt: time.Now().UTC().Format(time.RFC3339), Connection: ConnectionRefOf(c),
+		StartedAt: time.Now().UTC().Format(time.RFC3339), Connection: connection.RefOf(ConnectionOf(c)),
 	}
 	if err := n.writeState(st); err != nil {
 		return err

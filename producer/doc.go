@@ -4,5 +4,5 @@
 // record stamping, and publish-latency recording into a results.Recorder.
 //
 // producer may import results; it must not import consumers, scenarios,
-// collectors, infra or bench.
+// collectors, infra or campaign.
 package producer

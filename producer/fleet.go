@@ -18,7 +18,7 @@ import (
 type Config struct {
 	Brokers []string
 	// Conn are the connection options every producer client takes (TLS,
-	// SASL, hooks: infra.Connection.ClientOpts); nil is plaintext.
+	// SASL, hooks: connection.Settings.ClientOpts); nil is plaintext.
 	Conn        []kgo.Opt
 	Topic       string
 	Producers   int

@@ -4,7 +4,7 @@
 // value, and expanding list-valued knobs into the matrix of RunSpecs a
 // campaign runs. It also embeds the built-in scenarios.
 //
-// scenarios must not import producer, consumers, collectors, infra or bench;
+// scenarios must not import producer, consumers, collectors, infra or campaign;
 // it describes runs, it does not run them.
 //
 // # Scenario files

@@ -51,12 +51,17 @@ const (
 	KeyShareHeartbeat = "group.share.heartbeat.interval.ms"
 )
 
-// brokerRange is a Kafka integer setting's valid range and default.
-type brokerRange struct {
-	min, max, def int
+// KafkaRange is a Kafka integer setting's valid range and default.
+type KafkaRange struct {
+	Min, Max, Default int
 }
 
-var brokerRanges = map[string]brokerRange{
+// RangeOf is Kafka's range and default of broker setting key, as scenarios
+// validates it: the one copy of these numbers (the advisor plans with
+// them). It is zero for a key scenarios does not bound.
+func RangeOf(key string) KafkaRange { return brokerRanges[key] }
+
+var brokerRanges = map[string]KafkaRange{
 	KeyRecordLocks:        {100, 10000, 2000},
 	KeyDeliveryCountLimit: {2, 10, 5},
 	KeyRecordLockDuration: {1000, 3600000, 30000},
@@ -222,7 +227,7 @@ func (r RunSpec) checkConsumers(p *problems) {
 	if r.ConsumerType != "share" {
 		return
 	}
-	limit := brokerRanges[KeyShareGroupMaxSize].max
+	limit := brokerRanges[KeyShareGroupMaxSize].Max
 	switch maxSize := r.ShareGroupMaxSize(); {
 	case r.Members > limit:
 		p.addf("members", "%d exceeds %s (%d), and Kafka allows at most %d members in a share group; use fewer members",
@@ -415,19 +420,19 @@ func (r RunSpec) checkBrokerConfig(p *problems) {
 		v, err := strconv.Atoi(strings.TrimSpace(r.BrokerConfig[key]))
 		if err != nil {
 			p.addf("broker_config."+key, "expected an integer, got %q", r.BrokerConfig[key])
-		} else if v < rng.min || v > rng.max {
-			p.addf("broker_config."+key, "%d is outside Kafka's range %d–%d", v, rng.min, rng.max)
+		} else if v < rng.Min || v > rng.Max {
+			p.addf("broker_config."+key, "%d is outside Kafka's range %d–%d", v, rng.Min, rng.Max)
 		}
 	}
 	lock := r.brokerInt(KeyRecordLockDuration)
 	lo, hi := r.brokerInt(KeyMinLockDuration), r.brokerInt(KeyMaxLockDuration)
 	if lock < lo {
 		p.addf("broker_config."+KeyRecordLockDuration, "%d is below %s (%d); lower broker_config %s too (Kafka allows %d–%d)",
-			lock, KeyMinLockDuration, lo, KeyMinLockDuration, brokerRanges[KeyMinLockDuration].min, brokerRanges[KeyMinLockDuration].max)
+			lock, KeyMinLockDuration, lo, KeyMinLockDuration, brokerRanges[KeyMinLockDuration].Min, brokerRanges[KeyMinLockDuration].Max)
 	}
 	if lock > hi {
 		p.addf("broker_config."+KeyRecordLockDuration, "%d is above %s (%d); raise broker_config %s too (Kafka allows %d–%d)",
-			lock, KeyMaxLockDuration, hi, KeyMaxLockDuration, brokerRanges[KeyMaxLockDuration].min, brokerRanges[KeyMaxLockDuration].max)
+			lock, KeyMaxLockDuration, hi, KeyMaxLockDuration, brokerRanges[KeyMaxLockDuration].Min, brokerRanges[KeyMaxLockDuration].Max)
 	}
 	if sessions, size := r.brokerInt(KeyMaxShareSessions), r.ShareGroupMaxSize(); sessions < size {
 		p.addf("broker_config."+KeyMaxShareSessions, "%d is below %s (%d); Kafka requires sessions ≥ max size", sessions, KeyShareGroupMaxSize, size)
@@ -439,8 +444,8 @@ func (r RunSpec) checkBrokerConfig(p *problems) {
 func (r RunSpec) brokerInt(key string) int {
 	rng := brokerRanges[key]
 	v, err := strconv.Atoi(strings.TrimSpace(r.BrokerConfig[key]))
-	if err != nil || v < rng.min || v > rng.max {
-		return rng.def
+	if err != nil || v < rng.Min || v > rng.Max {
+		return rng.Default
 	}
 	return v
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/sharebench/sharebench/campaign"
 	"github.com/sharebench/sharebench/campaign/shard"
-	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/connection"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -73,7 +73,7 @@ func newAgentCmd() *cobra.Command {
 			o := campaign.AgentOptions{Bootstrap: bootstrap, ControlTopic: control, ResultsTopic: results,
 				Shard: idx, Shards: shards, Log: cmd.ErrOrStderr()}
 			if connFile != "" {
-				c, err := infra.LoadConnection(connFile)
+				c, err := connection.Load(connFile)
 				if err != nil {
 					return usageError(fmt.Errorf("--connection: %w", err))
 				}

@@ -197,7 +197,7 @@ func clusterStatus(cmd *cobra.Command, name string) error {
 	if !alive {
 		return fmt.Errorf("cluster %q: supervisor pid %d is not running: the cluster is gone (remove the stale state with `sharebench cluster down --name %s`)", name, st.SupervisorPID, name)
 	}
-	ids, err := infra.CheckConnection(cmd.Context(), st.Bootstrap, st.Connection.Connection(), 15*time.Second)
+	ids, err := infra.CheckConnection(cmd.Context(), st.Bootstrap, st.Connection.Settings(), 15*time.Second)
 	if err != nil {
 		return fmt.Errorf("cluster %q: brokers do not answer: %w", name, err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/connection"
 )
 
 // connFlags are the connection settings of --provider external: a
@@ -58,11 +58,11 @@ func (f *connFlags) changed(cmd *cobra.Command) []string {
 }
 
 // connection builds the settings: the file's, then the flags' on top.
-func (f *connFlags) connection(cmd *cobra.Command) (infra.Connection, error) {
-	var c infra.Connection
+func (f *connFlags) connection(cmd *cobra.Command) (connection.Settings, error) {
+	var c connection.Settings
 	if f.file != "" {
 		var err error
-		if c, err = infra.ParseConnectionFile(f.file); err != nil {
+		if c, err = connection.ParseFile(f.file); err != nil {
 			return c, err
 		}
 	}
@@ -76,7 +76,7 @@ func (f *connFlags) connection(cmd *cobra.Command) (infra.Connection, error) {
 		c.Source += " and flags"
 	}
 	expand := func(flag, v string) (string, error) {
-		out, err := expandEnv(v)
+		out, err := connection.ExpandEnv(v, os.LookupEnv)
 		if err != nil {
 			return "", fmt.Errorf("--%s: %w", flag, err)
 		}
@@ -84,7 +84,7 @@ func (f *connFlags) connection(cmd *cobra.Command) (infra.Connection, error) {
 	}
 	if f.tls || f.ca != "" || f.cert != "" || f.key != "" || f.serverName != "" || f.insecure {
 		if c.TLS == nil {
-			c.TLS = &infra.TLSSettings{}
+			c.TLS = &connection.TLS{}
 		}
 		for _, s := range []struct {
 			v   string
@@ -98,7 +98,7 @@ func (f *connFlags) connection(cmd *cobra.Command) (infra.Connection, error) {
 	}
 	if f.mechanism != "" || f.username != "" || f.password != "" || f.passwordFile != "" || f.token != "" || f.tokenFile != "" || f.tokenCommand != "" {
 		if c.SASL == nil {
-			c.SASL = &infra.SASLSettings{}
+			c.SASL = &connection.SASL{}
 		}
 		s := c.SASL
 		if f.mechanism != "" {
@@ -134,17 +134,4 @@ func (f *connFlags) connection(cmd *cobra.Command) (infra.Connection, error) {
 		c.DialTimeout = f.dialTimeout
 	}
 	return c, c.Validate()
-}
-
-// expandEnv expands ${NAME} (an unset NAME is an error) and $$.
-func expandEnv(v string) (string, error) {
-	c, err := infra.ParseConnection("flag", []byte("sasl: {mechanism: PLAIN, password: "+yamlQuote(v)+"}"), os.LookupEnv)
-	if err != nil {
-		return "", err
-	}
-	return c.SASL.Password, nil
-}
-
-func yamlQuote(s string) string {
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }

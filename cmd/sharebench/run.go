@@ -272,7 +272,7 @@ func (f *runFlags) external(cmd *cobra.Command) (*infra.ExternalProvider, error)
 		}
 		f.provider = "external"
 		return &infra.ExternalProvider{Bootstrap: st.Bootstrap, MetricsURLs: st.MetricsURLs, KafkaVersion: st.KafkaVersion,
-			Conn: st.Connection.Connection()}, nil
+			Conn: st.Connection.Settings()}, nil
 	}
 	if f.provider != "external" {
 		if given := f.conn.changed(cmd); len(given) > 0 {

@@ -1,8 +1,3 @@
-// Package retry is the one retry loop of the harness: call something until
-// it succeeds, with a pause between attempts (constant or doubling up to a
-// bound), until the attempts, a time budget or the context run out. Waiting
-// for a condition is the same loop with an attempt that fails while the
-// condition does not hold yet.
 package retry
 
 import (
@@ -84,12 +79,7 @@ func Do(ctx context.Context, p Policy, try func(ctx context.Context) error) erro
 			return err
 		}
 		if ctx.Err() == nil && wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-			case <-t.C:
-			}
-			t.Stop()
+			Sleep(ctx, wait)
 		}
 		if ctx.Err() != nil {
 			cause := context.Cause(parent)
@@ -111,4 +101,22 @@ func attempt(ctx context.Context, timeout time.Duration, try func(context.Contex
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	return try(ctx)
+}
+
+// Sleep sleeps d unless ctx ends first; it reports whether it slept
+// fully. With d ≤ 0 it does not sleep and reports whether ctx is still
+// live, so a caller that missed its moment (a start instant already past)
+// goes on at once unless it was cancelled.
+func Sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }

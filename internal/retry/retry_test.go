@@ -78,3 +78,25 @@ func TestDoBoundsAttemptsAndBacksOff(t *testing.T) {
 		}
 	}
 }
+
+// Sleep at d ≤ 0 answers from the context alone: a cancelled context is
+// always false (a timer that fired at once would race the Done channel).
+func TestSleep(t *testing.T) {
+	live := context.Background()
+	cancelled, cancel := context.WithCancel(live)
+	cancel()
+	for _, tc := range []struct {
+		ctx  context.Context
+		d    time.Duration
+		want bool
+	}{
+		{live, 0, true}, {live, -time.Second, true}, {live, time.Millisecond, true},
+		{cancelled, 0, false}, {cancelled, -time.Second, false}, {cancelled, time.Hour, false},
+	} {
+		for range 100 { // the old copy's answer at d ≤ 0 varied from call to call
+			if got := Sleep(tc.ctx, tc.d); got != tc.want {
+				t.Fatalf("Sleep(ctx err %v, %v) = %v, want %v", tc.ctx.Err(), tc.d, got, tc.want)
+			}
+		}
+	}
+}

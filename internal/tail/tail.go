@@ -1,5 +1,3 @@
-// Package tail keeps the end of a stream: the last bytes a child process
-// (an agent, the Java runner) wrote, for the error that reports its death.
 package tail
 
 import (

@@ -24,7 +24,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/sharebench/sharebench/campaign/shard"
-	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/connection"
 )
 
 // Defaults of the launcher's bounds.
@@ -128,7 +128,7 @@ func CheckConnection(name string, text []byte) error {
 		name = "connection file"
 	}
 	var vars []string
-	c, err := infra.ParseConnection(name, text, func(v string) (string, bool) {
+	c, err := connection.Parse(name, text, func(v string) (string, bool) {
 		vars = append(vars, "${"+v+"}")
 		return "x", true
 	})

@@ -1,5 +1,3 @@
-// Package runstest builds run records and campaign folders for the tests
-// of report and of the importers of runs (runs' own tests cannot import it).
 package runstest
 
 import (

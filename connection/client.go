@@ -1,4 +1,4 @@
-package infra
+package connection
 
 import (
 	"bufio"
@@ -27,26 +27,13 @@ import (
 	"github.com/sharebench/sharebench/internal/redact"
 )
 
-// ConnectionOf returns the connection settings a cluster's clients need:
-// the zero Connection (plaintext) unless the cluster carries settings (an
-// external cluster given them, a process cluster started secured).
-func ConnectionOf(c Cluster) Connection {
-	if cc, ok := c.(interface{ Connection() Connection }); ok {
-		return cc.Connection()
-	}
-	return Connection{}
-}
-
-// ClientOptsOf is ConnectionOf(c).ClientOpts().
-func ClientOptsOf(c Cluster) ([]kgo.Opt, error) { return ConnectionOf(c).ClientOpts() }
-
 // ClientOpts are the franz-go options that connect a client as the
 // settings say: the dial timeout, TLS (kgo.DialTLSConfig) and the SASL
 // mechanism. Every client the harness creates appends them to its own
 // options. A client that needs a dialer of its own (the consumer fleet's
 // crash simulation) takes TLSConfig and WithoutTLS instead of the TLS
 // option.
-func (c Connection) ClientOpts() ([]kgo.Opt, error) {
+func (c Settings) ClientOpts() ([]kgo.Opt, error) {
 	opts, err := c.WithoutTLS()
 	if err != nil {
 		return nil, err
@@ -63,7 +50,7 @@ func (c Connection) ClientOpts() ([]kgo.Opt, error) {
 
 // WithoutTLS is ClientOpts without the TLS dial option: for a client that
 // dials through its own dialer and wraps the connection in TLSConfig.
-func (c Connection) WithoutTLS() ([]kgo.Opt, error) {
+func (c Settings) WithoutTLS() ([]kgo.Opt, error) {
 	d := c.DialTimeout
 	if d == 0 {
 		d = DefaultDialTimeout
@@ -79,7 +66,7 @@ func (c Connection) WithoutTLS() ([]kgo.Opt, error) {
 	return opts, nil
 }
 
-func (c Connection) sourceName() string {
+func (c Settings) sourceName() string {
 	if c.Source == "" {
 		return "connection"
 	}
@@ -87,7 +74,7 @@ func (c Connection) sourceName() string {
 }
 
 // TLSConfig is the client TLS configuration, or nil for plaintext.
-func (c Connection) TLSConfig() (*tls.Config, error) {
+func (c Settings) TLSConfig() (*tls.Config, error) {
 	t := c.TLS
 	if t == nil {
 		return nil, nil
@@ -117,7 +104,7 @@ func (c Connection) TLSConfig() (*tls.Config, error) {
 // mechanism builds the franz-go SASL mechanism. Credentials are read at
 // each authentication (files, the environment), so a rotated secret is
 // picked up by the next connection.
-func (s *SASLSettings) mechanism() (sasl.Mechanism, error) {
+func (s *SASL) mechanism() (sasl.Mechanism, error) {
 	switch s.Mechanism {
 	case MechPlain:
 		return plain.Plain(func(context.Context) (plain.Auth, error) {
@@ -148,7 +135,7 @@ func (s *SASLSettings) mechanism() (sasl.Mechanism, error) {
 	return nil, fmt.Errorf("sasl.mechanism %q: expected one of %s", s.Mechanism, strings.Join(mechanisms, ", "))
 }
 
-func (s *SASLSettings) password() (string, error) {
+func (s *SASL) password() (string, error) {
 	if s.PasswordFile == "" {
 		return s.Password, nil
 	}
@@ -165,7 +152,7 @@ func (s *SASLSettings) password() (string, error) {
 // shortly before it expires. Sources are shared by settings, so that the
 // clients of one run (every member is a client) run a token command once.
 type tokenSource struct {
-	s       SASLSettings
+	s       SASL
 	mu      sync.Mutex
 	tok     string
 	expires time.Time
@@ -173,7 +160,7 @@ type tokenSource struct {
 
 var tokenSources sync.Map // key: kind + value → *tokenSource
 
-func (s *SASLSettings) tokenSource() *tokenSource {
+func (s *SASL) tokenSource() *tokenSource {
 	key := "token\x00" + s.Token + "\x00" + s.TokenFile + "\x00" + s.TokenCommand
 	v, _ := tokenSources.LoadOrStore(key, &tokenSource{s: *s})
 	return v.(*tokenSource)
@@ -237,7 +224,7 @@ func (t *tokenSource) token(ctx context.Context) (string, error) {
 // tokenLifetime is how long a fresh token is good for: its JWT exp claim
 // when it has one, else TokenLifetime (default 5m). A token file is read
 // again after that, a command run again.
-func tokenLifetime(tok string, s SASLSettings) time.Duration {
+func tokenLifetime(tok string, s SASL) time.Duration {
 	if exp, ok := jwtExpiry(tok); ok {
 		return time.Until(exp)
 	}

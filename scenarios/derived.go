@@ -1,3 +1,7 @@
+// What a run derives from its spec: the processing model's mean and
+// description, the effective Kafka share settings, the cluster key, a
+// scenario key's value, the matrix coordinates and the run name.
+
 package scenarios
 
 import (

@@ -1,9 +1,9 @@
-package infra
+package connection
 
-// ConnectionRef is a Connection as the `cluster up` state file keeps it:
+// Ref is a Settings as the `cluster up` state file keeps it:
 // file paths and names only, never a secret (a password or token is
 // referred to by the file that holds it).
-type ConnectionRef struct {
+type Ref struct {
 	Describe         string `json:"describe"`
 	TLS              bool   `json:"tls,omitempty"`
 	CAFile           string `json:"ca_file,omitempty"`
@@ -14,15 +14,14 @@ type ConnectionRef struct {
 	SASLPasswordFile string `json:"sasl_password_file,omitempty"`
 }
 
-// ConnectionRefOf is the reference to c's connection, nil when c is
-// plaintext. Inline secrets are not kept: a Connection with an inline
-// password or token yields a reference without it.
-func ConnectionRefOf(c Cluster) *ConnectionRef {
-	conn := ConnectionOf(c)
+// RefOf is the reference to conn, nil when conn is plaintext. Inline
+// secrets are not kept: Settings with an inline password or token yield a
+// reference without it.
+func RefOf(conn Settings) *Ref {
 	if !conn.Secured() {
 		return nil
 	}
-	r := &ConnectionRef{Describe: conn.Describe()}
+	r := &Ref{Describe: conn.Describe()}
 	if t := conn.TLS; t != nil {
 		r.TLS, r.CAFile, r.CertFile, r.KeyFile = true, t.CAFile, t.CertFile, t.KeyFile
 	}
@@ -32,17 +31,17 @@ func ConnectionRefOf(c Cluster) *ConnectionRef {
 	return r
 }
 
-// Connection turns the reference back into settings (nil: plaintext).
-func (r *ConnectionRef) Connection() Connection {
+// Settings turns the reference back into settings (nil: plaintext).
+func (r *Ref) Settings() Settings {
 	if r == nil {
-		return Connection{}
+		return Settings{}
 	}
-	c := Connection{Source: "cluster state"}
+	c := Settings{Source: "cluster state"}
 	if r.TLS {
-		c.TLS = &TLSSettings{CAFile: r.CAFile, CertFile: r.CertFile, KeyFile: r.KeyFile}
+		c.TLS = &TLS{CAFile: r.CAFile, CertFile: r.CertFile, KeyFile: r.KeyFile}
 	}
 	if r.SASLMechanism != "" {
-		c.SASL = &SASLSettings{Mechanism: r.SASLMechanism, Username: r.SASLUsername, PasswordFile: r.SASLPasswordFile}
+		c.SASL = &SASL{Mechanism: r.SASLMechanism, Username: r.SASLUsername, PasswordFile: r.SASLPasswordFile}
 	}
 	return c
 }

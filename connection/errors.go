@@ -1,4 +1,4 @@
-package infra
+package connection
 
 import (
 	"context"
@@ -10,46 +10,45 @@ import (
 	"net"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// ConnError is a failure to connect or authenticate, said in words a user
+// Error is a failure to connect or authenticate, said in words a user
 // can act on; Err is franz-go's error.
-type ConnError struct {
+type Error struct {
 	Bootstrap []string
 	What      string // the plain message
 	Err       error
 }
 
-func (e *ConnError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("bootstrap %s: %s (%v)", strings.Join(e.Bootstrap, ","), e.What, e.Err)
 }
 
-func (e *ConnError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
-// ExplainConnError maps a client error met while connecting to bootstrap
-// with conn to a *ConnError saying which problem it is: unreachable
+// Explain maps a client error met while connecting to bootstrap
+// with conn to a *Error saying which problem it is: unreachable
 // address, TLS expected or not, untrusted or mismatched certificate, a
 // client certificate required, a SASL mechanism not enabled, wrong
 // credentials. Other errors are returned unchanged.
-func ExplainConnError(err error, conn Connection, bootstrap []string) error {
+func Explain(err error, conn Settings, bootstrap []string) error {
 	if err == nil {
 		return nil
 	}
-	if _, ok := errors.AsType[*ConnError](err); ok {
+	if _, ok := errors.AsType[*Error](err); ok {
 		return err
 	}
 	what := explain(err, conn)
 	if what == "" {
 		return err
 	}
-	return &ConnError{Bootstrap: bootstrap, What: what, Err: err}
+	return &Error{Bootstrap: bootstrap, What: what, Err: err}
 }
 
-func explain(err error, conn Connection) string {
+func explain(err error, conn Settings) string {
 	mech := ""
 	user := ""
 	if conn.SASL != nil {
@@ -117,29 +116,9 @@ func explain(err error, conn Connection) string {
 	return ""
 }
 
-func caWords(conn Connection) string {
+func caWords(conn Settings) string {
 	if conn.TLS != nil && conn.TLS.CAFile != "" {
 		return "trusted now: " + conn.TLS.CAFile
 	}
 	return "trusted now: the system's roots"
-}
-
-// connCheckTimeout bounds CheckConnection.
-const connCheckTimeout = 20 * time.Second
-
-// CheckConnection connects to bootstrap once with conn and asks for the
-// brokers (ProbeBrokers), failing within timeout (default 20s) with a
-// *ConnError that says what is wrong. It returns the node ids.
-func CheckConnection(ctx context.Context, bootstrap []string, conn Connection, timeout time.Duration) ([]int32, error) {
-	if timeout <= 0 {
-		timeout = connCheckTimeout
-	}
-	opts, err := conn.ClientOpts()
-	if err != nil {
-		return nil, err
-	}
-	// Errors that will not go away (authentication, TLS) are not retried.
-	opts = append(opts, kgo.RequestRetries(2), kgo.RetryTimeout(min(timeout, 10*time.Second)))
-	ids, err := ProbeBrokers(ctx, bootstrap, timeout, opts...)
-	return ids, ExplainConnError(err, conn, bootstrap)
 }

@@ -1,0 +1,9 @@
+// Package shard runs one run's load split over N agents (shards): the
+// control-topic protocol between the coordinator and its agents (ready,
+// clock-offset pings, the start barrier, phases, stop, results), and the
+// ways agents are started: as local processes (local.go) or, in
+// campaign/shard/k8s, as a Kubernetes Indexed Job.
+//
+// shard imports internal/tail and no other sharebench package: campaign
+// imports it, never the reverse, and client-go stays in campaign/shard/k8s.
+package shard
