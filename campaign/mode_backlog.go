@@ -121,7 +121,7 @@ func backlogFigures(rr *runs.Record, s scenarios.RunSpec, m results.Merged, fill
 	}
 	c := runs.ComputeCeiling(ceilingInput(s, *rr, math.Inf(1), perPartition))
 	if math.IsInf(c.RecordsPerSec, 1) {
-		c.RecordsPerSec, c.Bound = 0, "none" // no processing bound
+		c.RecordsPerSec, c.Bound = 0, runs.BoundNone // no processing bound
 	}
 	c.ProducerRate = 0
 	rr.Ceiling = c.WithMeasured(t.CompletedPerSec)

@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -18,6 +19,8 @@ import (
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 func producerConfig(s scenarios.RunSpec, brokers []string, topic string) producer.Config {
@@ -33,36 +36,26 @@ func consumerConfig(s scenarios.RunSpec, brokers []string, topic, group string) 
 	p := s.Processing
 	c := consumers.Config{
 		Brokers: brokers, Topic: topic, Group: group,
-		Type: consumers.ConsumerGroup, Members: s.Members, Workers: s.Workers,
-		MaxPollRecords: s.MaxPollRecords, Acquire: consumers.AcquireBatchOptimized,
+		Type: s.ConsumerType, Members: s.Members, Workers: s.Workers,
+		MaxPollRecords: s.MaxPollRecords, Acquire: cmp.Or(s.AcquireMode, consumers.AcquireBatchOptimized),
 		Ack: consumers.AckImplicit,
 		Processing: consumers.Processing{Model: consumers.ProcessingModel(p.Model), Time: p.Time, Min: p.Min, Max: p.Max,
 			Mean: p.Mean, Median: p.Median, P99: p.P99},
 		TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
 		DeliveryLimit: s.DeliveryCountLimit(),
-		Renew:         s.Renew == "auto",
-		Style:         consumers.StyleBlocking, MaxInFlight: s.MaxInFlight,
+		Renew:         s.Renew == vocab.RenewAuto,
+		Style:         cmp.Or(s.Style, consumers.StyleBlocking), MaxInFlight: s.MaxInFlight,
 		SessionTimeout: sessionTimeout(s),
-		Client:         consumers.Client(s.Client), KafkaVersion: s.KafkaVersion,
+		Client:         s.Client, KafkaVersion: s.KafkaVersion,
 		Fetch: consumers.Fetch{MaxBytes: int32(s.FetchMaxBytes), MaxPartitionBytes: int32(s.FetchMaxPartitionBytes),
-			MaxWait: s.FetchMaxWait, MinBytes: int32(s.FetchMinBytes)},
+			MaxWait: s.FetchMaxWait, MinBytes: int32(s.FetchMinBytes), Prefetch: s.Prefetch.Forced()},
 		Groups: groupKnobs(s),
 	}
-	if s.Prefetch == "on" || s.Prefetch == "off" {
-		on := s.Prefetch == "on"
-		c.Fetch.Prefetch = &on
+	if s.ConsumerType != consumers.ShareGroup {
+		c.Type = consumers.ConsumerGroup
 	}
-	if s.ConsumerType == string(consumers.ShareGroup) {
-		c.Type = consumers.ShareGroup
-	}
-	if s.AcquireMode == string(consumers.AcquireRecordLimit) {
-		c.Acquire = consumers.AcquireRecordLimit
-	}
-	if s.AckMode == string(consumers.AckExplicit) {
+	if s.AckMode == consumers.AckExplicit {
 		c.Ack = consumers.AckExplicit
-	}
-	if s.Style == string(consumers.StyleContinuous) {
-		c.Style = consumers.StyleContinuous
 	}
 	return c
 }
@@ -76,13 +69,13 @@ const defaultMinSessionTimeout = 6 * time.Second
 // soon; 0 (franz-go's 45 s) otherwise. The harness uses the classic group
 // protocol (franz-go without ServerSideBalancer).
 func sessionTimeout(s scenarios.RunSpec) time.Duration {
-	if s.ConsumerType != "share" && s.SessionTimeout > 0 {
+	if s.ConsumerType != vocab.ShareGroup && s.SessionTimeout > 0 {
 		return s.SessionTimeout // session_timeout (classic only; validated)
 	}
-	if s.ConsumerType != "share" && s.GroupProtocol == "consumer" {
+	if s.ConsumerType != vocab.ShareGroup && s.GroupProtocol == vocab.ProtocolConsumer {
 		return 0 // KIP-848: the broker's group.consumer.session.timeout.ms (consumerSessionTimeout)
 	}
-	if s.ConsumerType == "share" || !slices.ContainsFunc(s.Events, func(e scenarios.Event) bool { return e.Action == scenarios.ActionCrash }) {
+	if s.ConsumerType == vocab.ShareGroup || !slices.ContainsFunc(s.Events, func(e scenarios.Event) bool { return e.Action == scenarios.ActionCrash }) {
 		return 0
 	}
 	if ms, err := strconv.Atoi(s.BrokerConfig["group.min.session.timeout.ms"]); err == nil && ms > 0 {
@@ -100,15 +93,15 @@ func eventReports(s scenarios.RunSpec, series *results.Series, loadStart int64, 
 		redelivered[i] = series.Count(results.Redelivered, i)
 	}
 	grace := s.RecordLockDuration()
-	if s.ConsumerType != "share" {
+	if s.ConsumerType != vocab.ShareGroup {
 		grace = sessionTimeout(s)
 	}
-	if s.ConsumerType != "share" && s.GroupProtocol == "consumer" {
+	if s.ConsumerType != vocab.ShareGroup && s.GroupProtocol == vocab.ProtocolConsumer {
 		grace = consumerSessionTimeout(s)
 	}
 	reports := runs.AnalyzeEvents(runs.EventInput{Completed: completed, Redelivered: redelivered,
 		SeriesStart: series.Start(), LoadStart: loadStart, Window: w, Events: events, Members: m.Members,
-		Pauses: m.Pauses, Partitions: s.Partitions, Share: s.ConsumerType == "share", CrashGrace: grace})
+		Pauses: m.Pauses, Partitions: s.Partitions, Share: s.ConsumerType == vocab.ShareGroup, CrashGrace: grace})
 	sum := runs.SummarizeEvents(reports, runs.PausesSince(m.Pauses, loadStart), s.Partitions)
 	return reports, &sum
 }
@@ -146,7 +139,7 @@ func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit result
 	if m.Polls > 0 {
 		r.Polls.EmptyRatio = float64(m.EmptyPolls) / float64(m.Polls)
 	}
-	if s.ConsumerType == "share" {
+	if s.ConsumerType == vocab.ShareGroup {
 		r.Outcomes.DeliveryCounts = trimZeros(m.DeliveryCounts[:])
 	}
 	r.Ceiling = runs.ComputeCeiling(ceilingInput(s, r, s.Rate, nil)).WithMeasured(r.Throughput.CompletedPerSec)
@@ -164,7 +157,7 @@ func ceilingInput(s scenarios.RunSpec, r runs.Record, producerRate float64, perP
 		acq = r.Polls.RecordsPerPoll.P90
 	}
 	return runs.CeilingInput{
-		Share: s.ConsumerType == "share", Members: s.MaxMembers(), Workers: s.Workers, Partitions: s.Partitions,
+		Share: s.ConsumerType == vocab.ShareGroup, Members: s.MaxMembers(), Workers: s.Workers, Partitions: s.Partitions,
 		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
 		ProducerRate: producerRate, RecordLocks: s.RecordLocks(), HoldMs: r.Latency.HoldMs.Mean,
 		RecordsPerAcquisition: acq, ConsumersPerPartition: perPartition,
@@ -287,7 +280,7 @@ func burstFigures(s scenarios.RunSpec, rr runs.Record, m results.Merged, rc *rec
 // lockExpiryInput is the lock_expiry_risk check's input: share runs
 // without renew auto only.
 func lockExpiryInput(s scenarios.RunSpec, rr runs.Record) runs.LockExpiryInput {
-	if s.ConsumerType != "share" || s.Renew == "auto" {
+	if s.ConsumerType != vocab.ShareGroup || s.Renew == vocab.RenewAuto {
 		return runs.LockExpiryInput{}
 	}
 	acq := rr.Polls.RecordsPerAcquisition.P90
