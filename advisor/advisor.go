@@ -8,6 +8,8 @@ import (
 
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // Kafka 4.2's ranges and defaults for the settings the advisor recommends,
@@ -198,17 +200,17 @@ type Advice struct {
 	// the broker allows by default: the workers must renew the locks
 	// (renew: auto), or records would be delivered again while processed.
 	// The advisor never plans a batch that outlives its lock otherwise.
-	Renew string `json:"renew"`
+	Renew vocab.Renew `json:"renew"`
 	// PartitionsNeeded is the partitions the locks need: Partitions, or more
 	// when 10000 locks per share-partition are not enough.
 	PartitionsNeeded int   `json:"partitions_needed"`
 	LockDurationMs   int64 `json:"lock_duration_ms"`
 
-	ShareWorkerCeiling float64 `json:"share_worker_ceiling_records_per_sec"`
-	LockCeiling        float64 `json:"lock_ceiling_records_per_sec"`
-	Ceiling            float64 `json:"ceiling_records_per_sec"`
-	CeilingBound       string  `json:"ceiling_bound"` // "workers", "locks" (lock holding) or "lock_window" (Little's law)
-	MeetsTarget        bool    `json:"meets_target"`  // Ceiling ≥ TargetRate
+	ShareWorkerCeiling float64    `json:"share_worker_ceiling_records_per_sec"`
+	LockCeiling        float64    `json:"lock_ceiling_records_per_sec"`
+	Ceiling            float64    `json:"ceiling_records_per_sec"`
+	CeilingBound       runs.Bound `json:"ceiling_bound"` // "workers", "locks" (lock holding) or "lock_window" (Little's law)
+	MeetsTarget        bool       `json:"meets_target"`  // Ceiling ≥ TargetRate
 
 	// The consumer group on the same partitions.
 	ConsumerGroupCeiling          float64 `json:"consumer_group_ceiling_records_per_sec"`
@@ -410,7 +412,7 @@ func (a *Advice) lockDuration(in Input) {
 	switch {
 	case need > a.LockDurationMs:
 		if a.BatchMs > float64(a.LockDurationMs) {
-			a.Renew = "auto"
+			a.Renew = vocab.RenewAuto
 		}
 		a.note("one batch takes %s ms, so the lock should last ≥ %d ms but is capped at %d ms: records would be redelivered while "+
 			"still being processed; the plan renews locks during processing (renew: auto, AckRenew, Kafka 4.2) when a batch outlasts the lock; "+

@@ -246,7 +246,7 @@ func TestAdvise(t *testing.T) {
 					t.Errorf("%s = %v, want %v (%s)", c.name, c.got, c.want, a.Formulas[c.name])
 				}
 			}
-			if a.MaxPollRecordsBound != w.bound || a.CeilingBound != w.ceilingBound {
+			if a.MaxPollRecordsBound != w.bound || string(a.CeilingBound) != w.ceilingBound {
 				t.Errorf("bounds: max.poll.records %q ceiling %q, want %q %q", a.MaxPollRecordsBound, a.CeilingBound, w.bound, w.ceilingBound)
 			}
 			if a.ShareWorthIt != w.shareWorthIt || a.MeetsTarget != w.meetsTarget {

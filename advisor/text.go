@@ -7,6 +7,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // row is one line of the text report: a label, the JSON field it shows
@@ -42,7 +44,7 @@ func (a Advice) rows() []row {
 	if a.PredictedP99Ms > 0 { // --p99-budget or --max-hold
 		rows = append(rows, row{"predicted completion p99 ms", "predicted_p99_ms", num(a.PredictedP99Ms)})
 	}
-	if a.Renew == "auto" {
+	if a.Renew == vocab.RenewAuto {
 		rows = append(rows, row{"renew", "renew", "auto (a batch outlasts the longest lock)"})
 	}
 	return rows

@@ -9,6 +9,8 @@ import (
 
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // VerifyOptions shape the narrow sweep of `sharebench advise --verify`.
@@ -155,7 +157,7 @@ func Verify(a Advice, recs []runs.Record, where []scenarios.Clause) (Verified, e
 		return v, err
 	}
 	for _, r := range recs {
-		if r.ConsumerType == "share" && r.Spec != nil && r.Spec.Members == a.Members && r.Spec.MaxPollRecords == a.MaxPollRecords {
+		if r.ConsumerType == vocab.ShareGroup && r.Spec != nil && r.Spec.Members == a.Members && r.Spec.MaxPollRecords == a.MaxPollRecords {
 			v.RunID, v.Completed, v.Offered = r.RunID, r.Throughput.CompletedPerSec, r.Throughput.OfferedPerSec
 			if bound := math.Min(v.Offered, a.Ceiling); bound > 0 {
 				v.Efficiency = v.Completed / bound

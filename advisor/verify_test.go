@@ -7,6 +7,8 @@ import (
 
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 func TestVerifyScenario(t *testing.T) {
@@ -36,7 +38,7 @@ func TestVerifyScenario(t *testing.T) {
 	}
 	var got []pt
 	for _, r := range sc.Runs {
-		got = append(got, pt{r.ConsumerType, r.Members, r.MaxPollRecords})
+		got = append(got, pt{string(r.ConsumerType), r.Members, r.MaxPollRecords})
 		if r.Rate != 1200 || r.Partitions != 4 || r.Workers != 1 || r.Processing.Time != 10*time.Millisecond ||
 			r.Warmup != 2*time.Second || r.Duration != 5*time.Second || r.RecordLocks() != 2000 || r.RecordLockDuration() != 30*time.Second {
 			t.Errorf("run %+v: want rate 1200 (design rate), 4 partitions, 1 worker, 10ms, 2s+5s, 2000 locks, 30s", r)
@@ -82,7 +84,7 @@ func TestVerifyPointsClamp(t *testing.T) {
 
 func TestVerify(t *testing.T) {
 	a := Advice{Members: 4, MaxPollRecords: 10, Ceiling: 400, ShareGroupMaxSize: 200}
-	mk := func(id, typ string, members, mpr int, completed float64) runs.Record {
+	mk := func(id string, typ vocab.GroupType, members, mpr int, completed float64) runs.Record {
 		r := runs.Record{RunID: id, ConsumerType: typ,
 			Spec: &scenarios.RunSpec{ConsumerType: typ, Members: members, MaxPollRecords: mpr}}
 		r.Throughput.CompletedPerSec, r.Throughput.OfferedPerSec = completed, 480

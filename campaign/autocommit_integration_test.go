@@ -8,6 +8,8 @@ import (
 
 	"github.com/sharebench/sharebench/results/report"
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // What commit auto does on a member crash, on Kafka 4.2, against
@@ -39,7 +41,7 @@ func TestAutoCommitCrashOnKafka(t *testing.T) {
 	needKafka(t)
 	for _, tc := range []struct {
 		name     string
-		commit   string
+		commit   vocab.Commit
 		interval time.Duration
 		// exact: duplicates must equal the crashed member's completions;
 		// else at most max.

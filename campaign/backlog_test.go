@@ -5,9 +5,11 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
-func backlogSpec(typ string, records int) scenarios.RunSpec {
+func backlogSpec(typ vocab.GroupType, records int) scenarios.RunSpec {
 	s := baseSpec()
 	s.ConsumerType, s.LoadMode, s.BacklogRecords = typ, "backlog", records
 	s.Producers = 2
@@ -66,11 +68,11 @@ func backlogDrainFloor(s scenarios.RunSpec) float64 {
 // start, both group types drain all of it with a balanced audit.
 func TestBacklogRunOnKfake(t *testing.T) {
 	ctx, cl := startKfake(t)
-	for _, typ := range []string{"consumer", "share"} {
+	for _, typ := range vocab.GroupTypes {
 		s := backlogSpec(typ, 1001) // odd: the producers split it unevenly
 		s.Members = 2
 		s.Processing.Time = time.Millisecond
-		m, err := RunOne(ctx, cl, s, "kfake-backlog-"+typ, testLog(t))
+		m, err := RunOne(ctx, cl, s, "kfake-backlog-"+string(typ), testLog(t))
 		if err != nil {
 			t.Fatalf("%s: %v", typ, err)
 		}

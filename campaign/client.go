@@ -11,7 +11,7 @@ import (
 // client this host cannot run (client java: a JDK and Maven).
 func checkClients(sc *scenarios.Scenario) error {
 	for _, r := range sc.Runs {
-		if r.Client == string(consumers.ClientJava) {
+		if r.Client == consumers.ClientJava {
 			return consumers.CheckJavaClient()
 		}
 	}

@@ -40,7 +40,7 @@ func connOf(cl infra.Cluster, spec scenarios.RunSpec) (clientConn, error) {
 // read from its --connection file).
 func connFrom(conn connection.Settings, spec scenarios.RunSpec) (clientConn, error) {
 	c := clientConn{conn: conn, throttle: &throttleHook{}}
-	if spec.Client == string(consumers.ClientJava) && c.conn.Secured() {
+	if spec.Client == consumers.ClientJava && c.conn.Secured() {
 		return c, fmt.Errorf("client java: connection settings (%s) are not passed to the Java runner yet: run client franz-go on a secured cluster", c.conn.Describe())
 	}
 	var err error

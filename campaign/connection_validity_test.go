@@ -16,7 +16,7 @@ import (
 // figures raise throttled; neither without the condition.
 func TestConnectionValidityFlags(t *testing.T) {
 	clean := runs.ValidityInput{IsKafka: true, Audit: results.Audit{Produced: 1, CompletedOnce: 1, Balanced: true}}
-	codes := func(c clientConn) []string { return runs.Check(c.validity(clean)).Codes() }
+	codes := func(c clientConn) []runs.Code { return runs.Check(c.validity(clean)).Codes() }
 
 	plain := clientConn{throttle: &throttleHook{}}
 	if got := codes(plain); len(got) != 0 {

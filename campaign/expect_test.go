@@ -35,8 +35,8 @@ func TestBuiltinExpectationsEvaluate(t *testing.T) {
 	var recs []runs.Record
 	for i, spec := range sc.Runs {
 		r := runs.Record{RunID: sc.RunName(i), ConsumerType: spec.ConsumerType, Spec: &spec}
-		r.Throughput.CompletedPerSec = map[string]float64{"consumer": 380, "share": 1000}[spec.ConsumerType]
-		r.Ceiling.Efficiency = map[string]float64{"consumer": 0.95, "share": 1}[spec.ConsumerType]
+		r.Throughput.CompletedPerSec = map[string]float64{"consumer": 380, "share": 1000}[string(spec.ConsumerType)]
+		r.Ceiling.Efficiency = map[string]float64{"consumer": 0.95, "share": 1}[string(spec.ConsumerType)]
 		recs = append(recs, r)
 	}
 	outs := EvaluateExpectations(sc, recs)

@@ -18,6 +18,8 @@ import (
 	"github.com/sharebench/sharebench/internal/testkit/kafkatest"
 	"github.com/sharebench/sharebench/results/report"
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // shareStateTopic is where share coordinators persist share-partition
@@ -79,7 +81,7 @@ func TestShareCoordinatorFailover(t *testing.T) {
 	}
 	for _, typ := range []string{"consumer", "share"} {
 		t.Run("run through a kill of the group coordinator/"+typ, func(t *testing.T) {
-			brokerKillRun(ctx, t, cluster, typ)
+			brokerKillRun(ctx, t, cluster, vocab.GroupType(typ))
 		})
 	}
 }
@@ -89,7 +91,7 @@ func TestShareCoordinatorFailover(t *testing.T) {
 // recover and its audit balance with nothing lost. A consumer group whose
 // member kept a rebalance blocked after a failed poll once lost 2,701
 // records this way (3 revoked partitions never assigned again).
-func brokerKillRun(ctx context.Context, t *testing.T, cluster infra.Cluster, typ string) {
+func brokerKillRun(ctx context.Context, t *testing.T, cluster infra.Cluster, typ vocab.GroupType) {
 	s := baseSpec()
 	s.ConsumerType, s.Partitions, s.Members, s.Workers, s.MaxPollRecords = typ, 6, 3, 2, 10
 	s.Rate, s.Duration, s.Nodes = 150, 24*time.Second, 3
@@ -97,7 +99,7 @@ func brokerKillRun(ctx context.Context, t *testing.T, cluster infra.Cluster, typ
 		Broker: "group-coordinator", Duration: 8 * time.Second}}
 	rctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
 	defer cancel()
-	m, err := RunOne(rctx, cluster, s, "kill-"+typ, testLog(t))
+	m, err := RunOne(rctx, cluster, s, "kill-"+string(typ), testLog(t))
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}

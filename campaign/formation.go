@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // defaultConsumerHeartbeat is franz-go's consumer-group heartbeat interval.
@@ -121,7 +123,7 @@ func (s *runSetup) formGroup(ctx context.Context, consumerErr chan error, genera
 			return false, fmt.Errorf("consumers stopped before the group formed: %w", err)
 		default:
 		}
-		g, err := s.adm.snapshot(ctx, s.group, s.topic, s.share, s.spec.GroupProtocol == "consumer")
+		g, err := s.adm.snapshot(ctx, s.group, s.topic, s.share, s.spec.GroupProtocol == vocab.ProtocolConsumer)
 		if err != nil || !g.formed(s.share, s.spec.Members, s.spec.Partitions) {
 			lastKey = ""
 			return false, nil
@@ -140,7 +142,7 @@ func (s *runSetup) formGroup(ctx context.Context, consumerErr chan error, genera
 	if s.share {
 		f.rounds = int(last.epoch)
 	}
-	f.assignment = s.adm.assignment(ctx, s.group, s.topic, s.share, s.spec.GroupProtocol == "consumer")
+	f.assignment = s.adm.assignment(ctx, s.group, s.topic, s.share, s.spec.GroupProtocol == vocab.ProtocolConsumer)
 	s.groupInfo = s.adm.groupProtocol(ctx, s.group, s.spec) // the protocol the broker runs, read back
 	fmt.Fprintf(s.log, "  %s: group formed in %.1fs (%d assignment rounds; unchanged for %v); assignment %s\n",
 		s.id, f.sec, f.rounds, hold, f.assignment)

@@ -10,13 +10,15 @@ import (
 	"github.com/sharebench/sharebench/consumers"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // groupKnobs are the run's consumer-group protocol knobs for the fleet.
 func groupKnobs(s scenarios.RunSpec) consumers.GroupKnobs {
 	return consumers.GroupKnobs{
 		Protocol: consumers.GroupProtocol(s.GroupProtocol), RemoteAssignor: s.RemoteAssignor, Assignor: s.Assignor,
-		Static: s.StaticMembership, AutoCommit: s.Commit == "auto", AutoCommitInterval: s.AutoCommitInterval,
+		Static: s.StaticMembership, AutoCommit: s.Commit == vocab.CommitAuto, AutoCommitInterval: s.AutoCommitInterval,
 		RebalanceTimeout: s.RebalanceTimeout,
 	}
 }
@@ -38,8 +40,8 @@ func consumerSessionTimeout(s scenarios.RunSpec) time.Duration {
 // group gives GROUP_ID_NOT_FOUND there), DescribeGroups tells a classic
 // group by its protocol type and names the chosen assignor.
 func (a *admin) groupProtocol(ctx context.Context, group string, s scenarios.RunSpec) *runs.GroupInfo {
-	info := &runs.GroupInfo{Requested: cmp.Or(s.GroupProtocol, "classic"), Static: s.StaticMembership, Commit: cmp.Or(s.Commit, "after_processing")}
-	if s.ConsumerType == "share" {
+	info := &runs.GroupInfo{Requested: string(cmp.Or(s.GroupProtocol, vocab.ProtocolClassic)), Static: s.StaticMembership, Commit: cmp.Or(s.Commit, vocab.CommitAfterProcessing)}
+	if s.ConsumerType == vocab.ShareGroup {
 		info.Requested, info.Protocol, info.Assignor, info.Static, info.Commit = "share", "share", "simple", false, ""
 		if d, err := a.adm.DescribeShareGroups(ctx, group); err == nil && d[group].Err == nil {
 			if n := d[group].Assignor; n != "" {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // groupSpec is a short keyed run: 3 partitions, 30 keys with a hot key,
@@ -30,7 +32,7 @@ func TestGroupProtocolsOnKafka(t *testing.T) {
 	} {
 		t.Run(tc.protocol, func(t *testing.T) {
 			s := groupSpec()
-			s.GroupProtocol, s.Assignor, s.RemoteAssignor = tc.protocol, tc.assignor, tc.remote
+			s.GroupProtocol, s.Assignor, s.RemoteAssignor = vocab.GroupProtocol(tc.protocol), tc.assignor, tc.remote
 			s.Members = 2
 			r := runSpec(t, s, "group-"+tc.protocol)
 			g := r.Group

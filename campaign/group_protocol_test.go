@@ -30,7 +30,7 @@ func TestProtocolsExpectationsEvaluate(t *testing.T) {
 		var recs []runs.Record
 		for i, spec := range sc.Runs {
 			r := runs.Record{RunID: sc.RunName(i), ConsumerType: spec.ConsumerType, Spec: &spec,
-				Group: &runs.GroupInfo{Requested: spec.GroupProtocol, Protocol: spec.GroupProtocol}}
+				Group: &runs.GroupInfo{Requested: string(spec.GroupProtocol), Protocol: string(spec.GroupProtocol)}}
 			var sum runs.EventSummary
 			switch {
 			case spec.ConsumerType == "share":

@@ -14,6 +14,8 @@ import (
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // autoOffsetReset is the group setting every share run gets: share groups
@@ -132,7 +134,7 @@ func (c *campaign) checkFeatures(ctx context.Context, cl infra.Cluster, group []
 				need = append(need, k)
 			}
 		}
-		dlq = dlq || (r.ConsumerType == "share" && r.DeadLetter != nil)
+		dlq = dlq || (r.ConsumerType == vocab.ShareGroup && r.DeadLetter != nil)
 	}
 	f, err := infra.ReadFeatures(ctx, cl.Bootstrap())
 	if err != nil {
@@ -173,7 +175,7 @@ func featureProblems(f infra.Features, need []string, dlq bool, version string) 
 // broker setting) beside the largest per-partition in-flight count.
 func recordLockLimit(b *results.BrokerMetrics, spec scenarios.RunSpec) {
 	sp := b.SharePartitions
-	if sp == nil || spec.ConsumerType != "share" {
+	if sp == nil || spec.ConsumerType != vocab.ShareGroup {
 		return
 	}
 	sp.RecordLocksLimit = spec.RecordLocks()

@@ -16,6 +16,8 @@ import (
 	"github.com/sharebench/sharebench/consumers"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 func needJavaClient(t *testing.T) {
@@ -29,7 +31,7 @@ func needJavaClient(t *testing.T) {
 // 5 ms per record, 300 records/s for 2 s + 5 s.
 func javaSpec(ctype, client string) scenarios.RunSpec {
 	s := baseSpec()
-	s.ConsumerType, s.Client = ctype, client
+	s.ConsumerType, s.Client = vocab.GroupType(ctype), vocab.Client(client)
 	s.Members, s.Rate = 4, 300
 	s.Processing.Time = 5 * time.Millisecond
 	s.Warmup, s.Duration = 2*time.Second, 5*time.Second

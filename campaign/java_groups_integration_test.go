@@ -5,6 +5,8 @@ package campaign
 import (
 	"testing"
 	"time"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // Client java takes the consumer-group knobs: a KIP-848 group with the
@@ -25,7 +27,7 @@ func TestJavaClientGroupKnobsOnKafka(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := javaSpec("consumer", "java")
 			s.Members = 2
-			s.GroupProtocol, s.RemoteAssignor, s.Assignor, s.StaticMembership = tc.protocol, tc.remote, tc.assignor, tc.static
+			s.GroupProtocol, s.RemoteAssignor, s.Assignor, s.StaticMembership = vocab.GroupProtocol(tc.protocol), tc.remote, tc.assignor, tc.static
 			if tc.auto {
 				s.Commit, s.AutoCommitInterval = "auto", time.Second
 			}

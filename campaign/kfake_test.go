@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/infra"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // The whole run pipeline on kfake (not Kafka): both consumer types balance
@@ -14,7 +16,7 @@ func TestRunOnKfakeIsLabelledNotKafka(t *testing.T) {
 	ctx, cl := startKfake(t)
 	for _, typ := range []string{"consumer", "share"} {
 		s := baseSpec()
-		s.ConsumerType, s.Members, s.Rate = typ, 2, 200
+		s.ConsumerType, s.Members, s.Rate = vocab.GroupType(typ), 2, 200
 		s.Processing.Time = time.Millisecond
 		s.Warmup, s.Duration = time.Second, 2*time.Second
 		m, err := RunOne(ctx, cl, s, "kfake-"+typ, testLog(t))

@@ -11,7 +11,6 @@ import (
 	"github.com/sharebench/sharebench/consumers"
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
-	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -98,31 +97,4 @@ func fill(ctx context.Context, r *run, pcfg producer.Config) error {
 	fmt.Fprintf(s.log, "  %s: %d records acknowledged in %.1fs (%.0f records/s); starting the consumers\n",
 		s.id, acked, r.times.fill, float64(acked)/max(r.times.fill, 1e-9))
 	return nil
-}
-
-// backlogFigures rewrites a load_mode backlog run's throughput and ceiling:
-// the window is the drain (release → last finish), nothing is offered
-// on a schedule, the producers' figure is the fill rate, and the producer
-// rate does not bound the drain.
-func backlogFigures(rr *runs.Record, s scenarios.RunSpec, m results.Merged, fillSec float64, perPartition []int) {
-	rr.Phases.FillSec = fillSec
-	rr.Phases.WarmupSec = 0
-	t := &rr.Throughput
-	t.OfferedPerSec = 0
-	t.ProducedPerSec = 0
-	if fillSec > 0 {
-		t.ProducedPerSec = float64(m.Acked) / fillSec
-	}
-	// CompletedPerSec (completions ÷ drain) stands; the ratio is the
-	// fraction of the backlog completed.
-	t.CompletedRatio = 0
-	if m.Acked > 0 {
-		t.CompletedRatio = float64(m.CompletedInWindow) / float64(m.Acked)
-	}
-	c := runs.ComputeCeiling(ceilingInput(s, *rr, math.Inf(1), perPartition))
-	if math.IsInf(c.RecordsPerSec, 1) {
-		c.RecordsPerSec, c.Bound = 0, "none" // no processing bound
-	}
-	c.ProducerRate = 0
-	rr.Ceiling = c.WithMeasured(t.CompletedPerSec)
 }

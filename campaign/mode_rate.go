@@ -22,17 +22,17 @@ type loadMode interface {
 }
 
 // loadModes are the load modes by their load_mode value.
-var loadModes = map[string]loadMode{
-	"rate":     rateMode{},
-	"backlog":  backlogMode{},
-	"max_rate": maxRateMode{},
+var loadModes = map[scenarios.LoadMode]loadMode{
+	scenarios.LoadRate:    rateMode{},
+	scenarios.LoadBacklog: backlogMode{},
+	scenarios.LoadMaxRate: maxRateMode{},
 }
 
 // modeOf returns the load mode of s, checked.
 func modeOf(s scenarios.RunSpec) (loadMode, error) {
 	name := s.LoadMode
 	if name == "" {
-		name = "rate"
+		name = scenarios.LoadRate
 	}
 	m, ok := loadModes[name]
 	if !ok {

@@ -17,6 +17,8 @@ import (
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // groupReadyTimeout bounds the wait for the group to form.
@@ -58,7 +60,7 @@ func (rn runner) runOne(ctx context.Context, spec scenarios.RunSpec, runID strin
 		return nil, err
 	}
 	if spec.ShardCount() > 1 {
-		if spec.LoadMode != "rate" {
+		if spec.LoadMode != scenarios.LoadRate {
 			return nil, fmt.Errorf("shards %d: load_mode %s runs in one process; use load_mode rate", spec.ShardCount(), spec.LoadMode)
 		}
 		return rn.sharded(ctx, spec, runID)
@@ -85,7 +87,7 @@ func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID strin
 			"add workers, lengthen group.share.record.lock.duration.ms or use renew: auto)\n",
 			runID, spec.PredictedAcquisition(), spec.ProcessingMean(), spec.Workers, batch.Round(time.Millisecond), spec.RecordLockDuration())
 	}
-	if c := predictedCeiling(spec); c.Bound == "locks" {
+	if c := predictedCeiling(spec); c.Bound == runs.BoundLocks {
 		fmt.Fprintf(s.log, "  %s: predicted: the record locks bind at %.0f records/s (%v members of each partition can hold "+
 			"%d-record acquisitions of %d locks at once; workers allow %.0f)\n",
 			runID, c.RecordsPerSec, c.HoldersPerPartition, spec.PredictedAcquisition(), spec.RecordLocks(), c.Workers)
@@ -103,7 +105,7 @@ func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID strin
 	rc.procs.Start(ctx)
 	defer rc.procs.Stop()
 	if s.metrics != nil {
-		s.metrics.Begin(collectors.LiveRun{RunID: runID, ConsumerType: spec.ConsumerType, OfferedPerSec: spec.Rate,
+		s.metrics.Begin(collectors.LiveRun{RunID: runID, ConsumerType: string(spec.ConsumerType), OfferedPerSec: spec.Rate,
 			Recorder: rc.rec, Warmup: spec.Warmup})
 		defer s.metrics.End()
 	}
@@ -127,7 +129,7 @@ func predictedCeiling(s scenarios.RunSpec) runs.Ceiling {
 		rate = math.Inf(1)
 	}
 	return runs.ComputeCeiling(runs.CeilingInput{
-		Share: s.ConsumerType == "share", Members: s.MaxMembers(), Workers: s.Workers, Partitions: s.Partitions,
+		Share: s.ConsumerType == vocab.ShareGroup, Members: s.MaxMembers(), Workers: s.Workers, Partitions: s.Partitions,
 		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
 		ProducerRate: rate, RecordLocks: s.RecordLocks(), RecordsPerAcquisition: float64(s.PredictedAcquisition()),
 	})
@@ -204,7 +206,7 @@ func newRunSetup(rn runner, spec scenarios.RunSpec, runID string) (*runSetup, er
 		return nil, err
 	}
 	name := "sharebench-" + runID + "-" + suffix
-	return &runSetup{runner: rn, spec: spec, id: runID, suffix: suffix, share: spec.ConsumerType == "share",
+	return &runSetup{runner: rn, spec: spec, id: runID, suffix: suffix, share: spec.ConsumerType == vocab.ShareGroup,
 		topic: name, group: name, adm: adm, conn: conn}, nil
 }
 

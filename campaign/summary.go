@@ -1,16 +1,14 @@
 package campaign
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"runtime"
 	"slices"
 	"strconv"
 	"time"
-
-	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/sharebench/sharebench/collectors"
 	"github.com/sharebench/sharebench/consumers"
@@ -18,6 +16,8 @@ import (
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 func producerConfig(s scenarios.RunSpec, brokers []string, topic string) producer.Config {
@@ -33,36 +33,26 @@ func consumerConfig(s scenarios.RunSpec, brokers []string, topic, group string) 
 	p := s.Processing
 	c := consumers.Config{
 		Brokers: brokers, Topic: topic, Group: group,
-		Type: consumers.ConsumerGroup, Members: s.Members, Workers: s.Workers,
-		MaxPollRecords: s.MaxPollRecords, Acquire: consumers.AcquireBatchOptimized,
+		Type: s.ConsumerType, Members: s.Members, Workers: s.Workers,
+		MaxPollRecords: s.MaxPollRecords, Acquire: cmp.Or(s.AcquireMode, consumers.AcquireBatchOptimized),
 		Ack: consumers.AckImplicit,
 		Processing: consumers.Processing{Model: consumers.ProcessingModel(p.Model), Time: p.Time, Min: p.Min, Max: p.Max,
 			Mean: p.Mean, Median: p.Median, P99: p.P99},
 		TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
 		DeliveryLimit: s.DeliveryCountLimit(),
-		Renew:         s.Renew == "auto",
-		Style:         consumers.StyleBlocking, MaxInFlight: s.MaxInFlight,
+		Renew:         s.Renew == vocab.RenewAuto,
+		Style:         cmp.Or(s.Style, consumers.StyleBlocking), MaxInFlight: s.MaxInFlight,
 		SessionTimeout: sessionTimeout(s),
-		Client:         consumers.Client(s.Client), KafkaVersion: s.KafkaVersion,
+		Client:         s.Client, KafkaVersion: s.KafkaVersion,
 		Fetch: consumers.Fetch{MaxBytes: int32(s.FetchMaxBytes), MaxPartitionBytes: int32(s.FetchMaxPartitionBytes),
-			MaxWait: s.FetchMaxWait, MinBytes: int32(s.FetchMinBytes)},
+			MaxWait: s.FetchMaxWait, MinBytes: int32(s.FetchMinBytes), Prefetch: s.Prefetch.Forced()},
 		Groups: groupKnobs(s),
 	}
-	if s.Prefetch == "on" || s.Prefetch == "off" {
-		on := s.Prefetch == "on"
-		c.Fetch.Prefetch = &on
+	if s.ConsumerType != consumers.ShareGroup {
+		c.Type = consumers.ConsumerGroup
 	}
-	if s.ConsumerType == string(consumers.ShareGroup) {
-		c.Type = consumers.ShareGroup
-	}
-	if s.AcquireMode == string(consumers.AcquireRecordLimit) {
-		c.Acquire = consumers.AcquireRecordLimit
-	}
-	if s.AckMode == string(consumers.AckExplicit) {
+	if s.AckMode == consumers.AckExplicit {
 		c.Ack = consumers.AckExplicit
-	}
-	if s.Style == string(consumers.StyleContinuous) {
-		c.Style = consumers.StyleContinuous
 	}
 	return c
 }
@@ -76,13 +66,13 @@ const defaultMinSessionTimeout = 6 * time.Second
 // soon; 0 (franz-go's 45 s) otherwise. The harness uses the classic group
 // protocol (franz-go without ServerSideBalancer).
 func sessionTimeout(s scenarios.RunSpec) time.Duration {
-	if s.ConsumerType != "share" && s.SessionTimeout > 0 {
+	if s.ConsumerType != vocab.ShareGroup && s.SessionTimeout > 0 {
 		return s.SessionTimeout // session_timeout (classic only; validated)
 	}
-	if s.ConsumerType != "share" && s.GroupProtocol == "consumer" {
+	if s.ConsumerType != vocab.ShareGroup && s.GroupProtocol == vocab.ProtocolConsumer {
 		return 0 // KIP-848: the broker's group.consumer.session.timeout.ms (consumerSessionTimeout)
 	}
-	if s.ConsumerType == "share" || !slices.ContainsFunc(s.Events, func(e scenarios.Event) bool { return e.Action == scenarios.ActionCrash }) {
+	if s.ConsumerType == vocab.ShareGroup || !slices.ContainsFunc(s.Events, func(e scenarios.Event) bool { return e.Action == scenarios.ActionCrash }) {
 		return 0
 	}
 	if ms, err := strconv.Atoi(s.BrokerConfig["group.min.session.timeout.ms"]); err == nil && ms > 0 {
@@ -91,212 +81,55 @@ func sessionTimeout(s scenarios.RunSpec) time.Duration {
 	return defaultMinSessionTimeout
 }
 
-// eventReports analyses the run's events (see runs.AnalyzeEvents).
-func eventReports(s scenarios.RunSpec, series *results.Series, loadStart int64, w results.Window, events []runs.Event, m results.Merged) ([]runs.EventReport, *runs.EventSummary) {
-	n := series.Len()
-	completed, redelivered := make([]int64, n), make([]int64, n)
-	for i := range n {
-		completed[i] = series.Count(results.Completed, i)
-		redelivered[i] = series.Count(results.Redelivered, i)
-	}
+// crashGrace is how long a crashed member's records stay out of reach:
+// the share lock duration, else the consumer group's session timeout (the
+// broker's with KIP-848).
+func crashGrace(s scenarios.RunSpec) time.Duration {
 	grace := s.RecordLockDuration()
-	if s.ConsumerType != "share" {
+	if s.ConsumerType != vocab.ShareGroup {
 		grace = sessionTimeout(s)
 	}
-	if s.ConsumerType != "share" && s.GroupProtocol == "consumer" {
+	if s.ConsumerType != vocab.ShareGroup && s.GroupProtocol == vocab.ProtocolConsumer {
 		grace = consumerSessionTimeout(s)
 	}
-	reports := runs.AnalyzeEvents(runs.EventInput{Completed: completed, Redelivered: redelivered,
-		SeriesStart: series.Start(), LoadStart: loadStart, Window: w, Events: events, Members: m.Members,
-		Pauses: m.Pauses, Partitions: s.Partitions, Share: s.ConsumerType == "share", CrashGrace: grace})
-	sum := runs.SummarizeEvents(reports, runs.PausesSince(m.Pauses, loadStart), s.Partitions)
-	return reports, &sum
+	return grace
 }
 
-// summarize turns a run's merged measurements into its record.
-func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit results.Audit, w results.Window, env runs.Environment) runs.Record {
-	secs := w.Seconds()
-	r := runs.Record{
-		SchemaVersion: runs.SchemaVersion, RunID: runID, ConsumerType: s.ConsumerType, Spec: &s,
-		Phases: runs.Phases{WarmupSec: s.Warmup.Seconds(), MeasureSec: secs},
-		Throughput: runs.Throughput{
-			OfferedPerSec:   s.Rate,
-			ProducedPerSec:  float64(m.AckedWindow) / secs,
-			CompletedPerSec: float64(m.CompletedInWindow) / secs,
-		},
-		Latency: runs.Latencies{
-			CompletionMs: results.SummarizeMillis(m.Completion), DeliveryMs: results.SummarizeMillis(m.Delivery),
-			PublishMs: results.SummarizeMillis(m.Publish), ScheduleLagMs: results.SummarizeMillis(m.ScheduleLag),
-			QueueMs: results.SummarizeMillis(m.Queue), HoldMs: results.SummarizeMillis(m.Hold),
-		},
-		Polls: runs.Polls{Count: m.Polls, Empty: m.EmptyPolls, RecordsPerPoll: countSummary(m)},
-		Outcomes: runs.Outcomes{
-			Delivered: m.Delivered, Completed: m.Completed, Redelivered: m.Redelivered,
-			Released: m.Released, Rejected: m.Rejected, RetriedInPlace: m.Retried,
-			LockExpiredCompleted: m.LockExpired, Renewals: m.Renewals, AckErrors: m.AckErrors, PollErrors: m.PollErrors, ProduceFailed: m.ProduceFailed,
-		},
-		PerMember:   m.PerMember,
-		Audit:       audit,
-		Environment: env,
-	}
-	r.Audit.Order = m.Order
-	if r.Throughput.ProducedPerSec > 0 {
-		r.Throughput.CompletedRatio = r.Throughput.CompletedPerSec / r.Throughput.ProducedPerSec
-	}
-	if m.Polls > 0 {
-		r.Polls.EmptyRatio = float64(m.EmptyPolls) / float64(m.Polls)
-	}
-	if s.ConsumerType == "share" {
-		r.Outcomes.DeliveryCounts = trimZeros(m.DeliveryCounts[:])
-	}
-	r.Ceiling = runs.ComputeCeiling(ceilingInput(s, r, s.Rate, nil)).WithMeasured(r.Throughput.CompletedPerSec)
-	return r
-}
-
-// ceilingInput is the capacity formulas' input for a run's record at a
-// producer rate: with joins the largest membership (an upper bound over
-// the window); records per acquisition measured (p90; records per poll
-// when no acquisition was seen), consumers per partition from the formed
-// group's assignment (nil: predicted).
-func ceilingInput(s scenarios.RunSpec, r runs.Record, producerRate float64, perPartition []int) runs.CeilingInput {
-	acq := r.Polls.RecordsPerAcquisition.P90
-	if acq == 0 {
-		acq = r.Polls.RecordsPerPoll.P90
-	}
-	return runs.CeilingInput{
-		Share: s.ConsumerType == "share", Members: s.MaxMembers(), Workers: s.Workers, Partitions: s.Partitions,
-		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
-		ProducerRate: producerRate, RecordLocks: s.RecordLocks(), HoldMs: r.Latency.HoldMs.Mean,
-		RecordsPerAcquisition: acq, ConsumersPerPartition: perPartition,
-	}
-}
-
-// countSummary reads the records-per-poll histogram, whose values are
-// counts, not microseconds.
-func countSummary(m results.Merged) results.Percentiles { return countPercentiles(m.PollSize) }
-
-// countPercentiles summarizes a histogram whose values are counts.
-func countPercentiles(h *hdrhistogram.Histogram) results.Percentiles {
-	if h == nil || h.TotalCount() == 0 {
-		return results.Percentiles{}
-	}
-	q := h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9, 99.99})
-	return results.Percentiles{Count: h.TotalCount(), Mean: h.Mean(), P50: float64(q[0]), P90: float64(q[1]),
-		P99: float64(q[2]), P999: float64(q[3]), P9999: float64(q[4]), Max: float64(h.Max())}
-}
-
-func trimZeros(v []int64) []int64 {
-	n := len(v)
-	for n > 0 && v[n-1] == 0 {
-		n--
-	}
-	return append([]int64(nil), v[:n]...)
-}
-
-// measured turns the run's raw data into its record.
+// measured hands what the run measured to runs.FromMeasurement, which
+// builds its record.
 func (r *run) measured() *Measured {
 	s, rc, f := r.setup, r.rc, r.fleet
 	m := rc.rec.Merge()
-	rr := summarize(s.spec, s.id, m, rc.rec.Ledger.Audit(), rc.window, s.env)
-	if s.dlq != nil {
-		rr.Audit.DeadLetterAudit = *s.dlq // deadletter.go
-	}
+	in := runs.Measurement{Spec: s.spec, RunID: s.id, Merged: m, Audit: rc.rec.Ledger.Audit(), DeadLetter: s.dlq,
+		Window: rc.window, Series: rc.series, LoadStart: rc.start, StartedAt: rc.clock.Time(rc.start), Environment: s.env,
+		Client: clientRecord(s.spec, rc.rec), TopicConfig: maps.Clone(topicConfigs),
+		GroupConfig: s.groupCfg, Group: s.groupInfo, PerPartition: r.times.form.perPartition,
+		FormationSec: r.times.form.sec, FormationRounds: r.times.form.rounds, FillSec: r.times.fill,
+		DrainSec: r.times.drain, DrainTimedOut: errors.Is(f.drainErr, errDrainTimeout),
+		Fired: f.fired, CrashGrace: crashGrace(s.spec), Errors: f.errs}
 	if f.fl != nil || f.merged.Buffered != nil {
 		cs := f.merged
 		if f.fl != nil {
 			cs = f.fl.ClientStats()
 		}
-		rr.Latency.BufferedMs = results.SummarizeMillis(cs.Buffered)
-		rr.Polls.RecordsPerAcquisition = countPercentiles(cs.PerAcquisition)
-		rr.Polls.RecordsPerResponse = countPercentiles(cs.PerResponse)
+		in.ClientStats = &runs.ClientHistograms{Buffered: cs.Buffered, PerAcquisition: cs.PerAcquisition, PerResponse: cs.PerResponse}
 	}
-	if len(s.spec.Events) == 0 { // joins change the assignment: keep the prediction
-		rr.Ceiling = runs.ComputeCeiling(ceilingInput(s.spec, rr, s.spec.Rate, r.times.form.perPartition)).
-			WithMeasured(rr.Throughput.CompletedPerSec)
-	}
-	rr.StartedAt = rc.clock.Time(rc.start).Format(time.RFC3339)
-	rr.Client = clientRecord(s.spec, rc.rec)
-	rr.TopicConfig = maps.Clone(topicConfigs)
-	rr.Phases.GroupReadySec = r.times.form.sec
-	rr.Phases.GroupFormationSec = r.times.form.sec
-	rr.Phases.FormationRounds = r.times.form.rounds
-	rr.GroupConfig = s.groupCfg
-	rr.Group = s.groupInfo
-	rr.Phases.DrainSec = r.times.drain
-	rr.Phases.DrainTimedOut = errors.Is(f.drainErr, errDrainTimeout)
-	rr.Phases.WindowStartSec = float64(rc.window.Start-rc.series.Start()) / 1e9
-	thirds := rc.series.Thirds(results.Completed, rc.window)
-	if !s.spec.Backlog() && len(s.spec.Events) == 0 && rr.Phases.DrainSec > rr.Phases.MeasureSec {
-		rr.Burst = burstFigures(s.spec, rr, m, rc, r.times.form.perPartition)
-	}
-	if s.spec.Backlog() {
-		backlogFigures(&rr, s.spec, m, r.times.fill, r.times.form.perPartition)
-		thirds = [3]int64{} // a drain has no steady state to check
-	}
-	usage := rc.cpu.usage()
-	rr.Broker = brokerSummary(rc.scraper, rc.clock, rc.window, rr.Throughput.CompletedPerSec*rc.window.Seconds())
-	recordLockLimit(&rr.Broker, s.spec) // groupconfig.go
-	for _, line := range collectors.UnavailableLines(rr.Broker.Naming, rr.Broker.Unavailable, rr.Broker.CPUSource) {
+	_, in.LastEvent, in.HasSpan = rc.rec.Span()
+	in.Resources = rc.cpu.usage()
+	completedPerSec := float64(m.CompletedInWindow) / rc.window.Seconds() // the record's throughput.completed_per_sec
+	in.Broker = brokerSummary(rc.scraper, rc.clock, rc.window, completedPerSec*rc.window.Seconds())
+	recordLockLimit(&in.Broker, s.spec) // groupconfig.go
+	for _, line := range collectors.UnavailableLines(in.Broker.Naming, in.Broker.Unavailable, in.Broker.CPUSource) {
 		fmt.Fprintf(s.log, "  %s: %s\n", s.id, line) // e.g. broker CPU: unavailable from this exporter (strimzi)
 	}
-	rr.Lag = rc.lag.Summary(rc.clock.Time(rc.window.End))
-	if rr.Lag.Samples > 0 {
-		rr.Lag.DrainEstimateSec = runs.DrainEstimate(rr.Lag.AtWindowEnd, rr.Throughput.ProducedPerSec, rr.Throughput.CompletedPerSec)
-	}
-	if len(s.spec.Events) > 0 {
-		thirds = [3]int64{} // intentional dips are not a short warm-up
-		rr.Events, rr.EventSummary = eventReports(s.spec, rc.series, rc.start, rc.window, f.fired, m)
-		rr.Members = runs.MemberLives(m.Members, rc.window)
-	}
+	in.Lag = rc.lag.Summary(rc.clock.Time(rc.window.End))
+	in.Checks = s.conn.validity(runs.ValidityInput{ // with tls_insecure and throttled from the connection
+		IsKafka: s.cl.IsKafka(), HarnessCPUPercent: in.Resources.HarnessPercent, HostCPUPercent: in.Resources.HostPercent,
+		Errors: f.errs, Collectors: collectorHealth(in.Broker, in.Lag),
+	})
+	rr := runs.FromMeasurement(in)
 	fillGauges(rc.series, rc.scraper, rc.lag, rc.procs)
-	rr.Validity = runs.Check(s.conn.validity(runs.ValidityInput{
-		IsKafka: s.cl.IsKafka(), Audit: rr.Audit, DrainTimedOut: rr.Phases.DrainTimedOut,
-		ScheduleLagP99Ms: rr.Latency.ScheduleLagMs.P99, HarnessCPUPercent: usage.HarnessPercent,
-		HostCPUPercent: usage.HostPercent, Ceiling: rr.Ceiling, CompletedPerSec: rr.Throughput.CompletedPerSec,
-		ProduceFailed: m.ProduceFailed, AckErrors: m.AckErrors, PollErrors: m.PollErrors, Errors: f.errs,
-		CompletedThirds: thirds,
-		LockExpiry:      lockExpiryInput(s.spec, rr),
-		Collectors:      collectorHealth(rr.Broker, rr.Lag),
-	})) // with tls_insecure and throttled from the connection
-	rr.Validity.Flag(rr.Group.FallbackFlag())
-	rr.Validity.Flag(runs.DeadLetterFlag(rr.Audit))
-	rr.Resources = usage
-	rr.Errors = f.errs
 	return &Measured{Record: rr, Merged: m, Series: rc.series}
-}
-
-// burstFigures reads a rate run whose drain outlasted its window as a
-// burst: first record (schedule start) → last completion, against
-// max(production time, records ÷ the ceiling without the producer bound).
-func burstFigures(s scenarios.RunSpec, rr runs.Record, m results.Merged, rc *recording, perPartition []int) *runs.Burst {
-	_, last, ok := rc.rec.Span()
-	if !ok || m.Acked == 0 {
-		return nil
-	}
-	c := runs.ComputeCeiling(ceilingInput(s, rr, math.Inf(1), perPartition))
-	b := &runs.Burst{Records: m.Acked, EndToEndSec: float64(last-rc.start) / 1e9, Bound: c.Bound}
-	produce := (s.Warmup + s.Duration).Seconds()
-	b.PredictedSec = produce
-	if !math.IsInf(c.RecordsPerSec, 1) && c.RecordsPerSec > 0 {
-		b.ConsumeCeiling = c.RecordsPerSec
-		b.PredictedSec = max(produce, float64(m.Acked)/c.RecordsPerSec)
-	}
-	return b
-}
-
-// lockExpiryInput is the lock_expiry_risk check's input: share runs
-// without renew auto only.
-func lockExpiryInput(s scenarios.RunSpec, rr runs.Record) runs.LockExpiryInput {
-	if s.ConsumerType != "share" || s.Renew == "auto" {
-		return runs.LockExpiryInput{}
-	}
-	acq := rr.Polls.RecordsPerAcquisition.P90
-	if acq == 0 {
-		acq = rr.Polls.RecordsPerPoll.P90
-	}
-	return runs.LockExpiryInput{LockDurationMs: float64(s.RecordLockDuration()) / 1e6, RecordsPerAcquisition: acq,
-		ProcessingMs: float64(s.ProcessingMean()) / 1e6, Workers: s.Workers, Hold: rr.Latency.HoldMs,
-		BufferedP99Ms: rr.Latency.BufferedMs.P99}
 }
 
 // fillGauges writes the samplers' readings into the series' gauge columns.

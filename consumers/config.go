@@ -8,53 +8,32 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
-// GroupType is the kind of group a fleet's members join. Its values are
-// spelled as a scenario's consumer_type.
-type GroupType string
-
-const (
-	// ConsumerGroup members own partitions and commit offsets after
-	// processing.
-	ConsumerGroup GroupType = "consumer"
-	// ShareGroup members (KIP-932) acquire records and acknowledge each one.
-	ShareGroup GroupType = "share"
+// The fleet's typed modes are vocab's (one type each, shared with the
+// scenario and the run record); these names keep the package's spelling.
+type (
+	// GroupType is the kind of group a fleet's members join.
+	GroupType = vocab.GroupType
+	// AcquireMode is a share group's share.acquire.mode.
+	AcquireMode = vocab.AcquireMode
+	// AckMode is how a share-group member acknowledges records.
+	AckMode = vocab.AckMode
+	// Style is a member's client-local parallelism.
+	Style = vocab.Style
 )
 
-// AcquireMode is a share group's share.acquire.mode.
-type AcquireMode string
-
 const (
-	// AcquireBatchOptimized lets the broker hand over whole producer
-	// batches, so a poll may exceed MaxPollRecords.
-	AcquireBatchOptimized AcquireMode = "batch_optimized"
-	// AcquireRecordLimit makes the broker split producer batches so a poll
-	// never exceeds MaxPollRecords.
-	AcquireRecordLimit AcquireMode = "record_limit"
-)
-
-// AckMode is how a share-group member acknowledges records.
-type AckMode string
-
-const (
-	// AckImplicit lets the next poll ACCEPT the whole previous batch.
-	AckImplicit AckMode = "implicit"
-	// AckExplicit acknowledges each record (ACCEPT, RELEASE or REJECT) as
-	// its worker finishes it.
-	AckExplicit AckMode = "explicit"
-)
-
-// Style is a member's client-local parallelism.
-type Style string
-
-const (
-	// StyleBlocking polls, processes the whole batch on the workers, and
-	// only then polls again.
-	StyleBlocking Style = "blocking"
-	// StyleContinuous keeps polling while the workers are busy, holding at
-	// most MaxInFlight records (consumer groups only).
-	StyleContinuous Style = "continuous"
+	ConsumerGroup         = vocab.ConsumerGroup
+	ShareGroup            = vocab.ShareGroup
+	AcquireBatchOptimized = vocab.AcquireBatchOptimized
+	AcquireRecordLimit    = vocab.AcquireRecordLimit
+	AckImplicit           = vocab.AckImplicit
+	AckExplicit           = vocab.AckExplicit
+	StyleBlocking         = vocab.StyleBlocking
+	StyleContinuous       = vocab.StyleContinuous
 )
 
 // Config describes one consumer fleet. The same Config drives both group

@@ -3,7 +3,9 @@
 // per-record outcomes (transient failure, poison). One concept per file:
 //
 //   - config.go: Config and its typed modes, one spelling each: GroupType
-//     (ConsumerGroup, ShareGroup), AcquireMode, AckMode and Style.
+//     (ConsumerGroup, ShareGroup), AcquireMode, AckMode and Style, aliases
+//     of package vocab's types, which the scenario and the run record use
+//     too.
 //   - fleet.go: Fleet, the running members. Start picks the group type's
 //     member once; scale events change the fleet while it runs: members
 //     join, leave gracefully, or crash, and processing slows down for a
@@ -33,6 +35,6 @@
 //
 // Each member's join, first-record and leave times are recorded.
 //
-// consumers may import results; it must not import producer, scenarios,
+// consumers may import results and vocab; it must not import producer, scenarios,
 // collectors, infra or campaign.
 package consumers

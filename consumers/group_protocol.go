@@ -7,18 +7,16 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
-// GroupProtocol is a consumer group's rebalance protocol.
-type GroupProtocol string
+// GroupProtocol is a consumer group's rebalance protocol (vocab's type).
+type GroupProtocol = vocab.GroupProtocol
 
 const (
-	// ProtocolClassic is the client-driven protocol (JoinGroup/SyncGroup):
-	// the group leader runs the Assignor.
-	ProtocolClassic GroupProtocol = "classic"
-	// ProtocolConsumer is KIP-848: the broker's coordinator assigns with
-	// the RemoteAssignor (franz-go ServerSideBalancer).
-	ProtocolConsumer GroupProtocol = "consumer"
+	ProtocolClassic  = vocab.ProtocolClassic
+	ProtocolConsumer = vocab.ProtocolConsumer
 )
 
 // Classic assignors (Config.Assignor) and KIP-848 remote assignors

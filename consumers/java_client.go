@@ -3,19 +3,16 @@ package consumers
 import (
 	"fmt"
 	"runtime/debug"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
-// Client is the client library a fleet's members run on. Its values are
-// spelled as a scenario's client.
-type Client string
+// Client is the client library a fleet's members run on (vocab's type).
+type Client = vocab.Client
 
 const (
-	// ClientFranzGo runs members in this process on franz-go (the default).
-	ClientFranzGo Client = "franz-go"
-	// ClientJava runs members in one JVM on the Apache Kafka Java client
-	// (KafkaShareConsumer, KafkaConsumer) of Config.KafkaVersion; see
-	// docs/java-client.md.
-	ClientJava Client = "java"
+	ClientFranzGo = vocab.ClientFranzGo
+	ClientJava    = vocab.ClientJava
 )
 
 // franzGoModule is the module whose version ClientInfo reports for franz-go.

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // DeadLetter is the dead_letter: block (KIP-1191, Kafka 4.4+, share.version
@@ -110,7 +112,7 @@ func (c *fileChecker) deadLetter(v *yaml.Node) {
 // refuses a scenario with no share run).
 func (r RunSpec) checkDeadLetter(p *problems) {
 	d := r.DeadLetter
-	if d == nil || r.ConsumerType != "share" {
+	if d == nil || r.ConsumerType != vocab.ShareGroup {
 		return
 	}
 	if !VersionAtLeast(r.KafkaVersion, DeadLetterSince) {
@@ -130,7 +132,7 @@ func (r RunSpec) checkDeadLetter(p *problems) {
 
 // checkDeadLetterUse refuses a dead_letter: block no run uses.
 func (s *Scenario) checkDeadLetterUse(d *DeadLetter) error {
-	if d != nil && !slices.ContainsFunc(s.Runs, func(r RunSpec) bool { return r.ConsumerType == "share" }) {
+	if d != nil && !slices.ContainsFunc(s.Runs, func(r RunSpec) bool { return r.ConsumerType == vocab.ShareGroup }) {
 		return fmt.Errorf("dead_letter: given, but no run has consumer_type share (dead-letter queues are a share-group feature, Kafka %s+); add consumer_type: share or remove the block", DeadLetterSince)
 	}
 	return nil

@@ -135,7 +135,11 @@ func fieldByTag(v reflect.Value, key string) string {
 		if t.Field(i).Tag.Get("mapstructure") != key {
 			continue
 		}
-		switch f := v.Field(i).Interface().(type) {
+		fv := v.Field(i)
+		if fv.Kind() == reflect.String { // string and the typed values (vocab.GroupType, LoadMode, ...)
+			return fv.String()
+		}
+		switch f := fv.Interface().(type) {
 		case time.Duration:
 			return f.String()
 		case float64:
@@ -171,7 +175,7 @@ func (s *Scenario) RunCoordinates(i int) []Coordinate {
 func (s *Scenario) RunName(i int) string {
 	r := s.Runs[i]
 	width := max(2, len(strconv.Itoa(len(s.Runs))))
-	parts := []string{fmt.Sprintf("r%0*d", width, i+1), r.ConsumerType}
+	parts := []string{fmt.Sprintf("r%0*d", width, i+1), string(r.ConsumerType)}
 	for _, d := range s.Dimensions {
 		if d != "consumer_type" {
 			parts = append(parts, shortKey(d)+r.Value(d))

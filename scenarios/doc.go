@@ -4,7 +4,9 @@
 // value, and expanding list-valued knobs into the matrix of RunSpecs a
 // campaign runs. It also embeds the built-in scenarios.
 //
-// scenarios must not import producer, consumers, collectors, infra or campaign;
+// scenarios imports only vocab and results (the stamp size) (the typed values it shares with the
+// consumers and the run record); it must not import producer, consumers,
+// collectors, infra or campaign;
 // it describes runs, it does not run them.
 //
 // # Scenario files

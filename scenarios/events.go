@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // Event is one scheduled change inside a run's measurement window (the
@@ -246,7 +248,7 @@ func (r RunSpec) checkEvents(p *problems) {
 		if id, err := strconv.Atoi(e.Broker); err == nil && id > r.Nodes {
 			p.addf(key+".broker", "node id must be in 1..nodes (%d), got %d", r.Nodes, id)
 		}
-		if e.Broker == "share-coordinator" && r.ConsumerType != "share" {
+		if e.Broker == "share-coordinator" && r.ConsumerType != vocab.ShareGroup {
 			p.addf(key+".broker", "share-coordinator needs consumer_type share, got %q; use group-coordinator or partition-leader", r.ConsumerType)
 		}
 	}

@@ -347,7 +347,7 @@ func (l *loader) decodeAll(s *Scenario, combos []map[string]any) ([]RunSpec, err
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s%w", l.src, s.runPrefix(i), err)
 		}
-		if r.LoadMode == "max_rate" {
+		if r.LoadMode == LoadMaxRate {
 			r.MaxRate = l.file.maxRate
 		}
 		r.Events = slices.Clone(l.file.events)

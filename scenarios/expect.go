@@ -202,7 +202,7 @@ func whereKeys() []string {
 
 // selects reports whether the run is one the selector picks.
 func (s RunSelector) selects(r RunSpec) bool {
-	if s.Runs != "all" && s.Runs != "" && r.ConsumerType != s.Runs {
+	if s.Runs != "all" && s.Runs != "" && string(r.ConsumerType) != s.Runs {
 		return false
 	}
 	for k, want := range s.Where {

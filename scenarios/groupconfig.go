@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // Per-group share settings (group_config): dynamic configs of the GROUP
@@ -128,7 +130,7 @@ func parseVersion(v string) ([3]int, bool) {
 // checkGroupConfig checks group_config against the group type, the release
 // that accepts each key and the broker's bounds, before any cluster starts.
 func (r RunSpec) checkGroupConfig(p *problems) {
-	if len(r.GroupConfig) > 0 && r.ConsumerType != "share" {
+	if len(r.GroupConfig) > 0 && r.ConsumerType != vocab.ShareGroup {
 		// Sweeping consumer_type with a group_config is normal: the
 		// settings apply to the share runs only.
 		return
@@ -189,7 +191,7 @@ func (r RunSpec) groupBound(key string, def int) int {
 // group_config value when the run sets one (share runs), else the broker
 // setting (or its default).
 func (r RunSpec) effectiveInt(groupKey, brokerKey string) int {
-	if r.ConsumerType == "share" {
+	if r.ConsumerType == vocab.ShareGroup {
 		if n, err := strconv.Atoi(strings.TrimSpace(r.GroupConfig[groupKey])); err == nil {
 			return n
 		}
@@ -201,7 +203,7 @@ func (r RunSpec) effectiveInt(groupKey, brokerKey string) int {
 // group_config entries (share runs only), plus the dead-letter settings.
 // The harness adds share.auto.offset.reset itself.
 func (r RunSpec) ShareGroupConfig() map[string]string {
-	if r.ConsumerType != "share" {
+	if r.ConsumerType != vocab.ShareGroup {
 		return nil
 	}
 	out := map[string]string{}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // maxKeysLimit bounds keys (key_mode hashed): the ordering table holds one
@@ -126,10 +128,10 @@ func (r RunSpec) checkKeys(p *problems) {
 // checkGroupKnobs checks the consumer-group knobs: their values, what they
 // need of each other, and the one client java cannot take (rebalance_timeout).
 func (r RunSpec) checkGroupKnobs(p *problems) {
-	oneOf(p, "group_protocol", r.GroupProtocol, "classic", "consumer")
+	isOne(p, "group_protocol", r.GroupProtocol, vocab.GroupProtocols)
 	oneOf(p, "remote_assignor", r.RemoteAssignor, "uniform", "range")
 	oneOf(p, "assignor", r.Assignor, "cooperative-sticky", "sticky", "range", "roundrobin")
-	oneOf(p, "commit", r.Commit, "after_processing", "auto")
+	isOne(p, "commit", r.Commit, vocab.Commits)
 	if r.AutoCommitInterval <= 0 {
 		p.addf("auto_commit_interval", "must be > 0, got %v", r.AutoCommitInterval)
 	}
@@ -141,7 +143,7 @@ func (r RunSpec) checkGroupKnobs(p *problems) {
 	if r.RebalanceTimeout < 0 {
 		p.addf("rebalance_timeout", "must be ≥ 0 (0: franz-go's 60s), got %v", r.RebalanceTimeout)
 	}
-	if r.GroupProtocol == "consumer" {
+	if r.GroupProtocol == vocab.ProtocolConsumer {
 		if r.Assignor != "cooperative-sticky" {
 			p.addf("assignor", "%q is a classic-protocol (client-side) assignor; group_protocol consumer assigns on the broker: "+
 				"use remote_assignor (uniform or range) and leave assignor out", r.Assignor)
@@ -151,11 +153,11 @@ func (r RunSpec) checkGroupKnobs(p *problems) {
 				"set broker_config group.consumer.session.timeout.ms (45000 by default) instead, got %v", r.SessionTimeout)
 		}
 	}
-	if r.Commit == "auto" && r.Style == "continuous" {
+	if r.Commit == vocab.CommitAuto && r.Style == vocab.StyleContinuous {
 		p.addf("commit", "auto commits what earlier polls returned, which a continuous member may not have processed yet; "+
 			"use commit after_processing with style continuous")
 	}
-	if r.Client == "java" && r.RebalanceTimeout > 0 {
+	if r.Client == vocab.ClientJava && r.RebalanceTimeout > 0 {
 		p.addf("rebalance_timeout", "client java has no rebalance timeout of its own (KafkaConsumer sends max.poll.interval.ms, "+
 			"which the runner bounds by the session timeout): use client franz-go or leave rebalance_timeout out (default 0s)")
 	}
@@ -165,7 +167,7 @@ func (r RunSpec) checkGroupKnobs(p *problems) {
 // member revokes every partition at every rebalance): classic protocol with
 // an eager assignor.
 func (r RunSpec) IsEager() bool {
-	return r.ConsumerType == "consumer" && r.GroupProtocol == "classic" && r.Assignor != "cooperative-sticky"
+	return r.ConsumerType == vocab.ConsumerGroup && r.GroupProtocol == vocab.ProtocolClassic && r.Assignor != "cooperative-sticky"
 }
 
 // GroupProtocolLabel names the rebalance protocol of a run: "share",
@@ -173,9 +175,9 @@ func (r RunSpec) IsEager() bool {
 // uniform)".
 func (r RunSpec) GroupProtocolLabel() string {
 	switch {
-	case r.ConsumerType == "share":
+	case r.ConsumerType == vocab.ShareGroup:
 		return "share"
-	case r.GroupProtocol == "consumer":
+	case r.GroupProtocol == vocab.ProtocolConsumer:
 		return "consumer (KIP-848, " + r.RemoteAssignor + ")"
 	case r.IsEager():
 		return "classic eager (" + r.Assignor + ")"

@@ -258,7 +258,7 @@ func TestCrossProductOrder(t *testing.T) {
 	want := []pair{{"consumer", 10}, {"consumer", 100}, {"consumer", 1000}, {"share", 10}, {"share", 100}, {"share", 1000}}
 	var got []pair
 	for _, r := range s.Runs {
-		got = append(got, pair{r.ConsumerType, r.MaxPollRecords})
+		got = append(got, pair{string(r.ConsumerType), r.MaxPollRecords})
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("order = %v, want %v", got, want)

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"math"
 	"time"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // recordOverhead is the bytes a record adds to a producer batch beside its
@@ -18,11 +20,11 @@ const recordOverhead = 10
 // batch). Never more than the partition's record locks. 0 for consumer
 // groups.
 func (r RunSpec) PredictedAcquisition() int {
-	if r.ConsumerType != "share" {
+	if r.ConsumerType != vocab.ShareGroup {
 		return 0
 	}
 	n := r.MaxPollRecords
-	if r.AcquireMode != "record_limit" {
+	if r.AcquireMode != vocab.AcquireRecordLimit {
 		full := max(1, r.BatchSize/max(1, r.MessageSize+recordOverhead))
 		batch := full
 		if !r.Backlog() && r.Producers > 0 && r.Partitions > 0 {
@@ -49,7 +51,7 @@ func (r RunSpec) AcquisitionTime(n int) time.Duration {
 // duration, so locks expire under the workers and records are delivered
 // again: share groups without renew auto only.
 func (r RunSpec) LockExpiryRisk() (risk bool, batch time.Duration) {
-	if r.ConsumerType != "share" || r.Renew == "auto" {
+	if r.ConsumerType != vocab.ShareGroup || r.Renew == vocab.RenewAuto {
 		return false, 0
 	}
 	batch = r.AcquisitionTime(r.PredictedAcquisition())

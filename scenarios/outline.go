@@ -1,6 +1,10 @@
 package scenarios
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/sharebench/sharebench/vocab"
+)
 
 // Outline is the scenario schema as plain data: the tables the loader
 // checks files against, exported so that docs/scenario-reference.md and the
@@ -52,20 +56,30 @@ type KnobOutline struct {
 
 // knobEnums are the values validate.go accepts for the string knobs that
 // take one of a fixed set (TestOutlineEnums checks them against it).
+// The typed knobs' sets are their types' own lists.
 var knobEnums = map[string][]string{
-	"consumer_type":   {"consumer", "share"},
-	"client":          {"franz-go", "java"},
+	"consumer_type":   strs(vocab.GroupTypes),
+	"client":          strs(vocab.Clients),
 	"key_mode":        {"round-robin", "none", "random", "hashed"},
 	"acks":            {"all", "leader", "none"},
-	"acquire_mode":    {"batch_optimized", "record_limit"},
-	"ack_mode":        {"explicit", "implicit"},
-	"renew":           {"none", "auto"},
-	"style":           {"blocking", "continuous"},
-	"load_mode":       {"rate", "backlog", "max_rate"},
-	"group_protocol":  {"classic", "consumer"},
+	"acquire_mode":    strs(vocab.AcquireModes),
+	"ack_mode":        strs(vocab.AckModes),
+	"renew":           strs(vocab.Renews),
+	"style":           strs(vocab.Styles),
+	"load_mode":       strs(LoadModes),
+	"group_protocol":  strs(vocab.GroupProtocols),
 	"remote_assignor": {"uniform", "range"},
 	"assignor":        {"cooperative-sticky", "sticky", "range", "roundrobin"},
-	"commit":          {"after_processing", "auto"},
+	"commit":          strs(vocab.Commits),
+}
+
+// strs spells typed values as strings.
+func strs[T ~string](vals []T) []string {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = string(v)
+	}
+	return out
 }
 
 var kindNames = map[kind]string{

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // RunSpec is one fully resolved run: every knob has exactly one value.
@@ -15,7 +17,7 @@ type RunSpec struct {
 	// consumer group: each partition is owned by one member, which commits
 	// offsets) or "share" (a KIP-932 share group: members share partitions
 	// and acknowledge records one by one). [consumer_type: [consumer, share]]
-	ConsumerType string `mapstructure:"consumer_type" json:"consumer_type"`
+	ConsumerType vocab.GroupType `mapstructure:"consumer_type" json:"consumer_type"`
 
 	// Client is the client library the consumers run on: "franz-go" (in
 	// the harness process) or "java" (the Apache Kafka Java client of
@@ -25,7 +27,7 @@ type RunSpec struct {
 	// franz-go either way.
 	// Sweep it to compare the clients; see docs/java-client.md.
 	// [client: franz-go]
-	Client string `mapstructure:"client" json:"client,omitempty"`
+	Client vocab.Client `mapstructure:"client" json:"client,omitempty"`
 
 	// Partitions of the topic, created fresh for every run. A consumer
 	// group uses at most this many members; a share group is not capped by
@@ -81,19 +83,19 @@ type RunSpec struct {
 	// "batch_optimized" (whole producer batches are acquired) or
 	// "record_limit" (batches are split to honour max_poll_records).
 	// Ignored by consumer groups. [acquire_mode: batch_optimized]
-	AcquireMode string `mapstructure:"acquire_mode" json:"acquire_mode"`
+	AcquireMode vocab.AcquireMode `mapstructure:"acquire_mode" json:"acquire_mode"`
 	// AckMode is the share group's acknowledgement mode: "explicit" (each
 	// record is accepted, released or rejected on its own) or "implicit"
 	// (the next poll accepts the whole previous batch; it cannot fail a
 	// single record, so transient_rate and poison_rate must be 0).
 	// Ignored by consumer groups. [ack_mode: explicit]
-	AckMode string `mapstructure:"ack_mode" json:"ack_mode"`
+	AckMode vocab.AckMode `mapstructure:"ack_mode" json:"ack_mode"`
 	// Renew is the share group's acquisition-lock renewal (KIP-1222,
 	// Kafka 4.2): "none" or "auto" (a worker whose processing of a record
 	// runs past half of the time left until the record's acquisition
 	// deadline sends RENEW, and keeps renewing until it is done). auto needs
 	// consumer_type share and ack_mode explicit. [renew: none]
-	Renew string `mapstructure:"renew" json:"renew,omitempty"`
+	Renew vocab.Renew `mapstructure:"renew" json:"renew,omitempty"`
 	// Style is the member's client-local parallelism: "blocking" (poll,
 	// process the whole batch on the workers, poll again) or "continuous"
 	// (keep polling while the workers are busy, at most max_in_flight
@@ -101,7 +103,7 @@ type RunSpec struct {
 	// continuous needs consumer_type consumer: a share poll ACCEPTs the
 	// previous poll's records that are not acknowledged yet (implicit mode,
 	// and franz-go in explicit mode too). [style: blocking]
-	Style string `mapstructure:"style" json:"style,omitempty"`
+	Style vocab.Style `mapstructure:"style" json:"style,omitempty"`
 	// MaxInFlight bounds the records a continuous member holds (polled and
 	// not yet finished); 0 means workers × max_poll_records. Ignored with
 	// style blocking. 0–100000000 (workers × max_poll_records at their
@@ -144,7 +146,7 @@ type RunSpec struct {
 	// the run measures how long the consumers take to drain them: rate,
 	// warmup and duration are ignored, drain_timeout bounds the drain).
 	// [load_mode: rate]
-	LoadMode string `mapstructure:"load_mode" json:"load_mode"`
+	LoadMode LoadMode `mapstructure:"load_mode" json:"load_mode"`
 	// BacklogRecords is the backlog size in records for load_mode backlog,
 	// split evenly over the producers; 1 to 10000000000 (1e10, the
 	// harness's limit), required in backlog mode and ignored in rate mode.
@@ -212,7 +214,7 @@ type RunSpec struct {
 	// (a fetch only when the member polls) or "auto" (franz-go's default:
 	// on, off with acquire_mode record_limit, which sets
 	// ShareMaxRecordsStrict). [prefetch: auto]
-	Prefetch string `mapstructure:"prefetch" json:"prefetch,omitempty"`
+	Prefetch vocab.Prefetch `mapstructure:"prefetch" json:"prefetch,omitempty"`
 	// FetchMaxBytes is fetch.max.bytes, the most a fetch response carries
 	// (an integer or a size like 50MiB); 1KiB to 1GiB. [fetch_max_bytes: 52428800]
 	FetchMaxBytes int `mapstructure:"fetch_max_bytes" json:"fetch_max_bytes,omitempty"`
@@ -236,7 +238,7 @@ type RunSpec struct {
 	// ServerSideBalancer). The protocol the broker actually runs is read
 	// back and recorded in run.json's group, so a silent fallback to
 	// classic shows. Ignored by share groups. [group_protocol: classic]
-	GroupProtocol string `mapstructure:"group_protocol" json:"group_protocol,omitempty"`
+	GroupProtocol vocab.GroupProtocol `mapstructure:"group_protocol" json:"group_protocol,omitempty"`
 	// RemoteAssignor is the broker-side assignor of group_protocol
 	// consumer: "uniform" (sticky, even spread) or "range" (co-partitioned
 	// ranges), as the broker's group.consumer.assignors offers them.
@@ -258,7 +260,7 @@ type RunSpec struct {
 	// or "auto" (franz-go's autocommit every auto_commit_interval of what
 	// earlier polls returned). Consumer groups, style blocking only.
 	// [commit: after_processing]
-	Commit string `mapstructure:"commit" json:"commit,omitempty"`
+	Commit vocab.Commit `mapstructure:"commit" json:"commit,omitempty"`
 	// AutoCommitInterval is the autocommit period of commit auto; a Go
 	// duration > 0. Ignored with commit after_processing.
 	// [auto_commit_interval: 5s]
@@ -310,7 +312,7 @@ func (h HotKeys) String() string {
 }
 
 // Backlog reports whether the run pre-fills a backlog (load_mode backlog).
-func (r RunSpec) Backlog() bool { return r.LoadMode == "backlog" }
+func (r RunSpec) Backlog() bool { return r.LoadMode == LoadBacklog }
 
 // Processing is a processing-time model: how long a worker spends on each
 // record. Model selects which parameters apply; every parameter is a Go

@@ -294,7 +294,7 @@ func (c *fileChecker) recommend(v *yaml.Node) {
 // checkTuning checks that max_rate: and recommend: fit the runs: max_rate
 // is used by some run, and the recommend knob is swept.
 func (s *Scenario) checkTuning(mr *MaxRate) error {
-	if mr != nil && !slices.ContainsFunc(s.Runs, func(r RunSpec) bool { return r.LoadMode == "max_rate" }) {
+	if mr != nil && !slices.ContainsFunc(s.Runs, func(r RunSpec) bool { return r.LoadMode == LoadMaxRate }) {
 		return fmt.Errorf("max_rate: given, but no run has load_mode max_rate; add load_mode: max_rate or remove the block")
 	}
 	if s.Recommend != nil && !slices.Contains(s.Dimensions, s.Recommend.Knob) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // maxMessageSize is the largest record value: Kafka's default
@@ -131,14 +132,21 @@ func (r RunSpec) checkShards(p *problems) {
 	if r.ShardCount() == 1 {
 		return
 	}
-	if r.LoadMode != "rate" {
+	if r.LoadMode != LoadRate {
 		p.addf("shards", "%d shards need load_mode rate (backlog and max_rate run in one process); got load_mode %s", r.Shards, r.LoadMode)
 	}
-	if r.Client == "java" {
+	if r.Client == vocab.ClientJava {
 		p.addf("shards", "%d shards need client franz-go (the Java runner is one JVM beside one process)", r.Shards)
 	}
 	if len(r.Events) > 0 {
 		p.addf("shards", "%d shards cannot run events: (an event acts on one fleet and one clock); use shards: 1", r.Shards)
+	}
+}
+
+// isOne reports a typed value outside its type's valid values (vocab.Check).
+func isOne[T ~string](p *problems, key string, got T, valid []T) {
+	if err := vocab.Check(got, valid); err != nil {
+		p.addf(key, "%v", err)
 	}
 }
 
@@ -171,7 +179,7 @@ func (r RunSpec) checkProducers(p *problems) {
 		p.addf("rate", "must be > 0 records/s, got %s", num(r.Rate))
 	case r.Rate > maxRateLimit:
 		p.addf("rate", "must be ≤ %d records/s (the harness's limit), got %s", maxRateLimit, num(r.Rate))
-	case r.LoadMode == "rate" && r.Producers >= 1 && r.Duration >= minWindow && r.Duration <= maxPhase:
+	case r.LoadMode == LoadRate && r.Producers >= 1 && r.Duration >= minWindow && r.Duration <= maxPhase:
 		if n := r.Rate * r.Duration.Seconds(); n < float64(r.Producers) {
 			p.addf("rate", "%s records/s for duration %v is %s records in the measurement window, fewer than the %d producers; "+
 				"every producer must send at least one record in it: raise rate or duration, or lower producers",
@@ -195,22 +203,22 @@ func (r RunSpec) checkProducers(p *problems) {
 }
 
 func (r RunSpec) checkConsumers(p *problems) {
-	oneOf(p, "consumer_type", r.ConsumerType, "consumer", "share")
-	oneOf(p, "client", r.Client, "franz-go", "java")
-	if r.Client == "java" && r.Style == "continuous" {
+	isOne(p, "consumer_type", r.ConsumerType, vocab.GroupTypes)
+	isOne(p, "client", r.Client, vocab.Clients)
+	if r.Client == vocab.ClientJava && r.Style == vocab.StyleContinuous {
 		p.addf("client", "java runs style blocking only (the Java runner polls, processes the batch on the workers, "+
 			"then polls again); use style blocking or client franz-go")
 	}
-	if r.Client == "java" && r.Renew == "auto" {
+	if r.Client == vocab.ClientJava && r.Renew == vocab.RenewAuto {
 		p.addf("client", "java does not renew locks yet (renew auto): the Java client hands a renewed record back in a later poll, "+
 			"which the runner's blocking loop does not do; use renew none or client franz-go")
 	}
-	if r.Client == "java" && r.Backlog() {
+	if r.Client == vocab.ClientJava && r.Backlog() {
 		p.addf("client", "java members do not hold consumption while the group forms, so a backlog drain would include "+
 			"group formation; use load_mode rate or client franz-go")
 	}
 	atLeast(p, "members", r.Members, 1, "")
-	if r.ConsumerType != "share" {
+	if r.ConsumerType != vocab.ShareGroup {
 		atMost(p, "members", r.Members, maxMembersLimit, "")
 	}
 	atLeast(p, "workers", r.Workers, 1, " per member")
@@ -219,12 +227,12 @@ func (r RunSpec) checkConsumers(p *problems) {
 	if r.MaxPollRecords > maxPollRecordsLimit {
 		p.addf("max_poll_records", "must be ≤ %d, got %d", maxPollRecordsLimit, r.MaxPollRecords)
 	}
-	oneOf(p, "acquire_mode", r.AcquireMode, "batch_optimized", "record_limit")
-	oneOf(p, "ack_mode", r.AckMode, "implicit", "explicit")
+	isOne(p, "acquire_mode", r.AcquireMode, vocab.AcquireModes)
+	isOne(p, "ack_mode", r.AckMode, vocab.AckModes)
 	r.checkRenewAndStyle(p)
 	r.checkFetch(p)
 	r.checkGroupKnobs(p)
-	if r.ConsumerType != "share" {
+	if r.ConsumerType != vocab.ShareGroup {
 		return
 	}
 	limit := brokerRanges[KeyShareGroupMaxSize].Max
@@ -236,7 +244,7 @@ func (r RunSpec) checkConsumers(p *problems) {
 		p.addf("members", "%d exceeds %s (%d); raise broker_config %s (max %d) or use fewer members",
 			r.Members, KeyShareGroupMaxSize, maxSize, KeyShareGroupMaxSize, limit)
 	}
-	if r.AckMode == "implicit" && (r.TransientRate > 0 || r.PoisonRate > 0) {
+	if r.AckMode == vocab.AckImplicit && (r.TransientRate > 0 || r.PoisonRate > 0) {
 		p.addf("ack_mode", "implicit acknowledgement cannot fail a single record (the next poll accepts the whole batch), "+
 			"so transient_rate (%s) and poison_rate (%s) must be 0; use ack_mode explicit",
 			formatScalar(r.TransientRate), formatScalar(r.PoisonRate))
@@ -248,7 +256,7 @@ const maxFetchWait = 30 * time.Second
 
 // checkFetch checks the client's fetch settings.
 func (r RunSpec) checkFetch(p *problems) {
-	oneOf(p, "prefetch", r.Prefetch, "auto", "on", "off")
+	isOne(p, "prefetch", r.Prefetch, vocab.Prefetches)
 	atLeast(p, "fetch_max_bytes", r.FetchMaxBytes, 1024, " bytes")
 	atMost(p, "fetch_max_bytes", r.FetchMaxBytes, maxBatchSize, " bytes")
 	atLeast(p, "fetch_max_partition_bytes", r.FetchMaxPartitionBytes, 1024, " bytes")
@@ -263,12 +271,12 @@ func (r RunSpec) checkFetch(p *problems) {
 // checkRenewAndStyle checks lock renewal and the client-local parallelism
 // style against the group type and acknowledgement mode they need.
 func (r RunSpec) checkRenewAndStyle(p *problems) {
-	oneOf(p, "renew", r.Renew, "none", "auto")
-	if r.Renew == "auto" && (r.ConsumerType != "share" || r.AckMode != "explicit") {
+	isOne(p, "renew", r.Renew, vocab.Renews)
+	if r.Renew == vocab.RenewAuto && (r.ConsumerType != vocab.ShareGroup || r.AckMode != vocab.AckExplicit) {
 		p.addf("renew", "auto renews share-group acquisition locks record by record, so it needs consumer_type share "+
 			"and ack_mode explicit, got consumer_type %q and ack_mode %q; use renew none otherwise", r.ConsumerType, r.AckMode)
 	}
-	oneOf(p, "style", r.Style, "blocking", "continuous")
+	isOne(p, "style", r.Style, vocab.Styles)
 	if r.MaxInFlight < 0 {
 		p.addf("max_in_flight", "must be ≥ 0 (0: workers × max_poll_records), got %d", r.MaxInFlight)
 	}
@@ -276,7 +284,7 @@ func (r RunSpec) checkRenewAndStyle(p *problems) {
 		p.addf("max_in_flight", "must be ≤ %d (the harness's limit: workers × max_poll_records at their limits), got %d",
 			maxInFlightLimit, r.MaxInFlight)
 	}
-	if r.Style == "continuous" && r.ConsumerType == "share" {
+	if r.Style == vocab.StyleContinuous && r.ConsumerType == vocab.ShareGroup {
 		// Implicit mode ACCEPTs the previous batch on the next poll; franz-go
 		// (v1.22.3) does the same in explicit mode for every record of the
 		// previous poll that has no terminal acknowledgement yet.
@@ -326,14 +334,14 @@ func (r RunSpec) checkPhases(p *problems) {
 	} else if r.DrainTimeout > maxPhase {
 		p.addf("drain_timeout", "must be ≤ 168h (7 days, the harness's limit), got %v", r.DrainTimeout)
 	}
-	oneOf(p, "load_mode", r.LoadMode, "rate", "backlog", "max_rate")
-	if r.LoadMode == "max_rate" && r.MaxRate == nil {
+	isOne(p, "load_mode", r.LoadMode, LoadModes)
+	if r.LoadMode == LoadMaxRate && r.MaxRate == nil {
 		p.addf("max_rate", "required with load_mode max_rate: a map like {start: 100, step: 50, max: 500, p99_bound: 500ms}")
 	}
-	if r.LoadMode == "max_rate" && r.MaxRate != nil {
+	if r.LoadMode == LoadMaxRate && r.MaxRate != nil {
 		r.checkMaxRate(p)
 	}
-	if r.LoadMode == "backlog" && r.BacklogRecords < 1 {
+	if r.LoadMode == LoadBacklog && r.BacklogRecords < 1 {
 		p.addf("backlog_records", "required with load_mode backlog: the records to pre-fill, an integer ≥ 1, got %d", r.BacklogRecords)
 	} else if r.BacklogRecords < 0 {
 		p.addf("backlog_records", "must be ≥ 0 (≥ 1 with load_mode backlog), got %d", r.BacklogRecords)

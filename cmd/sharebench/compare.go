@@ -51,7 +51,7 @@ func newCompareCmd() *cobra.Command {
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("deny-flags") {
-				f.denyFlags = runs.DefaultDenyFlags
+				f.denyFlags = runs.CodeStrings(runs.DefaultDenyFlags)
 			}
 			return runCompare(cmd, args[0], args[1], f)
 		},
@@ -59,8 +59,8 @@ func newCompareCmd() *cobra.Command {
 	cmd.Flags().StringArrayVar(&f.thresholds, "threshold", nil,
 		"MEASURE:N% fails the comparison when MEASURE worsens by more than N percent: a drop for throughput and efficiency (0 < N < 100), a rise for latencies, e.g. throughput:5% or completion_p99:10% (repeatable)")
 	cmd.Flags().StringVar(&f.thresholdsFile, "thresholds", "", "file with one MEASURE:N% a line (# comments); --threshold flags apply after it")
-	cmd.Flags().StringSliceVar(&f.denyFlags, "deny-flags", runs.DefaultDenyFlags,
-		"validity flag codes that fail a run, comma-separated; replaces the default (empty: none). Codes: "+strings.Join(runs.FlagCodes, ", "))
+	cmd.Flags().StringSliceVar(&f.denyFlags, "deny-flags", runs.CodeStrings(runs.DefaultDenyFlags),
+		"validity flag codes that fail a run, comma-separated; replaces the default (empty: none). Codes: "+runs.JoinCodes(runs.FlagCodes, ", "))
 	cmd.Flags().BoolVar(&f.allowInconclusive, "allow-inconclusive", false, "report measures whose trial spread is wider than the threshold without failing")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the comparison as JSON instead of Markdown")
 	return cmd
@@ -78,7 +78,7 @@ func (f compareFlags) parse() (runs.Thresholds, error) {
 			return nil, fmt.Errorf("--threshold: %w", err)
 		}
 	}
-	if err := runs.CheckDenyFlags(f.denyFlags); err != nil {
+	if err := runs.CheckDenyFlags(runs.Codes(f.denyFlags)); err != nil {
 		return nil, fmt.Errorf("--deny-flags: %w", err)
 	}
 	return th, nil
@@ -97,7 +97,7 @@ func runCompare(cmd *cobra.Command, basePath, candPath string, f compareFlags) e
 	if err != nil {
 		return usageError(fmt.Errorf("candidate %s: %w", candPath, err))
 	}
-	cmp := runs.CompareSides(base, cand, runs.CompareOptions{Thresholds: th, DenyFlags: f.denyFlags,
+	cmp := runs.CompareSides(base, cand, runs.CompareOptions{Thresholds: th, DenyFlags: runs.Codes(f.denyFlags),
 		AllowInconclusive: f.allowInconclusive})
 	out := cmd.OutOrStdout()
 	if f.json {

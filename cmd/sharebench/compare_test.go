@@ -12,6 +12,8 @@ import (
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // campaignDir writes a campaign folder holding run.json files only (all
@@ -36,7 +38,7 @@ func campaignDir(t *testing.T, recs ...runs.Record) string {
 	return dir
 }
 
-func run(id, ctype string, trial int, tput, p99 float64) runs.Record {
+func run(id string, ctype vocab.GroupType, trial int, tput, p99 float64) runs.Record {
 	return runs.Record{
 		SchemaVersion: runs.SchemaVersion, RunID: id, ConsumerType: ctype,
 		Spec:       &scenarios.RunSpec{ConsumerType: ctype, Members: 12, Trial: trial},

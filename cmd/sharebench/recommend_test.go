@@ -6,10 +6,12 @@ import (
 
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 func TestRecommendCommand(t *testing.T) {
-	mk := func(id, ctype string, mpr int, tput, p99 float64) runs.Record {
+	mk := func(id string, ctype vocab.GroupType, mpr int, tput, p99 float64) runs.Record {
 		r := run(id, ctype, 0, tput, p99)
 		r.Spec = &scenarios.RunSpec{ConsumerType: ctype, Members: 12, MaxPollRecords: mpr}
 		return r

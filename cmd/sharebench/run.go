@@ -16,6 +16,8 @@ import (
 	"github.com/sharebench/sharebench/results/report"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 type runFlags struct {
@@ -236,7 +238,7 @@ func runCampaign(cmd *cobra.Command, sc *scenarios.Scenario, f runFlags) (*campa
 func printVerdict(w io.Writer, recs []runs.Record) {
 	var cg, sg []runs.Record
 	for _, r := range recs {
-		if r.ConsumerType == "share" {
+		if r.ConsumerType == vocab.ShareGroup {
 			sg = append(sg, r)
 		} else {
 			cg = append(cg, r)

@@ -69,11 +69,11 @@ func writeCompare(w io.Writer, c runs.Comparison) error {
 	return bw.Flush()
 }
 
-func orNone(v []string) string {
+func orNone(v []runs.Code) string {
 	if len(v) == 0 {
 		return "none"
 	}
-	return strings.Join(v, ", ")
+	return runs.JoinCodes(v, ", ")
 }
 
 func multi(c runs.Comparison) bool {

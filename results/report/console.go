@@ -69,7 +69,7 @@ func sideBySideRows() []tableRow {
 	num := func(v float64) string { return fmt.Sprintf("%.1f", v) }
 	return []tableRow{
 		{"run", func(r runs.Record) string { return r.RunID }},
-		{"consumer type", func(r runs.Record) string { return r.ConsumerType }},
+		{"consumer type", func(r runs.Record) string { return string(r.ConsumerType) }},
 		// A burst (the drain outlasted the window) leads with its end-to-end
 		// time beside the formula's; a backlog run with its drain.
 		{"end-to-end s (formula)", endToEnd},
@@ -84,7 +84,7 @@ func sideBySideRows() []tableRow {
 		{"offered records/s", func(r runs.Record) string { return num(r.Throughput.OfferedPerSec) }},
 		{"ceiling records/s", func(r runs.Record) string {
 			c := r.Ceiling
-			if c.Bound == "locks" {
+			if c.Bound == runs.BoundLocks {
 				// The lock-holding bound: who can hold records, at what size.
 				return fmt.Sprintf("%.1f (locks: holders %v at %.0f/acquisition)", c.RecordsPerSec, c.HoldersPerPartition, c.RecordsPerAcquisition)
 			}
@@ -179,5 +179,5 @@ func validityCodes(r runs.Record) string {
 	if r.Validity.Valid {
 		return "ok"
 	}
-	return strings.Join(r.Validity.Codes(), ",")
+	return runs.JoinCodes(r.Validity.Codes(), ",")
 }

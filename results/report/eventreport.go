@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/sharebench/sharebench/results/runs"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // EventLine states what one event did, in one line (console, summary.md).
@@ -48,7 +50,7 @@ func firstRecordText(e runs.EventReport) string {
 // pausesText reports rebalance pauses; share groups have none to measure (no
 // partition is revoked), so their members' idle gaps are named instead.
 func pausesText(r runs.Record, e runs.EventReport) string {
-	if r.ConsumerType == "share" {
+	if r.ConsumerType == vocab.ShareGroup {
 		return fmt.Sprintf("rebalance pauses %d (share groups do not revoke; longest member idle gap %.1fs)", e.RebalancePauses, e.IdleGapMaxSec)
 	}
 	return fmt.Sprintf("rebalance pauses %d (%d partitions, %d at once; group stop %.2fs; longest wait %.2fs; %.2f partition-s)",
@@ -86,7 +88,7 @@ func eventRow(r runs.Record, e runs.EventReport) []string {
 		first = firstRecordText(e)
 	}
 	pauses := pausesCell(e)
-	if r.ConsumerType == "share" {
+	if r.ConsumerType == vocab.ShareGroup {
 		pauses = fmt.Sprintf("0 (share: no revocation; idle gap %.1fs)", e.IdleGapMaxSec)
 		if e.RebalancePauses > 0 {
 			pauses = fmt.Sprint(e.RebalancePauses)

@@ -49,7 +49,7 @@ func ceilingBars(r runs.Record) []svgBar {
 		{"offered", "#999999", r.Throughput.OfferedPerSec},
 		{"worker ceiling", "#bbbbbb", c.Workers},
 		{"lock ceiling", "#bbbbbb", c.Locks},
-		{"ceiling (" + c.Bound + ")", "#d62728", c.RecordsPerSec},
+		{"ceiling (" + string(c.Bound) + ")", "#d62728", c.RecordsPerSec},
 		{"completed", "#1f77b4", r.Throughput.CompletedPerSec},
 	}
 	// The scale fits the figures that matter; a far-off ceiling (locks of a

@@ -65,7 +65,7 @@ func sweepLines(recs []runs.Record, specs []map[string]string, dims []string, d 
 	groups := map[string]*acc{}
 	var order []string
 	for i, r := range recs {
-		label := r.ConsumerType
+		label := string(r.ConsumerType)
 		for _, o := range dims {
 			if o != d {
 				label += " " + o + "=" + specs[i][o]

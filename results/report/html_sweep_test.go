@@ -8,10 +8,12 @@ import (
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
-func sweepRun(typ string, mpr int, trial int, tput, p99 float64) runs.Record {
-	return runs.Record{RunID: typ, ConsumerType: typ,
+func sweepRun(typ vocab.GroupType, mpr int, trial int, tput, p99 float64) runs.Record {
+	return runs.Record{RunID: string(typ), ConsumerType: typ,
 		Spec:       &scenarios.RunSpec{ConsumerType: typ, MaxPollRecords: mpr, Trial: trial, Processing: scenarios.Processing{Model: "constant"}},
 		Throughput: runs.Throughput{CompletedPerSec: tput}, Latency: runs.Latencies{CompletionMs: results.Percentiles{P99: p99}}}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/sharebench/sharebench/results/runs"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // groupCell is the side-by-side table's "group protocol" cell: the protocol
@@ -27,7 +29,7 @@ func groupCell(r runs.Record) string {
 	if g.Static {
 		s += ", static"
 	}
-	if g.Commit == "auto" {
+	if g.Commit == vocab.CommitAuto {
 		s += ", autocommit"
 	}
 	if g.Fallback {

@@ -4,7 +4,6 @@ import (
 	"encoding/csv"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/sharebench/sharebench/results/runs"
 )
@@ -16,12 +15,12 @@ var runsCSVColumns = []struct {
 	get  func(r runs.Record) string
 }{
 	{"run_id", func(r runs.Record) string { return r.RunID }},
-	{"consumer_type", func(r runs.Record) string { return r.ConsumerType }},
+	{"consumer_type", func(r runs.Record) string { return string(r.ConsumerType) }},
 	{"offered_per_sec", func(r runs.Record) string { return f64(r.Throughput.OfferedPerSec) }},
 	{"produced_per_sec", func(r runs.Record) string { return f64(r.Throughput.ProducedPerSec) }},
 	{"completed_per_sec", func(r runs.Record) string { return f64(r.Throughput.CompletedPerSec) }},
 	{"ceiling_per_sec", func(r runs.Record) string { return f64(r.Ceiling.RecordsPerSec) }},
-	{"ceiling_bound", func(r runs.Record) string { return r.Ceiling.Bound }},
+	{"ceiling_bound", func(r runs.Record) string { return string(r.Ceiling.Bound) }},
 	{"efficiency", func(r runs.Record) string { return f64(r.Ceiling.Efficiency) }},
 	{"completion_p50_ms", func(r runs.Record) string { return f64(r.Latency.CompletionMs.P50) }},
 	{"completion_p90_ms", func(r runs.Record) string { return f64(r.Latency.CompletionMs.P90) }},
@@ -42,11 +41,7 @@ var runsCSVColumns = []struct {
 	{"audit_balanced", func(r runs.Record) string { return strconv.FormatBool(r.Audit.Balanced) }},
 	{"valid", func(r runs.Record) string { return strconv.FormatBool(r.Validity.Valid) }},
 	{"flags", func(r runs.Record) string {
-		codes := make([]string, len(r.Validity.Flags))
-		for i, f := range r.Validity.Flags {
-			codes[i] = f.Code
-		}
-		return strings.Join(codes, " ")
+		return runs.JoinCodes(r.Validity.Codes(), " ")
 	}},
 	{"provider", func(r runs.Record) string { return r.Environment.Provider }},
 	{"kafka_version", func(r runs.Record) string { return r.Environment.KafkaVersion }},

@@ -22,7 +22,7 @@ func maxRateCells(i int, s runs.MaxRateStep) []string {
 		step += " (retry)"
 	}
 	return []string{step, fmt.Sprintf("%.6g", s.OfferedPerSec), fmt.Sprintf("%.1f", s.CompletedPerSec),
-		fmt.Sprintf("%.4f", s.CompletedRatio), fmt.Sprintf("%.1f", s.P99Ms), result, s.Why, strings.Join(s.Flags, ",")}
+		fmt.Sprintf("%.4f", s.CompletedRatio), fmt.Sprintf("%.1f", s.P99Ms), result, s.Why, runs.JoinCodes(s.Flags, ",")}
 }
 
 // writeMaxRate prints every max-rate run's step table and found rate.

@@ -33,6 +33,25 @@ type CeilingInput struct {
 	ConsumersPerPartition []int
 }
 
+// Bound names the ceiling that binds a run (Ceiling.Bound, run.json's
+// ceiling.bound).
+type Bound string
+
+const (
+	// BoundProducer: the offered rate is below every consumer-side ceiling.
+	BoundProducer Bound = "producer"
+	// BoundWorkers: members × workers × 1000 / P binds.
+	BoundWorkers Bound = "workers"
+	// BoundLocks: the lock-holding bound of a share group binds.
+	BoundLocks Bound = "locks"
+	// BoundLockWindow: share-partitions × record locks / hold time
+	// (Little's law) binds.
+	BoundLockWindow Bound = "lock_window"
+	// BoundNone: nothing bounds (backlog mode with no consumer-side
+	// ceiling).
+	BoundNone Bound = "none"
+)
+
 // Ceiling is a run's theoretical throughput bound: the minimum of the
 // producer rate, the worker ceiling and (share groups) the lock ceiling.
 type Ceiling struct {
@@ -40,7 +59,7 @@ type Ceiling struct {
 	// Bound names the ceiling that binds: "producer", "workers", "locks"
 	// (the lock-holding bound) or "lock_window" (Little's law); in backlog
 	// mode "none" when nothing bounds.
-	Bound        string  `json:"bound"`
+	Bound        Bound   `json:"bound"`
 	ProducerRate float64 `json:"producer_rate"`
 	Workers      float64 `json:"workers"`
 	// Locks is share-partitions × record locks / W (Little's law: the
@@ -91,9 +110,9 @@ func ComputeCeiling(in CeilingInput) Ceiling {
 		c.Workers = float64(active*in.Workers) * 1000 / in.ProcessingMs /
 			AttemptsPerCompletion(in.TransientRate, in.PoisonRate)
 	}
-	c.RecordsPerSec, c.Bound = in.ProducerRate, "producer"
+	c.RecordsPerSec, c.Bound = in.ProducerRate, BoundProducer
 	if c.Workers < c.RecordsPerSec {
-		c.RecordsPerSec, c.Bound = c.Workers, "workers"
+		c.RecordsPerSec, c.Bound = c.Workers, BoundWorkers
 	}
 	if in.Share && in.RecordLocks > 0 && in.RecordsPerAcquisition > 0 && in.ProcessingMs > 0 {
 		per := in.ConsumersPerPartition
@@ -109,13 +128,13 @@ func ComputeCeiling(in CeilingInput) Ceiling {
 		c.LockHolders = float64(holders*in.Workers) * 1000 / in.ProcessingMs /
 			AttemptsPerCompletion(in.TransientRate, in.PoisonRate)
 		if c.LockHolders < c.RecordsPerSec {
-			c.RecordsPerSec, c.Bound = c.LockHolders, "locks"
+			c.RecordsPerSec, c.Bound = c.LockHolders, BoundLocks
 		}
 	}
 	if in.Share && in.RecordLocks > 0 && in.HoldMs > 0 {
 		c.Locks = float64(in.Partitions*in.RecordLocks) * 1000 / in.HoldMs
 		if c.Locks < c.RecordsPerSec {
-			c.RecordsPerSec, c.Bound = c.Locks, "lock_window"
+			c.RecordsPerSec, c.Bound = c.Locks, BoundLockWindow
 		}
 	}
 	if math.IsInf(c.Workers, 1) {

@@ -37,7 +37,7 @@ func TestComputeCeiling(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := ComputeCeiling(tc.in)
-			if math.Abs(c.RecordsPerSec-tc.want) > 1e-6 || c.Bound != tc.bound || c.ActiveMembers != tc.active {
+			if math.Abs(c.RecordsPerSec-tc.want) > 1e-6 || string(c.Bound) != tc.bound || c.ActiveMembers != tc.active {
 				t.Fatalf("got %+v, want %.0f bound %s active %d", c, tc.want, tc.bound, tc.active)
 			}
 			if math.Abs(c.Workers-tc.workers) > 1e-6 || math.Abs(c.Locks-tc.lockLimit) > 1e-6 {

@@ -15,7 +15,7 @@ type Comparison struct {
 	Baseline      string          `json:"baseline"`
 	Candidate     string          `json:"candidate"`
 	Thresholds    Thresholds      `json:"thresholds,omitempty"`
-	DenyFlags     []string        `json:"deny_flags"`
+	DenyFlags     []Code          `json:"deny_flags"`
 	Alpha         float64         `json:"alpha"`
 	Runs          []RunComparison `json:"runs"`
 	BaselineOnly  []string        `json:"baseline_only,omitempty"`  // baseline runs with no candidate
@@ -90,7 +90,7 @@ type CompareOptions struct {
 	Thresholds Thresholds
 	// DenyFlags are the validity flag codes that fail a run (nil: none;
 	// DefaultDenyFlags is the command's default).
-	DenyFlags []string
+	DenyFlags []Code
 	// Alpha is the significance level of the Mann-Whitney test (0: DefaultAlpha).
 	Alpha float64
 	// AllowInconclusive reports inconclusive measures without failing.
@@ -125,7 +125,7 @@ func CompareSides(base, cand Side, opt CompareOptions) Comparison {
 	c := Comparison{Baseline: base.Path, Candidate: cand.Path, Thresholds: th, DenyFlags: opt.DenyFlags,
 		Alpha: opt.Alpha, AllowInconclusive: opt.AllowInconclusive}
 	if c.DenyFlags == nil {
-		c.DenyFlags = []string{}
+		c.DenyFlags = []Code{}
 	}
 	for _, s := range []struct {
 		name string

@@ -14,7 +14,7 @@ func DeadLetterFlag(a results.Audit) *Flag {
 	if d.Reconciled() {
 		return nil
 	}
-	return &Flag{Code: "dead_letter_unreconciled", Message: fmt.Sprintf(
+	return &Flag{Code: CodeDeadLetterUnreconciled, Message: fmt.Sprintf(
 		"the DLQ does not match the archived records (matched by %s): %d archived, %d dead-lettered, %d missing, %d duplicates, %d unmatched of %d DLQ records",
 		d.DeadLetterMatchedBy, a.Archived, *d.DeadLettered, *d.DeadLetterMissing, *d.DeadLetterDuplicates, *d.DeadLetterUnmatched, *d.DeadLetterRecords)}
 }

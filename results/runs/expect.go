@@ -186,7 +186,7 @@ func sortedWhere(m map[string]string) []string {
 }
 
 func matches(s scenarios.RunSelector, r Record) bool {
-	if s.Runs != "" && s.Runs != "all" && r.ConsumerType != s.Runs {
+	if s.Runs != "" && s.Runs != "all" && string(r.ConsumerType) != s.Runs {
 		return false
 	}
 	for k, want := range s.Where {

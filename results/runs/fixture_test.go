@@ -6,11 +6,13 @@ import (
 
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // fixtureRun is a run record (as runstest.Run; runs cannot import runstest) with the figures the reports and comparisons
 // read; spec fields decide matching.
-func fixtureRun(id, ctype string, trial int, tput, p99 float64) Record {
+func fixtureRun(id string, ctype vocab.GroupType, trial int, tput, p99 float64) Record {
 	ceiling := 1000.0
 	if ctype == "consumer" {
 		ceiling = 400

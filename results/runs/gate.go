@@ -11,32 +11,37 @@ import (
 	"strings"
 )
 
-// FlagCodes are the validity flag codes Check can raise.
-var FlagCodes = []string{
-	"not_kafka", "audit_unbalanced", "lost_records", "drain_timeout", "schedule_lag", "harness_cpu",
-	"host_cpu", "above_ceiling", "warmup_short", "lock_expiry_risk", "client_errors", "produce_failed", "collector_failed",
-	"tls_insecure", "throttled", "error", "protocol_fallback", "dead_letter_unreconciled", "clock_skew",
-}
-
 // DefaultDenyFlags are the validity flags that fail a compared run by
 // default: numbers not from Kafka, a sampler that failed, a drain that timed
 // out. (audit_unbalanced and lost_records always fail, through the audit.)
-var DefaultDenyFlags = []string{"not_kafka", "collector_failed", "drain_timeout"}
+var DefaultDenyFlags = []Code{CodeNotKafka, CodeCollectorFailed, CodeDrainTimeout}
 
 // CheckDenyFlags refuses a code Check never raises, naming the known ones.
-func CheckDenyFlags(codes []string) error {
+func CheckDenyFlags(codes []Code) error {
 	for _, c := range codes {
 		if !slices.Contains(FlagCodes, c) {
-			return fmt.Errorf("unknown validity flag %q: expected a comma-separated list of %s", c, strings.Join(FlagCodes, ", "))
+			return fmt.Errorf("unknown validity flag %q: expected a comma-separated list of %s", c, JoinCodes(FlagCodes, ", "))
 		}
 	}
 	return nil
 }
 
+// CodeStrings spells codes as strings (a command line's defaults).
+func CodeStrings(codes []Code) []string {
+	s := make([]string, len(codes))
+	for i, c := range codes {
+		s[i] = string(c)
+	}
+	return s
+}
+
+// JoinCodes lists codes with sep between them.
+func JoinCodes(codes []Code, sep string) string { return strings.Join(CodeStrings(codes), sep) }
+
 // RunProblems are the correctness gates one run fails, one line per reason
 // naming the run and the figure: records lost, an unbalanced audit, a
 // validity flag in deny.
-func RunProblems(r Record, deny []string) []string {
+func RunProblems(r Record, deny []Code) []string {
 	var out []string
 	a := r.Audit
 	if a.Lost > 0 {

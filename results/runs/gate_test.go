@@ -37,7 +37,7 @@ func TestFlagCodesCoverCheck(t *testing.T) {
 	if err := CheckDenyFlags(DefaultDenyFlags); err != nil {
 		t.Error(err)
 	}
-	if err := CheckDenyFlags([]string{"drain_timed_out"}); err == nil || !strings.Contains(err.Error(), `"drain_timed_out"`) ||
+	if err := CheckDenyFlags([]Code{"drain_timed_out"}); err == nil || !strings.Contains(err.Error(), `"drain_timed_out"`) ||
 		!strings.Contains(err.Error(), "drain_timeout") {
 		t.Errorf("unknown code: %v", err)
 	}
@@ -63,7 +63,7 @@ func TestCorrectnessGates(t *testing.T) {
 	tests := []struct {
 		name string
 		cand Side
-		deny []string
+		deny []Code
 		want string // "" passes
 	}{
 		{"good", Side{Runs: []Record{good}}, DefaultDenyFlags, ""},
@@ -73,7 +73,7 @@ func TestCorrectnessGates(t *testing.T) {
 		{"collector", Side{Runs: []Record{collector}}, DefaultDenyFlags, "candidate run r02-share: validity flag collector_failed: collector broker"},
 		{"drain", Side{Runs: []Record{drain}}, DefaultDenyFlags, "candidate run r02-share: validity flag drain_timeout"},
 		{"flag not denied", Side{Runs: []Record{hostCPU}}, DefaultDenyFlags, ""},
-		{"deny list replaced", Side{Runs: []Record{hostCPU}}, []string{"host_cpu"}, "validity flag host_cpu"},
+		{"deny list replaced", Side{Runs: []Record{hostCPU}}, []Code{"host_cpu"}, "validity flag host_cpu"},
 		{"empty deny list", Side{Runs: []Record{kfake}}, nil, ""},
 		{"expectation not met", Side{Runs: []Record{good}, Expectations: notMet}, DefaultDenyFlags,
 			`candidate expectation "no record lost" NOT MET (audit.lost ≤ 0): r02-share measured 40`},

@@ -1,6 +1,10 @@
 package runs
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/sharebench/sharebench/vocab"
+)
 
 // GroupInfo is run.json's group: the group protocol the run asked for and
 // the one the broker ran, read back once the group was ready, so a silent
@@ -29,7 +33,7 @@ type GroupInfo struct {
 	// Static says the members had group.instance.ids (static_membership).
 	Static bool `json:"static,omitempty"`
 	// Commit is the consumer group's commit policy (after_processing, auto).
-	Commit string `json:"commit,omitempty"`
+	Commit vocab.Commit `json:"commit,omitempty"`
 	// Fallback says the broker ran another protocol than the one asked for.
 	Fallback bool `json:"fallback,omitempty"`
 	// Error says why the protocol could not be read back.
@@ -60,7 +64,7 @@ func (g *GroupInfo) FallbackFlag() *Flag {
 	if g == nil || !g.Fallback {
 		return nil
 	}
-	return &Flag{Code: "protocol_fallback", Message: fmt.Sprintf(
+	return &Flag{Code: CodeProtocolFallback, Message: fmt.Sprintf(
 		"group_protocol %s was asked for, but the broker ran the group as %s: the figures are the %s protocol's", g.Requested, g.Protocol, g.Protocol)}
 }
 

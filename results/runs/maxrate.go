@@ -25,12 +25,12 @@ type MaxRateStep struct {
 	CompletedPerSec float64 `json:"completed_per_sec"`
 	// CompletedRatio is CompletedPerSec ÷ OfferedPerSec (of the offered
 	// rate, not of what the producers managed to send).
-	CompletedRatio float64  `json:"completed_ratio"`
-	P99Ms          float64  `json:"completion_p99_ms"`
-	Pass           bool     `json:"pass"`
-	Why            string   `json:"why"`
-	Retry          bool     `json:"retry,omitempty"` // the confirming retry of a failed step
-	Flags          []string `json:"validity_flags,omitempty"`
+	CompletedRatio float64 `json:"completed_ratio"`
+	P99Ms          float64 `json:"completion_p99_ms"`
+	Pass           bool    `json:"pass"`
+	Why            string  `json:"why"`
+	Retry          bool    `json:"retry,omitempty"` // the confirming retry of a failed step
+	Flags          []Code  `json:"validity_flags,omitempty"`
 }
 
 // MaxRateResult is run.json "max_rate": the steps in order and the highest

@@ -3,6 +3,8 @@ package runs
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // SpecKey is the canonical JSON of a run's spec without the fields named in
@@ -39,14 +41,14 @@ type Pair struct {
 func Pairs(runs []Record) []Pair {
 	var shares []Record
 	for _, r := range runs {
-		if r.ConsumerType == "share" {
+		if r.ConsumerType == vocab.ShareGroup {
 			shares = append(shares, r)
 		}
 	}
 	used := make([]bool, len(shares))
 	var out []Pair
 	for _, c := range runs {
-		if c.ConsumerType == "share" {
+		if c.ConsumerType == vocab.ShareGroup {
 			continue
 		}
 		key := SpecKey(c, "consumer_type")

@@ -107,7 +107,7 @@ func Recommend(runs []Record, q scenarios.Recommend) (Recommendation, error) {
 	var groups []*group
 	index := map[string]*group{}
 	for i, r := range runs {
-		label := r.ConsumerType
+		label := string(r.ConsumerType)
 		for _, d := range dims {
 			if d != q.Knob {
 				label += " " + d + "=" + specs[i][d]

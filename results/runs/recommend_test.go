@@ -6,11 +6,13 @@ import (
 	"testing"
 
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // recRun is a hand-built run: consumer type, max_poll_records, members,
 // throughput, completion p99 and broker lock timeouts.
-func recRun(id, typ string, mpr, members int, trial int, completed, p99, timeouts float64) Record {
+func recRun(id string, typ vocab.GroupType, mpr, members int, trial int, completed, p99, timeouts float64) Record {
 	r := Record{RunID: id, ConsumerType: typ,
 		Spec: &scenarios.RunSpec{ConsumerType: typ, MaxPollRecords: mpr, Members: members, Trial: trial}}
 	r.Throughput.CompletedPerSec = completed

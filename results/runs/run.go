@@ -5,6 +5,7 @@ import (
 
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // SchemaVersion of run.json and campaign.json.
@@ -15,7 +16,7 @@ type Record struct {
 	SchemaVersion int                `json:"schema_version"`
 	RunID         string             `json:"run_id"`
 	Campaign      string             `json:"campaign"`
-	ConsumerType  string             `json:"consumer_type"` // "consumer" or "share"
+	ConsumerType  vocab.GroupType    `json:"consumer_type"` // "consumer" or "share"
 	Spec          *scenarios.RunSpec `json:"spec"`          // the resolved run spec; nil: none recorded
 	StartedAt     string             `json:"started_at"`    // UTC RFC 3339
 	// Client is the consumers' client library (client.go).
@@ -112,7 +113,7 @@ type Burst struct {
 	// ConsumeCeiling is the ceiling without the producer rate, records/s,
 	// and Bound the term that sets it.
 	ConsumeCeiling float64 `json:"consume_ceiling"`
-	Bound          string  `json:"bound"`
+	Bound          Bound   `json:"bound"`
 }
 
 // Throughput figures are records per second over the measurement window.

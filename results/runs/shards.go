@@ -59,7 +59,7 @@ func (s *Shards) SkewFlag() *Flag {
 	if i >= 0 {
 		shard = s.PerShard[i].Shard
 	}
-	return &Flag{Code: "clock_skew", Message: fmt.Sprintf(
+	return &Flag{Code: CodeClockSkew, Message: fmt.Sprintf(
 		"shard %d's clock offset to the coordinator is known only to ±%.1f ms (limit %.0f ms): latencies between agents may be off by that much",
 		shard, s.MaxUncertaintyMs, s.LimitMs)}
 }

@@ -13,9 +13,72 @@ type Validity struct {
 	Flags []Flag `json:"flags,omitempty"`
 }
 
+// Code is a validity flag's code, for machines: run.json's
+// validity.flags[].code and compare's --deny-flags.
+type Code string
+
+// The codes Check (and the flags of group.go, deadletter.go, shards.go)
+// can raise.
+const (
+	// not_kafka: numbers come from kfake, not Apache Kafka.
+	CodeNotKafka Code = "not_kafka"
+	// audit_unbalanced: the audit does not balance.
+	CodeAuditUnbalanced Code = "audit_unbalanced"
+	// lost_records: produced records were never delivered.
+	CodeLostRecords Code = "lost_records"
+	// drain_timeout: the drain timed out with records unfinished.
+	CodeDrainTimeout Code = "drain_timeout"
+	// schedule_lag: the load generator fell behind the offered rate.
+	CodeScheduleLag Code = "schedule_lag"
+	// harness_cpu: the harness used more than 90% of all cores.
+	CodeHarnessCPU Code = "harness_cpu"
+	// host_cpu: the host CPU was more than 95% busy.
+	CodeHostCPU Code = "host_cpu"
+	// above_ceiling: measured throughput exceeds the ceiling by more than 5%.
+	CodeAboveCeiling Code = "above_ceiling"
+	// warmup_short: completions were still climbing in the window.
+	CodeWarmupShort Code = "warmup_short"
+	// lock_expiry_risk: records can outlive their acquisition locks.
+	CodeLockExpiryRisk Code = "lock_expiry_risk"
+	// client_errors: consumers saw acknowledgement, commit or poll errors.
+	CodeClientErrors Code = "client_errors"
+	// produce_failed: records failed to produce.
+	CodeProduceFailed Code = "produce_failed"
+	// collector_failed: a sampler beside the workload failed.
+	CodeCollectorFailed Code = "collector_failed"
+	// tls_insecure: the brokers' certificates were not verified.
+	CodeTLSInsecure Code = "tls_insecure"
+	// throttled: brokers throttled the run's clients (quotas).
+	CodeThrottled Code = "throttled"
+	// error: an error the run reported.
+	CodeError Code = "error"
+	// protocol_fallback: the broker ran another group protocol than requested.
+	CodeProtocolFallback Code = "protocol_fallback"
+	// dead_letter_unreconciled: the dead-letter topic does not reconcile with the audit.
+	CodeDeadLetterUnreconciled Code = "dead_letter_unreconciled"
+	// clock_skew: a shard's clock is too far from the coordinator's.
+	CodeClockSkew Code = "clock_skew"
+)
+
+// FlagCodes are the validity flag codes a run can carry, in the order
+// errors and help list them.
+var FlagCodes = []Code{
+	CodeNotKafka, CodeAuditUnbalanced, CodeLostRecords, CodeDrainTimeout, CodeScheduleLag, CodeHarnessCPU, CodeHostCPU, CodeAboveCeiling, CodeWarmupShort, CodeLockExpiryRisk, CodeClientErrors, CodeProduceFailed, CodeCollectorFailed, CodeTLSInsecure, CodeThrottled, CodeError, CodeProtocolFallback, CodeDeadLetterUnreconciled, CodeClockSkew,
+}
+
+// Codes spells strings (a command line's) as codes, unchecked
+// (CheckDenyFlags checks them).
+func Codes(s []string) []Code {
+	out := make([]Code, len(s))
+	for i, v := range s {
+		out[i] = Code(v)
+	}
+	return out
+}
+
 // Flag is one validity problem, with a code for machines and words for people.
 type Flag struct {
-	Code    string `json:"code"`
+	Code    Code   `json:"code"`
 	Message string `json:"message"`
 }
 
@@ -102,56 +165,56 @@ func (c CollectorHealth) failed() bool {
 // Check applies the validity rules.
 func Check(in ValidityInput) Validity {
 	var flags []Flag
-	add := func(code, format string, args ...any) {
+	add := func(code Code, format string, args ...any) {
 		flags = append(flags, Flag{Code: code, Message: fmt.Sprintf(format, args...)})
 	}
 	if !in.IsKafka {
-		add("not_kafka", "numbers come from kfake, franz-go's in-process fake cluster, not Apache Kafka")
+		add(CodeNotKafka, "numbers come from kfake, franz-go's in-process fake cluster, not Apache Kafka")
 	}
 	if !in.Audit.Balanced {
-		add("audit_unbalanced", "the audit does not balance: %d produced, %d classified, %d unacknowledged, %d foreign",
+		add(CodeAuditUnbalanced, "the audit does not balance: %d produced, %d classified, %d unacknowledged, %d foreign",
 			in.Audit.Produced, in.Audit.CompletedOnce+in.Audit.Duplicates+in.Audit.Archived+in.Audit.InFlight+in.Audit.Lost,
 			in.Audit.Unacknowledged, in.Audit.Foreign)
 	}
 	if in.Audit.Lost > 0 {
-		add("lost_records", "%d produced records were never delivered", in.Audit.Lost)
+		add(CodeLostRecords, "%d produced records were never delivered", in.Audit.Lost)
 	}
 	if in.DrainTimedOut {
-		add("drain_timeout", "the drain timed out with records unfinished; the audit counts them as in flight or lost")
+		add(CodeDrainTimeout, "the drain timed out with records unfinished; the audit counts them as in flight or lost")
 	}
 	limit := in.ScheduleLagLimitMs
 	if limit <= 0 {
 		limit = 100
 	}
 	if in.ScheduleLagP99Ms > limit {
-		add("schedule_lag", "producer schedule lag p99 %.1f ms exceeds %.0f ms: the load generator fell behind the offered rate", in.ScheduleLagP99Ms, limit)
+		add(CodeScheduleLag, "producer schedule lag p99 %.1f ms exceeds %.0f ms: the load generator fell behind the offered rate", in.ScheduleLagP99Ms, limit)
 	}
 	if in.HarnessCPUPercent > 90 {
-		add("harness_cpu", "the harness used %.0f%% of all cores: client-side limits may shape the numbers", in.HarnessCPUPercent)
+		add(CodeHarnessCPU, "the harness used %.0f%% of all cores: client-side limits may shape the numbers", in.HarnessCPUPercent)
 	}
 	if in.HostCPUPercent > 95 {
-		add("host_cpu", "the host CPU was %.0f%% busy: brokers and harness competed for cores", in.HostCPUPercent)
+		add(CodeHostCPU, "the host CPU was %.0f%% busy: brokers and harness competed for cores", in.HostCPUPercent)
 	}
 	if in.Ceiling.RecordsPerSec > 0 && in.CompletedPerSec > in.Ceiling.RecordsPerSec*1.05 {
-		add("above_ceiling", "measured %.0f records/s exceeds the %.0f records/s ceiling by more than 5%%: a backlog from before the window was consumed inside it (lengthen warmup), or the model is wrong",
+		add(CodeAboveCeiling, "measured %.0f records/s exceeds the %.0f records/s ceiling by more than 5%%: a backlog from before the window was consumed inside it (lengthen warmup), or the model is wrong",
 			in.CompletedPerSec, in.Ceiling.RecordsPerSec)
 	}
 	if f, l := in.CompletedThirds[0], in.CompletedThirds[2]; l >= 100 && float64(f) < 0.85*float64(l) {
-		add("warmup_short", "completions were still climbing in the window (first third %d, last third %d): lengthen warmup", f, l)
+		add(CodeWarmupShort, "completions were still climbing in the window (first third %d, last third %d): lengthen warmup", f, l)
 	}
 	if risk, batch := in.LockExpiry.Risk(); risk {
 		l := in.LockExpiry
-		add("lock_expiry_risk", "records can outlive their %.0f ms acquisition locks: %.0f records per acquisition × %.1f ms ÷ %d workers = %.0f ms "+
+		add(CodeLockExpiryRisk, "records can outlive their %.0f ms acquisition locks: %.0f records per acquisition × %.1f ms ÷ %d workers = %.0f ms "+
 			"per acquisition; measured hold p50 %.0f / p99 %.0f / max %.0f ms, plus p99 %.0f ms waiting in the client: "+
 			"lower max_poll_records, add workers, lengthen the lock or use renew: auto",
 			l.LockDurationMs, l.RecordsPerAcquisition, l.ProcessingMs, max(1, l.Workers), batch,
 			l.Hold.P50, l.Hold.P99, l.Hold.Max, l.BufferedP99Ms)
 	}
 	if in.AckErrors > 0 || in.PollErrors > 0 {
-		add("client_errors", "consumers saw %d acknowledgement/commit errors and %d poll errors", in.AckErrors, in.PollErrors)
+		add(CodeClientErrors, "consumers saw %d acknowledgement/commit errors and %d poll errors", in.AckErrors, in.PollErrors)
 	}
 	if in.ProduceFailed > 0 {
-		add("produce_failed", "%d records failed to produce", in.ProduceFailed)
+		add(CodeProduceFailed, "%d records failed to produce", in.ProduceFailed)
 	}
 	for _, c := range in.Collectors {
 		if c.failed() {
@@ -162,25 +225,25 @@ func Check(in ValidityInput) Validity {
 			if c.LastError != "" {
 				msg += "; last error: " + c.LastError
 			}
-			add("collector_failed", "%s", msg)
+			add(CodeCollectorFailed, "%s", msg)
 		}
 	}
 	if in.TLSInsecure {
-		add("tls_insecure", "tls.insecure_skip_verify: the brokers' certificates were not verified: the cluster measured may not be the one named")
+		add(CodeTLSInsecure, "tls.insecure_skip_verify: the brokers' certificates were not verified: the cluster measured may not be the one named")
 	}
 	if t := in.Throttle; t.Count > 0 {
-		add("throttled", "brokers throttled the run's clients %d time(s), %v in all (longest %v): a quota shaped the numbers",
+		add(CodeThrottled, "brokers throttled the run's clients %d time(s), %v in all (longest %v): a quota shaped the numbers",
 			t.Count, t.Total.Round(time.Millisecond), t.Longest.Round(time.Millisecond))
 	}
 	for _, e := range in.Errors {
-		add("error", "%s", e)
+		add(CodeError, "%s", e)
 	}
 	return Validity{Valid: len(flags) == 0, Flags: flags}
 }
 
 // Codes lists the flags' codes.
-func (v Validity) Codes() []string {
-	codes := make([]string, len(v.Flags))
+func (v Validity) Codes() []Code {
+	codes := make([]Code, len(v.Flags))
 	for i, f := range v.Flags {
 		codes[i] = f.Code
 	}

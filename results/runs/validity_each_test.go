@@ -46,7 +46,7 @@ func TestEachValidityFlagOnAndOff(t *testing.T) {
 		}
 		tc.on(&on)
 		tc.off(&off)
-		if got := Check(on); !slices.Equal(got.Codes(), []string{tc.code}) || got.Valid {
+		if got := Check(on); !slices.Equal(got.Codes(), []Code{Code(tc.code)}) || got.Valid {
 			t.Errorf("%s on: flags %v valid %v, want exactly [%s]", tc.code, got.Codes(), got.Valid, tc.code)
 		}
 		if got := Check(off); len(got.Flags) != 0 || !got.Valid {
@@ -76,7 +76,7 @@ func TestCeilingBoundNames(t *testing.T) {
 		in := base
 		tc.mod(&in)
 		c := ComputeCeiling(in)
-		if c.RecordsPerSec != tc.rate || c.Bound != tc.bound {
+		if c.RecordsPerSec != tc.rate || string(c.Bound) != tc.bound {
 			t.Errorf("%s: %v bound %s, want %v %s (%+v)", tc.name, c.RecordsPerSec, c.Bound, tc.rate, tc.bound, c)
 		}
 	}
@@ -115,7 +115,7 @@ func TestValidityAndCeilingEdges(t *testing.T) {
 		if in.Audit == (results.Audit{}) {
 			in.Audit.Balanced = true
 		}
-		return Check(in).Codes()
+		return CodeStrings(Check(in).Codes())
 	}
 	// A collector that never ran is not failed; one whose only reading
 	// failed is.

@@ -17,7 +17,7 @@ func TestValidityFlags(t *testing.T) {
 		Ceiling: Ceiling{RecordsPerSec: 100}, CompletedPerSec: 120, CompletedThirds: [3]int64{80, 100, 100}, AckErrors: 1})
 	codes := map[string]bool{}
 	for _, f := range bad.Flags {
-		codes[f.Code] = true
+		codes[string(f.Code)] = true
 	}
 	for _, c := range []string{"not_kafka", "audit_unbalanced", "lost_records", "schedule_lag", "above_ceiling", "warmup_short", "client_errors"} {
 		if !codes[c] {
@@ -67,7 +67,7 @@ func TestTLSInsecureFlag(t *testing.T) {
 	if v := Check(ValidityInput{IsKafka: true, Audit: clean}); !v.Valid {
 		t.Fatalf("verified TLS (or none) flagged: %+v", v)
 	}
-	if err := CheckDenyFlags([]string{"tls_insecure"}); err != nil {
+	if err := CheckDenyFlags([]Code{"tls_insecure"}); err != nil {
 		t.Error(err)
 	}
 }
@@ -87,16 +87,16 @@ func TestThrottledFlag(t *testing.T) {
 	if v := Check(ValidityInput{IsKafka: true, Audit: clean, Throttle: ThrottleSummary{}}); !v.Valid {
 		t.Fatalf("no throttle flagged: %+v", v)
 	}
-	if err := CheckDenyFlags([]string{"throttled", "tls_insecure", "lock_expiry_risk"}); err != nil {
+	if err := CheckDenyFlags([]Code{"throttled", "tls_insecure", "lock_expiry_risk"}); err != nil {
 		t.Error(err)
 	}
 	// A denied throttled run fails the gate with its message.
 	r := Record{RunID: "r01-share", Audit: clean, Validity: Check(ValidityInput{IsKafka: true, Audit: clean})}
-	if got := RunProblems(r, []string{"throttled"}); len(got) != 0 {
+	if got := RunProblems(r, []Code{"throttled"}); len(got) != 0 {
 		t.Errorf("unthrottled run failed the gate: %v", got)
 	}
 	r.Validity = Check(ValidityInput{IsKafka: true, Audit: clean, Throttle: th})
-	if got := RunProblems(r, []string{"throttled"}); len(got) != 1 || !strings.Contains(got[0], "validity flag throttled") {
+	if got := RunProblems(r, []Code{"throttled"}); len(got) != 1 || !strings.Contains(got[0], "validity flag throttled") {
 		t.Errorf("throttled run passed the gate: %v", got)
 	}
 }

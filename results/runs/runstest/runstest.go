@@ -7,11 +7,13 @@ import (
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // Run is a run record with the figures the reports and comparisons
 // read; spec fields decide matching.
-func Run(id, ctype string, trial int, tput, p99 float64) runs.Record {
+func Run(id string, ctype vocab.GroupType, trial int, tput, p99 float64) runs.Record {
 	ceiling := 1000.0
 	if ctype == "consumer" {
 		ceiling = 400

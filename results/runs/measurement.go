@@ -1,0 +1,282 @@
+package runs
+
+import (
+	"math"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/scenarios"
+	"github.com/sharebench/sharebench/vocab"
+)
+
+// Measurement is what a campaign measured in one run, before it is a
+// record: the merged recorder and its audit, the window, what the
+// samplers and the admin client read, and the phase timings. FromMeasurement
+// turns it into the run's Record, so the way from a stamp to a report row
+// runs one way: campaign → results → runs.
+type Measurement struct {
+	Spec        scenarios.RunSpec
+	RunID       string
+	Merged      results.Merged
+	Audit       results.Audit
+	DeadLetter  *results.DeadLetterAudit // the DLQ read back and reconciled; nil without one
+	Window      results.Window
+	Series      *results.Series // per-second counts: the window's thirds, the events
+	LoadStart   int64           // when the producers' schedule started (recorder clock, ns)
+	StartedAt   time.Time       // LoadStart on the wall clock
+	Environment Environment
+	// ClientStats are the client's own histograms (nil: none measured):
+	// the wait in the client, records per acquisition and per response.
+	ClientStats *ClientHistograms
+	// LastEvent is the recorder's last recorded time (Recorder.Span), for
+	// a burst's end to end; HasSpan is false when nothing was recorded.
+	LastEvent int64
+	HasSpan   bool
+
+	Client      *Client
+	TopicConfig map[string]string
+	GroupConfig *GroupConfig
+	Group       *GroupInfo
+	// PerPartition is, per partition, the members the formed group
+	// assigned it to (nil: predicted from members and partitions).
+	PerPartition    []int
+	FormationSec    float64
+	FormationRounds int
+	FillSec         float64 // load_mode backlog: producing the backlog
+	DrainSec        float64
+	DrainTimedOut   bool
+
+	Broker    results.BrokerMetrics
+	Lag       results.LagSummary
+	Resources results.CPUUsage
+	// Fired are the events as they fired; CrashGrace is how long a crashed
+	// member's records stay out of reach (lock duration or session timeout).
+	Fired      []Event
+	CrashGrace time.Duration
+	// Checks is the validity input of what the campaign alone knows
+	// (IsKafka, CPU, collectors, connection, errors); FromMeasurement adds
+	// the measured figures.
+	Checks ValidityInput
+	Errors []string
+}
+
+// ClientHistograms are a fleet's client-side histograms.
+type ClientHistograms struct {
+	Buffered, PerAcquisition, PerResponse *hdrhistogram.Histogram
+}
+
+// FromMeasurement builds a run's record from what was measured.
+func FromMeasurement(in Measurement) Record {
+	s, m := in.Spec, in.Merged
+	rr := summarize(s, in.RunID, m, in.Audit, in.Window, in.Environment)
+	if in.DeadLetter != nil {
+		rr.Audit.DeadLetterAudit = *in.DeadLetter
+	}
+	if cs := in.ClientStats; cs != nil {
+		rr.Latency.BufferedMs = results.SummarizeMillis(cs.Buffered)
+		rr.Polls.RecordsPerAcquisition = countPercentiles(cs.PerAcquisition)
+		rr.Polls.RecordsPerResponse = countPercentiles(cs.PerResponse)
+	}
+	if len(s.Events) == 0 { // joins change the assignment: keep the prediction
+		rr.Ceiling = ComputeCeiling(ceilingInput(s, rr, s.Rate, in.PerPartition)).
+			WithMeasured(rr.Throughput.CompletedPerSec)
+	}
+	rr.StartedAt = in.StartedAt.Format(time.RFC3339)
+	rr.Client = in.Client
+	rr.TopicConfig = in.TopicConfig
+	rr.Phases.GroupReadySec = in.FormationSec
+	rr.Phases.GroupFormationSec = in.FormationSec
+	rr.Phases.FormationRounds = in.FormationRounds
+	rr.GroupConfig = in.GroupConfig
+	rr.Group = in.Group
+	rr.Phases.DrainSec = in.DrainSec
+	rr.Phases.DrainTimedOut = in.DrainTimedOut
+	rr.Phases.WindowStartSec = float64(in.Window.Start-in.Series.Start()) / 1e9
+	thirds := in.Series.Thirds(results.Completed, in.Window)
+	if !s.Backlog() && len(s.Events) == 0 && rr.Phases.DrainSec > rr.Phases.MeasureSec {
+		rr.Burst = burstFigures(in, rr)
+	}
+	if s.Backlog() {
+		backlogFigures(&rr, s, m, in.FillSec, in.PerPartition)
+		thirds = [3]int64{} // a drain has no steady state to check
+	}
+	rr.Broker = in.Broker
+	rr.Lag = in.Lag
+	if rr.Lag.Samples > 0 {
+		rr.Lag.DrainEstimateSec = DrainEstimate(rr.Lag.AtWindowEnd, rr.Throughput.ProducedPerSec, rr.Throughput.CompletedPerSec)
+	}
+	if len(s.Events) > 0 {
+		thirds = [3]int64{} // intentional dips are not a short warm-up
+		rr.Events, rr.EventSummary = eventReports(in)
+		rr.Members = MemberLives(m.Members, in.Window)
+	}
+	v := in.Checks
+	v.Audit, v.DrainTimedOut = rr.Audit, rr.Phases.DrainTimedOut
+	v.ScheduleLagP99Ms = rr.Latency.ScheduleLagMs.P99
+	v.Ceiling, v.CompletedPerSec = rr.Ceiling, rr.Throughput.CompletedPerSec
+	v.ProduceFailed, v.AckErrors, v.PollErrors = m.ProduceFailed, m.AckErrors, m.PollErrors
+	v.CompletedThirds = thirds
+	v.LockExpiry = lockExpiryInput(s, rr)
+	rr.Validity = Check(v)
+	rr.Validity.Flag(rr.Group.FallbackFlag())
+	rr.Validity.Flag(DeadLetterFlag(rr.Audit))
+	rr.Resources = in.Resources
+	rr.Errors = in.Errors
+	return rr
+}
+
+// eventReports analyses the run's events (see AnalyzeEvents).
+func eventReports(in Measurement) ([]EventReport, *EventSummary) {
+	s, series, m := in.Spec, in.Series, in.Merged
+	n := series.Len()
+	completed, redelivered := make([]int64, n), make([]int64, n)
+	for i := range n {
+		completed[i] = series.Count(results.Completed, i)
+		redelivered[i] = series.Count(results.Redelivered, i)
+	}
+	reports := AnalyzeEvents(EventInput{Completed: completed, Redelivered: redelivered,
+		SeriesStart: series.Start(), LoadStart: in.LoadStart, Window: in.Window, Events: in.Fired, Members: m.Members,
+		Pauses: m.Pauses, Partitions: s.Partitions, Share: s.ConsumerType == vocab.ShareGroup, CrashGrace: in.CrashGrace})
+	sum := SummarizeEvents(reports, PausesSince(m.Pauses, in.LoadStart), s.Partitions)
+	return reports, &sum
+}
+
+// summarize turns a run's merged measurements into its record's figures.
+func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit results.Audit, w results.Window, env Environment) Record {
+	secs := w.Seconds()
+	r := Record{
+		SchemaVersion: SchemaVersion, RunID: runID, ConsumerType: s.ConsumerType, Spec: &s,
+		Phases: Phases{WarmupSec: s.Warmup.Seconds(), MeasureSec: secs},
+		Throughput: Throughput{
+			OfferedPerSec:   s.Rate,
+			ProducedPerSec:  float64(m.AckedWindow) / secs,
+			CompletedPerSec: float64(m.CompletedInWindow) / secs,
+		},
+		Latency: Latencies{
+			CompletionMs: results.SummarizeMillis(m.Completion), DeliveryMs: results.SummarizeMillis(m.Delivery),
+			PublishMs: results.SummarizeMillis(m.Publish), ScheduleLagMs: results.SummarizeMillis(m.ScheduleLag),
+			QueueMs: results.SummarizeMillis(m.Queue), HoldMs: results.SummarizeMillis(m.Hold),
+		},
+		Polls: Polls{Count: m.Polls, Empty: m.EmptyPolls, RecordsPerPoll: countPercentiles(m.PollSize)},
+		Outcomes: Outcomes{
+			Delivered: m.Delivered, Completed: m.Completed, Redelivered: m.Redelivered,
+			Released: m.Released, Rejected: m.Rejected, RetriedInPlace: m.Retried,
+			LockExpiredCompleted: m.LockExpired, Renewals: m.Renewals, AckErrors: m.AckErrors, PollErrors: m.PollErrors, ProduceFailed: m.ProduceFailed,
+		},
+		PerMember:   m.PerMember,
+		Audit:       audit,
+		Environment: env,
+	}
+	r.Audit.Order = m.Order
+	if r.Throughput.ProducedPerSec > 0 {
+		r.Throughput.CompletedRatio = r.Throughput.CompletedPerSec / r.Throughput.ProducedPerSec
+	}
+	if m.Polls > 0 {
+		r.Polls.EmptyRatio = float64(m.EmptyPolls) / float64(m.Polls)
+	}
+	if s.ConsumerType == vocab.ShareGroup {
+		r.Outcomes.DeliveryCounts = trimZeros(m.DeliveryCounts[:])
+	}
+	r.Ceiling = ComputeCeiling(ceilingInput(s, r, s.Rate, nil)).WithMeasured(r.Throughput.CompletedPerSec)
+	return r
+}
+
+// ceilingInput is the capacity formulas' input for a run's record at a
+// producer rate: with joins the largest membership (an upper bound over
+// the window); records per acquisition measured (p90; records per poll
+// when no acquisition was seen), consumers per partition from the formed
+// group's assignment (nil: predicted).
+func ceilingInput(s scenarios.RunSpec, r Record, producerRate float64, perPartition []int) CeilingInput {
+	acq := r.Polls.RecordsPerAcquisition.P90
+	if acq == 0 {
+		acq = r.Polls.RecordsPerPoll.P90
+	}
+	return CeilingInput{
+		Share: s.ConsumerType == vocab.ShareGroup, Members: s.MaxMembers(), Workers: s.Workers, Partitions: s.Partitions,
+		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
+		ProducerRate: producerRate, RecordLocks: s.RecordLocks(), HoldMs: r.Latency.HoldMs.Mean,
+		RecordsPerAcquisition: acq, ConsumersPerPartition: perPartition,
+	}
+}
+
+// countPercentiles summarizes a histogram whose values are counts, not
+// microseconds (records per poll, per acquisition, per response).
+func countPercentiles(h *hdrhistogram.Histogram) results.Percentiles {
+	if h == nil || h.TotalCount() == 0 {
+		return results.Percentiles{}
+	}
+	q := h.ValueAtPercentilesSlice([]float64{50, 90, 99, 99.9, 99.99})
+	return results.Percentiles{Count: h.TotalCount(), Mean: h.Mean(), P50: float64(q[0]), P90: float64(q[1]),
+		P99: float64(q[2]), P999: float64(q[3]), P9999: float64(q[4]), Max: float64(h.Max())}
+}
+
+func trimZeros(v []int64) []int64 {
+	n := len(v)
+	for n > 0 && v[n-1] == 0 {
+		n--
+	}
+	return append([]int64(nil), v[:n]...)
+}
+
+// burstFigures reads a rate run whose drain outlasted its window as a
+// burst: first record (schedule start) → last completion, against
+// max(production time, records ÷ the ceiling without the producer bound).
+func burstFigures(in Measurement, rr Record) *Burst {
+	s, m := in.Spec, in.Merged
+	if !in.HasSpan || m.Acked == 0 {
+		return nil
+	}
+	c := ComputeCeiling(ceilingInput(s, rr, math.Inf(1), in.PerPartition))
+	b := &Burst{Records: m.Acked, EndToEndSec: float64(in.LastEvent-in.LoadStart) / 1e9, Bound: c.Bound}
+	produce := (s.Warmup + s.Duration).Seconds()
+	b.PredictedSec = produce
+	if !math.IsInf(c.RecordsPerSec, 1) && c.RecordsPerSec > 0 {
+		b.ConsumeCeiling = c.RecordsPerSec
+		b.PredictedSec = max(produce, float64(m.Acked)/c.RecordsPerSec)
+	}
+	return b
+}
+
+// backlogFigures rewrites a load_mode backlog run's throughput and ceiling:
+// the window is the drain (release → last finish), nothing is offered
+// on a schedule, the producers' figure is the fill rate, and the producer
+// rate does not bound the drain.
+func backlogFigures(rr *Record, s scenarios.RunSpec, m results.Merged, fillSec float64, perPartition []int) {
+	rr.Phases.FillSec = fillSec
+	rr.Phases.WarmupSec = 0
+	t := &rr.Throughput
+	t.OfferedPerSec = 0
+	t.ProducedPerSec = 0
+	if fillSec > 0 {
+		t.ProducedPerSec = float64(m.Acked) / fillSec
+	}
+	// CompletedPerSec (completions ÷ drain) stands; the ratio is the
+	// fraction of the backlog completed.
+	t.CompletedRatio = 0
+	if m.Acked > 0 {
+		t.CompletedRatio = float64(m.CompletedInWindow) / float64(m.Acked)
+	}
+	c := ComputeCeiling(ceilingInput(s, *rr, math.Inf(1), perPartition))
+	if math.IsInf(c.RecordsPerSec, 1) {
+		c.RecordsPerSec, c.Bound = 0, BoundNone // no processing bound
+	}
+	c.ProducerRate = 0
+	rr.Ceiling = c.WithMeasured(t.CompletedPerSec)
+}
+
+// lockExpiryInput is the lock_expiry_risk check's input: share runs
+// without renew auto only.
+func lockExpiryInput(s scenarios.RunSpec, rr Record) LockExpiryInput {
+	if s.ConsumerType != vocab.ShareGroup || s.Renew == vocab.RenewAuto {
+		return LockExpiryInput{}
+	}
+	acq := rr.Polls.RecordsPerAcquisition.P90
+	if acq == 0 {
+		acq = rr.Polls.RecordsPerPoll.P90
+	}
+	return LockExpiryInput{LockDurationMs: float64(s.RecordLockDuration()) / 1e6, RecordsPerAcquisition: acq,
+		ProcessingMs: float64(s.ProcessingMean()) / 1e6, Workers: s.Workers, Hold: rr.Latency.HoldMs,
+		BufferedP99Ms: rr.Latency.BufferedMs.P99}
+}
