@@ -78,7 +78,7 @@ type Kind int8
 const (
 	Quantity Kind = iota // a measured amount: "%.1f" on the console, shortest float in CSV
 	Count                // a whole number of things
-	YesNo                 // yes (1) or no (0)
+	YesNo                // yes (1) or no (0)
 )
 
 // Names are every name the figure answers to, the path first.

@@ -209,7 +209,7 @@ func builtinFigures() []Figure {
 		br("cpu_seconds_per_million_records", "s/M records", "brokers' CPU seconds in the window ÷ records completed × 10⁶", func(b *results.BrokerMetrics) float64 { return b.CPUSecondsPerMillionRecords }).
 			label("broker CPU s/M records").console(),
 		br("heap_after_gc_max_bytes", "bytes", "largest heap in use right after a young GC in the window", func(b *results.BrokerMetrics) float64 { return b.HeapAfterGCMaxBytes }).
-			label("broker heap after GC MB").console(),
+			label("broker heap after GC bytes"),
 		br("gc_time_percent", "%", "GC time in the window ÷ window, averaged over brokers", func(b *results.BrokerMetrics) float64 { return b.GCTimePercent }),
 		br("share_coordinator_write_rate_avg", "writes/s", "share-state writes/s in the window, all brokers", func(b *results.BrokerMetrics) float64 { return b.ShareCoordinatorWriteRateAvg }).
 			label("share coord writes/s").console(),
