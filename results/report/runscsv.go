@@ -86,7 +86,6 @@ func figureColumn(f runs.Figure) csvColumn {
 	return csvColumn{f.Column, func(r runs.Record) string { return f.CSV(&r) }}
 }
 
-
 // writeCSV writes one row per run with the summary figures.
 func writeCSV(w io.Writer, recs []runs.Record) error {
 	cw := csv.NewWriter(w)
