@@ -64,8 +64,10 @@ agent-image:
 k8s-e2e:
 	cd tools/k8se2e && $(GO) test -count=1 -timeout 30m -v -run TestKubernetesEndToEnd .
 
-## docs: regenerate docs/scenario-reference.md and docs/scenario.schema.json from package scenarios
+## docs: regenerate docs/scenario-reference.md and docs/scenario.schema.json from package scenarios,
+## docs/figures.md and scenarios/figures_gen.go from the figure registry (results/runs)
 docs:
+	$(GO) generate ./results/runs
 	$(GO) generate ./scenarios
 
 build:

@@ -62,10 +62,11 @@
 //	    ratio: {measure: completed_per_sec, numerator: {runs: share, where: {max_poll_records: 200}},
 //	            denominator: {runs: share, where: {max_poll_records: 10}}, max: 0.9}
 //
-// Fields are dotted run.json paths (ExpectFields: throughput.*, latency.<name>_ms.p99,
-// polls.empty_ratio, outcomes.*, audit.*, ceiling.*, phases.*, resources.*, lag.*;
-// plus audit.archived_ratio = archived ÷ produced), or the last part of one
-// when unique (efficiency, lost). runs: is consumer, share or all (the
+// Fields are figure names (ExpectFields, generated from the figure registry
+// of results/runs into figures_gen.go; ResolveFigure): dotted run.json paths
+// (throughput.*, latency.<name>_ms.p99, outcomes.*, audit.*, ceiling.* ...;
+// plus audit.archived_ratio = archived ÷ produced), an alias (completion_p99,
+// completion_p99_ms), or the last part of a path when unique (efficiency, lost). runs: is consumer, share or all (the
 // default); where: selects by other scenario keys (max_poll_records,
 // processing.time, broker_config.<setting>), values checked like the knob's.
 // min and max are inclusive; give one or both. Unknown keys and fields,

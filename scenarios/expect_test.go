@@ -194,3 +194,36 @@ func TestBuiltinsLoadWithExpectations(t *testing.T) {
 		}
 	}
 }
+
+// The older names of a figure (compare threshold names, runs.csv columns)
+// work in expect: and recommend: and resolve to its run.json path; a
+// clause's duration converts to the figure's unit.
+func TestExpectFieldsAcceptFigureAliases(t *testing.T) {
+	s := mustLoad(t, expectBase+"  - name: a\n    measure: {field: completion_p99, max: 500}\n"+
+		"  - name: b\n    ratio: {measure: throughput, numerator: share, denominator: consumer, min: 2}\n", nil, nil)
+	if got := s.Expectations[0].Measure.Field; got != "latency.completion_ms.p99" {
+		t.Errorf("completion_p99: got %s", got)
+	}
+	if got := s.Expectations[1].Ratio.Field; got != "throughput.completed_per_sec" {
+		t.Errorf("throughput: got %s", got)
+	}
+	for clause, want := range map[string]Clause{
+		"completion_p99_ms <= 1.5s":   {Field: "latency.completion_ms.p99", Op: "<=", Value: 1500},
+		"group_formation_s < 1500ms":  {Field: "phases.group_formation_s", Op: "<", Value: 1.5},
+		"audit_lost == 0":             {Field: "audit.lost", Op: "==", Value: 0},
+		"end_to_end_s <= 2m":          {Field: "burst.end_to_end_s", Op: "<=", Value: 120},
+		"ceiling_per_sec >= 1000":     {Field: "ceiling.records_per_sec", Op: ">=", Value: 1000},
+		"max_displacement_ms <= 20ms": {},
+	} {
+		c, err := ParseClause(clause)
+		if want.Field == "" {
+			if err == nil || !strings.Contains(err.Error(), "ambiguous") {
+				t.Errorf("%s: %+v %v, want ambiguous (per key and per partition)", clause, c, err)
+			}
+			continue
+		}
+		if err != nil || c.Field != want.Field || c.Op != want.Op || c.Value != want.Value {
+			t.Errorf("%s: got %+v %v, want %+v", clause, c, err, want)
+		}
+	}
+}

@@ -207,9 +207,9 @@ func ParseClause(s string) (Clause, error) {
 	switch {
 	case err != nil:
 		return c, fmt.Errorf("clause %q: value %q: expected a number or a duration like 200ms", s, m[3])
-	case strings.Contains(field, "_ms"):
+	case figureUnit(field) == "ms":
 		c.Value = float64(d) / float64(time.Millisecond)
-	case strings.HasSuffix(field, "_s"):
+	case figureUnit(field) == "s":
 		c.Value = d.Seconds()
 	default:
 		return c, fmt.Errorf("clause %q: value %q: %s is not a time, give a number", s, m[3], field)

@@ -44,7 +44,8 @@ func newCompareCmd() *cobra.Command {
 			"test must find the candidate worse at α=0.05; a trial spread wider than the threshold is\n" +
 			"INCONCLUSIVE (fails unless --allow-inconclusive). See docs/ci.md.\n\n" +
 			"Exit status: 0 pass, 1 failed gate or regression, 2 bad input or nothing to compare, 130 interrupted.\n" +
-			"Measures: " + strings.Join(runs.MeasureNames(), ", "),
+			"Measures: " + strings.Join(runs.MeasureNames(), ", ") + " (or the same figures by their run.json path or\n" +
+			"runs.csv column, e.g. latency.completion_ms.p99:10%; docs/figures.md).",
 		Example: "  sharebench compare baseline/ sharebench-results/partition-cap-20261129T203145Z \\\n" +
 			"      --threshold throughput:5% --threshold completion_p99:10%\n" +
 			"  sharebench compare base/runs/r02-share/run.json new/runs/r02-share/run.json --json",

@@ -21,11 +21,13 @@ and writes history.html and history.csv into --out: for each scenario and run
 the order they started (campaign.json started_at), with the VCS revision where
 campaign.json records one.
 
-A figure is a dotted run.json path (default: throughput.completed_per_sec,
+A figure is any name of docs/figures.md: a dotted run.json path or an alias
+such as completion_p99 (default: throughput.completed_per_sec,
 latency.completion_ms.p99 and resources.broker_percent where recorded). The
 noise band is the min–max of the last --window points; a point is marked a
 regression when it is worse than the previous point by more than --threshold
-percent (lower for throughput.* and efficiency figures, higher for the rest).`,
+percent, worse being the direction the figure registry declares (lower
+throughput and efficiency, higher latency, CPU, memory and lag).`,
 		Example: "  sharebench history sharebench-results/\n" +
 			"  sharebench history --out history/ --figure latency.delivery_ms.p99 sharebench-results/smoke-*",
 		Args: cobra.MinimumNArgs(1),
@@ -71,7 +73,7 @@ percent (lower for throughput.* and efficiency figures, higher for the rest).`,
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", out, "folder to write history.html and history.csv into")
-	cmd.Flags().StringArrayVar(&opts.Figures, "figure", nil, "run.json figure to chart, dotted path (repeatable; default "+
+	cmd.Flags().StringArrayVar(&opts.Figures, "figure", nil, "figure to chart, a run.json path or alias (repeatable; default "+
 		"throughput.completed_per_sec, latency.completion_ms.p99, resources.broker_percent)")
 	cmd.Flags().IntVar(&opts.Window, "window", opts.Window, "points in the noise band (min–max of the last N)")
 	cmd.Flags().Float64Var(&opts.ThresholdPercent, "threshold", opts.ThresholdPercent, "percent worse than the previous point that marks a regression")

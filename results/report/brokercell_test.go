@@ -10,7 +10,11 @@ import (
 
 // A broker figure the exporter cannot give reads "n/a (naming)", not 0.
 func TestBrokerCellUnavailable(t *testing.T) {
-	cell := brokerCell("heap_after_gc_max_bytes", func(b results.BrokerMetrics) string { return fmt.Sprint(b.HeapAfterGCMaxBytes) })
+	f, err := runs.LookupFigure("broker.heap_after_gc_max_bytes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := brokerCell(func(v float64) string { return fmt.Sprint(v) })(f)
 	r := runs.Record{Broker: results.BrokerMetrics{Samples: 10, Naming: "strimzi", Unavailable: []string{"heap_after_gc_max_bytes"}}}
 	if got := cell(r); got != "n/a (strimzi)" {
 		t.Errorf("unavailable: %q", got)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
 )
 
@@ -64,10 +63,25 @@ func rowsFor(recs []runs.Record) []tableRow {
 }
 
 // sideBySideRows are the rows of the side-by-side table, shared by the
-// console and Markdown renderings.
+// console and Markdown renderings: the table's own rows and, by their
+// run.json path, the registry's console figures (label and cell from the
+// registry unless the row says more, such as the ceiling's bound). A
+// console figure the layout does not place comes after it.
 func sideBySideRows() []tableRow {
+	placed := map[string]bool{}
+	figure := func(path string, cell func(f runs.Figure) func(r runs.Record) string) tableRow {
+		placed[path] = true
+		f, err := runs.LookupFigure(path)
+		if err != nil {
+			return tableRow{path + " (not registered)", func(runs.Record) string { return "-" }}
+		}
+		if cell == nil {
+			return figureRow(f)
+		}
+		return tableRow{f.Label, cell(f)}
+	}
 	num := func(v float64) string { return fmt.Sprintf("%.1f", v) }
-	return []tableRow{
+	rows := []tableRow{
 		{"run", func(r runs.Record) string { return r.RunID }},
 		{"consumer type", func(r runs.Record) string { return string(r.ConsumerType) }},
 		// A burst (the drain outlasted the window) leads with its end-to-end
@@ -81,27 +95,31 @@ func sideBySideRows() []tableRow {
 		}},
 		{"group protocol", groupCell},
 		{"sharded", shardsCell},
-		{"offered records/s", func(r runs.Record) string { return num(r.Throughput.OfferedPerSec) }},
-		{"ceiling records/s", func(r runs.Record) string {
-			c := r.Ceiling
-			if c.Bound == runs.BoundLocks {
-				// The lock-holding bound: who can hold records, at what size.
-				return fmt.Sprintf("%.1f (locks: holders %v at %.0f/acquisition)", c.RecordsPerSec, c.HoldersPerPartition, c.RecordsPerAcquisition)
+		figure("throughput.offered_per_sec", nil),
+		figure("ceiling.records_per_sec", func(runs.Figure) func(runs.Record) string {
+			return func(r runs.Record) string {
+				c := r.Ceiling
+				if c.Bound == runs.BoundLocks {
+					// The lock-holding bound: who can hold records, at what size.
+					return fmt.Sprintf("%.1f (locks: holders %v at %.0f/acquisition)", c.RecordsPerSec, c.HoldersPerPartition, c.RecordsPerAcquisition)
+				}
+				return fmt.Sprintf("%.1f (%s)", c.RecordsPerSec, c.Bound)
 			}
-			return fmt.Sprintf("%.1f (%s)", c.RecordsPerSec, c.Bound)
-		}},
-		{"completed records/s", func(r runs.Record) string { return num(r.Throughput.CompletedPerSec) }},
-		{"efficiency vs ceiling", func(r runs.Record) string {
-			if r.Burst != nil {
-				return fmt.Sprintf("%.0f%% (a burst: read end-to-end)", 100*r.Ceiling.Efficiency)
+		}),
+		figure("throughput.completed_per_sec", nil),
+		figure("ceiling.efficiency", func(runs.Figure) func(runs.Record) string {
+			return func(r runs.Record) string {
+				if r.Burst != nil {
+					return fmt.Sprintf("%.0f%% (a burst: read end-to-end)", 100*r.Ceiling.Efficiency)
+				}
+				return fmt.Sprintf("%.0f%%", 100*r.Ceiling.Efficiency)
 			}
-			return fmt.Sprintf("%.0f%%", 100*r.Ceiling.Efficiency)
-		}},
-		{"completion p50 ms", func(r runs.Record) string { return num(r.Latency.CompletionMs.P50) }},
-		{"completion p99 ms", func(r runs.Record) string { return num(r.Latency.CompletionMs.P99) }},
-		{"completion p99.9 ms", func(r runs.Record) string { return num(r.Latency.CompletionMs.P999) }},
-		{"completion max ms", func(r runs.Record) string { return num(r.Latency.CompletionMs.Max) }},
-		{"publish p99 ms", func(r runs.Record) string { return num(r.Latency.PublishMs.P99) }},
+		}),
+		figure("latency.completion_ms.p50", nil),
+		figure("latency.completion_ms.p99", nil),
+		figure("latency.completion_ms.p999", nil),
+		figure("latency.completion_ms.max", nil),
+		figure("latency.publish_ms.p99", nil),
 		{"records/poll p50 · acquisition p90 · buffered p99 ms", func(r runs.Record) string {
 			out := num(r.Polls.RecordsPerPoll.P50)
 			if p := r.Polls.RecordsPerAcquisition; p.Count > 0 {
@@ -114,22 +132,37 @@ func sideBySideRows() []tableRow {
 			}
 			return out + " · -"
 		}},
-		{"redelivered", func(r runs.Record) string { return fmt.Sprint(r.Outcomes.Redelivered) }},
-		{"drain s", func(r runs.Record) string { return num(r.Phases.DrainSec) }},
-		{"audit produced", func(r runs.Record) string { return fmt.Sprint(r.Audit.Produced) }},
-		{"audit completed once", func(r runs.Record) string { return fmt.Sprint(r.Audit.CompletedOnce) }},
-		{"audit duplicates", func(r runs.Record) string { return fmt.Sprint(r.Audit.Duplicates) }},
-		{"audit archived", func(r runs.Record) string { return fmt.Sprint(r.Audit.Archived) }},
-		{"audit in flight", func(r runs.Record) string { return fmt.Sprint(r.Audit.InFlight) }},
-		{"audit lost", func(r runs.Record) string { return fmt.Sprint(r.Audit.Lost) }},
-		{"audit balanced", func(r runs.Record) string { return yesNO(r.Audit.Balanced) }},
+		figure("outcomes.redelivered", nil),
+		figure("phases.drain_s", nil),
+		figure("audit.produced", nil),
+		figure("audit.completed_once", nil),
+		figure("audit.duplicates", nil),
+		figure("audit.archived", nil),
+		figure("audit.in_flight", nil),
+		figure("audit.lost", nil),
+		figure("audit.balanced", nil),
 		{"order violations", orderCell},
 		{"validity", validityCodes},
 		// Broker rows (the JMX exporter scrape; "-" when there was none).
-		{"broker CPU s/M records", brokerCell("cpu_seconds_per_million_records", func(b results.BrokerMetrics) string { return num(b.CPUSecondsPerMillionRecords) })},
-		{"broker heap after GC MB", brokerCell("heap_after_gc_max_bytes", func(b results.BrokerMetrics) string { return num(b.HeapAfterGCMaxBytes / (1 << 20)) })},
-		{"share coord writes/s", brokerCell("share_coordinator_write_rate_avg", func(b results.BrokerMetrics) string { return num(b.ShareCoordinatorWriteRateAvg) })},
+		figure("broker.cpu_seconds_per_million_records", brokerCell(num)),
+		// run.json has bytes, the table MiB.
+		relabel(figure("broker.heap_after_gc_max_bytes", brokerCell(func(v float64) string { return num(v / (1 << 20)) })),
+			"broker heap after GC MB"),
+		figure("broker.share_coordinator_write_rate_avg", brokerCell(num)),
 	}
+	for _, f := range runs.Figures() {
+		if f.Console && !placed[f.Path] {
+			rows = append(rows, figureRow(f))
+		}
+	}
+	return rows
+}
+
+func relabel(row tableRow, label string) tableRow { row.label = label; return row }
+
+// figureRow is a registry figure as a row: its label, its cell.
+func figureRow(f runs.Figure) tableRow {
+	return tableRow{f.Label, func(r runs.Record) string { return f.Cell(&r) }}
 }
 
 // endToEnd is a burst's end-to-end time beside the formula's, a backlog
@@ -145,16 +178,21 @@ func endToEnd(r runs.Record) string {
 }
 
 // brokerCell renders a broker figure, "-" for a run without broker scrapes,
-// "n/a (NAMING)" when the exporter cannot give it (broker.unavailable).
-func brokerCell(key string, f func(results.BrokerMetrics) string) func(runs.Record) string {
-	return func(r runs.Record) string {
-		if r.Broker.Samples == 0 {
-			return "-"
+// "n/a (NAMING)" when the exporter cannot give it (broker.unavailable names
+// it by its path without "broker.").
+func brokerCell(format func(float64) string) func(runs.Figure) func(runs.Record) string {
+	return func(f runs.Figure) func(runs.Record) string {
+		key := strings.TrimPrefix(f.Path, "broker.")
+		return func(r runs.Record) string {
+			if r.Broker.Samples == 0 {
+				return "-"
+			}
+			if slices.Contains(r.Broker.Unavailable, key) {
+				return "n/a (" + r.Broker.Naming + ")"
+			}
+			v, _ := f.Value(&r)
+			return format(v)
 		}
-		if slices.Contains(r.Broker.Unavailable, key) {
-			return "n/a (" + r.Broker.Naming + ")"
-		}
-		return f(r.Broker)
 	}
 }
 

@@ -32,7 +32,10 @@ var optionalFigures = map[string]bool{"resources.broker_percent": true}
 
 // HistoryOptions choose what `sharebench history` draws.
 type HistoryOptions struct {
-	Figures []string // run.json paths, dotted: latency.completion_ms.p99
+	// Figures are figure names (docs/figures.md): run.json paths
+	// (latency.completion_ms.p99) or aliases (completion_p99); BuildHistory
+	// turns them into paths.
+	Figures []string
 	// Window is the number of points, the current one included, whose
 	// min–max is the noise band.
 	Window int
@@ -219,29 +222,6 @@ func scenarioName(c runs.Campaign) string {
 	return c.Name
 }
 
-// higherBetter: throughput and efficiency figures are better higher;
-// latencies, CPU, memory, lag and counts of trouble are better lower.
-func higherBetter(figure string) bool {
-	return strings.HasPrefix(figure, "throughput.") || strings.Contains(figure, "efficiency") ||
-		strings.HasSuffix(figure, "completed_ratio")
-}
-
-// recordFigure reads a figure of a run record by its run.json path.
-func recordFigure(doc map[string]any, path string) (float64, bool) {
-	var v any = doc
-	for _, k := range strings.Split(path, ".") {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return 0, false
-		}
-		if v, ok = m[k]; !ok {
-			return 0, false
-		}
-	}
-	f, ok := v.(float64)
-	return f, ok
-}
-
 // BuildHistory follows each figure of each scenario's run keys (run ids)
 // over the campaigns, oldest first.
 func BuildHistory(camps []HistoryCampaign, opts HistoryOptions) (History, error) {
@@ -251,6 +231,18 @@ func BuildHistory(camps []HistoryCampaign, opts HistoryOptions) (History, error)
 	if opts.Window < 1 {
 		opts.Window = 5
 	}
+	// Any name of a figure works (completion_p99, completion_p99_ms); the
+	// series carry its run.json path, the direction comes from the registry.
+	figs := make([]runs.Figure, len(opts.Figures))
+	paths := make([]string, len(opts.Figures))
+	for i, name := range opts.Figures {
+		f, err := runs.LookupFigure(name)
+		if err != nil {
+			return History{Options: opts}, fmt.Errorf("figure %s: %w", name, err)
+		}
+		figs[i], paths[i] = f, f.Path
+	}
+	opts.Figures = paths
 	sort.SliceStable(camps, func(i, j int) bool { return camps[i].Started.Before(camps[j].Started) })
 	h := History{Options: opts, Campaigns: camps}
 	type key struct{ scenario, run, figure string }
@@ -259,24 +251,17 @@ func BuildHistory(camps []HistoryCampaign, opts HistoryOptions) (History, error)
 	known := map[string]bool{}
 	for ci, c := range camps {
 		for _, r := range c.Recs {
-			b, err := json.Marshal(r)
-			if err != nil {
-				return h, err
-			}
-			var doc map[string]any
-			if err := json.Unmarshal(b, &doc); err != nil {
-				return h, err
-			}
-			for _, f := range opts.Figures {
-				v, ok := recordFigure(doc, f)
+			for _, fig := range figs {
+				v, ok := fig.Value(&r)
 				if !ok {
 					continue
 				}
+				f := fig.Path
 				known[f] = true
 				k := key{scenarioName(c.Camp), r.RunID, f}
 				s := byKey[k]
 				if s == nil {
-					s = &HistorySeries{Scenario: k.scenario, RunKey: k.run, Figure: f, HigherBetter: higherBetter(f)}
+					s = &HistorySeries{Scenario: k.scenario, RunKey: k.run, Figure: f, HigherBetter: fig.Better == runs.HigherIsBetter}
 					byKey[k] = s
 					order = append(order, k)
 				}
@@ -286,7 +271,7 @@ func BuildHistory(camps []HistoryCampaign, opts HistoryOptions) (History, error)
 	}
 	for _, f := range opts.Figures {
 		if !known[f] && !optionalFigures[f] {
-			return h, fmt.Errorf("figure %s: no run.json of these campaigns has a number there (a dotted run.json path, e.g. latency.completion_ms.p99)", f)
+			return h, fmt.Errorf("figure %s: no run.json of these campaigns has a number there", f)
 		}
 	}
 	sort.SliceStable(order, func(i, j int) bool {

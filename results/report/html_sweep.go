@@ -16,18 +16,9 @@ type sweepSection struct {
 	Best      []string
 }
 
-// sweepMeasures are the measures plotted against a swept dimension; higher
-// is better unless lowerBetter.
-var sweepMeasures = []struct {
-	name        string
-	unit        string
-	lowerBetter bool
-	get         func(runs.Record) float64
-}{
-	{"completed records/s", "records/s", false, func(r runs.Record) float64 { return r.Throughput.CompletedPerSec }},
-	{"completion p99", "ms", true, func(r runs.Record) float64 { return r.Latency.CompletionMs.P99 }},
-	{"efficiency vs ceiling", "", false, func(r runs.Record) float64 { return r.Ceiling.Efficiency }},
-}
+// sweepFigures are the figures plotted against a swept dimension, by
+// run.json path; title, unit and direction come from the registry.
+var sweepFigures = []string{"throughput.completed_per_sec", "latency.completion_ms.p99", "ceiling.efficiency"}
 
 // sweepSections builds the sweep charts of a campaign; nil when nothing
 // but the consumer type varies.
@@ -40,11 +31,16 @@ func sweepSections(recs []runs.Record) []sweepSection {
 	var out []sweepSection
 	for _, d := range dims {
 		sec := sweepSection{Dimension: d}
-		for _, m := range sweepMeasures {
-			lines := sweepLines(recs, specs, dims, d, values[d], m.get)
-			sec.Charts = append(sec.Charts, sweepChart(m.name+" vs "+d, d, m.unit, values[d], lines))
+		for _, path := range sweepFigures {
+			f, err := runs.LookupFigure(path)
+			if err != nil {
+				continue
+			}
+			get := func(r runs.Record) float64 { v, _ := f.Value(&r); return v }
+			lines := sweepLines(recs, specs, dims, d, values[d], get)
+			sec.Charts = append(sec.Charts, sweepChart(f.Label+" vs "+d, d, f.Unit, values[d], lines))
 			for _, l := range lines {
-				sec.Best = append(sec.Best, bestPoint(m.name, m.lowerBetter, d, values[d], l))
+				sec.Best = append(sec.Best, bestPoint(f.Label, f.Better == runs.LowerIsBetter, d, values[d], l))
 			}
 		}
 		out = append(out, sec)

@@ -29,15 +29,15 @@ func TestSweepSectionsPlotEachMeasureAgainstTheSweptKnob(t *testing.T) {
 		t.Fatalf("sections %+v, want one for max_poll_records (trial must not count)", secs)
 	}
 	s := secs[0]
-	if len(s.Charts) != len(sweepMeasures) || len(s.Charts[0].Series) != 2 {
+	if len(s.Charts) != len(sweepFigures) || len(s.Charts[0].Series) != 2 {
 		t.Fatalf("%d charts, %d lines", len(s.Charts), len(s.Charts[0].Series))
 	}
 	best := strings.Join(s.Best, "\n")
 	for _, w := range []string{
 		"share: best completed records/s 990 at max_poll_records=100",
 		"consumer: best completed records/s 390 at max_poll_records=100",
-		"consumer: best completion p99 700 at max_poll_records=1000",
-		"share: best completion p99 45 at max_poll_records=100",
+		"consumer: best completion p99 ms 700 at max_poll_records=1000",
+		"share: best completion p99 ms 45 at max_poll_records=100",
 	} {
 		if !strings.Contains(best, w) {
 			t.Errorf("best lines lack %q:\n%s", w, best)

@@ -8,74 +8,93 @@ import (
 	"github.com/sharebench/sharebench/results/runs"
 )
 
-// runsCSVColumns are the columns of runs.csv, one row per run, for
-// spreadsheets; each reads one figure of run.json.
-var runsCSVColumns = []struct {
+// csvColumn is a column of runs.csv.
+type csvColumn struct {
 	name string
 	get  func(r runs.Record) string
-}{
-	{"run_id", func(r runs.Record) string { return r.RunID }},
-	{"consumer_type", func(r runs.Record) string { return string(r.ConsumerType) }},
-	{"offered_per_sec", func(r runs.Record) string { return f64(r.Throughput.OfferedPerSec) }},
-	{"produced_per_sec", func(r runs.Record) string { return f64(r.Throughput.ProducedPerSec) }},
-	{"completed_per_sec", func(r runs.Record) string { return f64(r.Throughput.CompletedPerSec) }},
-	{"ceiling_per_sec", func(r runs.Record) string { return f64(r.Ceiling.RecordsPerSec) }},
-	{"ceiling_bound", func(r runs.Record) string { return string(r.Ceiling.Bound) }},
-	{"efficiency", func(r runs.Record) string { return f64(r.Ceiling.Efficiency) }},
-	{"completion_p50_ms", func(r runs.Record) string { return f64(r.Latency.CompletionMs.P50) }},
-	{"completion_p90_ms", func(r runs.Record) string { return f64(r.Latency.CompletionMs.P90) }},
-	{"completion_p99_ms", func(r runs.Record) string { return f64(r.Latency.CompletionMs.P99) }},
-	{"completion_p999_ms", func(r runs.Record) string { return f64(r.Latency.CompletionMs.P999) }},
-	{"completion_p9999_ms", func(r runs.Record) string { return f64(r.Latency.CompletionMs.P9999) }},
-	{"completion_max_ms", func(r runs.Record) string { return f64(r.Latency.CompletionMs.Max) }},
-	{"delivery_p99_ms", func(r runs.Record) string { return f64(r.Latency.DeliveryMs.P99) }},
-	{"publish_p99_ms", func(r runs.Record) string { return f64(r.Latency.PublishMs.P99) }},
-	{"schedule_lag_p99_ms", func(r runs.Record) string { return f64(r.Latency.ScheduleLagMs.P99) }},
-	{"redelivered", func(r runs.Record) string { return i64(r.Outcomes.Redelivered) }},
-	{"audit_produced", func(r runs.Record) string { return i64(r.Audit.Produced) }},
-	{"audit_completed_once", func(r runs.Record) string { return i64(r.Audit.CompletedOnce) }},
-	{"audit_duplicates", func(r runs.Record) string { return i64(r.Audit.Duplicates) }},
-	{"audit_archived", func(r runs.Record) string { return i64(r.Audit.Archived) }},
-	{"audit_in_flight", func(r runs.Record) string { return i64(r.Audit.InFlight) }},
-	{"audit_lost", func(r runs.Record) string { return i64(r.Audit.Lost) }},
-	{"audit_balanced", func(r runs.Record) string { return strconv.FormatBool(r.Audit.Balanced) }},
-	{"valid", func(r runs.Record) string { return strconv.FormatBool(r.Validity.Valid) }},
-	{"flags", func(r runs.Record) string {
-		return runs.JoinCodes(r.Validity.Codes(), " ")
-	}},
-	{"provider", func(r runs.Record) string { return r.Environment.Provider }},
-	{"kafka_version", func(r runs.Record) string { return r.Environment.KafkaVersion }},
-	{"is_kafka", func(r runs.Record) string { return strconv.FormatBool(r.Environment.IsKafka) }},
-	// Measurement truth (group formation, the lock-holding bound, the
-	// client's buffering, bursts); empty in files written before them.
-	{"group_formation_s", func(r runs.Record) string { return f64(r.Phases.GroupFormationSec) }},
-	{"lock_holders_per_sec", func(r runs.Record) string { return f64(r.Ceiling.LockHolders) }},
-	{"records_per_acquisition_p90", func(r runs.Record) string { return f64(r.Polls.RecordsPerAcquisition.P90) }},
-	{"buffered_p99_ms", func(r runs.Record) string { return f64(r.Latency.BufferedMs.P99) }},
-	{"end_to_end_s", func(r runs.Record) string {
-		if r.Burst == nil {
-			return ""
-		}
-		return f64(r.Burst.EndToEndSec)
-	}},
 }
 
-func f64(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-func i64(v int64) string   { return strconv.FormatInt(v, 10) }
+// runsCSVColumns are the columns of runs.csv, one row per run, for
+// spreadsheets: the file's own columns and, by their run.json path, the
+// registry's figures (column name and formatting from the registry). A
+// figure with a column the layout does not place comes last.
+func runsCSVColumns() []csvColumn {
+	placed := map[string]bool{}
+	figure := func(path string) csvColumn {
+		placed[path] = true
+		f, err := runs.LookupFigure(path)
+		if err != nil {
+			return csvColumn{path, func(runs.Record) string { return "" }}
+		}
+		return figureColumn(f)
+	}
+	cols := []csvColumn{
+		{"run_id", func(r runs.Record) string { return r.RunID }},
+		{"consumer_type", func(r runs.Record) string { return string(r.ConsumerType) }},
+		figure("throughput.offered_per_sec"),
+		figure("throughput.produced_per_sec"),
+		figure("throughput.completed_per_sec"),
+		figure("ceiling.records_per_sec"),
+		{"ceiling_bound", func(r runs.Record) string { return string(r.Ceiling.Bound) }},
+		figure("ceiling.efficiency"),
+		figure("latency.completion_ms.p50"),
+		figure("latency.completion_ms.p90"),
+		figure("latency.completion_ms.p99"),
+		figure("latency.completion_ms.p999"),
+		figure("latency.completion_ms.p9999"),
+		figure("latency.completion_ms.max"),
+		figure("latency.delivery_ms.p99"),
+		figure("latency.publish_ms.p99"),
+		figure("latency.schedule_lag_ms.p99"),
+		figure("outcomes.redelivered"),
+		figure("audit.produced"),
+		figure("audit.completed_once"),
+		figure("audit.duplicates"),
+		figure("audit.archived"),
+		figure("audit.in_flight"),
+		figure("audit.lost"),
+		figure("audit.balanced"),
+		{"valid", func(r runs.Record) string { return strconv.FormatBool(r.Validity.Valid) }},
+		{"flags", func(r runs.Record) string {
+			return runs.JoinCodes(r.Validity.Codes(), " ")
+		}},
+		{"provider", func(r runs.Record) string { return r.Environment.Provider }},
+		{"kafka_version", func(r runs.Record) string { return r.Environment.KafkaVersion }},
+		{"is_kafka", func(r runs.Record) string { return strconv.FormatBool(r.Environment.IsKafka) }},
+		// Measurement truth (group formation, the lock-holding bound, the
+		// client's buffering, bursts); empty in files written before them.
+		figure("phases.group_formation_s"),
+		figure("ceiling.lock_holders"),
+		figure("polls.records_per_acquisition.p90"),
+		figure("latency.buffered_ms.p99"),
+		figure("burst.end_to_end_s"),
+	}
+	for _, f := range runs.Figures() {
+		if f.Column != "" && !placed[f.Path] {
+			cols = append(cols, figureColumn(f))
+		}
+	}
+	return cols
+}
+
+func figureColumn(f runs.Figure) csvColumn {
+	return csvColumn{f.Column, func(r runs.Record) string { return f.CSV(&r) }}
+}
 
 // writeCSV writes one row per run with the summary figures.
 func writeCSV(w io.Writer, recs []runs.Record) error {
 	cw := csv.NewWriter(w)
-	header := make([]string, len(runsCSVColumns))
-	for i, c := range runsCSVColumns {
+	columns := runsCSVColumns()
+	header := make([]string, len(columns))
+	for i, c := range columns {
 		header[i] = c.name
 	}
 	if err := cw.Write(header); err != nil {
 		return err
 	}
 	for _, r := range recs {
-		row := make([]string, len(runsCSVColumns))
-		for i, c := range runsCSVColumns {
+		row := make([]string, len(columns))
+		for i, c := range columns {
 			row[i] = c.get(r)
 		}
 		if err := cw.Write(row); err != nil {

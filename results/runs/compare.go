@@ -223,7 +223,7 @@ func runIDs(runs []Record) []string {
 
 func (c *Comparison) addRun(by string, base, cand []Record, opt CompareOptions) {
 	rc := RunComparison{Run: base[0].RunID, MatchedBy: by, BaselineRuns: runIDs(base), CandidateRuns: runIDs(cand)}
-	for _, m := range Measures {
+	for _, m := range Measures() {
 		d := compareMeasure(m, values(m, base), values(m, cand), opt)
 		rc.Deltas = append(rc.Deltas, d)
 		switch d.Status {

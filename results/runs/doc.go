@@ -6,6 +6,13 @@
 // expectations, recommend: queries and the comparison of two campaigns (the
 // verdicts, not their rendering).
 //
+// Every figure of a record is declared once in the figure registry
+// (figures.go, figures_table.go): run.json path, unit, label, runs.csv
+// column, threshold name, direction and a typed accessor. The renderers,
+// compare, expectations, recommendations and history read it; the scenario
+// vocabulary (scenarios/figures_gen.go) and docs/figures.md are generated
+// from it (go generate ./results/runs).
+//
 // A record's spec is the typed scenarios.RunSpec: selectors, pairing and
 // recommendations read its knobs through a typed accessor table
 // (SpecValue), keyed by the scenario file's key names.

@@ -3,7 +3,6 @@ package runs
 import (
 	"fmt"
 	"math"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,28 +26,6 @@ type Measured struct {
 	Run   string  `json:"run"`
 	Value float64 `json:"value"`
 	Met   bool    `json:"met"`
-}
-
-// DerivedFields are expectation fields computed from run.json figures rather
-// than stored in it.
-var DerivedFields = map[string]func(Record) (float64, bool){
-	// event_summary.redeliveries_beyond_held: redeliveries caused by the
-	// events − records the crashed members held (as their clients saw them):
-	// ≥ 0 when every held record came back; records acquired by a fetch
-	// whose response the crashed member never read come back too.
-	"event_summary.redeliveries_beyond_held": func(r Record) (float64, bool) {
-		if r.EventSummary == nil {
-			return 0, false
-		}
-		return float64(r.EventSummary.Redeliveries - r.EventSummary.HeldByCrashed), true
-	},
-	// audit.archived_ratio: archived ÷ produced.
-	"audit.archived_ratio": func(r Record) (float64, bool) {
-		if r.Audit.Produced == 0 {
-			return 0, false
-		}
-		return float64(r.Audit.Archived) / float64(r.Audit.Produced), true
-	},
 }
 
 // EvaluateExpectations checks a scenario's expectations against the
@@ -250,66 +227,6 @@ func pairBy(runs []Record, num, den scenarios.RunSelector) [][2]Record {
 
 func typePair(a, b string) bool {
 	return a == "share" && b == "consumer" || a == "consumer" && b == "share"
-}
-
-// FieldValue reads a numeric field of a run by its dotted run.json path
-// ("latency.completion_ms.p99"; booleans read as 0 or 1) or a DerivedFields
-// name. ok is false when the path names no number.
-func FieldValue(r Record, path string) (float64, bool) {
-	if f, ok := DerivedFields[path]; ok {
-		return f(r)
-	}
-	v := reflect.ValueOf(r)
-	for _, part := range strings.Split(path, ".") {
-		if v.Kind() == reflect.Pointer {
-			if v.IsNil() {
-				return 0, false
-			}
-			v = v.Elem()
-		}
-		if v.Kind() != reflect.Struct {
-			return 0, false
-		}
-		f, ok := fieldByJSONName(v, part)
-		if !ok {
-			return 0, false
-		}
-		v = f
-	}
-	if v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			return 0, false
-		}
-		v = v.Elem()
-	}
-	switch v.Kind() {
-	case reflect.Float32, reflect.Float64:
-		return v.Float(), true
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		return float64(v.Int()), true
-	case reflect.Bool:
-		if v.Bool() {
-			return 1, true
-		}
-		return 0, true
-	}
-	return 0, false
-}
-
-func fieldByJSONName(v reflect.Value, name string) (reflect.Value, bool) {
-	t := v.Type()
-	for i := range t.NumField() {
-		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if tag == name {
-			return v.Field(i), true
-		}
-		if t.Field(i).Anonymous && tag == "" && v.Field(i).Kind() == reflect.Struct { // embedded: JSON flattens it
-			if f, ok := fieldByJSONName(v.Field(i), name); ok {
-				return f, true
-			}
-		}
-	}
-	return reflect.Value{}, false
 }
 
 // MeasuredText lists an outcome's measured values: "r01-consumer 0.95,

@@ -117,12 +117,14 @@ func TestFieldValue(t *testing.T) {
 	for path, want := range map[string]float64{
 		"throughput.completed_per_sec": 1000, "latency.completion_ms.p99": 280,
 		"audit.produced": 25000, "audit.balanced": 1, "ceiling.efficiency": 1,
+		// aliases: the threshold name, the runs.csv column, the unique last part
+		"throughput": 1000, "completion_p99_ms": 280, "efficiency": 1,
 	} {
 		if got, ok := FieldValue(r, path); !ok || got != want {
 			t.Errorf("%s: got %v %v, want %v", path, got, ok, want)
 		}
 	}
-	for _, path := range []string{"throughput", "run_id", "audit.lost.x", ""} {
+	for _, path := range []string{"throughput.x", "run_id", "audit.lost.x", "", "p99"} {
 		if _, ok := FieldValue(r, path); ok {
 			t.Errorf("%s: want not a number", path)
 		}

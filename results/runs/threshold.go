@@ -10,37 +10,48 @@ import (
 	"strings"
 )
 
-// Measure is a run figure a comparison looks at.
+// Measure is a run figure a comparison looks at: a registered figure with
+// a threshold name (Figure.Threshold), which is its Name here.
 type Measure struct {
 	Name           string
 	HigherIsBetter bool
 	Unit           string
-	Value          func(r Record) float64
+	Value          func(r Record) float64 // 0 when the run lacks the figure
 }
 
-// Measures are the figures Compare looks at, in report order.
-var Measures = []Measure{
-	{"throughput", true, "records/s", func(r Record) float64 { return r.Throughput.CompletedPerSec }},
-	{"completion_p50", false, "ms", func(r Record) float64 { return r.Latency.CompletionMs.P50 }},
-	{"completion_p99", false, "ms", func(r Record) float64 { return r.Latency.CompletionMs.P99 }},
-	{"completion_p999", false, "ms", func(r Record) float64 { return r.Latency.CompletionMs.P999 }},
-	{"delivery_p99", false, "ms", func(r Record) float64 { return r.Latency.DeliveryMs.P99 }},
-	{"publish_p99", false, "ms", func(r Record) float64 { return r.Latency.PublishMs.P99 }},
-	{"efficiency", true, "", func(r Record) float64 { return r.Ceiling.Efficiency }},
+// Measures are the figures Compare looks at, in registry order.
+func Measures() []Measure {
+	var out []Measure
+	for _, f := range Figures() {
+		if f.Threshold == "" {
+			continue
+		}
+		value := f.Value
+		out = append(out, Measure{Name: f.Threshold, HigherIsBetter: f.Better == HigherIsBetter, Unit: f.Unit,
+			Value: func(r Record) float64 { v, _ := value(&r); return v }})
+	}
+	return out
 }
 
-// MeasureNames lists the names Measures accept.
+// MeasureNames lists the threshold names of the measures.
 func MeasureNames() []string {
-	names := make([]string, len(Measures))
-	for i, m := range Measures {
+	ms := Measures()
+	names := make([]string, len(ms))
+	for i, m := range ms {
 		names[i] = m.Name
 	}
 	return names
 }
 
+// measureByName finds a measure by any name of its figure: the threshold
+// name, the run.json path, the runs.csv column (LookupFigure).
 func measureByName(name string) (Measure, bool) {
-	for _, m := range Measures {
-		if m.Name == name {
+	f, err := LookupFigure(name)
+	if err != nil || f.Threshold == "" {
+		return Measure{}, false
+	}
+	for _, m := range Measures() {
+		if m.Name == f.Threshold {
 			return m, true
 		}
 	}
@@ -72,8 +83,13 @@ func ParseThreshold(s string) (string, float64, error) {
 	name, val = strings.TrimSpace(name), strings.TrimSpace(val)
 	m, known := measureByName(name)
 	if !ok || !known {
-		return "", 0, fmt.Errorf("threshold %q: expected MEASURE:N%% (N the tolerated worsening in percent) with MEASURE one of %s", s, strings.Join(MeasureNames(), ", "))
+		why := ""
+		if f, err := LookupFigure(name); ok && err == nil {
+			why = fmt.Sprintf(" (%s is a figure but not one compare measures)", f.Path)
+		}
+		return "", 0, fmt.Errorf("threshold %q: expected MEASURE:N%% (N the tolerated worsening in percent) with MEASURE one of %s%s", s, strings.Join(MeasureNames(), ", "), why)
 	}
+	name = m.Name // the threshold name, whichever name was written
 	bad := func(why string) (string, float64, error) {
 		return "", 0, fmt.Errorf("threshold %q: %s: expected %s", s, why, thresholdForm(m))
 	}

@@ -161,9 +161,11 @@ func Reference(dir string) ([]byte, error) {
 	p("| `runs:` values | %s |\n\n", codeList(o.RunsValues))
 
 	p("### Fields\n\n")
-	p("The fields `expect:` and `recommend:` accept: dotted paths into run.json, or the last part of\n")
-	p("one when it is unique (`efficiency`, `lost`, `completed_per_sec`). Their definitions are in\n")
-	p("[Measurement](measurement.md).\n\n")
+	p("The fields `expect:` and `recommend:` accept: dotted paths into run.json, another name of the\n")
+	p("figure (its compare threshold name or runs.csv column: `completion_p99`, `completion_p99_ms`), or\n")
+	p("the last part of a path when it is unique (`efficiency`, `lost`, `completed_per_sec`). The list\n")
+	p("comes from the figure registry; [Figures](figures.md) gives every name, unit and direction, and\n")
+	p("[Measurement](measurement.md) the definitions.\n\n")
 	group := ""
 	for _, f := range scenarios.ExpectFields() {
 		i := strings.LastIndex(f, ".")

@@ -1,0 +1,373 @@
+package runs
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/sharebench/sharebench/results"
+)
+
+// builtinFigures declares every figure a run reports: the one place to add
+// one (docs/measurement.md, "Adding a figure"). The order is the order of
+// the docs and of the scenario vocabulary (scenarios/figures_gen.go, which
+// go generate ./results/runs writes from this list).
+func builtinFigures() []Figure {
+	var out []Figure
+	add := func(fs ...Figure) { out = append(out, fs...) }
+
+	add(
+		fig("throughput.offered_per_sec", "records/s", Quantity, HigherIsBetter, quantity(func(r *Record) float64 { return r.Throughput.OfferedPerSec })).
+			label("offered records/s").column("offered_per_sec").console().doc("the configured open-loop rate"),
+		fig("throughput.produced_per_sec", "records/s", Quantity, HigherIsBetter, quantity(func(r *Record) float64 { return r.Throughput.ProducedPerSec })).
+			column("produced_per_sec").doc("produce acknowledgements of records intended in the window ÷ window length"),
+		fig("throughput.completed_per_sec", "records/s", Quantity, HigherIsBetter, quantity(func(r *Record) float64 { return r.Throughput.CompletedPerSec })).
+			label("completed records/s").column("completed_per_sec").threshold("throughput").console().
+			doc("completions whose completion time falls in the measurement window ÷ window length"),
+		fig("throughput.completed_ratio", "ratio", Quantity, HigherIsBetter, quantity(func(r *Record) float64 { return r.Throughput.CompletedRatio })).
+			doc("completed_per_sec ÷ produced_per_sec: below 1 the consumers fell behind"),
+	)
+	add(percentiles(pctGroup{path: "latency.completion_ms", stem: "completion", unit: "ms",
+		doc:    "completion − intended send, records intended in the window",
+		get:    func(r *Record) *results.Percentiles { return &r.Latency.CompletionMs },
+		column: "p50 p90 p99 p999 p9999 max", threshold: "p50 p99 p999", console: "p50 p99 p999 max"})...)
+	add(percentiles(pctGroup{path: "latency.delivery_ms", stem: "delivery", unit: "ms",
+		doc:    "handed to a worker − intended send, records intended in the window",
+		get:    func(r *Record) *results.Percentiles { return &r.Latency.DeliveryMs },
+		column: "p99", threshold: "p99"})...)
+	add(percentiles(pctGroup{path: "latency.publish_ms", stem: "publish", unit: "ms",
+		doc:    "broker acknowledgement − actual send",
+		get:    func(r *Record) *results.Percentiles { return &r.Latency.PublishMs },
+		column: "p99", threshold: "p99", console: "p99"})...)
+	add(percentiles(pctGroup{path: "latency.schedule_lag_ms", stem: "schedule_lag", unit: "ms",
+		doc:    "actual send − intended send: the load generator falling behind",
+		get:    func(r *Record) *results.Percentiles { return &r.Latency.ScheduleLagMs },
+		column: "p99"})...)
+	add(percentiles(pctGroup{path: "latency.queue_ms", stem: "queue", unit: "ms",
+		doc: "handed to a worker − broker log-append time, records intended in the window",
+		get: func(r *Record) *results.Percentiles { return &r.Latency.QueueMs }})...)
+	add(percentiles(pctGroup{path: "latency.hold_ms", stem: "hold", unit: "ms",
+		doc: "completion − handed to a worker, all records",
+		get: func(r *Record) *results.Percentiles { return &r.Latency.HoldMs }})...)
+	add(percentiles(pctGroup{path: "latency.buffered_ms", stem: "buffered", unit: "ms",
+		doc:    "handed to a worker − buffered by the client, all records",
+		get:    func(r *Record) *results.Percentiles { return &r.Latency.BufferedMs },
+		column: "p99"})...)
+	add(
+		fig("polls.count", "count", Count, LowerIsBetter, counted(func(r *Record) int64 { return r.Polls.Count })).doc("member polls"),
+		fig("polls.empty", "count", Count, LowerIsBetter, counted(func(r *Record) int64 { return r.Polls.Empty })).doc("polls that returned no record"),
+		fig("polls.empty_ratio", "ratio", Quantity, LowerIsBetter, quantity(func(r *Record) float64 { return r.Polls.EmptyRatio })).doc("empty ÷ count"),
+	)
+	add(percentiles(pctGroup{path: "polls.records_per_poll", stem: "records_per_poll", unit: "records",
+		doc: "records per non-empty poll",
+		get: func(r *Record) *results.Percentiles { return &r.Polls.RecordsPerPoll }})...)
+	add(percentiles(pctGroup{path: "polls.records_per_acquisition", stem: "records_per_acquisition", unit: "records",
+		doc:    "share: records acquired per partition per ShareFetch response",
+		get:    func(r *Record) *results.Percentiles { return &r.Polls.RecordsPerAcquisition },
+		column: "p90"})...)
+	add(percentiles(pctGroup{path: "polls.records_per_response", stem: "records_per_response", unit: "records",
+		doc: "share: records acquired per ShareFetch response, all partitions",
+		get: func(r *Record) *results.Percentiles { return &r.Polls.RecordsPerResponse }})...)
+	o := func(leaf string, better Direction, doc string, get func(o *Outcomes) int64) Figure {
+		return fig("outcomes."+leaf, "records", Count, better, counted(func(r *Record) int64 { return get(&r.Outcomes) })).doc(doc)
+	}
+	add(
+		o("delivered", LowerIsBetter, "records handed to a worker", func(o *Outcomes) int64 { return o.Delivered }),
+		o("completed", HigherIsBetter, "records completed (ACCEPTed or committed)", func(o *Outcomes) int64 { return o.Completed }),
+		o("redelivered", LowerIsBetter, "share: deliveries with delivery count > 1; consumer group: records delivered again", func(o *Outcomes) int64 { return o.Redelivered }).
+			label("redelivered").column("redelivered").console(),
+		o("released", LowerIsBetter, "share RELEASE acknowledgements", func(o *Outcomes) int64 { return o.Released }),
+		o("rejected", LowerIsBetter, "share REJECT acknowledgements and consumer-group dead letters", func(o *Outcomes) int64 { return o.Rejected }),
+		o("retried_in_place", LowerIsBetter, "consumer group: transient failures retried by the same worker", func(o *Outcomes) int64 { return o.RetriedInPlace }),
+		o("lock_expired_completions", LowerIsBetter, "share: completions after the record's acquisition deadline", func(o *Outcomes) int64 { return o.LockExpiredCompleted }),
+		o("renewals", LowerIsBetter, "share, renew: auto: RENEW acknowledgements sent", func(o *Outcomes) int64 { return o.Renewals }).unit("count"),
+		o("ack_errors", LowerIsBetter, "acknowledgements or offset commits that failed", func(o *Outcomes) int64 { return o.AckErrors }).unit("count"),
+		o("poll_errors", LowerIsBetter, "polls that returned an error", func(o *Outcomes) int64 { return o.PollErrors }).unit("count"),
+		o("produce_failed", LowerIsBetter, "produce requests that failed", func(o *Outcomes) int64 { return o.ProduceFailed }),
+	)
+	a := func(leaf string, better Direction, doc string, get func(a *results.Audit) int64) Figure {
+		return fig("audit."+leaf, "records", Count, better, counted(func(r *Record) int64 { return get(&r.Audit) })).doc(doc)
+	}
+	dl := func(leaf, doc string, get func(a *results.Audit) *int64) Figure {
+		return fig("audit."+leaf, "records", Count, LowerIsBetter, func(r *Record) (float64, bool) {
+			if p := get(&r.Audit); p != nil {
+				return float64(*p), true
+			}
+			return 0, false
+		}).doc(doc)
+	}
+	add(
+		a("produced", LowerIsBetter, "produce acknowledgements received", func(a *results.Audit) int64 { return a.Produced }).
+			label("audit produced").column("audit_produced").console(),
+		a("completed_once", HigherIsBetter, "records completed exactly once", func(a *results.Audit) int64 { return a.CompletedOnce }).
+			label("audit completed once").column("audit_completed_once").console(),
+		a("duplicates", LowerIsBetter, "records completed more than once", func(a *results.Audit) int64 { return a.Duplicates }).
+			label("audit duplicates").column("audit_duplicates").console(),
+		a("duplicate_completions", LowerIsBetter, "completions beyond the first, summed over duplicated records", func(a *results.Audit) int64 { return a.DuplicateCompletions }),
+		a("archived", LowerIsBetter, "rejected, dead-lettered or at the delivery limit, never completed", func(a *results.Audit) int64 { return a.Archived }).
+			label("audit archived").column("audit_archived").console(),
+		a("in_flight", LowerIsBetter, "delivered, neither completed nor archived at the end", func(a *results.Audit) int64 { return a.InFlight }).
+			label("audit in flight").column("audit_in_flight").console(),
+		a("lost", LowerIsBetter, "produced, never delivered", func(a *results.Audit) int64 { return a.Lost }).
+			label("audit lost").column("audit_lost").console(),
+		a("unacknowledged", LowerIsBetter, "records seen whose produce was never acknowledged", func(a *results.Audit) int64 { return a.Unacknowledged }),
+		a("foreign", LowerIsBetter, "stamped records outside this run's bounds", func(a *results.Audit) int64 { return a.Foreign }),
+		fig("audit.balanced", "", YesNo, HigherIsBetter, yesNo(func(r *Record) bool { return r.Audit.Balanced })).
+			label("audit balanced").column("audit_balanced").console().doc("the audit categories add up to the records produced"),
+		fig("audit.archived_ratio", "ratio", Quantity, LowerIsBetter, func(r *Record) (float64, bool) {
+			if r.Audit.Produced == 0 {
+				return 0, false
+			}
+			return float64(r.Audit.Archived) / float64(r.Audit.Produced), true
+		}).doc("archived ÷ produced (computed, not in run.json)"),
+		dl("dead_letter_records", "records read back from the dead-letter topic", func(a *results.Audit) *int64 { return a.DeadLetterRecords }),
+		dl("dead_lettered", "archived records found in the dead-letter topic", func(a *results.Audit) *int64 { return a.DeadLettered }),
+		dl("dead_letter_missing", "archived records missing from the dead-letter topic", func(a *results.Audit) *int64 { return a.DeadLetterMissing }),
+		dl("dead_letter_duplicates", "archived records found more than once in the dead-letter topic", func(a *results.Audit) *int64 { return a.DeadLetterDuplicates }),
+		dl("dead_letter_unmatched", "dead-letter records matching no archived record", func(a *results.Audit) *int64 { return a.DeadLetterUnmatched }),
+	)
+	add(orderFigures("audit.order", "per key", func(r *Record) *results.OrderFigures {
+		if r.Audit.Order == nil {
+			return nil
+		}
+		return &r.Audit.Order.OrderFigures
+	})...)
+	add(orderFigures("audit.order.partition", "per partition", func(r *Record) *results.OrderFigures {
+		if r.Audit.Order == nil {
+			return nil
+		}
+		return &r.Audit.Order.Partition
+	})...)
+	add(
+		fig("group.fallback", "", YesNo, LowerIsBetter, func(r *Record) (float64, bool) {
+			if r.Group == nil {
+				return 0, false
+			}
+			return b01(r.Group.Fallback), true
+		}).doc("the broker ran another group protocol than the one asked for"),
+	)
+	c := func(leaf, unit string, better Direction, doc string, get func(c *Ceiling) float64) Figure {
+		return fig("ceiling."+leaf, unit, Quantity, better, quantity(func(r *Record) float64 { return get(&r.Ceiling) })).doc(doc)
+	}
+	add(
+		c("records_per_sec", "records/s", HigherIsBetter, "min(producer rate, worker ceiling, lock-holding ceiling, lock window)", func(c *Ceiling) float64 { return c.RecordsPerSec }).
+			label("ceiling records/s").column("ceiling_per_sec").console(),
+		c("producer_rate", "records/s", HigherIsBetter, "the producer term of the ceiling", func(c *Ceiling) float64 { return c.ProducerRate }),
+		c("workers", "records/s", HigherIsBetter, "the worker ceiling", func(c *Ceiling) float64 { return c.Workers }),
+		c("locks", "records/s", HigherIsBetter, "share: the lock window (Little's law)", func(c *Ceiling) float64 { return c.Locks }),
+		c("lock_holders", "records/s", HigherIsBetter, "share: the lock-holding ceiling", func(c *Ceiling) float64 { return c.LockHolders }).
+			column("lock_holders_per_sec"),
+		c("records_per_acquisition", "records", LowerIsBetter, "share: records per acquisition the lock-holding ceiling assumed", func(c *Ceiling) float64 { return c.RecordsPerAcquisition }),
+		fig("ceiling.active_members", "members", Count, HigherIsBetter, counted(func(r *Record) int64 { return int64(r.Ceiling.ActiveMembers) })).
+			doc("members that can hold records: all (share) or min(members, partitions) (consumer group)"),
+		c("efficiency", "ratio", HigherIsBetter, "completed_per_sec ÷ ceiling.records_per_sec", func(c *Ceiling) float64 { return c.Efficiency }).
+			label("efficiency vs ceiling").column("efficiency").threshold("efficiency").console(),
+	)
+	ph := func(leaf, doc string, get func(p *Phases) float64) Figure {
+		return fig("phases."+leaf, "s", Quantity, LowerIsBetter, quantity(func(r *Record) float64 { return get(&r.Phases) })).doc(doc)
+	}
+	add(
+		ph("group_ready_s", "consumers started → group formed (the older name of group_formation_s)", func(p *Phases) float64 { return p.GroupReadySec }),
+		ph("group_formation_s", "consumers started → group formed, consumption held", func(p *Phases) float64 { return p.GroupFormationSec }).
+			label("group formation s").column("group_formation_s"),
+		fig("phases.formation_rebalances", "count", Count, LowerIsBetter, counted(func(r *Record) int64 { return int64(r.Phases.FormationRounds) })).
+			doc("assignment rounds before the group formed"),
+		ph("warmup_s", "warm-up length", func(p *Phases) float64 { return p.WarmupSec }),
+		ph("measure_s", "measurement window length", func(p *Phases) float64 { return p.MeasureSec }),
+		ph("drain_s", "producers done → all records finished (backlog mode: the measured time to drain)", func(p *Phases) float64 { return p.DrainSec }).
+			label("drain s").console(),
+		fig("phases.drain_timed_out", "", YesNo, LowerIsBetter, yesNo(func(r *Record) bool { return r.Phases.DrainTimedOut })).
+			doc("the drain stopped at its timeout"),
+	)
+	bu := func(leaf, unit string, kind Kind, better Direction, doc string, get func(b *Burst) float64) Figure {
+		return fig("burst."+leaf, unit, kind, better, func(r *Record) (float64, bool) {
+			if r.Burst == nil {
+				return 0, false
+			}
+			return get(r.Burst), true
+		}).doc(doc)
+	}
+	add(
+		bu("records", "records", Count, LowerIsBetter, "records produced, warm-up included", func(b *Burst) float64 { return float64(b.Records) }),
+		bu("end_to_end_s", "s", Quantity, LowerIsBetter, "first intended send → last completion", func(b *Burst) float64 { return b.EndToEndSec }).
+			column("end_to_end_s"),
+		bu("predicted_s", "s", Quantity, LowerIsBetter, "the formula's end-to-end time", func(b *Burst) float64 { return b.PredictedSec }),
+		bu("consume_ceiling", "records/s", Quantity, HigherIsBetter, "the ceiling without the producer rate", func(b *Burst) float64 { return b.ConsumeCeiling }),
+	)
+	add(
+		fig("resources.host_percent", "%", Quantity, LowerIsBetter, quantity(func(r *Record) float64 { return r.Resources.HostPercent })).doc("host busy % over the window"),
+		fig("resources.harness_percent", "%", Quantity, LowerIsBetter, quantity(func(r *Record) float64 { return r.Resources.HarnessPercent })).doc("harness CPU % of all cores"),
+		fig("resources.broker_percent", "%", Quantity, LowerIsBetter, quantity(func(r *Record) float64 { return r.Resources.BrokerPercent })).doc("broker JVMs' CPU % of all cores (/proc)"),
+		fig("lag.max", "records", Count, LowerIsBetter, counted(func(r *Record) int64 { return r.Lag.Max })).doc("largest group lag read"),
+		fig("lag.at_window_end", "records", Count, LowerIsBetter, counted(func(r *Record) int64 { return r.Lag.AtWindowEnd })).doc("group lag at the window's end"),
+	)
+	br := func(leaf, unit, doc string, get func(b *results.BrokerMetrics) float64) Figure {
+		return fig("broker."+leaf, unit, Quantity, LowerIsBetter, quantity(func(r *Record) float64 { return get(&r.Broker) })).doc(doc)
+	}
+	add(
+		br("acquisition_lock_timeouts_total", "count", "acquisition locks that timed out, over the run", func(b *results.BrokerMetrics) float64 { return b.AcquisitionLockTimeoutsTotal }),
+		br("cpu_percent_avg", "%", "brokers' JMX process CPU ÷ span ÷ host cores", func(b *results.BrokerMetrics) float64 { return b.CPUPercentAvg }),
+		br("cpu_seconds_per_million_records", "s/M records", "brokers' CPU seconds in the window ÷ records completed × 10⁶", func(b *results.BrokerMetrics) float64 { return b.CPUSecondsPerMillionRecords }).
+			label("broker CPU s/M records").console(),
+		br("heap_after_gc_max_bytes", "bytes", "largest heap in use right after a young GC in the window", func(b *results.BrokerMetrics) float64 { return b.HeapAfterGCMaxBytes }).
+			label("broker heap after GC bytes"),
+		br("gc_time_percent", "%", "GC time in the window ÷ window, averaged over brokers", func(b *results.BrokerMetrics) float64 { return b.GCTimePercent }),
+		br("share_coordinator_write_rate_avg", "writes/s", "share-state writes/s in the window, all brokers", func(b *results.BrokerMetrics) float64 { return b.ShareCoordinatorWriteRateAvg }).
+			label("share coord writes/s").console(),
+		br("in_flight_messages_max", "records", "most share records in flight (acquired) at once", func(b *results.BrokerMetrics) float64 { return b.InFlightMessagesMax }),
+	)
+	add(
+		fig("max_rate.found_rate", "records/s", Quantity, HigherIsBetter, func(r *Record) (float64, bool) {
+			if r.MaxRate == nil {
+				return 0, false
+			}
+			return r.MaxRate.FoundRate, true
+		}).doc("load_mode max_rate: the highest rate that passed"),
+	)
+	add(eventFigures()...)
+	return out
+}
+
+// eventFigures are event_summary's figures (runs with events).
+func eventFigures() []Figure {
+	e := func(leaf, unit string, kind Kind, better Direction, doc string, get func(e *EventSummary) (float64, bool)) Figure {
+		return fig("event_summary."+leaf, unit, kind, better, func(r *Record) (float64, bool) {
+			if r.EventSummary == nil {
+				return 0, false
+			}
+			return get(r.EventSummary)
+		}).doc(doc)
+	}
+	v := func(x float64) (float64, bool) { return x, true }
+	opt := func(p *float64) (float64, bool) {
+		if p == nil {
+			return 0, false
+		}
+		return *p, true
+	}
+	return []Figure{
+		e("events", "count", Count, LowerIsBetter, "events fired", func(e *EventSummary) (float64, bool) { return v(float64(e.Events)) }),
+		e("first_record_max_s", "s", Quantity, LowerIsBetter, "joined members: longest join → first record", func(e *EventSummary) (float64, bool) { return opt(e.FirstRecordMaxSec) }),
+		e("joined_without_records", "members", Count, LowerIsBetter, "members that joined and got no record", func(e *EventSummary) (float64, bool) { return v(float64(e.JoinedWithout)) }),
+		e("rebalance_pauses", "count", Count, LowerIsBetter, "pauses of consumption by rebalances", func(e *EventSummary) (float64, bool) { return v(float64(e.RebalancePauses)) }),
+		e("rebalance_pause_total_s", "s", Quantity, LowerIsBetter, "rebalance pauses, summed", func(e *EventSummary) (float64, bool) { return v(e.RebalancePauseSec) }),
+		e("rebalance_pause_max_s", "s", Quantity, LowerIsBetter, "longest rebalance pause", func(e *EventSummary) (float64, bool) { return v(e.RebalancePauseMaxS) }),
+		e("rebalance_partitions", "count", Count, LowerIsBetter, "partitions paused by rebalances", func(e *EventSummary) (float64, bool) { return v(float64(e.RebalancePartitions)) }),
+		e("rebalance_peak_paused", "count", Count, LowerIsBetter, "most partitions paused at once", func(e *EventSummary) (float64, bool) { return v(float64(e.RebalancePeakPaused)) }),
+		e("group_stop_s", "s", Quantity, LowerIsBetter, "time the whole group stopped consuming", func(e *EventSummary) (float64, bool) { return v(e.GroupStopSec) }),
+		e("redeliveries", "records", Count, LowerIsBetter, "redeliveries caused by the events", func(e *EventSummary) (float64, bool) { return v(float64(e.Redeliveries)) }),
+		e("dip_max_percent", "%", Quantity, LowerIsBetter, "deepest throughput dip after an event", func(e *EventSummary) (float64, bool) { return v(e.DipMaxPercent) }),
+		e("recovery_max_s", "s", Quantity, LowerIsBetter, "longest recovery after an event", func(e *EventSummary) (float64, bool) { return opt(e.RecoveryMaxSec) }),
+		e("idle_gap_max_s", "s", Quantity, LowerIsBetter, "longest gap without completions after an event", func(e *EventSummary) (float64, bool) { return v(e.IdleGapMaxSec) }),
+		e("after_per_sec", "records/s", Quantity, HigherIsBetter, "throughput after the last event", func(e *EventSummary) (float64, bool) { return v(e.AfterPerSec) }),
+		e("held_by_crashed", "records", Count, LowerIsBetter, "records the crashed members held", func(e *EventSummary) (float64, bool) { return v(float64(e.HeldByCrashed)) }),
+		e("first_redelivery_max_s", "s", Quantity, LowerIsBetter, "longest crash → first redelivery", func(e *EventSummary) (float64, bool) { return opt(e.FirstRedeliveryMaxSec) }),
+		e("redeliveries_beyond_held", "records", Count, LowerIsBetter,
+			"redeliveries − held_by_crashed: ≥ 0 when every held record came back (computed, not in run.json)",
+			func(e *EventSummary) (float64, bool) { return v(float64(e.Redeliveries - e.HeldByCrashed)) }),
+	}
+}
+
+// pctGroup declares the figures of one percentile summary; column,
+// threshold and console list the leaves (p50 … mean) that have a runs.csv
+// column, a compare threshold, a console row.
+type pctGroup struct {
+	path, stem, unit, doc      string
+	get                        func(r *Record) *results.Percentiles
+	column, threshold, console string
+}
+
+var percentileLeaves = []struct {
+	leaf, label string
+	get         func(p *results.Percentiles) float64
+}{
+	{"p50", "p50", func(p *results.Percentiles) float64 { return p.P50 }},
+	{"p90", "p90", func(p *results.Percentiles) float64 { return p.P90 }},
+	{"p99", "p99", func(p *results.Percentiles) float64 { return p.P99 }},
+	{"p999", "p99.9", func(p *results.Percentiles) float64 { return p.P999 }},
+	{"p9999", "p99.99", func(p *results.Percentiles) float64 { return p.P9999 }},
+	{"max", "max", func(p *results.Percentiles) float64 { return p.Max }},
+	{"mean", "mean", func(p *results.Percentiles) float64 { return p.Mean }},
+}
+
+// percentiles are a summary's figures: "completion p99 ms", runs.csv
+// completion_p99_ms, threshold completion_p99.
+func percentiles(g pctGroup) []Figure {
+	out := make([]Figure, 0, len(percentileLeaves))
+	suffix := ""
+	if g.unit == "ms" {
+		suffix = "_ms"
+	}
+	in := func(list, leaf string) bool { return strings.Contains(" "+list+" ", " "+leaf+" ") }
+	for _, l := range percentileLeaves {
+		l := l
+		f := fig(g.path+"."+l.leaf, g.unit, Quantity, LowerIsBetter, quantity(func(r *Record) float64 { return l.get(g.get(r)) })).
+			label(strings.ReplaceAll(g.stem, "_", " ") + " " + l.label + " " + g.unit).doc(g.doc + ": " + l.label)
+		if in(g.column, l.leaf) {
+			f = f.column(g.stem + "_" + l.leaf + suffix)
+		}
+		if in(g.threshold, l.leaf) {
+			f = f.threshold(g.stem + "_" + l.leaf)
+		}
+		if in(g.console, l.leaf) {
+			f = f.console()
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// orderFigures are the order audit's figures at path (absent when nothing
+// was checked).
+func orderFigures(path, per string, get func(r *Record) *results.OrderFigures) []Figure {
+	o := func(leaf, unit string, kind Kind, doc string, v func(o *results.OrderFigures) float64) Figure {
+		return fig(path+"."+leaf, unit, kind, LowerIsBetter, func(r *Record) (float64, bool) {
+			if f := get(r); f != nil {
+				return v(f), true
+			}
+			return 0, false
+		}).doc(doc + ", " + per)
+	}
+	return []Figure{
+		o("checked", "records", Count, "records checked", func(o *results.OrderFigures) float64 { return float64(o.Checked) }),
+		o("violations", "records", Count, "records finished after a later record of their stream", func(o *results.OrderFigures) float64 { return float64(o.Violations) }),
+		o("streams", "count", Count, "streams seen", func(o *results.OrderFigures) float64 { return float64(o.Streams) }),
+		o("affected", "count", Count, "streams with a violation", func(o *results.OrderFigures) float64 { return float64(o.Affected) }),
+		o("affected_share", "ratio", Quantity, "affected ÷ streams", func(o *results.OrderFigures) float64 { return o.AffectedShare }),
+		o("max_displacement_records", "records", Count, "largest displacement in stream positions", func(o *results.OrderFigures) float64 { return float64(o.MaxDisplacementRecords) }),
+		o("max_displacement_ms", "ms", Quantity, "largest displacement in intended send time", func(o *results.OrderFigures) float64 { return o.MaxDisplacementMs }),
+	}
+}
+
+// fig starts a declaration; its label defaults to the path in words.
+func fig(path, unit string, kind Kind, better Direction, value func(r *Record) (float64, bool)) Figure {
+	return Figure{Path: path, Unit: unit, Kind: kind, Better: better, Value: value,
+		Label: strings.NewReplacer(".", " ", "_", " ").Replace(path)}
+}
+
+func (f Figure) label(s string) Figure     { f.Label = s; return f }
+func (f Figure) column(s string) Figure    { f.Column = s; return f }
+func (f Figure) threshold(s string) Figure { f.Threshold = s; return f }
+func (f Figure) console() Figure           { f.Console = true; return f }
+func (f Figure) doc(s string) Figure       { f.Doc = s; return f }
+func (f Figure) unit(s string) Figure      { f.Unit = s; return f }
+
+func quantity(get func(r *Record) float64) func(*Record) (float64, bool) {
+	return func(r *Record) (float64, bool) { return get(r), true }
+}
+
+func counted(get func(r *Record) int64) func(*Record) (float64, bool) {
+	return func(r *Record) (float64, bool) { return float64(get(r)), true }
+}
+
+func yesNo(get func(r *Record) bool) func(*Record) (float64, bool) {
+	return func(r *Record) (float64, bool) { return b01(get(r)), true }
+}
+
+func b01(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
