@@ -201,6 +201,7 @@ func (r *run) measured() *Measured {
 	if s.dlq != nil {
 		rr.Audit.DeadLetterAudit = *s.dlq // deadletter.go
 	}
+	var requests results.RequestTimings
 	if f.fl != nil || f.merged.Buffered != nil {
 		cs := f.merged
 		if f.fl != nil {
@@ -209,6 +210,7 @@ func (r *run) measured() *Measured {
 		rr.Latency.BufferedMs = results.SummarizeMillis(cs.Buffered)
 		rr.Polls.RecordsPerAcquisition = countPercentiles(cs.PerAcquisition)
 		rr.Polls.RecordsPerResponse = countPercentiles(cs.PerResponse)
+		requests = cs.Requests
 	}
 	if len(s.spec.Events) == 0 { // joins change the assignment: keep the prediction
 		rr.Ceiling = runs.ComputeCeiling(ceilingInput(s.spec, rr, s.spec.Rate, r.times.form.perPartition)).
@@ -223,6 +225,7 @@ func (r *run) measured() *Measured {
 	rr.GroupConfig = s.groupCfg
 	rr.Group = s.groupInfo
 	rr.Phases.DrainSec = r.times.drain
+	rr.Requests = runs.RequestFigures(requests, consumingSec(rr))
 	rr.Phases.DrainTimedOut = errors.Is(f.drainErr, errDrainTimeout)
 	rr.Phases.WindowStartSec = float64(rc.window.Start-rc.series.Start()) / 1e9
 	thirds := rc.series.Thirds(results.Completed, rc.window)
@@ -263,6 +266,11 @@ func (r *run) measured() *Measured {
 	rr.Resources = usage
 	rr.Errors = f.errs
 	return &Measured{Record: rr, Merged: m, Series: rc.series}
+}
+
+// consumingSec is how long the members consumed: warm-up, window and drain.
+func consumingSec(rr runs.Record) float64 {
+	return rr.Phases.WarmupSec + rr.Phases.MeasureSec + rr.Phases.DrainSec
 }
 
 // burstFigures reads a rate run whose drain outlasted its window as a

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/sharebench/sharebench/results"
 )
 
 // A sharded run's agents each measure their own members' client statistics;
@@ -19,15 +21,17 @@ func (s ClientStats) Merge(o ClientStats) {
 	s.Buffered.Merge(o.Buffered)
 	s.PerAcquisition.Merge(o.PerAcquisition)
 	s.PerResponse.Merge(o.PerResponse)
+	s.Requests.Merge(o.Requests)
 }
 
 type clientStatsWire struct {
 	Buffered, PerAcquisition, PerResponse []byte
+	Requests                              []results.RequestTimingRow `json:",omitempty"`
 }
 
 // Encode serialises the statistics.
 func (s ClientStats) Encode() ([]byte, error) {
-	var w clientStatsWire
+	w := clientStatsWire{Requests: s.Requests.Rows()}
 	for _, p := range []struct {
 		h   *hdrhistogram.Histogram
 		out *[]byte
@@ -47,7 +51,7 @@ func DecodeClientStats(b []byte) (ClientStats, error) {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return ClientStats{}, fmt.Errorf("consumers: client statistics: %w", err)
 	}
-	out := ClientStats{}
+	out := ClientStats{Requests: results.RequestTimingsFromRows(w.Requests)}
 	for _, p := range []struct {
 		in  []byte
 		out **hdrhistogram.Histogram

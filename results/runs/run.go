@@ -28,6 +28,9 @@ type Record struct {
 	Throughput Throughput            `json:"throughput"`
 	Latency    Latencies             `json:"latency"`
 	Polls      Polls                 `json:"polls"`
+	// Requests are the consumers' requests per broker and kind with their
+	// client-side times and empty fetches (requests.go; franz-go only).
+	Requests []RequestFigure `json:"requests,omitempty"`
 	Outcomes   Outcomes              `json:"outcomes"`
 	PerMember  []int64               `json:"per_member_completed"`
 	Audit      results.Audit         `json:"audit"`
