@@ -24,21 +24,18 @@ type Record struct {
 	// message.timestamp.type LogAppendTime; absent in older files).
 	TopicConfig map[string]string `json:"topic_config,omitempty"`
 
-	Phases     Phases     `json:"phases"`
-	Throughput Throughput `json:"throughput"`
-	Latency    Latencies  `json:"latency"`
-	Polls      Polls      `json:"polls"`
-	// Requests are the consumers' requests per broker and kind with their
-	// client-side times and empty fetches (requests.go; franz-go only).
-	Requests  []RequestFigure       `json:"requests,omitempty"`
-	Outcomes  Outcomes              `json:"outcomes"`
-	PerMember []int64               `json:"per_member_completed"`
-	Audit     results.Audit         `json:"audit"`
-	Ceiling   Ceiling               `json:"ceiling"`
-	Validity  Validity              `json:"validity"`
-	Resources results.CPUUsage      `json:"resources"` // CPU over the measurement window
-	Broker    results.BrokerMetrics `json:"broker"`    // the brokers' own metrics (JMX exporter)
-	Lag       results.LagSummary    `json:"lag"`
+	Phases     Phases                `json:"phases"`
+	Throughput Throughput            `json:"throughput"`
+	Latency    Latencies             `json:"latency"`
+	Polls      Polls                 `json:"polls"`
+	Outcomes   Outcomes              `json:"outcomes"`
+	PerMember  []int64               `json:"per_member_completed"`
+	Audit      results.Audit         `json:"audit"`
+	Ceiling    Ceiling               `json:"ceiling"`
+	Validity   Validity              `json:"validity"`
+	Resources  results.CPUUsage      `json:"resources"` // CPU over the measurement window
+	Broker     results.BrokerMetrics `json:"broker"`    // the brokers' own metrics (JMX exporter)
+	Lag        results.LagSummary    `json:"lag"`
 	// Events are the run's scale events and faults with what each did;
 	// EventSummary aggregates them (absent without events).
 	Events       []EventReport `json:"events,omitempty"`
@@ -63,6 +60,9 @@ type Record struct {
 	// window's records, so a window rate reads as a low efficiency. It
 	// gives the end-to-end time beside the formula's. Absent otherwise.
 	Burst *Burst `json:"burst,omitempty"`
+	// Requests are the consumers' requests per broker and kind with their
+	// client-side times and empty fetches (requests.go; franz-go only).
+	Requests []RequestFigure `json:"requests,omitempty"`
 
 	// MaxRate is load_mode max_rate's search: every step and the found
 	// rate; the other figures of the record are those of the step at the
