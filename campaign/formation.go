@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/sharebench/sharebench/results/runs"
 )
 
 // defaultConsumerHeartbeat is franz-go's consumer-group heartbeat interval.
@@ -20,7 +22,10 @@ type formation struct {
 	rounds int
 	// perPartition is, per partition, the members it is assigned to.
 	perPartition []int
-	assignment   string // for the run log
+	// brokers is, per member, its leader brokers and the busy ones (share
+	// members fetching one broker at a time; fetchwait.go).
+	brokers    []runs.MemberBrokers
+	assignment string // for the run log
 }
 
 // groupSnapshot is one look at the group's members and their partitions.
@@ -140,6 +145,7 @@ func (s *runSetup) formGroup(ctx context.Context, consumerErr chan error, genera
 	if s.share {
 		f.rounds = int(last.epoch)
 	}
+	f.brokers = s.memberBrokers(ctx, last)
 	f.assignment = s.adm.assignment(ctx, s.group, s.topic, s.share, s.spec.GroupProtocol == "consumer")
 	s.groupInfo = s.adm.groupProtocol(ctx, s.group, s.spec) // the protocol the broker runs, read back
 	fmt.Fprintf(s.log, "  %s: group formed in %.1fs (%d assignment rounds; unchanged for %v); assignment %s\n",

@@ -104,7 +104,7 @@ func fill(ctx context.Context, r *run, pcfg producer.Config) error {
 // the window is the drain (release → last finish), nothing is offered
 // on a schedule, the producers' figure is the fill rate, and the producer
 // rate does not bound the drain.
-func backlogFigures(rr *runs.Record, s scenarios.RunSpec, m results.Merged, fillSec float64, perPartition []int) {
+func backlogFigures(rr *runs.Record, s scenarios.RunSpec, m results.Merged, fillSec float64, form formation) {
 	rr.Phases.FillSec = fillSec
 	rr.Phases.WarmupSec = 0
 	t := &rr.Throughput
@@ -119,7 +119,7 @@ func backlogFigures(rr *runs.Record, s scenarios.RunSpec, m results.Merged, fill
 	if m.Acked > 0 {
 		t.CompletedRatio = float64(m.CompletedInWindow) / float64(m.Acked)
 	}
-	c := runs.ComputeCeiling(ceilingInput(s, *rr, math.Inf(1), perPartition))
+	c := runs.ComputeCeiling(ceilingInput(s, *rr, math.Inf(1), form.perPartition, form.brokers))
 	if math.IsInf(c.RecordsPerSec, 1) {
 		c.RecordsPerSec, c.Bound = 0, "none" // no processing bound
 	}

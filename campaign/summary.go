@@ -149,7 +149,7 @@ func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit result
 	if s.ConsumerType == "share" {
 		r.Outcomes.DeliveryCounts = trimZeros(m.DeliveryCounts[:])
 	}
-	r.Ceiling = runs.ComputeCeiling(ceilingInput(s, r, s.Rate, nil)).WithMeasured(r.Throughput.CompletedPerSec)
+	r.Ceiling = runs.ComputeCeiling(ceilingInput(s, r, s.Rate, nil, nil)).WithMeasured(r.Throughput.CompletedPerSec)
 	return r
 }
 
@@ -158,7 +158,7 @@ func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit result
 // the window); records per acquisition measured (p90; records per poll
 // when no acquisition was seen), consumers per partition from the formed
 // group's assignment (nil: predicted).
-func ceilingInput(s scenarios.RunSpec, r runs.Record, producerRate float64, perPartition []int) runs.CeilingInput {
+func ceilingInput(s scenarios.RunSpec, r runs.Record, producerRate float64, perPartition []int, brokers []runs.MemberBrokers) runs.CeilingInput {
 	acq := r.Polls.RecordsPerAcquisition.P90
 	if acq == 0 {
 		acq = r.Polls.RecordsPerPoll.P90
@@ -168,7 +168,19 @@ func ceilingInput(s scenarios.RunSpec, r runs.Record, producerRate float64, perP
 		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
 		ProducerRate: producerRate, RecordLocks: s.RecordLocks(), HoldMs: r.Latency.HoldMs.Mean,
 		RecordsPerAcquisition: acq, ConsumersPerPartition: perPartition,
+		BatchOptimized: s.ConsumerType == "share" && s.AcquireMode != "record_limit",
+		LockDurationMs: lockDurationMs(s), BufferedMs: r.Latency.BufferedMs.P50,
+		FetchWait: fetchWaitInput(s, brokers),
 	}
+}
+
+// lockDurationMs is the record lock a share run's acquisitions can outlive:
+// 0 for consumer groups and renew auto (renewed locks do not expire).
+func lockDurationMs(s scenarios.RunSpec) float64 {
+	if s.ConsumerType != "share" || s.Renew == "auto" {
+		return 0
+	}
+	return float64(s.RecordLockDuration()) / 1e6
 }
 
 // countSummary reads the records-per-poll histogram, whose values are
@@ -213,7 +225,7 @@ func (r *run) measured() *Measured {
 		requests = cs.Requests
 	}
 	if len(s.spec.Events) == 0 { // joins change the assignment: keep the prediction
-		rr.Ceiling = runs.ComputeCeiling(ceilingInput(s.spec, rr, s.spec.Rate, r.times.form.perPartition)).
+		rr.Ceiling = runs.ComputeCeiling(ceilingInput(s.spec, rr, s.spec.Rate, r.times.form.perPartition, r.times.form.brokers)).
 			WithMeasured(rr.Throughput.CompletedPerSec)
 	}
 	rr.StartedAt = rc.clock.Time(rc.start).Format(time.RFC3339)
@@ -230,10 +242,10 @@ func (r *run) measured() *Measured {
 	rr.Phases.WindowStartSec = float64(rc.window.Start-rc.series.Start()) / 1e9
 	thirds := rc.series.Thirds(results.Completed, rc.window)
 	if !s.spec.Backlog() && len(s.spec.Events) == 0 && rr.Phases.DrainSec > rr.Phases.MeasureSec {
-		rr.Burst = burstFigures(s.spec, rr, m, rc, r.times.form.perPartition)
+		rr.Burst = burstFigures(s.spec, rr, m, rc, r.times.form)
 	}
 	if s.spec.Backlog() {
-		backlogFigures(&rr, s.spec, m, r.times.fill, r.times.form.perPartition)
+		backlogFigures(&rr, s.spec, m, r.times.fill, r.times.form)
 		thirds = [3]int64{} // a drain has no steady state to check
 	}
 	usage := rc.cpu.usage()
@@ -252,6 +264,7 @@ func (r *run) measured() *Measured {
 		rr.Members = runs.MemberLives(m.Members, rc.window)
 	}
 	fillGauges(rc.series, rc.scraper, rc.lag, rc.procs)
+	rr.Ceiling = rr.Ceiling.Judge(rr.Throughput.CompletedPerSec, saturation(rr, usage))
 	rr.Validity = runs.Check(s.conn.validity(runs.ValidityInput{
 		IsKafka: s.cl.IsKafka(), Audit: rr.Audit, DrainTimedOut: rr.Phases.DrainTimedOut,
 		ScheduleLagP99Ms: rr.Latency.ScheduleLagMs.P99, HarnessCPUPercent: usage.HarnessPercent,
@@ -268,6 +281,18 @@ func (r *run) measured() *Measured {
 	return &Measured{Record: rr, Merged: m, Series: rc.series}
 }
 
+// saturation is the run's broker, host and request evidence for the
+// measured bounds (runs.Ceiling.Judge); the handler idle is -1 without
+// broker scrapes or when the exporter cannot give it.
+func saturation(rr runs.Record, usage results.CPUUsage) runs.Saturation {
+	idle := -1.0
+	if rr.Broker.Samples > 0 && !slices.Contains(rr.Broker.Unavailable, "request_handler_idle_min") {
+		idle = rr.Broker.RequestHandlerIdleMin
+	}
+	return runs.Saturation{HandlerIdleMin: idle, BrokerCPUPercent: rr.Broker.CPUPercentAvg,
+		HostCPUPercent: usage.HostPercent, Requests: rr.Requests}
+}
+
 // consumingSec is how long the members consumed: warm-up, window and drain.
 func consumingSec(rr runs.Record) float64 {
 	return rr.Phases.WarmupSec + rr.Phases.MeasureSec + rr.Phases.DrainSec
@@ -276,12 +301,12 @@ func consumingSec(rr runs.Record) float64 {
 // burstFigures reads a rate run whose drain outlasted its window as a
 // burst: first record (schedule start) → last completion, against
 // max(production time, records ÷ the ceiling without the producer bound).
-func burstFigures(s scenarios.RunSpec, rr runs.Record, m results.Merged, rc *recording, perPartition []int) *runs.Burst {
+func burstFigures(s scenarios.RunSpec, rr runs.Record, m results.Merged, rc *recording, form formation) *runs.Burst {
 	_, last, ok := rc.rec.Span()
 	if !ok || m.Acked == 0 {
 		return nil
 	}
-	c := runs.ComputeCeiling(ceilingInput(s, rr, math.Inf(1), perPartition))
+	c := runs.ComputeCeiling(ceilingInput(s, rr, math.Inf(1), form.perPartition, form.brokers))
 	b := &runs.Burst{Records: m.Acked, EndToEndSec: float64(last-rc.start) / 1e9, Bound: c.Bound}
 	produce := (s.Warmup + s.Duration).Seconds()
 	b.PredictedSec = produce

@@ -132,9 +132,12 @@ func Check(in ValidityInput) Validity {
 	if in.HostCPUPercent > 95 {
 		add("host_cpu", "the host CPU was %.0f%% busy: brokers and harness competed for cores", in.HostCPUPercent)
 	}
-	if in.Ceiling.RecordsPerSec > 0 && in.CompletedPerSec > in.Ceiling.RecordsPerSec*1.05 {
+	if cc := in.Ceiling.CompletionsCeiling(); cc > 0 && in.CompletedPerSec > cc*1.05 {
 		add("above_ceiling", "measured %.0f records/s exceeds the %.0f records/s ceiling by more than 5%%: a backlog from before the window was consumed inside it (lengthen warmup), or the model is wrong",
-			in.CompletedPerSec, in.Ceiling.RecordsPerSec)
+			in.CompletedPerSec, cc)
+	}
+	if in.Ceiling.Held == "unexplained" {
+		add("unexplained", "the model does not explain this run: %s", in.Ceiling.Evidence)
 	}
 	if f, l := in.CompletedThirds[0], in.CompletedThirds[2]; l >= 100 && float64(f) < 0.85*float64(l) {
 		add("warmup_short", "completions were still climbing in the window (first third %d, last third %d): lengthen warmup", f, l)
