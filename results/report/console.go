@@ -90,6 +90,13 @@ func sideBySideRows() []tableRow {
 			}
 			return fmt.Sprintf("%.1f (%s)", c.RecordsPerSec, c.Bound)
 		}},
+		{"bound held (what would move it)", func(r runs.Record) string {
+			c := r.Ceiling
+			if c.Move == "" {
+				return c.HeldBound()
+			}
+			return fmt.Sprintf("%s (%s)", c.HeldBound(), c.Move)
+		}},
 		{"completed records/s", func(r runs.Record) string { return num(r.Throughput.CompletedPerSec) }},
 		{"efficiency vs ceiling", func(r runs.Record) string {
 			if r.Burst != nil {

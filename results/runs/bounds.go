@@ -103,3 +103,11 @@ func (c Ceiling) evidence(s Saturation) string {
 	}
 	return ""
 }
+
+// HeldBound is the bound that held: Held after Judge, else the formula's.
+func (c Ceiling) HeldBound() string {
+	if c.Held != "" {
+		return c.Held
+	}
+	return c.Bound
+}
