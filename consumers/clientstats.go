@@ -125,6 +125,9 @@ func (w *fetchWatch) watchLeaders(ctx context.Context, cl *kgo.Client, topic str
 // two fetch responses of one broker belong to the first. The previous
 // pending fetch is settled then: empty if it buffered no record.
 func (w *fetchWatch) OnBrokerE2E(meta kgo.BrokerMetadata, key int16, e2e kgo.BrokerE2E) {
+	if meta.NodeID < 0 {
+		return // a seed connection (bootstrap metadata), not a broker of the cluster
+	}
 	k := results.RequestKey{Broker: meta.NodeID, Kind: kmsg.NameForKey(key)}
 	d := e2e.DurationE2E()
 	w.mu.Lock()
