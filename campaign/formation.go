@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/vocab"
 )
 
@@ -22,7 +23,10 @@ type formation struct {
 	rounds int
 	// perPartition is, per partition, the members it is assigned to.
 	perPartition []int
-	assignment   string // for the run log
+	// brokers is, per member, its leader brokers and the busy ones (share
+	// members fetching one broker at a time; fetchwait.go).
+	brokers    []runs.MemberBrokers
+	assignment string // for the run log
 }
 
 // groupSnapshot is one look at the group's members and their partitions.
@@ -142,6 +146,7 @@ func (s *runSetup) formGroup(ctx context.Context, consumerErr chan error, genera
 	if s.share {
 		f.rounds = int(last.epoch)
 	}
+	f.brokers = s.memberBrokers(ctx, last)
 	f.assignment = s.adm.assignment(ctx, s.group, s.topic, s.share, s.spec.GroupProtocol == vocab.ProtocolConsumer)
 	s.groupInfo = s.adm.groupProtocol(ctx, s.group, s.spec) // the protocol the broker runs, read back
 	fmt.Fprintf(s.log, "  %s: group formed in %.1fs (%d assignment rounds; unchanged for %v); assignment %s\n",

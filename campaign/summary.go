@@ -113,7 +113,9 @@ func (r *run) measured() *Measured {
 			cs = f.fl.ClientStats()
 		}
 		in.ClientStats = &runs.ClientHistograms{Buffered: cs.Buffered, PerAcquisition: cs.PerAcquisition, PerResponse: cs.PerResponse}
+		in.Requests = cs.Requests
 	}
+	in.FetchWait = fetchWaitInput(s.spec, r.times.form.brokers)
 	_, in.LastEvent, in.HasSpan = rc.rec.Span()
 	in.Resources = rc.cpu.usage()
 	completedPerSec := float64(m.CompletedInWindow) / rc.window.Seconds() // the record's throughput.completed_per_sec

@@ -2,6 +2,7 @@ package consumers
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -21,14 +22,16 @@ func (s ClientStats) Merge(o ClientStats) {
 	s.Buffered.Merge(o.Buffered)
 	s.PerAcquisition.Merge(o.PerAcquisition)
 	s.PerResponse.Merge(o.PerResponse)
+	s.Requests.Merge(o.Requests)
 }
 
 // Client statistics travel as a frame (results.SealFrame) with magic
 // "SBCS": the three histograms in HdrHistogram's V2 compressed encoding, in
-// the order below, each after its length as an unsigned varint.
+// the order below, each after its length as an unsigned varint, then the
+// request timings (results.RequestTimingRow as JSON) after theirs.
 const (
 	clientStatsMagic   = "SBCS"
-	clientStatsVersion = 1
+	clientStatsVersion = 2
 )
 
 // Encode serialises the statistics.
@@ -41,6 +44,11 @@ func (s ClientStats) Encode() ([]byte, error) {
 		}
 		body = append(binary.AppendUvarint(body, uint64(len(b))), b...)
 	}
+	rows, err := json.Marshal(s.Requests.Rows())
+	if err != nil {
+		return nil, fmt.Errorf("consumers: encode request timings: %w", err)
+	}
+	body = append(binary.AppendUvarint(body, uint64(len(rows))), rows...)
 	return results.SealFrame(clientStatsMagic, clientStatsVersion, body), nil
 }
 
@@ -62,8 +70,17 @@ func DecodeClientStats(b []byte) (ClientStats, error) {
 		}
 		*dst, body = h, body[k+int(n):]
 	}
+	n, k := binary.Uvarint(body)
+	if k <= 0 || n > uint64(len(body)-k) {
+		return ClientStats{}, fmt.Errorf("consumers: client statistics: request timings: bad length")
+	}
+	var rows []results.RequestTimingRow
+	if err := json.Unmarshal(body[k:k+int(n)], &rows); err != nil {
+		return ClientStats{}, fmt.Errorf("consumers: client statistics: request timings: %w", err)
+	}
+	out.Requests, body = results.RequestTimingsFromRows(rows), body[k+int(n):]
 	if len(body) != 0 {
-		return ClientStats{}, fmt.Errorf("consumers: client statistics: %d bytes after the last histogram", len(body))
+		return ClientStats{}, fmt.Errorf("consumers: client statistics: %d bytes after the request timings", len(body))
 	}
 	return out, nil
 }

@@ -58,3 +58,26 @@ func (g *keyGen) key(r *kgo.Record, rng *rand.Rand) {
 	r.Key = results.KeyBytes(id)
 	r.Headers = append(r.Headers, kgo.RecordHeader{Key: results.KeySeqHeader, Value: binary.BigEndian.AppendUint64(nil, seq)})
 }
+
+// BusyPartitions reports, per partition, whether the producers' key mode
+// sends it records: key_mode hashed sends each key id to the partition
+// franz-go's default partitioner hashes it to (murmur2, as Kafka's), so
+// fewer keys than partitions leave partitions empty; every other mode
+// spreads records over every partition. Beyond 4096 keys every partition
+// counts as busy.
+func BusyPartitions(keyMode string, keys, partitions int) []bool {
+	out := make([]bool, max(0, partitions))
+	if keyMode != KeyHashed || keys > 4096 || keys < 1 {
+		for i := range out {
+			out[i] = true
+		}
+		return out
+	}
+	part := kgo.StickyKeyPartitioner(nil).ForTopic("")
+	for id := range uint64(keys) {
+		if p := part.Partition(&kgo.Record{Key: results.KeyBytes(id)}, partitions); p >= 0 && p < partitions {
+			out[p] = true
+		}
+	}
+	return out
+}

@@ -106,6 +106,13 @@ func sideBySideRows() []tableRow {
 				return fmt.Sprintf("%.1f (%s)", c.RecordsPerSec, c.Bound)
 			}
 		}),
+		{"bound held (what would move it)", func(r runs.Record) string {
+			c := r.Ceiling
+			if c.Move == "" {
+				return string(c.HeldBound())
+			}
+			return fmt.Sprintf("%s (%s)", c.HeldBound(), c.Move)
+		}},
 		figure("throughput.completed_per_sec", nil),
 		figure("ceiling.efficiency", func(runs.Figure) func(runs.Record) string {
 			return func(r runs.Record) string {

@@ -43,6 +43,7 @@ func writeMarkdown(w io.Writer, camp runs.Campaign, recs []runs.Record) error {
 	fmt.Fprintln(bw)
 	writeMarkdownSideBySide(bw, recs)
 	writeMarkdownEvents(bw, recs)
+	writeMarkdownRequests(bw, recs)
 	writeMarkdownPercentiles(bw, recs)
 	writeMarkdownAudit(bw, recs)
 	writeMarkdownValidity(bw, recs)
@@ -175,4 +176,30 @@ func writeMarkdownValidity(w io.Writer, recs []runs.Record) {
 			fmt.Fprintf(w, "- %s: **%s**: %s\n", r.RunID, f.Code, f.Message)
 		}
 	}
+}
+
+// writeMarkdownRequests is the consumers' request timings per run and
+// broker: fetches per second, the empty share and the time spent waiting.
+func writeMarkdownRequests(w io.Writer, recs []runs.Record) {
+	var any bool
+	for _, r := range recs {
+		any = any || len(r.Requests) > 0
+	}
+	if !any {
+		return
+	}
+	fmt.Fprintln(w, "## Requests per broker")
+	fmt.Fprintln(w)
+	mdHeader(w, "---:", "run", "broker", "kind", "requests/s", "empty share", "empty mean ms", "mean ms", "wait s")
+	for _, r := range recs {
+		for _, q := range r.Requests {
+			empty, emptyMs := "-", "-"
+			if runs.IsFetch(q.Kind) {
+				empty, emptyMs = fmt.Sprintf("%.0f%%", 100*q.EmptyShare), fmt.Sprintf("%.0f", q.EmptyMeanMs)
+			}
+			mdRow(w, r.RunID, fmt.Sprint(q.Broker), q.Kind, fmt.Sprintf("%.1f", q.PerSec), empty, emptyMs,
+				fmt.Sprintf("%.1f", q.MeanMs), fmt.Sprintf("%.1f", q.WaitSec))
+		}
+	}
+	fmt.Fprintln(w)
 }

@@ -31,6 +31,21 @@ type CeilingInput struct {
 	// to (share only; from the group's assignment). nil: predicted from
 	// members and partitions (SharePartitionConsumers).
 	ConsumersPerPartition []int
+	// BatchOptimized is share.acquire.mode batch_optimized: the broker
+	// admits an acquisition while a partition's in-flight records are below
+	// the lock limit and rounds it up to whole producer batches, so
+	// ceil(locks ÷ records per acquisition) members hold at once
+	// (record_limit caps the acquisition at the locks left: floor).
+	BatchOptimized bool
+	// LockDurationMs is the record lock (group.share.record.lock.duration.ms)
+	// and BufferedMs the time a record waits in the client before a worker
+	// takes it (measured p50; 0 before the run): the lock-expiry bound
+	// (share without renew auto; 0: not computed).
+	LockDurationMs float64
+	BufferedMs     float64
+	// FetchWait describes the members' fetches under record_limit (share):
+	// nil when the members fetch from their brokers concurrently.
+	FetchWait *FetchWaitInput
 }
 
 // Bound names the ceiling that binds a run (Ceiling.Bound, run.json's
@@ -50,6 +65,17 @@ const (
 	// BoundNone: nothing bounds (backlog mode with no consumer-side
 	// ceiling).
 	BoundNone Bound = "none"
+	// BoundLockExpiry: acquisitions outlive the record lock, so part of
+	// the work is done twice.
+	BoundLockExpiry Bound = "lock_expiry"
+	// BoundFetchWaits: record_limit fetches held by brokers without
+	// records for fetch.max.wait.
+	BoundFetchWaits Bound = "fetch_waits"
+	// BoundBrokerSaturation, BoundHostSaturation: measured bounds (Judge).
+	BoundBrokerSaturation Bound = "broker_saturation"
+	BoundHostSaturation   Bound = "host_saturation"
+	// BoundUnexplained: the run is far below every bound (Judge flags it).
+	BoundUnexplained Bound = "unexplained"
 )
 
 // Ceiling is a run's theoretical throughput bound: the minimum of the
@@ -78,6 +104,29 @@ type Ceiling struct {
 	// RecordsPerAcquisition is the acquisition size the lock-holding bound
 	// used.
 	RecordsPerAcquisition float64 `json:"records_per_acquisition,omitempty"`
+	// LockExpiry is the rate of records finished inside their lock when an
+	// acquisition outlives it: min(workers, lock holders) × UsefulShare
+	// (lock_expiry.go); when it binds, Bound is "lock_expiry". 0 when no
+	// acquisition outlives its lock.
+	LockExpiry float64 `json:"lock_expiry,omitempty"`
+	// UsefulShare is the share of an acquisition's records finished before
+	// its lock expires; the rest is redelivered and processed again.
+	UsefulShare float64 `json:"useful_share,omitempty"`
+	// FetchWaits is the fetch-wait bound (fetch_wait.go): Σ over members
+	// of records per cycle ÷ cycle time, the cycle visiting each broker of
+	// the member once and waiting fetch.max.wait at every broker without
+	// records. When it binds, Bound is "fetch_waits". 0 when no member has
+	// a broker without records.
+	FetchWaits float64 `json:"fetch_waits,omitempty"`
+	// FetchMembers are the members' broker counts behind FetchWaits.
+	FetchMembers []MemberBrokers `json:"fetch_members,omitempty"`
+	// Held is the bound that held after the run (Judge): Bound, or
+	// "broker_saturation" / "host_saturation" when the measured rate fell
+	// well short of it on a saturated broker or host, or "unexplained".
+	Held Bound `json:"held,omitempty"`
+	// Evidence is the measurement behind Held; Move what would move it.
+	Evidence string `json:"evidence,omitempty"`
+	Move     string `json:"move,omitempty"`
 	// ActiveMembers is the members that can receive records: all of them in
 	// a share group, at most the partition count in a consumer group.
 	ActiveMembers int `json:"active_members"`
@@ -119,7 +168,7 @@ func ComputeCeiling(in CeilingInput) Ceiling {
 		if len(per) == 0 {
 			per = SharePartitionConsumers(in.Members, in.Partitions)
 		}
-		c.HoldersPerPartition = LockHolders(per, in.RecordLocks, in.RecordsPerAcquisition)
+		c.HoldersPerPartition = LockHolders(per, in.RecordLocks, in.RecordsPerAcquisition, in.BatchOptimized)
 		holders := 0
 		for _, h := range c.HoldersPerPartition {
 			holders += h
@@ -130,6 +179,10 @@ func ComputeCeiling(in CeilingInput) Ceiling {
 		if c.LockHolders < c.RecordsPerSec {
 			c.RecordsPerSec, c.Bound = c.LockHolders, BoundLocks
 		}
+	}
+	if in.Share {
+		c.applyLockExpiry(in) // lock_expiry.go
+		c.applyFetchWaits(in) // fetch_wait.go
 	}
 	if in.Share && in.RecordLocks > 0 && in.HoldMs > 0 {
 		c.Locks = float64(in.Partitions*in.RecordLocks) * 1000 / in.HoldMs
@@ -144,13 +197,22 @@ func ComputeCeiling(in CeilingInput) Ceiling {
 }
 
 // LockHolders is, per partition, the members that can hold its records at
-// once: min(consumers of the partition, floor(locks ÷ records per
-// acquisition)), at least 1 for a partition with a consumer (an
-// acquisition never exceeds the locks: the broker caps it).
-func LockHolders(consumersPerPartition []int, locks int, perAcquisition float64) []int {
+// once: min(consumers of the partition, holders that fit in the locks), at
+// least 1 for a partition with a consumer. Under record_limit an
+// acquisition never exceeds the locks left, so floor(locks ÷ records per
+// acquisition) fit; under batch_optimized the broker admits an acquisition
+// while the in-flight records are below the limit and completes whole
+// batches past it, so the n-th holder fits while (n−1) acquisitions are
+// below the locks: ceil(locks ÷ records per acquisition).
+func LockHolders(consumersPerPartition []int, locks int, perAcquisition float64, batchOptimized bool) []int {
 	fit := 1
 	if perAcquisition > 0 {
-		fit = max(1, int(math.Floor(float64(locks)/perAcquisition+1e-9)))
+		q := float64(locks) / perAcquisition
+		if batchOptimized {
+			fit = max(1, int(math.Ceil(q-1e-9)))
+		} else {
+			fit = max(1, int(math.Floor(q+1e-9)))
+		}
 	}
 	out := make([]int, len(consumersPerPartition))
 	for i, c := range consumersPerPartition {

@@ -104,7 +104,7 @@ func TestSharePartitionConsumers(t *testing.T) {
 			t.Errorf("%d members on %d partitions: %v, want %v", tc.m, tc.p, got, tc.want)
 		}
 	}
-	if got := LockHolders([]int{3, 3}, 2000, 2500); fmt.Sprint(got) != "[1 1]" {
+	if got := LockHolders([]int{3, 3}, 2000, 2500, false); fmt.Sprint(got) != "[1 1]" {
 		t.Errorf("acquisition above the locks: %v, want at least one holder", got)
 	}
 }

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -41,7 +42,13 @@ type Measurement struct {
 	Group       *GroupInfo
 	// PerPartition is, per partition, the members the formed group
 	// assigned it to (nil: predicted from members and partitions).
-	PerPartition    []int
+	PerPartition []int
+	// FetchWait is the fetch-wait bound's input from the formed group's
+	// member/broker layout (nil: members fetch from their brokers
+	// concurrently, or the layout is unknown).
+	FetchWait *FetchWaitInput
+	// Requests are the members' request timings per broker and kind.
+	Requests        results.RequestTimings
 	FormationSec    float64
 	FormationRounds int
 	FillSec         float64 // load_mode backlog: producing the backlog
@@ -80,7 +87,7 @@ func FromMeasurement(in Measurement) Record {
 		rr.Polls.RecordsPerResponse = countPercentiles(cs.PerResponse)
 	}
 	if len(s.Events) == 0 { // joins change the assignment: keep the prediction
-		rr.Ceiling = ComputeCeiling(ceilingInput(s, rr, s.Rate, in.PerPartition)).
+		rr.Ceiling = ComputeCeiling(ceilingInput(s, rr, s.Rate, in)).
 			WithMeasured(rr.Throughput.CompletedPerSec)
 	}
 	rr.StartedAt = in.StartedAt.Format(time.RFC3339)
@@ -92,6 +99,7 @@ func FromMeasurement(in Measurement) Record {
 	rr.GroupConfig = in.GroupConfig
 	rr.Group = in.Group
 	rr.Phases.DrainSec = in.DrainSec
+	rr.Requests = RequestFigures(in.Requests, consumingSec(rr))
 	rr.Phases.DrainTimedOut = in.DrainTimedOut
 	rr.Phases.WindowStartSec = float64(in.Window.Start-in.Series.Start()) / 1e9
 	thirds := in.Series.Thirds(results.Completed, in.Window)
@@ -99,7 +107,7 @@ func FromMeasurement(in Measurement) Record {
 		rr.Burst = burstFigures(in, rr)
 	}
 	if s.Backlog() {
-		backlogFigures(&rr, s, m, in.FillSec, in.PerPartition)
+		backlogFigures(&rr, s, m, in.FillSec, in)
 		thirds = [3]int64{} // a drain has no steady state to check
 	}
 	rr.Broker = in.Broker
@@ -112,6 +120,7 @@ func FromMeasurement(in Measurement) Record {
 		rr.Events, rr.EventSummary = eventReports(in)
 		rr.Members = MemberLives(m.Members, in.Window)
 	}
+	rr.Ceiling = rr.Ceiling.Judge(rr.Throughput.CompletedPerSec, saturation(rr, in.Resources))
 	v := in.Checks
 	v.Audit, v.DrainTimedOut = rr.Audit, rr.Phases.DrainTimedOut
 	v.ScheduleLagP99Ms = rr.Latency.ScheduleLagMs.P99
@@ -179,7 +188,7 @@ func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit result
 	if s.ConsumerType == vocab.ShareGroup {
 		r.Outcomes.DeliveryCounts = trimZeros(m.DeliveryCounts[:])
 	}
-	r.Ceiling = ComputeCeiling(ceilingInput(s, r, s.Rate, nil)).WithMeasured(r.Throughput.CompletedPerSec)
+	r.Ceiling = ComputeCeiling(ceilingInput(s, r, s.Rate, Measurement{})).WithMeasured(r.Throughput.CompletedPerSec)
 	return r
 }
 
@@ -188,7 +197,7 @@ func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit result
 // the window); records per acquisition measured (p90; records per poll
 // when no acquisition was seen), consumers per partition from the formed
 // group's assignment (nil: predicted).
-func ceilingInput(s scenarios.RunSpec, r Record, producerRate float64, perPartition []int) CeilingInput {
+func ceilingInput(s scenarios.RunSpec, r Record, producerRate float64, layout Measurement) CeilingInput {
 	acq := r.Polls.RecordsPerAcquisition.P90
 	if acq == 0 {
 		acq = r.Polls.RecordsPerPoll.P90
@@ -197,8 +206,37 @@ func ceilingInput(s scenarios.RunSpec, r Record, producerRate float64, perPartit
 		Share: s.ConsumerType == vocab.ShareGroup, Members: s.MaxMembers(), Workers: s.Workers, Partitions: s.Partitions,
 		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
 		ProducerRate: producerRate, RecordLocks: s.RecordLocks(), HoldMs: r.Latency.HoldMs.Mean,
-		RecordsPerAcquisition: acq, ConsumersPerPartition: perPartition,
+		RecordsPerAcquisition: acq, ConsumersPerPartition: layout.PerPartition,
+		BatchOptimized: s.ConsumerType == vocab.ShareGroup && s.AcquireMode != vocab.AcquireRecordLimit,
+		LockDurationMs: lockDurationMs(s), BufferedMs: r.Latency.BufferedMs.P50,
+		FetchWait: layout.FetchWait,
 	}
+}
+
+// lockDurationMs is the record lock a share run's acquisitions can outlive:
+// 0 for consumer groups and renew auto (renewed locks do not expire).
+func lockDurationMs(s scenarios.RunSpec) float64 {
+	if s.ConsumerType != vocab.ShareGroup || s.Renew == vocab.RenewAuto {
+		return 0
+	}
+	return float64(s.RecordLockDuration()) / 1e6
+}
+
+// saturation is the run's broker, host and request evidence for the
+// measured bounds (Ceiling.Judge); the handler idle is -1 without broker
+// scrapes or when the exporter cannot give it.
+func saturation(rr Record, usage results.CPUUsage) Saturation {
+	idle := -1.0
+	if rr.Broker.Samples > 0 && !slices.Contains(rr.Broker.Unavailable, "request_handler_idle_min") {
+		idle = rr.Broker.RequestHandlerIdleMin
+	}
+	return Saturation{HandlerIdleMin: idle, BrokerCPUPercent: rr.Broker.CPUPercentAvg,
+		HostCPUPercent: usage.HostPercent, Requests: rr.Requests}
+}
+
+// consumingSec is how long the members consumed: warm-up, window and drain.
+func consumingSec(rr Record) float64 {
+	return rr.Phases.WarmupSec + rr.Phases.MeasureSec + rr.Phases.DrainSec
 }
 
 // countPercentiles summarizes a histogram whose values are counts, not
@@ -228,7 +266,7 @@ func burstFigures(in Measurement, rr Record) *Burst {
 	if !in.HasSpan || m.Acked == 0 {
 		return nil
 	}
-	c := ComputeCeiling(ceilingInput(s, rr, math.Inf(1), in.PerPartition))
+	c := ComputeCeiling(ceilingInput(s, rr, math.Inf(1), in))
 	b := &Burst{Records: m.Acked, EndToEndSec: float64(in.LastEvent-in.LoadStart) / 1e9, Bound: c.Bound}
 	produce := (s.Warmup + s.Duration).Seconds()
 	b.PredictedSec = produce
@@ -243,7 +281,7 @@ func burstFigures(in Measurement, rr Record) *Burst {
 // the window is the drain (release → last finish), nothing is offered
 // on a schedule, the producers' figure is the fill rate, and the producer
 // rate does not bound the drain.
-func backlogFigures(rr *Record, s scenarios.RunSpec, m results.Merged, fillSec float64, perPartition []int) {
+func backlogFigures(rr *Record, s scenarios.RunSpec, m results.Merged, fillSec float64, layout Measurement) {
 	rr.Phases.FillSec = fillSec
 	rr.Phases.WarmupSec = 0
 	t := &rr.Throughput
@@ -258,7 +296,7 @@ func backlogFigures(rr *Record, s scenarios.RunSpec, m results.Merged, fillSec f
 	if m.Acked > 0 {
 		t.CompletedRatio = float64(m.CompletedInWindow) / float64(m.Acked)
 	}
-	c := ComputeCeiling(ceilingInput(s, *rr, math.Inf(1), perPartition))
+	c := ComputeCeiling(ceilingInput(s, *rr, math.Inf(1), layout))
 	if math.IsInf(c.RecordsPerSec, 1) {
 		c.RecordsPerSec, c.Bound = 0, BoundNone // no processing bound
 	}

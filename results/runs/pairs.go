@@ -68,10 +68,15 @@ func Pairs(runs []Record) []Pair {
 func (p Pair) Verdict() string {
 	c, s := p.Consumer, p.Share
 	line := fmt.Sprintf("%s vs %s: consumer group %.0f records/s (ceiling %.0f, %s-bound), share group %.0f records/s (ceiling %.0f, %s-bound)",
-		c.RunID, s.RunID, c.Throughput.CompletedPerSec, c.Ceiling.RecordsPerSec, c.Ceiling.Bound,
-		s.Throughput.CompletedPerSec, s.Ceiling.RecordsPerSec, s.Ceiling.Bound)
+		c.RunID, s.RunID, c.Throughput.CompletedPerSec, c.Ceiling.RecordsPerSec, c.Ceiling.HeldBound(),
+		s.Throughput.CompletedPerSec, s.Ceiling.RecordsPerSec, s.Ceiling.HeldBound())
 	if c.Throughput.CompletedPerSec > 0 {
 		line += fmt.Sprintf(": share/consumer = %.2fx", s.Throughput.CompletedPerSec/c.Throughput.CompletedPerSec)
+	}
+	for _, r := range []Record{c, s} {
+		if r.Ceiling.Move != "" && r.Ceiling.HeldBound() != "producer" {
+			line += fmt.Sprintf("; %s: %s would move it (%s)", r.RunID, r.Ceiling.Move, r.Ceiling.Evidence)
+		}
 	}
 	return line
 }

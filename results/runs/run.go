@@ -61,6 +61,9 @@ type Record struct {
 	// window's records, so a window rate reads as a low efficiency. It
 	// gives the end-to-end time beside the formula's. Absent otherwise.
 	Burst *Burst `json:"burst,omitempty"`
+	// Requests are the consumers' requests per broker and kind with their
+	// client-side times and empty fetches (requests.go; franz-go only).
+	Requests []RequestFigure `json:"requests,omitempty"`
 
 	// MaxRate is load_mode max_rate's search: every step and the found
 	// rate; the other figures of the record are those of the step at the

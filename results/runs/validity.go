@@ -58,12 +58,15 @@ const (
 	CodeDeadLetterUnreconciled Code = "dead_letter_unreconciled"
 	// clock_skew: a shard's clock is too far from the coordinator's.
 	CodeClockSkew Code = "clock_skew"
+	// CodeUnexplained: the measured rate is far below every bound and no
+	// saturation explains it (Ceiling.Judge).
+	CodeUnexplained Code = "unexplained"
 )
 
 // FlagCodes are the validity flag codes a run can carry, in the order
 // errors and help list them.
 var FlagCodes = []Code{
-	CodeNotKafka, CodeAuditUnbalanced, CodeLostRecords, CodeDrainTimeout, CodeScheduleLag, CodeHarnessCPU, CodeHostCPU, CodeAboveCeiling, CodeWarmupShort, CodeLockExpiryRisk, CodeClientErrors, CodeProduceFailed, CodeCollectorFailed, CodeTLSInsecure, CodeThrottled, CodeError, CodeProtocolFallback, CodeDeadLetterUnreconciled, CodeClockSkew,
+	CodeNotKafka, CodeAuditUnbalanced, CodeLostRecords, CodeDrainTimeout, CodeScheduleLag, CodeHarnessCPU, CodeHostCPU, CodeAboveCeiling, CodeWarmupShort, CodeLockExpiryRisk, CodeClientErrors, CodeProduceFailed, CodeCollectorFailed, CodeTLSInsecure, CodeThrottled, CodeError, CodeProtocolFallback, CodeDeadLetterUnreconciled, CodeClockSkew, CodeUnexplained,
 }
 
 // Codes spells strings (a command line's) as codes, unchecked
@@ -195,9 +198,12 @@ func Check(in ValidityInput) Validity {
 	if in.HostCPUPercent > 95 {
 		add(CodeHostCPU, "the host CPU was %.0f%% busy: brokers and harness competed for cores", in.HostCPUPercent)
 	}
-	if in.Ceiling.RecordsPerSec > 0 && in.CompletedPerSec > in.Ceiling.RecordsPerSec*1.05 {
+	if cc := in.Ceiling.CompletionsCeiling(); cc > 0 && in.CompletedPerSec > cc*1.05 {
 		add(CodeAboveCeiling, "measured %.0f records/s exceeds the %.0f records/s ceiling by more than 5%%: a backlog from before the window was consumed inside it (lengthen warmup), or the model is wrong",
-			in.CompletedPerSec, in.Ceiling.RecordsPerSec)
+			in.CompletedPerSec, cc)
+	}
+	if in.Ceiling.Held == BoundUnexplained {
+		add(CodeUnexplained, "the model does not explain this run: %s", in.Ceiling.Evidence)
 	}
 	if f, l := in.CompletedThirds[0], in.CompletedThirds[2]; l >= 100 && float64(f) < 0.85*float64(l) {
 		add(CodeWarmupShort, "completions were still climbing in the window (first third %d, last third %d): lengthen warmup", f, l)

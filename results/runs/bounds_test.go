@@ -1,0 +1,184 @@
+package runs
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/sharebench/sharebench/results"
+)
+
+// Hand-computed expectations for every bound formula.
+
+func TestFetchWaitRate(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		m          MemberBrokers
+		wait, r, p float64
+		workers    int
+		want       float64
+	}{
+		// 500 records per cycle, 2 empty brokers × 5 s: 500 ÷ 10 s.
+		{"franz-go 3 brokers 1 busy", MemberBrokers{3, 1}, 5000, 500, 0, 1, 50},
+		// Java's 500 ms: 500 ÷ 1 s.
+		{"java 3 brokers 1 busy", MemberBrokers{3, 1}, 500, 500, 0, 1, 500},
+		// 2 brokers, 1 busy: 500 ÷ 5 s.
+		{"2 brokers 1 busy", MemberBrokers{2, 1}, 5000, 500, 0, 1, 100},
+		// processing adds 100 × 10 ms ÷ 2 = 0.5 s to a 1 s wait: 100 ÷ 1.5 s.
+		{"processing in the cycle", MemberBrokers{2, 1}, 1000, 100, 10, 2, 100 / 1.5},
+		// fetch_max_wait 100 ms: 500 ÷ 0.2 s.
+		{"fetch_max_wait 100ms", MemberBrokers{3, 1}, 100, 500, 0, 1, 2500},
+		{"no busy broker", MemberBrokers{2, 0}, 5000, 500, 0, 1, 0},
+		// every broker busy: the worker rate 2 × 1000 ÷ 10.
+		{"all busy", MemberBrokers{2, 2}, 5000, 500, 10, 2, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := FetchWaitRate(tc.m, tc.wait, tc.r, tc.p, 1, tc.workers); math.Abs(got-tc.want) > 1e-9 {
+				t.Errorf("FetchWaitRate = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	if got := FetchWaitRate(MemberBrokers{1, 1}, 5000, 500, 0, 1, 1); !math.IsInf(got, 1) {
+		t.Errorf("one busy broker, free processing: %v, want +Inf", got)
+	}
+}
+
+func TestUsefulShare(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		a, p, l, b float64
+		w          int
+		want       float64
+	}{
+		{"fits", 50, 500, 30000, 0, 1, 1},
+		// 100 × 500 ms on 1 worker: 60 finish inside 30 s.
+		{"100 of 500 ms under 30 s", 100, 500, 30000, 0, 1, 0.6},
+		// 10 s in the client first: floor(20 s ÷ 0.5 s) = 40.
+		{"buffered 10 s", 100, 500, 30000, 10000, 1, 0.4},
+		// 2 workers: 2 × 60 ≥ 100.
+		{"two workers fit", 100, 500, 30000, 0, 2, 1},
+		{"lock shorter than one attempt", 10, 500, 400, 0, 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := UsefulShare(tc.a, tc.p, tc.l, tc.b, tc.w); math.Abs(got-tc.want) > 1e-9 {
+				t.Errorf("UsefulShare = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCeilingBounds(t *testing.T) {
+	base := CeilingInput{Share: true, Members: 1, Workers: 1, Partitions: 3, ProducerRate: 3000}
+	for _, tc := range []struct {
+		name  string
+		in    func(CeilingInput) CeilingInput
+		bound Bound
+		rate  float64
+	}{
+		{"fetch waits: the issue's 3-broker case", func(c CeilingInput) CeilingInput {
+			c.FetchWait = &FetchWaitInput{MaxWaitMs: 5000, RecordsPerFetch: 500, Members: []MemberBrokers{{3, 1}}}
+			return c
+		}, "fetch_waits", 50},
+		{"fetch waits: 2 members, the busy one alone on its broker", func(c CeilingInput) CeilingInput {
+			c.Members, c.ProcessingMs = 2, 1
+			c.FetchWait = &FetchWaitInput{MaxWaitMs: 5000, RecordsPerFetch: 500, Members: []MemberBrokers{{2, 0}, {1, 1}}}
+			return c
+		}, "workers", 2000},
+		{"fetch waits: 2 members, the busy one on 2 brokers", func(c CeilingInput) CeilingInput {
+			c.Members, c.ProcessingMs = 2, 1
+			c.FetchWait = &FetchWaitInput{MaxWaitMs: 5000, RecordsPerFetch: 500, Members: []MemberBrokers{{2, 1}, {1, 0}}}
+			return c
+		}, "fetch_waits", 500 / 5.5},
+		// batch_optimized: ceil(2000 ÷ 550) = 4 holders × 2 partitions × 1000 ÷ 20 ms.
+		{"batch_optimized holders", func(c CeilingInput) CeilingInput {
+			c.Members, c.Partitions, c.ProcessingMs, c.RecordLocks = 40, 2, 20, 2000
+			c.RecordsPerAcquisition, c.BatchOptimized = 550, true
+			return c
+		}, "locks", 400},
+		// record_limit: floor(2000 ÷ 550) = 3 holders.
+		{"record_limit holders", func(c CeilingInput) CeilingInput {
+			c.Members, c.Partitions, c.ProcessingMs, c.RecordLocks = 40, 2, 20, 2000
+			c.RecordsPerAcquisition = 550
+			return c
+		}, "locks", 300},
+		// 4 members × 1 worker × 2/s = 8/s, 60 % useful: 4.8/s.
+		{"lock expiry", func(c CeilingInput) CeilingInput {
+			c.Members, c.ProcessingMs, c.RecordsPerAcquisition, c.LockDurationMs = 4, 500, 100, 30000
+			return c
+		}, "lock_expiry", 4.8},
+		{"producer", func(c CeilingInput) CeilingInput { c.ProcessingMs = 0.1; return c }, "producer", 3000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ComputeCeiling(tc.in(base))
+			if c.Bound != tc.bound || math.Abs(c.RecordsPerSec-tc.rate) > 1e-6 {
+				t.Errorf("ceiling %v (%s), want %v (%s)", c.RecordsPerSec, c.Bound, tc.rate, tc.bound)
+			}
+		})
+	}
+}
+
+func TestJudgeBound(t *testing.T) {
+	fw := Ceiling{RecordsPerSec: 50, Bound: "fetch_waits", FetchMembers: []MemberBrokers{{3, 1}}}
+	req := []RequestFigure{{Broker: 2, Kind: "ShareFetch", Count: 10, EmptyShare: 1, EmptyMeanMs: 5000}}
+	for _, tc := range []struct {
+		name     string
+		c        Ceiling
+		measured float64
+		sat      Saturation
+		held     Bound
+	}{
+		{"near the bound", fw, 48, Saturation{HandlerIdleMin: 0.9, Requests: req}, "fetch_waits"},
+		{"far below, quiet broker", fw, 10, Saturation{HandlerIdleMin: 0.9}, "unexplained"},
+		{"far below, busy host", fw, 10, Saturation{HandlerIdleMin: 0.9, HostCPUPercent: 99}, "host_saturation"},
+		{"far below, handlers busy", fw, 10, Saturation{HandlerIdleMin: 0.05}, "broker_saturation"},
+		{"far below, broker CPU", fw, 10, Saturation{HandlerIdleMin: -1, BrokerCPUPercent: 95}, "broker_saturation"},
+		{"no handler figure is not saturation", fw, 10, Saturation{HandlerIdleMin: -1}, "unexplained"},
+		// lock_expiry: completions include the redone work: 8/s counts at 4.8 × 1/0.6.
+		{"lock expiry counts redone completions", Ceiling{RecordsPerSec: 4.8, Bound: "lock_expiry", UsefulShare: 0.6}, 8, Saturation{HandlerIdleMin: -1}, "lock_expiry"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.c.Judge(tc.measured, tc.sat)
+			if got.Held != tc.held || got.Move != Move(tc.held) || got.Move == "" {
+				t.Errorf("held %q move %q, want %q", got.Held, got.Move, tc.held)
+			}
+		})
+	}
+	got := fw.Judge(48, Saturation{Requests: req})
+	if want := "members' brokers with records/brokers [1/3]; broker 2: 100% of 10 ShareFetch empty, 5000 ms each"; got.Evidence != want {
+		t.Errorf("evidence %q, want %q", got.Evidence, want)
+	}
+	if Move("fetch_waits") != "acquire_mode batch_optimized, or members ≥ partitions, or fetch_max_wait 100ms" {
+		t.Errorf("fetch_waits move: %q", Move("fetch_waits"))
+	}
+	for _, b := range Bounds {
+		if Move(b) == "" {
+			t.Errorf("bound %q has no move", b)
+		}
+	}
+}
+
+func TestRequestFigures(t *testing.T) {
+	tm := results.RequestTimings{}
+	k := results.RequestKey{Broker: 1, Kind: "ShareFetch"}
+	tm.Observe(k, 5*time.Second, false)
+	tm.ObserveEmpty(k, 5*time.Second)
+	tm.Observe(k, 10*time.Millisecond, false)
+	other := results.RequestTimings{}
+	other.Observe(k, 5*time.Second, false)
+	other.ObserveEmpty(k, 5*time.Second)
+	other.Observe(results.RequestKey{Broker: 0, Kind: "ShareAcknowledge"}, 2*time.Millisecond, true)
+	tm.Merge(other)
+	f := RequestFigures(tm, 10)
+	if len(f) != 2 || f[0].Kind != "ShareAcknowledge" || f[0].Errors != 1 {
+		t.Fatalf("rows %+v", f)
+	}
+	s := f[1]
+	// 3 fetches in 10 s, 2 of them empty at 5 s each; 10.01 s summed.
+	if s.Count != 3 || math.Abs(s.PerSec-0.3) > 1e-9 || math.Abs(s.EmptyShare-2.0/3) > 1e-9 ||
+		s.EmptyMeanMs != 5000 || math.Abs(s.WaitSec-10.01) > 1e-9 || s.MaxMs != 5000 {
+		t.Errorf("ShareFetch figure %+v", s)
+	}
+	if back := results.RequestTimingsFromRows(tm.Rows()); back[k] != tm[k] {
+		t.Errorf("rows round trip: %+v vs %+v", back[k], tm[k])
+	}
+}

@@ -1,0 +1,54 @@
+package runs
+
+import "github.com/sharebench/sharebench/results"
+
+// RequestFigure is one broker × request kind of the consumers' requests
+// (run.json requests), timed by the client from the request written to its
+// response read, over the consuming phases (warm-up, window, drain).
+type RequestFigure struct {
+	Broker int32  `json:"broker"`
+	Kind   string `json:"kind"` // Kafka's API name: ShareFetch, ShareAcknowledge, Fetch, OffsetCommit, …Heartbeat
+	Count  int64  `json:"count"`
+	// PerSec is Count ÷ the consuming phases' length.
+	PerSec float64 `json:"per_sec"`
+	Errors int64   `json:"errors,omitempty"`
+	// EmptyShare is, for fetches, the share of responses that carried no
+	// record; EmptyMeanMs their mean time (≈ fetch.max.wait when the broker
+	// held them for records that never came).
+	EmptyShare  float64 `json:"empty_share,omitempty"`
+	EmptyMeanMs float64 `json:"empty_mean_ms,omitempty"`
+	MeanMs      float64 `json:"mean_ms"`
+	MaxMs       float64 `json:"max_ms"`
+	// WaitSec is the summed time of the kind's requests, s: for fetches,
+	// the time the members spent waiting on this broker.
+	WaitSec float64 `json:"wait_s"`
+}
+
+// RequestFigures summarizes request timings over secs of consuming, sorted
+// by broker and kind; nil when nothing was timed.
+func RequestFigures(t results.RequestTimings, secs float64) []RequestFigure {
+	rows := t.Rows()
+	if len(rows) == 0 {
+		return nil
+	}
+	out := make([]RequestFigure, 0, len(rows))
+	for _, r := range rows {
+		f := RequestFigure{Broker: r.Broker, Kind: r.Kind, Count: r.Count, Errors: r.Errors,
+			MaxMs: float64(r.MaxMicros) / 1e3, WaitSec: float64(r.Micros) / 1e6}
+		if secs > 0 {
+			f.PerSec = float64(r.Count) / secs
+		}
+		if r.Count > 0 {
+			f.MeanMs = float64(r.Micros) / 1e3 / float64(r.Count)
+			f.EmptyShare = float64(r.Empty) / float64(r.Count)
+		}
+		if r.Empty > 0 {
+			f.EmptyMeanMs = float64(r.EmptyMicros) / 1e3 / float64(r.Empty)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// IsFetch reports whether a request kind is a fetch (Fetch, ShareFetch).
+func IsFetch(kind string) bool { return kind == "Fetch" || kind == "ShareFetch" }
