@@ -90,7 +90,9 @@ func Text(s string) string {
 	})
 	return settingRE.ReplaceAllStringFunc(s, func(m string) string {
 		sub := settingRE.FindStringSubmatch(m)
-		if strings.HasPrefix(sub[2], `"`) {
+		// A quoted value, or any value of a JSON key ("key": 5), stays a
+		// JSON string: the masked text still parses.
+		if strings.HasPrefix(sub[2], `"`) || strings.HasSuffix(strings.TrimSpace(sub[1]), ":") {
 			return sub[1] + `"` + Mask + `"`
 		}
 		return sub[1] + Mask
