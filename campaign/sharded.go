@@ -202,7 +202,10 @@ func (c *coord) lateDone() error {
 }
 
 func shardFailed(i int, what, output string) error {
-	if output = strings.TrimSpace(output); output != "" {
+	// what may be an agent's own text: masked and bounded before it is
+	// relayed (a 100 KB line holding a password is not printed whole).
+	what = redact.Relayed(what, 0)
+	if output = strings.TrimSpace(redact.Relayed(output, 0)); output != "" {
 		lines := strings.Split(output, "\n")
 		if len(lines) > 15 {
 			lines = lines[len(lines)-15:]
