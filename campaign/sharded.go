@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/campaign/shard"
-	"github.com/sharebench/sharebench/internal/redact"
 	"github.com/sharebench/sharebench/consumers"
+	"github.com/sharebench/sharebench/internal/redact"
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"

@@ -78,7 +78,7 @@ var (
 	// key: value on a YAML line of its own (a scenario's broker_config,
 	// a manifest's ConfigMap), where key names a secret; the value runs to
 	// the end of the line.
-	yamlRE = regexp.MustCompile(`(?im)^(\s*(?:- )?` + keyRE + `:[ \t]+)([^\s|>#].*)$`)
+	yamlRE    = regexp.MustCompile(`(?im)^(\s*(?:- )?` + keyRE + `:[ \t]+)([^\s|>#].*)$`)
 	settingRE = regexp.MustCompile(`(?i)((?:"` + keyRE + `"\s*:|\b` + keyRE + `\s*=)\s*)("(?:[^"\\]|\\.)*"|[^\s,&;"'<>]+)`)
 )
 
