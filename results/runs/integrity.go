@@ -216,21 +216,27 @@ func IntegrityProblems(r Record) []string {
 	}
 	// A rate over a window of X seconds counts records of that window, so
 	// rate × X is at most the records of the whole run; the shortest phase
-	// that can be the window bounds it from above.
-	window := 0.0
-	for _, s := range []float64{r.Phases.MeasureSec, r.Phases.DrainSec} {
-		if s > 0 && (window == 0 || s < window) {
-			window = s
+	// that can be the rate's window (the measurement window; the drain for
+	// completions and the fill for production in backlog mode) bounds it.
+	const slack = 1.01 // rounding of the window's edges
+	if w := shortest(r.Phases.MeasureSec, r.Phases.DrainSec); w > 0 {
+		if completions := a.CompletedOnce + a.Duplicates + a.DuplicateCompletions; t.CompletedPerSec*w > float64(completions)*slack+1 {
+			bad("throughput.completed_per_sec = %g over a window of at least %gs makes more than the %d completions counted", t.CompletedPerSec, w, completions)
 		}
 	}
-	if window > 0 {
-		const slack = 1.01 // rounding of the window's edges
-		if completions := a.CompletedOnce + a.Duplicates + a.DuplicateCompletions; t.CompletedPerSec*window > float64(completions)*slack+1 {
-			bad("throughput.completed_per_sec = %g over a window of at least %gs makes more than the %d completions counted", t.CompletedPerSec, window, completions)
-		}
-		if t.ProducedPerSec*window > float64(a.Produced)*slack+1 {
-			bad("throughput.produced_per_sec = %g over a window of at least %gs makes more than the %d records produced", t.ProducedPerSec, window, a.Produced)
-		}
+	if w := shortest(r.Phases.MeasureSec, r.Phases.FillSec); w > 0 && t.ProducedPerSec*w > float64(a.Produced)*slack+1 {
+		bad("throughput.produced_per_sec = %g over a window of at least %gs makes more than the %d records produced", t.ProducedPerSec, w, a.Produced)
 	}
 	return out
+}
+
+// shortest is the smallest positive value, 0 if none is.
+func shortest(vs ...float64) float64 {
+	m := 0.0
+	for _, v := range vs {
+		if v > 0 && (m == 0 || v < m) {
+			m = v
+		}
+	}
+	return m
 }
