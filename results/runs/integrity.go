@@ -112,6 +112,9 @@ func checkObject(dec *json.Decoder, at string, depth int) error {
 }
 
 func checkValue(dec *json.Decoder, at string, depth int) error {
+	if depth > maxJSONDepth {
+		return fmt.Errorf("%s: nested deeper than %d levels", at, maxJSONDepth)
+	}
 	tok, err := dec.Token()
 	if err != nil {
 		return err
