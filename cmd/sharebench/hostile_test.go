@@ -62,7 +62,7 @@ func TestHostilePass(t *testing.T) {
 		"bad expect": "name: t\nexpect: [{name: x, measure: nope}]\n", "duplicate key": "name: t\nrate: 5\nrate: 6\n",
 		"bad kafka_version": "name: t\nkafka_version: http://bob:" + hostileSecret + "@x/\n", "broker_config not map": "name: t\nbroker_config: 5\n",
 		"warmup negative": "name: t\nwarmup: -5s\n", "drain_timeout 0": "name: t\ndrain_timeout: 0s\n", "huge list matrix": "name: t\nmembers: [" + strings.Repeat("1,", 5000) + "1]\n",
-"deep nesting": "name: t\nprocessing: " + strings.Repeat("[", 200) + strings.Repeat("]", 200) + "\n",
+		"deep nesting": "name: t\nprocessing: " + strings.Repeat("[", 200) + strings.Repeat("]", 200) + "\n",
 	}
 	for name, body := range badScenarios {
 		p := file("sc/"+strings.ReplaceAll(name, " ", "_")+".yaml", body)
