@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/sharebench/sharebench/campaign/shard"
 	"github.com/sharebench/sharebench/consumers"
+	"github.com/sharebench/sharebench/internal/redact"
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
@@ -34,16 +34,19 @@ const (
 	drainCheckEvery = 250 * time.Millisecond
 )
 
-// ScenarioHash is the sha256 of a scenario file, as agents report it.
+// ScenarioHash is the sha256 of a scenario file with its secrets masked
+// (redact.Bytes), as agents report it: a Kubernetes agent reads the masked
+// file from its ConfigMap, a local agent the file itself, and both hash what
+// the coordinator hashes.
 func ScenarioHash(path string) (string, error) {
 	if path == "" {
 		return "", nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := scenarios.ReadFileLimited(path)
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(b)
+	sum := sha256.Sum256(redact.Bytes(b))
 	return hex.EncodeToString(sum[:]), nil
 }
 
@@ -199,7 +202,10 @@ func (c *coord) lateDone() error {
 }
 
 func shardFailed(i int, what, output string) error {
-	if output = strings.TrimSpace(output); output != "" {
+	// what may be an agent's own text: masked and bounded before it is
+	// relayed (a 100 KB line holding a password is not printed whole).
+	what = redact.Relayed(what, 0)
+	if output = strings.TrimSpace(redact.Relayed(output, 0)); output != "" {
 		lines := strings.Split(output, "\n")
 		if len(lines) > 15 {
 			lines = lines[len(lines)-15:]

@@ -174,15 +174,24 @@ type MetricsServer struct {
 	done chan error
 }
 
+// CheckMetricsAddr checks addr is host:port with a loopback host, as
+// Listen needs (the dry run checks it too).
+func CheckMetricsAddr(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("metrics address %q: %w (want host:port, e.g. 127.0.0.1:9464)", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("metrics address %q: not a loopback address; sharebench serves its metrics on this host only (e.g. 127.0.0.1:9464)", addr)
+	}
+	return nil
+}
+
 // Listen serves /metrics on addr, which must be a loopback address
 // (127.0.0.1:9464, [::1]:9464, localhost:9464; port 0 picks a free one).
 func (h *HarnessMetrics) Listen(addr string) (*MetricsServer, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("metrics address %q: %w (want host:port, e.g. 127.0.0.1:9464)", addr, err)
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return nil, fmt.Errorf("metrics address %q: not a loopback address; sharebench serves its metrics on this host only (e.g. 127.0.0.1:9464)", addr)
+	if err := CheckMetricsAddr(addr); err != nil {
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -167,9 +167,21 @@ func (l *Ledger) Audit() Audit {
 	}
 	a.Produced = l.producedAcks.Load()
 	a.Foreign = l.foreign.Load()
-	sum := a.CompletedOnce + a.Duplicates + a.Archived + a.InFlight + a.Lost
-	a.Balanced = sum == a.Produced && a.Unacknowledged == 0 && a.Foreign == 0
+	a.Balanced = a.Balances()
 	return a
+}
+
+// Categorized is the sum of the categories every produced record is put in
+// exactly once: completed once, duplicates, archived, in flight, lost.
+func (a Audit) Categorized() int64 {
+	return a.CompletedOnce + a.Duplicates + a.Archived + a.InFlight + a.Lost
+}
+
+// Balances recomputes Balanced from the counts: the categories add up to
+// produced and no consumed record was unacknowledged or foreign
+// (docs/measurement.md#audit).
+func (a Audit) Balances() bool {
+	return a.Categorized() == a.Produced && a.Unacknowledged == 0 && a.Foreign == 0
 }
 
 // ProducedUnique, CompletedUnique and FinishedUnique count the records

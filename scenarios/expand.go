@@ -86,12 +86,19 @@ func (l *loader) meta(s *Scenario) error {
 	switch {
 	case s.Name == "":
 		return fmt.Errorf("%s: name: required; give the scenario a name like partition-cap", l.where("name"))
+	case len(s.Name) > MaxNameLen:
+		return fmt.Errorf("%s: name: %d characters: at most %d (it names the results directory and its files)",
+			l.where("name"), len(s.Name), MaxNameLen)
 	case !nameRE.MatchString(s.Name):
 		return fmt.Errorf("%s: name: use letters, digits, '.', '_' and '-' only (it names the results directory), got %q",
 			l.where("name"), s.Name)
 	}
 	if v := l.v.Get("description"); v != nil {
 		s.Description = formatScalar(v)
+	}
+	if len(s.Description) > MaxDescriptionBytes {
+		return fmt.Errorf("%s: description: %d bytes: at most %d KiB (it is written into campaign.json and every report)",
+			l.where("description"), len(s.Description), MaxDescriptionBytes>>10)
 	}
 	repeat, err := toInt(l.v.Get("repeat"))
 	if err == nil && repeat < 1 {

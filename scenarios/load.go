@@ -3,7 +3,6 @@ package scenarios
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -29,7 +28,7 @@ const EnvPrefix = "SHAREBENCH_"
 // processing or broker_config; changing processing.model through an
 // override drops the parameters the new model does not take.
 func Load(path string, env, sets []string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadFileLimited(path)
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
@@ -39,6 +38,9 @@ func Load(path string, env, sets []string) (*Scenario, error) {
 // LoadBytes is Load for a scenario already in memory; name is the source
 // used in errors and Scenario.Source.
 func LoadBytes(name string, data []byte, env, sets []string) (*Scenario, error) {
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("%s: %d bytes: larger than the %d KiB a scenario file may be", name, len(data), MaxFileBytes>>10)
+	}
 	info, err := checkFile(name, data)
 	if err != nil {
 		return nil, err

@@ -2,16 +2,19 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 
 	"github.com/sharebench/sharebench/results/report"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/spf13/cobra"
 )
 
 func newHistoryCmd() *cobra.Command {
 	opts := report.HistoryOptions{Window: 5, ThresholdPercent: 10}
 	out := "."
+	includeIncomplete := false
 	cmd := &cobra.Command{
 		Use:   "history DIR...",
 		Short: "Chart figures of campaign folders over time: history.html and history.csv, with a noise band and regressions marked",
@@ -32,6 +35,12 @@ throughput and efficiency, higher latency, CPU, memory and lag).`,
 			"  sharebench history --out history/ --figure latency.delivery_ms.p99 sharebench-results/smoke-*",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Window < 1 {
+				return usageError(fmt.Errorf("--window %d: expected a number of points ≥ 1", opts.Window))
+			}
+			if t := opts.ThresholdPercent; math.IsNaN(t) || math.IsInf(t, 0) || t <= 0 || t >= 1000 {
+				return usageError(fmt.Errorf("--threshold %g: expected a percentage > 0 and < 1000", t))
+			}
 			dirs, err := report.FindCampaigns(args)
 			if err != nil {
 				return err
@@ -41,6 +50,13 @@ throughput and efficiency, higher latency, CPU, memory and lag).`,
 				c, err := report.LoadHistoryCampaign(d, out)
 				if err != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "skipping %s: %v\n", d, err)
+					continue
+				}
+				for _, sk := range c.Camp.Skipped {
+					fmt.Fprintf(cmd.ErrOrStderr(), "corrupt run left out: %s\n", sk)
+				}
+				if st := c.Camp.EffectiveStatus(); st != runs.StatusComplete && !includeIncomplete {
+					fmt.Fprintf(cmd.ErrOrStderr(), "excluded %s: status %s (only complete campaigns are points; --include-incomplete draws them)\n", d, st)
 					continue
 				}
 				camps = append(camps, c)
@@ -75,6 +91,7 @@ throughput and efficiency, higher latency, CPU, memory and lag).`,
 	cmd.Flags().StringVar(&out, "out", out, "folder to write history.html and history.csv into")
 	cmd.Flags().StringArrayVar(&opts.Figures, "figure", nil, "figure to chart, a run.json path or alias (repeatable; default "+
 		"throughput.completed_per_sec, latency.completion_ms.p99, resources.broker_percent)")
+	cmd.Flags().BoolVar(&includeIncomplete, "include-incomplete", false, "also draw campaigns whose status is not complete (running, interrupted, failed)")
 	cmd.Flags().IntVar(&opts.Window, "window", opts.Window, "points in the noise band (min–max of the last N)")
 	cmd.Flags().Float64Var(&opts.ThresholdPercent, "threshold", opts.ThresholdPercent, "percent worse than the previous point that marks a regression")
 	return cmd

@@ -6,28 +6,43 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sharebench/sharebench/internal/redact"
 	"github.com/sharebench/sharebench/internal/version"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := newRoot().ExecuteContext(ctx)
-	stop()
+	os.Exit(runMain(ctx, os.Args[1:], os.Environ(), os.Stdout, os.Stderr))
+}
+
+// runMain runs the command line args and returns the exit status. Every
+// byte it prints passes through redact (the command's output, its error
+// stream and the final error line, which is also bounded): secrets in
+// flags, --set values, SHAREBENCH_* variables, URLs and relayed agent
+// text are masked on the console too.
+func runMain(ctx context.Context, args, environ []string, stdout, stderr io.Writer) int {
+	redact.ArgSecrets(args, environ)
+	root := newRoot()
+	root.SetArgs(args)
+	root.SetOut(redact.Writer(stdout))
+	root.SetErr(redact.Writer(stderr))
+	err := root.ExecuteContext(ctx)
 	code := exitCode(err)
 	switch {
 	case code == ExitInterrupted:
-		fmt.Fprintln(os.Stderr, "sharebench: interrupted; every broker it started has been stopped")
+		fmt.Fprintln(stderr, "sharebench: interrupted; every broker it started has been stopped")
 	case err != nil:
-		fmt.Fprintln(os.Stderr, "sharebench:", err)
+		fmt.Fprintln(stderr, "sharebench:", redact.Relayed(err.Error(), 16<<10))
 	}
-	os.Exit(code)
+	return code
 }
 
 func newRoot() *cobra.Command {

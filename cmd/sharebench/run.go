@@ -66,7 +66,7 @@ func newRunCmd() *cobra.Command {
 			"  sharebench run --scenario partition-cap --set members=[4,8,12]",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.scenario == "" {
-				return fmt.Errorf("--scenario: give a scenario file or a built-in name (%s)", strings.Join(scenarios.BuiltinNames(), ", "))
+				return usageError(fmt.Errorf("--scenario: give a scenario file or a built-in name (%s)", strings.Join(scenarios.BuiltinNames(), ", ")))
 			}
 			return runScenario(cmd, f)
 		},
@@ -117,6 +117,9 @@ func runScenario(cmd *cobra.Command, f runFlags) error {
 	sc, err := loadScenario(f.scenario, f.shardsSet())
 	if err != nil {
 		return usageError(err)
+	}
+	if err := preflight(f, sc); err != nil {
+		return err
 	}
 	if f.dryRun {
 		return usageError(dryRun(cmd.OutOrStdout(), sc))

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -70,7 +69,7 @@ func newScenariosShowCmd() *cobra.Command {
 // built-in. It returns the YAML source too.
 func openShown(ref string) ([]byte, *scenarios.Scenario, error) {
 	if isScenarioFile(ref) {
-		src, err := os.ReadFile(ref)
+		src, err := scenarios.ReadFileLimited(ref)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -1,9 +1,19 @@
 package redact
 
 import (
+	"encoding/json"
+	"html"
+	"net/url"
+	"slices"
 	"strings"
 	"sync"
 )
+
+// jsonString is v as it appears inside a JSON string.
+func jsonString(v string) string {
+	b, _ := json.Marshal(v)
+	return string(b[1 : len(b)-1])
+}
 
 // Secrets given as values (a SASL password, an OAUTHBEARER token, an AWS
 // secret key) carry no tell-tale key next to them in an error or a log
@@ -32,7 +42,13 @@ func AddSecret(v string) {
 			return
 		}
 	}
-	literals.vals = append(literals.vals, v)
+	// The value as JSON, HTML and a URL write it, too: a secret holding a
+	// quote or an ampersand is masked in every file, whatever escaped it.
+	for _, form := range []string{v, jsonString(v), html.EscapeString(v), url.QueryEscape(v)} {
+		if !slices.Contains(literals.vals, form) {
+			literals.vals = append(literals.vals, form)
+		}
+	}
 	// Longest first: a secret that contains another is masked whole.
 	var pairs []string
 	vals := append([]string(nil), literals.vals...)

@@ -1,10 +1,12 @@
 package redact
 
 import (
+	"fmt"
 	"io"
 	"net/url"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Mask replaces every secret.
@@ -65,6 +67,10 @@ var (
 	// key=value, or "key": value as JSON writes it, where key names a
 	// secret; the value runs to the end of a quoted string or the next
 	// separator.
+	// key: value on a YAML line of its own (a scenario's broker_config,
+	// a manifest's ConfigMap), where key names a secret; the value runs to
+	// the end of the line.
+	yamlRE    = regexp.MustCompile(`(?im)^(\s*(?:- )?` + keyRE + `:[ \t]+)([^\s|>#].*)$`)
 	settingRE = regexp.MustCompile(`(?i)((?:"` + keyRE + `"\s*:|\b` + keyRE + `\s*=)\s*)("(?:[^"\\]|\\.)*"|[^\s,&;"'<>]+)`)
 )
 
@@ -80,9 +86,12 @@ func Text(s string) string {
 		}
 		return sub[1] + Mask + "@"
 	})
+	s = yamlRE.ReplaceAllString(s, "${1}"+Mask)
 	return settingRE.ReplaceAllStringFunc(s, func(m string) string {
 		sub := settingRE.FindStringSubmatch(m)
-		if strings.HasPrefix(sub[2], `"`) {
+		// A quoted value, or any value of a JSON key ("key": 5), stays a
+		// JSON string: the masked text still parses.
+		if strings.HasPrefix(sub[2], `"`) || strings.HasSuffix(strings.TrimSpace(sub[1]), ":") {
 			return sub[1] + `"` + Mask + `"`
 		}
 		return sub[1] + Mask
@@ -127,4 +136,57 @@ func Settings(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// MaxRelayed is the most text Relayed keeps of what another process (an
+// agent, the Java runner) or an error chain hands on to the console.
+const MaxRelayed = 4 << 10
+
+// Relayed is s masked (Text) and bounded: at most max bytes (MaxRelayed when
+// max ≤ 0), the middle cut with a note of how much went, so that one huge
+// line from a failed agent neither floods the console nor hides its end.
+func Relayed(s string, max int) string {
+	if max <= 0 {
+		max = MaxRelayed
+	}
+	s = Text(s)
+	if len(s) <= max {
+		return s
+	}
+	head, tail := max/2, max/2
+	// cut on rune starts so the text stays valid UTF-8
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	end := len(s) - tail
+	for end < len(s) && !utf8.RuneStart(s[end]) {
+		end++
+	}
+	return s[:head] + fmt.Sprintf(" […%d bytes cut…] ", end-head) + s[end:]
+}
+
+// ArgSecrets registers (AddSecret) the values of command-line arguments and
+// SHAREBENCH_* variables whose key names a secret: --set
+// broker_config.ssl.keystore.password=X, SHAREBENCH_..._PASSWORD=X. An error
+// that later quotes X alone, without its key, still prints it masked.
+func ArgSecrets(args, environ []string) {
+	add := func(kv string) {
+		k, v, ok := strings.Cut(strings.TrimLeft(kv, "-"), "=")
+		if !ok {
+			return
+		}
+		if IsSecretKey(k) && v != "true" && v != "false" {
+			AddSecret(v)
+		}
+		// a value that is itself key=value (--set rate=password=PW)
+		ArgSecrets([]string{v}, nil)
+	}
+	for _, a := range args {
+		add(a)
+	}
+	for _, e := range environ {
+		if strings.HasPrefix(e, "SHAREBENCH_") {
+			add(e)
+		}
+	}
 }

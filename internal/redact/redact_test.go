@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestURL(t *testing.T) {
@@ -64,4 +65,54 @@ func FuzzText(f *testing.F) {
 			t.Errorf("Text is not idempotent on %q: %q then %q", s, out, Text(out))
 		}
 	})
+}
+
+// A secret-named key on a YAML line of its own has its value masked, the
+// rest of the file kept; masking twice changes nothing (agents hash the
+// masked scenario, the coordinator masks the original).
+func TestYAMLSettings(t *testing.T) {
+	in := "name: k\nbroker_config:\n  ssl.keystore.password: hunter22 # c\n  num.partitions: 3\n  sasl.jaas.config: 'x required password=\"p\";'\n"
+	want := "name: k\nbroker_config:\n  ssl.keystore.password: REDACTED\n  num.partitions: 3\n  sasl.jaas.config: REDACTED\n"
+	got := Text(in)
+	if got != want {
+		t.Errorf("Text(yaml)\n got %q\nwant %q", got, want)
+	}
+	if again := Text(got); again != got {
+		t.Errorf("masking twice changed %q into %q", got, again)
+	}
+}
+
+// Relayed masks and bounds; the cut is said, the start and the end kept.
+func TestRelayed(t *testing.T) {
+	s := "start password=abc " + strings.Repeat("é", 10000) + " end"
+	got := Relayed(s, 100)
+	if len(got) > 140 || !strings.HasPrefix(got, "start password=REDACTED") || !strings.HasSuffix(got, " end") || !strings.Contains(got, "bytes cut") {
+		t.Errorf("Relayed = %q", got)
+	}
+	if !utf8.ValidString(got) {
+		t.Errorf("Relayed cut a rune: %q", got)
+	}
+	if got := Relayed("short", 0); got != "short" {
+		t.Errorf("Relayed(short) = %q", got)
+	}
+}
+
+// A secret registered by value is masked in the forms JSON, HTML and URLs
+// escape it into, and arguments with a secret-named key register theirs.
+func TestEscapedLiteralsAndArgSecrets(t *testing.T) {
+	AddSecret(`pa"ss<&>word1`)
+	for _, form := range []string{`pa"ss<&>word1`, `pa\"ss\u003c\u0026\u003eword1`, `pa&#34;ss&lt;&amp;&gt;word1`} {
+		if got := Text("x " + form + " y"); got != "x REDACTED y" {
+			t.Errorf("Text(%q) = %q", form, got)
+		}
+	}
+	ArgSecrets([]string{"--set", "broker_config.ssl.key.password=ArgPw77", "rate=password=NestedPw88"}, []string{"SHAREBENCH_X_TOKEN=EnvTok99", "OTHER_TOKEN=KeepMe11"})
+	for _, s := range []string{"ArgPw77", "NestedPw88", "EnvTok99"} {
+		if got := Text("bad value " + s); strings.Contains(got, s) {
+			t.Errorf("%s not registered: %q", s, got)
+		}
+	}
+	if got := Text("KeepMe11"); got != "KeepMe11" {
+		t.Errorf("a variable without the SHAREBENCH_ prefix was registered: %q", got)
+	}
 }

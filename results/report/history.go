@@ -121,6 +121,9 @@ func LoadHistoryCampaign(dir, outDir string) (HistoryCampaign, error) {
 	if err != nil {
 		return HistoryCampaign{}, err
 	}
+	if err := redactAll(&camp, &recs); err != nil { // before history.html and history.csv format them
+		return HistoryCampaign{}, err
+	}
 	hc := HistoryCampaign{Dir: dir, Name: filepath.Base(filepath.Clean(dir)), Camp: camp, Recs: recs, Revision: campaignRevision(dir)}
 	hc.Started = campaignStart(dir, camp)
 	report := filepath.Join(dir, "report.html")

@@ -29,7 +29,12 @@ func (r Reporter) WriteFile(path string) error {
 // consumer/share pair, completion-latency percentiles, the audit and the
 // validity flags in words; short enough for a pull-request comment.
 func Markdown(camp runs.Campaign, recs []runs.Record) Reporter {
-	return func(w io.Writer) error { return writeMarkdown(w, camp, recs) }
+	return func(w io.Writer) error {
+		if err := redactAll(&camp, &recs); err != nil {
+			return err
+		}
+		return writeMarkdown(w, camp, recs)
+	}
 }
 
 // HTML is report.html: one self-contained file (the uPlot chart library,
@@ -39,6 +44,9 @@ func Markdown(camp runs.Campaign, recs []runs.Record) Reporter {
 // An incomplete campaign (Campaign.Incomplete) gets a banner at the top
 // of the body.
 func HTML(dir string, camp runs.Campaign, recs []runs.Record) Reporter {
+	if err := redactAll(&camp, &recs); err != nil {
+		return func(io.Writer) error { return err }
+	}
 	banner := camp.Incomplete()
 	if banner == "" {
 		return func(w io.Writer) error { return writeHTML(w, dir, camp, recs) }
@@ -62,40 +70,78 @@ func HTML(dir string, camp runs.Campaign, recs []runs.Record) Reporter {
 
 // CSV is runs.csv: one row per run with the summary figures.
 func CSV(recs []runs.Record) Reporter {
-	return func(w io.Writer) error { return writeCSV(w, recs) }
+	return func(w io.Writer) error {
+		if err := redactAll(&recs); err != nil {
+			return err
+		}
+		return writeCSV(w, recs)
+	}
 }
 
 // Console is the console's side-by-side table, the runs as columns, then
 // each run's validity flags.
 func Console(recs []runs.Record) Reporter {
-	return func(w io.Writer) error { return sideBySide(w, recs) }
+	return func(w io.Writer) error {
+		if err := redactAll(&recs); err != nil {
+			return err
+		}
+		return sideBySide(w, recs)
+	}
 }
 
 // Events prints one line per event of every run that had events.
 func Events(recs []runs.Record) Reporter {
-	return func(w io.Writer) error { writeEvents(w, recs); return nil }
+	return func(w io.Writer) error {
+		if err := redactAll(&recs); err != nil {
+			return err
+		}
+		writeEvents(w, recs)
+		return nil
+	}
 }
 
 // Expectations prints the scenario's expectations for the console, one
 // line each.
 func Expectations(outs []runs.ExpectationOutcome) Reporter {
-	return func(w io.Writer) error { writeExpectations(w, outs); return nil }
+	return func(w io.Writer) error {
+		if err := redactAll(&outs); err != nil {
+			return err
+		}
+		writeExpectations(w, outs)
+		return nil
+	}
 }
 
 // MaxRate prints every max-rate run's step table and found rate.
 func MaxRate(recs []runs.Record) Reporter {
-	return func(w io.Writer) error { return writeMaxRate(w, recs) }
+	return func(w io.Writer) error {
+		if err := redactAll(&recs); err != nil {
+			return err
+		}
+		return writeMaxRate(w, recs)
+	}
 }
 
 // Recommendations prints the campaign's recommendations.
 func Recommendations(recs []runs.Recommendation) Reporter {
-	return func(w io.Writer) error { writeRecommendations(w, recs); return nil }
+	return func(w io.Writer) error {
+		if err := redactAll(&recs); err != nil {
+			return err
+		}
+		writeRecommendations(w, recs)
+		return nil
+	}
 }
 
 // Compare is the comparison as Markdown: a table per matched run spec, then
 // the unmatched runs and the verdict.
 func Compare(c runs.Comparison) Reporter {
-	return func(w io.Writer) error { return writeCompare(w, c) }
+	return func(w io.Writer) error {
+		if err := redactAll(&c); err != nil {
+			return err
+		}
+		return writeCompare(w, c)
+	}
 }
 
 // WriteFiles renders a campaign's reports into its folder from the run

@@ -42,7 +42,7 @@ func JoinCodes(codes []Code, sep string) string { return strings.Join(CodeString
 // naming the run and the figure: records lost, an unbalanced audit, a
 // validity flag in deny.
 func RunProblems(r Record, deny []Code) []string {
-	var out []string
+	out := IntegrityProblems(r)
 	a := r.Audit
 	if a.Lost > 0 {
 		out = append(out, fmt.Sprintf("run %s: audit.lost = %d: produced records were never delivered", r.RunID, a.Lost))
@@ -123,8 +123,25 @@ func LoadSide(path string) (Side, error) {
 			s.Expectations = exps
 		}
 	}
-	s.Runs, err = LoadRuns(path)
+	s.Runs, err = loadRunsStrict(path)
 	return s, err
+}
+
+// loadRunsStrict is LoadRuns for the gate: a campaign folder with a run it
+// cannot read (corrupt, truncated, a run_id that disagrees with its folder)
+// is an error naming the file and the parse error, never a run "missing"
+// from one side.
+func loadRunsStrict(path string) ([]Record, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		if _, err := os.Lstat(filepath.Join(path, "run.json")); errors.Is(err, fs.ErrNotExist) {
+			camp, recs, err := LoadCampaign(path)
+			if len(camp.Skipped) > 0 {
+				return nil, fmt.Errorf("unreadable run record(s): %s", strings.Join(camp.Skipped, "; "))
+			}
+			return recs, err
+		}
+	}
+	return LoadRuns(path)
 }
 
 // completeCampaign refuses a campaign folder whose campaign.json does not

@@ -15,7 +15,7 @@ import (
 func ReadCampaign(dir string) (Campaign, error) {
 	var c Campaign
 	path := filepath.Join(dir, "campaign.json")
-	b, err := os.ReadFile(path)
+	b, err := readRecordFile(path)
 	if err != nil {
 		return c, err
 	}
@@ -66,6 +66,9 @@ func LoadCampaign(dir string) (Campaign, []Record, error) {
 		}
 		path := filepath.Join(dir, "runs", id, "run.json")
 		r, err := readValidRun(path)
+		if err == nil && r.RunID != id {
+			err = fmt.Errorf("%s: run_id %q disagrees with its folder %q: refused", path, r.RunID, id)
+		}
 		if err != nil {
 			camp.Skipped = append(camp.Skipped, fmt.Sprintf("%s: run %s skipped: %v", dir, id, err))
 			continue
@@ -87,19 +90,22 @@ func isRunID(id string) bool {
 	return id != "" && id != "." && id != ".." && !strings.ContainsAny(id, `/\`) && filepath.Base(id) == id
 }
 
-// readValidRun reads a run.json and checks it is a run record: it has a
-// run_id and a spec (null, {} and truncated files do not).
+// readValidRun reads a run.json and checks it is a run record of this
+// schema (readRecordFile, decodeRun): a regular file of bounded size, one
+// JSON object without duplicate keys, with schema_version, run_id, spec and
+// the audit counts (null, {}, truncated, binary and wrongly typed files are
+// refused with the parse error).
 func readValidRun(path string) (Record, error) {
-	r, err := ReadRun(path)
+	b, err := readRecordFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return r, fmt.Errorf("%s missing", path)
+		return Record{}, fmt.Errorf("%s missing", path)
 	case err != nil:
+		return Record{}, fmt.Errorf("invalid run.json: %w", err)
+	}
+	r, err := decodeRun(path, b)
+	if err != nil {
 		return r, fmt.Errorf("invalid run.json: %w", err)
-	case r.RunID == "":
-		return r, fmt.Errorf("%s: not a run record (no run_id)", path)
-	case r.Spec == nil:
-		return r, fmt.Errorf("%s: not a run record (no spec)", path)
 	}
 	return r, nil
 }

@@ -55,6 +55,9 @@ type Record struct {
 	Errors  []string      `json:"errors,omitempty"`
 	Files   []string      `json:"files"` // files written beside run.json
 	Elapsed time.Duration `json:"-"`
+	// absentAudit are the audit counts the loaded run.json did not hold
+	// (decodeRun); IntegrityProblems names them.
+	absentAudit []string
 
 	// Burst leads the reports when the drain after the window was longer
 	// than the window (rate mode): the consumers were still working off the

@@ -25,6 +25,7 @@ import (
 
 	"github.com/sharebench/sharebench/campaign/shard"
 	"github.com/sharebench/sharebench/connection"
+	"github.com/sharebench/sharebench/scenarios"
 )
 
 // Defaults of the launcher's bounds.
@@ -99,7 +100,7 @@ func (l *Launcher) Params(a shard.AgentArgs) (Params, error) {
 		p.Name = NameFor(a.Campaign, rand.String(5))
 	}
 	if len(p.ScenarioYAML) == 0 && a.ScenarioFile != "" {
-		b, err := os.ReadFile(a.ScenarioFile)
+		b, err := scenarios.ReadFileLimited(a.ScenarioFile)
 		if err != nil {
 			return p, fmt.Errorf("k8s: scenario for the ConfigMap: %w", err)
 		}

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/sharebench/sharebench/campaign/shard"
+	"github.com/sharebench/sharebench/internal/redact"
 )
 
 // Paths inside the agent's pod. The scenario ConfigMap and the connection
@@ -270,8 +271,11 @@ func Render(p Params) (Objects, error) {
 	o.ConfigMap = &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: meta(p.Name + "-scenario"),
-		Data:       map[string]string{ScenarioKey: string(p.ScenarioYAML)},
-		Immutable:  ptr.To(true),
+		// Masked: a ConfigMap is readable by anyone who may list the
+		// namespace's objects; the agents hash the masked text
+		// (campaign.ScenarioHash) and never need the brokers' own settings.
+		Data:      map[string]string{ScenarioKey: string(redact.Bytes(p.ScenarioYAML))},
+		Immutable: ptr.To(true),
 	}
 	volumes := []corev1.Volume{
 		{Name: "scenario", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{

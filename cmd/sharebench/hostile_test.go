@@ -1,0 +1,321 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sharebench/sharebench/results/runs"
+)
+
+// hostileCase is one input a new user (or an attacker) could hand
+// sharebench, with the exit status it must give. Every case must also end
+// within its bound, never panic and never print a planted secret.
+type hostileCase struct {
+	group, name string
+	args        []string
+	want        int    // exit status
+	says        string // the console must contain this ("" = anything)
+}
+
+const hostileSecret = "HostilePw4242"
+
+// TestHostilePass runs the hostile cases of issue 25 (docs/hostile-pass.md
+// lists them with their outcomes; HOSTILE_OUT=FILE writes that table).
+func TestHostilePass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("hostile pass: ~200 CLI invocations")
+	}
+	dir := t.TempDir()
+	file := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		_ = os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var cases []hostileCase
+	add := func(group, name string, want int, says string, args ...string) {
+		cases = append(cases, hostileCase{group, name, args, want, says})
+	}
+
+	// Scenario files: every bad one is exit 2 naming the file (dry run).
+	badScenarios := map[string]string{
+		"empty name": "name: ''\n", "no name": "rate: 5\n", "name with slash": "name: a/b\n", "name 300 chars": "name: " + strings.Repeat("n", 300) + "\n",
+		"unknown key": "name: t\nmax_poll_record: 5\n", "negative rate": "name: t\nrate: -5\n", "rate zero": "name: t\nrate: 0\n",
+		"rate .inf": "name: t\nrate: .inf\n", "rate .nan": "name: t\nrate: .nan\n", "rate string": "name: t\nrate: lots\n",
+		"partitions 0": "name: t\npartitions: 0\n", "partitions -1": "name: t\npartitions: -1\n", "partitions huge": "name: t\npartitions: 100000000\n",
+		"members 0": "name: t\nmembers: 0\n", "members 300 share": "name: t\nconsumer_type: share\nmembers: 300\n", "workers 0": "name: t\nworkers: 0\n",
+		"bad consumer_type": "name: t\nconsumer_type: both\n", "bad acks": "name: t\nacks: some\n", "bad duration": "name: t\nduration: forever\n",
+		"negative duration": "name: t\nduration: -1s\n", "bad processing model": "name: t\nprocessing: {model: magic}\n",
+		"list not map": "- a\n- b\n", "scalar doc": "just text\n", "two documents": "name: t\n---\nname: u\n", "tab indent": "name: t\n\trate: 5\n",
+		"yaml bomb": "name: t\na: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n",
+		"binary":    "\x00\x01\x02\xff\xfe", "description 100 KiB": "name: t\ndescription: " + strings.Repeat("d", 100<<10) + "\n",
+		"repeat 0": "name: t\nrepeat: 0\n", "bad message_size": "name: t\nmessage_size: 1ZB\n", "max_poll_records 0": "name: t\nmax_poll_records: 0\n",
+		"bad event action": "name: t\nevents: [{at: 1s, action: explode}]\n", "event after window": "name: t\nduration: 2s\nevents: [{at: 10s, action: join}]\n",
+		"bad expect": "name: t\nexpect: [{name: x, measure: nope}]\n", "duplicate key": "name: t\nrate: 5\nrate: 6\n",
+		"bad kafka_version": "name: t\nkafka_version: http://bob:" + hostileSecret + "@x/\n", "broker_config not map": "name: t\nbroker_config: 5\n",
+		"warmup negative": "name: t\nwarmup: -5s\n", "drain_timeout 0": "name: t\ndrain_timeout: 0s\n", "huge list matrix": "name: t\nmembers: [" + strings.Repeat("1,", 5000) + "1]\n",
+		"deep nesting": "name: t\nprocessing: " + strings.Repeat("[", 200) + strings.Repeat("]", 200) + "\n",
+	}
+	for name, body := range badScenarios {
+		p := file("sc/"+strings.ReplaceAll(name, " ", "_")+".yaml", body)
+		add("scenario file", name, ExitUsage, "", "run", "--provider", "kfake", "--dry-run", "--scenario", p)
+	}
+	big := file("sc/big.yaml", "name: t\n# "+strings.Repeat("x", 2<<20)+"\n")
+	add("scenario file", "2 MiB file", ExitUsage, "larger than", "run", "--provider", "kfake", "--dry-run", "--scenario", big)
+	add("scenario file", "/dev/zero", ExitUsage, "larger than", "run", "--provider", "kfake", "--dry-run", "--scenario", "/dev/zero")
+	add("scenario file", "a directory", ExitUsage, "", "run", "--provider", "kfake", "--dry-run", "--scenario", dir)
+	add("scenario file", "missing file", ExitUsage, "", "run", "--provider", "kfake", "--dry-run", "--scenario", filepath.Join(dir, "nope.yaml"))
+	add("scenario file", "unknown built-in", ExitUsage, "", "run", "--provider", "kfake", "--dry-run", "--scenario", "no-such-builtin")
+	add("scenario file", "scenarios show /dev/zero", ExitUsage, "", "scenarios", "show", "/dev/zero")
+
+	// CLI flags and combinations.
+	smoke := []string{"run", "--provider", "kfake", "--scenario", "smoke", "--dry-run"}
+	cli := []struct {
+		name  string
+		extra []string
+		want  int
+	}{
+		{"valid dry run", nil, ExitOK},
+		{"--provider banana", []string{"--provider", "banana"}, ExitUsage},
+		{"--metrics-addr non-loopback", []string{"--metrics-addr", "10.1.2.3:9464"}, ExitUsage},
+		{"--metrics-addr no port", []string{"--metrics-addr", "127.0.0.1"}, ExitUsage},
+		{"--metrics-addr URL with userinfo", []string{"--metrics-addr", "http://u:" + hostileSecret + "@10.0.0.1:9"}, ExitUsage},
+		{"--bootstrap with kfake", []string{"--bootstrap", "h:9092"}, ExitUsage},
+		{"--metrics-url with kfake", []string{"--metrics-url", "http://u:" + hostileSecret + "@h/m"}, ExitUsage},
+		{"--set unknown key", []string{"--set", "nope=1"}, ExitUsage},
+		{"--set no =", []string{"--set", "rate"}, ExitUsage},
+		{"--set rate NaN", []string{"--set", "rate=NaN"}, ExitUsage},
+		{"--set rate Inf", []string{"--set", "rate=Inf"}, ExitUsage},
+		{"--set rate -1", []string{"--set", "rate=-1"}, ExitUsage},
+		{"--set rate password=", []string{"--set", "rate=password=" + hostileSecret}, ExitUsage},
+		{"--set kafka_version URL", []string{"--set", "kafka_version=http://bob:" + hostileSecret + "@x/"}, ExitUsage},
+		{"--set members 0", []string{"--set", "members=0"}, ExitUsage},
+		{"--set duration 0s", []string{"--set", "duration=0s"}, ExitUsage},
+		{"--set processing.time -1ms", []string{"--set", "processing.time=-1ms"}, ExitUsage},
+		{"--set name 300", []string{"--set", "name=" + strings.Repeat("n", 300)}, ExitUsage},
+		{"--set description 100 KiB", []string{"--set", "description=" + strings.Repeat("d", 100<<10)}, ExitUsage},
+		{"--shards -1", []string{"--shards", "-1"}, ExitUsage},
+		{"--shards 65", []string{"--shards", "65"}, ExitUsage},
+		{"--shards x", []string{"--shards", "x"}, ExitUsage},
+		{"unknown flag", []string{"--nope"}, ExitUsage},
+		{"stray argument", []string{"extra"}, ExitUsage},
+		{"--set broker_config secret ok", []string{"--set", "broker_config.ssl.key.password=" + hostileSecret}, ExitOK},
+	}
+	for _, c := range cli {
+		add("CLI", "run "+c.name, c.want, "", append(append([]string(nil), smoke...), c.extra...)...)
+	}
+	add("CLI", "run without --scenario", ExitUsage, "--scenario", "run")
+	add("CLI", "unknown command", ExitUsage, "", "frobnicate")
+	add("CLI", "bench --dry-run", ExitOK, "", "bench", "--provider", "kfake", "--dry-run")
+	add("CLI", "broker_kill on kfake", ExitUsage, "kfake", "run", "--provider", "kfake", "--dry-run", "--scenario", "broker-kill")
+	add("CLI", "version with argument", ExitUsage, "", "version", "x")
+	add("CLI", "scenarios show unknown", ExitUsage, "", "scenarios", "show", "nope")
+	add("CLI", "k8s render no image", ExitUsage, "", "k8s", "render", "--scenario", "smoke", "--shards", "2")
+	add("CLI", "k8s render shards 0", ExitUsage, "", "k8s", "render", "--scenario", "smoke", "--shards", "0", "--image", "i:v")
+	add("CLI", "k8s render /dev/zero", ExitUsage, "", "k8s", "render", "--scenario", "/dev/zero", "--shards", "2", "--image", "i:v", "--bootstrap", "k:9092")
+
+	// Result folders: a corrupt run.json inside a complete campaign folder
+	// is exit 2 naming the file, never "missing in the candidate".
+	good := run("r01-share", "share", 0, 1000, 20)
+	good.Phases.MeasureSec = 0.1
+	base := campaignFolder(t, dir, "base", good)
+	corrupt := map[string]string{
+		"null": "null", "{}": "{}", "truncated": `{"schema_version": 1, "run_id": "r01-share", "spec": {`, "empty": "",
+		"binary": "\x00\xff\x10garbage", "array": "[1,2]", "string": `"run"`, "number": "5", "NaN": `{"schema_version": 1, "run_id": "r01-share", "spec": {}, "throughput": {"completed_per_sec": NaN}}`,
+		"Infinity":            `{"schema_version": 1, "run_id": "r01-share", "spec": {}, "throughput": {"completed_per_sec": Infinity}}`,
+		"wrong type audit":    `{"schema_version": 1, "run_id": "r01-share", "spec": {}, "audit": {"lost": "none"}}`,
+		"wrong type spec":     `{"schema_version": 1, "run_id": "r01-share", "spec": "share"}`,
+		"schema 999":          `{"schema_version": 999, "run_id": "r01-share", "spec": {}}`,
+		"schema missing":      `{"run_id": "r01-share", "spec": {}}`,
+		"duplicate run_id":    `{"schema_version": 1, "run_id": "r01-share", "run_id": "other", "spec": {}}`,
+		"duplicate audit key": `{"schema_version": 1, "run_id": "r01-share", "spec": {}, "audit": {"lost": 5, "lost": 0}}`,
+		"run_id mismatch":     `{"schema_version": 1, "run_id": "r99-other", "spec": {}}`,
+		"trailing garbage":    `{"schema_version": 1, "run_id": "r01-share", "spec": {}} xyz`,
+		"utf-16 BOM":          "\xff\xfe{\x00}\x00",
+		"deep nesting":        `{"schema_version": 1, "run_id": "r01-share", "spec": {}, "x": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + "}",
+	}
+	for name, body := range corrupt {
+		cand := campaignFolder(t, dir, "c-"+name, good)
+		_ = os.WriteFile(filepath.Join(cand, "runs", "r01-share", "run.json"), []byte(body), 0o644)
+		add("result folders", "compare: run.json "+name, ExitUsage, "run.json", "compare", base, cand)
+	}
+	for _, kind := range []string{"directory", "symlink elsewhere", "fifo-like device", "huge file"} {
+		cand := campaignFolder(t, dir, "k-"+strings.ReplaceAll(kind, " ", "-"), good)
+		p := filepath.Join(cand, "runs", "r01-share", "run.json")
+		_ = os.Remove(p)
+		switch kind {
+		case "directory":
+			_ = os.Mkdir(p, 0o755)
+		case "symlink elsewhere":
+			_ = os.Symlink(filepath.Join(base, "runs", "r01-share", "run.json"), p)
+		case "fifo-like device":
+			_ = os.Symlink("/dev/zero", p)
+		case "huge file":
+			f, _ := os.Create(p)
+			_ = f.Truncate(runs.MaxRecordFileBytes + 1)
+			_ = f.Close()
+		}
+		add("result folders", "compare: run.json is a "+kind, ExitUsage, "run.json", "compare", base, cand)
+	}
+	for _, st := range []string{"running", "interrupted", "failed", "banana"} {
+		cand := campaignFolder(t, dir, "st-"+st, good)
+		setStatus(t, cand, st)
+		add("result folders", "compare: campaign status "+st, ExitUsage, "", "compare", base, cand)
+	}
+	add("result folders", "compare: no such folder", ExitUsage, "", "compare", base, filepath.Join(dir, "nope"))
+	add("result folders", "compare: empty folder", ExitUsage, "", "compare", base, t.TempDir())
+	add("result folders", "compare: itself", ExitOK, "", "compare", base, base)
+	add("result folders", "report: no such folder", ExitError, "", "report", filepath.Join(dir, "nope"))
+	add("result folders", "report: good folder", ExitOK, "wrote", "report", campaignFolder(t, dir, "rep", good))
+
+	// The gate recomputes: an inconsistent record is a named failure (exit 1).
+	gate := map[string]func(*runs.Record){
+		"produced 300, completed 200, balanced": func(r *runs.Record) { r.Audit.Produced, r.Audit.CompletedOnce = 300, 200 },
+		"audit.lost -5":                         func(r *runs.Record) { r.Audit.Lost = -5; r.Audit.Produced = 95 },
+		"completed_once -1":                     func(r *runs.Record) { r.Audit.CompletedOnce = -1 },
+		"duplicates -3":                         func(r *runs.Record) { r.Audit.Duplicates = -3 },
+		"in_flight -1":                          func(r *runs.Record) { r.Audit.InFlight = -1 },
+		"foreign 2 but balanced":                func(r *runs.Record) { r.Audit.Foreign = 2 },
+		"unacknowledged 1 but balanced":         func(r *runs.Record) { r.Audit.Unacknowledged = 1 },
+		"throughput 1.7e308":                    func(r *runs.Record) { r.Throughput.CompletedPerSec = 1.7e308 },
+		"throughput -100":                       func(r *runs.Record) { r.Throughput.CompletedPerSec = -100 },
+		"produced_per_sec -1":                   func(r *runs.Record) { r.Throughput.ProducedPerSec = -1 },
+		"completed_ratio -1":                    func(r *runs.Record) { r.Throughput.CompletedRatio = -1 },
+		"completions beyond produced":           func(r *runs.Record) { r.Throughput.CompletedPerSec = 5000 },
+		"produced beyond counted":               func(r *runs.Record) { r.Throughput.ProducedPerSec = 1e6 },
+		"lost 5 unbalanced":                     func(r *runs.Record) { r.Audit.Lost = 5; r.Audit.Balanced = false },
+		"balanced false":                        func(r *runs.Record) { r.Audit.Balanced = false },
+	}
+	for name, mut := range gate {
+		r := good
+		mut(&r)
+		add("gate arithmetic", "compare: "+name, ExitError, "", "compare", base, campaignFolder(t, dir, "g-"+strings.ReplaceAll(name, " ", "_"), r))
+	}
+	noLost := campaignFolder(t, dir, "g-nolost", good)
+	rj := filepath.Join(noLost, "runs", "r01-share", "run.json")
+	b, _ := os.ReadFile(rj)
+	_ = os.WriteFile(rj, bytes.Replace(b, []byte(`"lost": 0,`), nil, 1), 0o644)
+	add("gate arithmetic", "compare: audit.lost absent", ExitError, "audit.lost absent", "compare", base, noLost)
+
+	// History.
+	hist := campaignFolder(t, dir, "h1", good)
+	for _, v := range []string{"0", "-1", "-5"} {
+		add("history", "--window "+v, ExitUsage, "--window", "history", "--out", filepath.Join(dir, "hout"), "--window", v, hist)
+	}
+	for _, v := range []string{"0", "-5", "NaN", "Inf", "-Inf", "1e9"} {
+		add("history", "--threshold "+v, ExitUsage, "--threshold", "history", "--out", filepath.Join(dir, "hout"), "--threshold", v, hist)
+	}
+	add("history", "--window x", ExitUsage, "", "history", "--window", "x", hist)
+	add("history", "good folder", ExitOK, "1 campaign(s)", "history", "--out", filepath.Join(dir, "hout"), hist)
+	inter := campaignFolder(t, dir, "h-int", good)
+	setStatus(t, inter, "interrupted")
+	add("history", "interrupted only", ExitError, "excluded", "history", "--out", filepath.Join(dir, "hout2"), inter)
+	add("history", "interrupted drawn with flag", ExitOK, "", "history", "--include-incomplete", "--out", filepath.Join(dir, "hout3"), inter)
+	add("history", "no such folder", ExitError, "", "history", "--out", filepath.Join(dir, "hout4"), filepath.Join(dir, "nope"))
+
+	// Advise.
+	ab := []string{"advise", "--processing", "10ms", "--partitions", "4"}
+	for _, a := range [][]string{
+		{"--rate", "-5"}, {"--rate", "0"}, {"--rate", "NaN"}, {"--rate", "Inf"}, {"--rate", "1e308"}, {"--rate", "lots"},
+		{"--rate", "10", "--workers", "0"}, {"--rate", "10", "--workers", "100000000"}, {"--rate", "10", "--headroom", "-1"},
+		{"--rate", "10", "--headroom", "1e300"}, {"--rate", "10", "--poll-overhead", "1000h"}, {"--rate", "10", "--record-locks", "50"},
+		{"--rate", "10", "--lock-duration", "2h"}, {"--rate", "10", "extra"},
+	} {
+		add("advise", strings.Join(a, " "), ExitUsage, "", append(append([]string(nil), ab...), a...)...)
+	}
+	add("advise", "valid plan", ExitOK, "", append(append([]string(nil), ab...), "--rate", "100")...)
+	add("advise", "missing required", ExitUsage, "", "advise")
+
+	// Secrets on the console of failing commands.
+	add("secrets", "SHAREBENCH_RATE=token=", ExitUsage, "", "run", "--provider", "kfake", "--scenario", "smoke", "--dry-run", "--set", "rate=token="+hostileSecret)
+	add("secrets", "--thresholds file holding a secret", ExitUsage, "", "compare", "--thresholds", file("th.txt", "password="+hostileSecret+"\n"), base, base)
+	add("secrets", "--deny-flags secret", ExitUsage, "", "compare", "--deny-flags", "password="+hostileSecret, base, base)
+
+	var table strings.Builder
+	fmt.Fprintf(&table, "| # | group | case | want | got | outcome |\n|---|---|---|---|---|---|\n")
+	failed := 0
+	for i, c := range cases {
+		var out bytes.Buffer
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		start := time.Now()
+		code := func() (code int) {
+			defer func() {
+				if p := recover(); p != nil {
+					code = -1
+					fmt.Fprintf(&out, "PANIC: %v", p)
+				}
+			}()
+			return runMain(ctx, c.args, nil, &out, &out)
+		}()
+		cancel()
+		took := time.Since(start)
+		var why []string
+		if code != c.want {
+			why = append(why, fmt.Sprintf("exit %d, want %d", code, c.want))
+		}
+		if strings.Contains(out.String(), hostileSecret) {
+			why = append(why, "secret on the console")
+		}
+		if c.says != "" && !strings.Contains(out.String(), c.says) {
+			why = append(why, fmt.Sprintf("console lacks %q", c.says))
+		}
+		if took > 20*time.Second {
+			why = append(why, "took "+took.String())
+		}
+		outcome := "ok"
+		if len(why) > 0 {
+			failed++
+			outcome = "FAIL: " + strings.Join(why, "; ")
+			t.Errorf("%s / %s (%v): %s\n%.600s", c.group, c.name, c.args, outcome, out.String())
+		}
+		fmt.Fprintf(&table, "| %d | %s | %s | %d | %d | %s |\n", i+1, c.group, strings.ReplaceAll(c.name, "|", "/"), c.want, code, outcome)
+	}
+	if len(cases) < 150 {
+		t.Errorf("only %d hostile cases", len(cases))
+	}
+	t.Logf("%d hostile cases, %d failed", len(cases), failed)
+	if p := os.Getenv("HOSTILE_OUT"); p != "" {
+		_ = os.WriteFile(p, []byte(table.String()), 0o644)
+	}
+}
+
+// campaignFolder writes a complete campaign folder name under dir with recs.
+func campaignFolder(t *testing.T, dir, name string, recs ...runs.Record) string {
+	t.Helper()
+	d := filepath.Join(dir, "folders", name)
+	camp := runs.Campaign{SchemaVersion: runs.SchemaVersion, Name: "fixture", Status: runs.StatusComplete,
+		StartedAt: "2026-01-01T00:00:00Z", FinishedAt: "2026-01-01T00:10:00Z"}
+	for _, r := range recs {
+		if err := os.MkdirAll(filepath.Join(d, "runs", r.RunID), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := runs.WriteJSON(filepath.Join(d, "runs", r.RunID, "run.json"), r); err != nil {
+			t.Fatal(err)
+		}
+		camp.Runs = append(camp.Runs, r.RunID)
+	}
+	if err := runs.WriteJSON(filepath.Join(d, "campaign.json"), camp); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func setStatus(t *testing.T, dir, status string) {
+	t.Helper()
+	c, err := runs.ReadCampaign(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Status = status
+	if err := runs.WriteJSON(filepath.Join(dir, "campaign.json"), c); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,43 @@
+package scenarios
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// Size limits of a scenario's inputs, checked before anything is read whole
+// (a scenario file of /dev/zero, a description of 100 MB): a real scenario
+// is a few KiB.
+const (
+	// MaxFileBytes is the largest scenario file read.
+	MaxFileBytes = 1 << 20
+	// MaxDescriptionBytes is the longest description: it is written into
+	// campaign.json at every status change and into every report.
+	MaxDescriptionBytes = 16 << 10
+	// MaxNameLen is the longest scenario name: the name, a 17-character
+	// UTC stamp and the run ids make file names, which the file system
+	// bounds at 255 bytes.
+	MaxNameLen = 100
+)
+
+// ReadFileLimited reads a scenario file of at most MaxFileBytes, reading no
+// more than one byte beyond that from anything (a FIFO, /dev/zero).
+func ReadFileLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s: a directory: expected a scenario file", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(b) > MaxFileBytes {
+		return nil, fmt.Errorf("%s: larger than %d KiB: a scenario file is a few KiB of YAML; is this the right file?", path, MaxFileBytes>>10)
+	}
+	return b, nil
+}
