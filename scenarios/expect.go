@@ -102,7 +102,7 @@ var expectFieldGroups = []struct {
 	{"outcomes.", []string{"delivered", "completed", "redelivered", "released", "rejected", "retried_in_place",
 		"lock_expired_completions", "renewals", "ack_errors", "poll_errors", "produce_failed"}},
 	{"audit.", []string{"produced", "completed_once", "duplicates", "duplicate_completions", "archived",
-		"in_flight", "lost", "unacknowledged", "foreign", "balanced", "archived_ratio",
+		"in_flight", "lost", "undelivered", "unacknowledged", "foreign", "balanced", "archived_ratio",
 		"dead_letter_records", "dead_lettered", "dead_letter_missing", "dead_letter_duplicates", "dead_letter_unmatched"}},
 	{"audit.order.", orderLeaves},
 	{"audit.order.partition.", orderLeaves},

@@ -122,6 +122,7 @@ func sideBySideRows() []tableRow {
 		{"audit archived", func(r runs.Record) string { return fmt.Sprint(r.Audit.Archived) }},
 		{"audit in flight", func(r runs.Record) string { return fmt.Sprint(r.Audit.InFlight) }},
 		{"audit lost", func(r runs.Record) string { return fmt.Sprint(r.Audit.Lost) }},
+		{"audit undelivered", func(r runs.Record) string { return fmt.Sprint(r.Audit.Undelivered) }},
 		{"audit balanced", func(r runs.Record) string { return yesNO(r.Audit.Balanced) }},
 		{"order violations", orderCell},
 		{"validity", validityCodes},

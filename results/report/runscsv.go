@@ -39,6 +39,7 @@ var runsCSVColumns = []struct {
 	{"audit_archived", func(r runs.Record) string { return i64(r.Audit.Archived) }},
 	{"audit_in_flight", func(r runs.Record) string { return i64(r.Audit.InFlight) }},
 	{"audit_lost", func(r runs.Record) string { return i64(r.Audit.Lost) }},
+	{"audit_undelivered", func(r runs.Record) string { return i64(r.Audit.Undelivered) }},
 	{"audit_balanced", func(r runs.Record) string { return strconv.FormatBool(r.Audit.Balanced) }},
 	{"valid", func(r runs.Record) string { return strconv.FormatBool(r.Validity.Valid) }},
 	{"flags", func(r runs.Record) string {

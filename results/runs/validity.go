@@ -110,14 +110,15 @@ func Check(in ValidityInput) Validity {
 	}
 	if !in.Audit.Balanced {
 		add("audit_unbalanced", "the audit does not balance: %d produced, %d classified, %d unacknowledged, %d foreign",
-			in.Audit.Produced, in.Audit.CompletedOnce+in.Audit.Duplicates+in.Audit.Archived+in.Audit.InFlight+in.Audit.Lost,
+			in.Audit.Produced, in.Audit.Classified(),
 			in.Audit.Unacknowledged, in.Audit.Foreign)
 	}
 	if in.Audit.Lost > 0 {
-		add("lost_records", "%d produced records were never delivered", in.Audit.Lost)
+		add("lost_records", "%d produced records were lost: never delivered, and Kafka can no longer deliver them (deleted before delivery, or committed past)", in.Audit.Lost)
 	}
 	if in.DrainTimedOut {
-		add("drain_timeout", "the drain timed out with records unfinished; the audit counts them as in flight or lost")
+		add("drain_timeout", "the drain timed out with records unfinished: %d still deliverable (undelivered), %d delivered and unfinished (in flight); Kafka still held them",
+			in.Audit.Undelivered, in.Audit.InFlight)
 	}
 	limit := in.ScheduleLagLimitMs
 	if limit <= 0 {
