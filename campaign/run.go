@@ -117,6 +117,7 @@ func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID strin
 		return nil, ctx.Err()
 	}
 	r.reconcileDeadLetters(ctx) // deadletter.go
+	r.checkUndelivered(ctx)     // undelivered.go: lost or still deliverable
 	return r.measured(), nil
 }
 

@@ -344,6 +344,7 @@ func (c *coord) run(ctx context.Context) (*Measured, error) {
 		r.fleet.errs = append(r.fleet.errs, c.done[i].Errors...)
 	}
 	r.reconcileDeadLetters(ctx) // deadletter.go
+	r.checkUndelivered(ctx)     // undelivered.go: lost or still deliverable
 	m := r.measured()
 	m.Record.Shards = c.record()
 	m.Record.Validity.Flag(m.Record.Shards.SkewFlag())

@@ -33,6 +33,10 @@ type producerLedger struct {
 	delivered bitset
 	completed bitset
 	archived  bitset
+	// deliverable marks never-delivered records the read-back after the
+	// drain found still deliverable (StillDeliverable); nil until the
+	// first mark, so a run that drained needs no fifth bitset.
+	deliverable bitset
 }
 
 type bitset []atomic.Uint64
@@ -116,6 +120,25 @@ func (l *Ledger) Archived(p uint32, seq uint64) {
 	}
 }
 
+// StillDeliverable marks a record that Kafka could still deliver when the
+// drain stopped: it was in the log at or past the group's delivery
+// position (a consumer group's committed offset, a share group's
+// share-partition start offset, and the log start offset). The audit
+// counts a never-delivered record so marked as undelivered, every other
+// never-delivered record as lost. Call it once the fleets have stopped.
+func (l *Ledger) StillDeliverable(p uint32, seq uint64) {
+	if int(p) >= len(l.producers) || seq >= l.producers[p].capacity {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := &l.producers[p]
+	if s.deliverable == nil {
+		s.deliverable = newBitset(s.capacity)
+	}
+	s.deliverable.set(seq)
+}
+
 // Audit classifies every record the broker acknowledged exactly once.
 type Audit struct {
 	Produced      int64 `json:"produced"`       // produce acknowledgements received
@@ -126,7 +149,16 @@ type Audit struct {
 	DuplicateCompletions int64 `json:"duplicate_completions"`
 	Archived             int64 `json:"archived"`  // rejected / dead-lettered / delivery-limit, never completed
 	InFlight             int64 `json:"in_flight"` // delivered, neither completed nor archived at the end
-	Lost                 int64 `json:"lost"`      // produced, never delivered
+	// Lost are records never delivered that Kafka can no longer deliver:
+	// deleted (retention, DeleteRecords) before delivery, or committed
+	// past (consumer group) or moved past by the share-partition start
+	// offset (share group) without being processed. Files written before
+	// Undelivered existed count every never-delivered record here.
+	Lost int64 `json:"lost"`
+	// Undelivered are records never delivered that Kafka could still
+	// deliver when the drain stopped (a drain that timed out): nothing
+	// was lost, the run stopped first (StillDeliverable).
+	Undelivered int64 `json:"undelivered"`
 	// Unacknowledged counts records a consumer saw whose produce was never
 	// acknowledged (a produce that timed out on the client yet reached the log).
 	Unacknowledged int64 `json:"unacknowledged"`
@@ -154,7 +186,12 @@ func (l *Ledger) Audit() Audit {
 			a.CompletedOnce += int64(bits.OnesCount64(prod & done))
 			a.Archived += int64(bits.OnesCount64(prod &^ done & arch))
 			a.InFlight += int64(bits.OnesCount64(prod &^ done &^ arch & dlv))
-			a.Lost += int64(bits.OnesCount64(prod &^ done &^ arch &^ dlv))
+			never := prod &^ done &^ arch &^ dlv
+			if s.deliverable != nil {
+				a.Undelivered += int64(bits.OnesCount64(never & s.deliverable[w].Load()))
+				never &^= s.deliverable[w].Load()
+			}
+			a.Lost += int64(bits.OnesCount64(never))
 			a.Unacknowledged += int64(bits.OnesCount64((done | arch | dlv) &^ prod))
 		}
 	}
@@ -172,9 +209,10 @@ func (l *Ledger) Audit() Audit {
 }
 
 // Categorized is the sum of the categories every produced record is put in
-// exactly once: completed once, duplicates, archived, in flight, lost.
+// exactly once: completed once, duplicates, archived, in flight, lost and
+// undelivered; a balanced audit's equals Produced.
 func (a Audit) Categorized() int64 {
-	return a.CompletedOnce + a.Duplicates + a.Archived + a.InFlight + a.Lost
+	return a.CompletedOnce + a.Duplicates + a.Archived + a.InFlight + a.Lost + a.Undelivered
 }
 
 // Balances recomputes Balanced from the counts: the categories add up to
@@ -183,6 +221,10 @@ func (a Audit) Categorized() int64 {
 func (a Audit) Balances() bool {
 	return a.Categorized() == a.Produced && a.Unacknowledged == 0 && a.Foreign == 0
 }
+
+// NeverDelivered counts the records the broker acknowledged that no
+// consumer was handed (lost + undelivered).
+func (a Audit) NeverDelivered() int64 { return a.Lost + a.Undelivered }
 
 // ProducedUnique, CompletedUnique and FinishedUnique count the records
 // marked produced, completed, and completed or archived: each record once,

@@ -139,3 +139,37 @@ func TestLedgerBitAddressing(t *testing.T) {
 		t.Errorf("producer 1 of 1: foreign %d, want 1", a.Foreign)
 	}
 }
+
+func TestLedgerStillDeliverableSplitsNeverDelivered(t *testing.T) {
+	// 1 producer × 200 records, all produced. 0-99 completed; 100-199
+	// never delivered. The read-back found 150-199 still in the log past
+	// the group's position (and 0-9, already completed, and one seq past
+	// the ledger's bounds): 50 undelivered, 50 lost, nothing else moves.
+	l := NewLedger(1, 200)
+	for s := uint64(0); s < 200; s++ {
+		l.Produced(0, s)
+	}
+	for s := uint64(0); s < 100; s++ {
+		l.Delivered(0, s)
+		l.Completed(0, s)
+	}
+	if a := l.Audit(); a.Lost != 100 || a.Undelivered != 0 {
+		t.Fatalf("before the read-back: lost %d, undelivered %d, want 100 and 0 (no evidence, no undelivered)", a.Lost, a.Undelivered)
+	}
+	for s := uint64(150); s < 200; s++ {
+		l.StillDeliverable(0, s)
+	}
+	for s := uint64(0); s < 10; s++ {
+		l.StillDeliverable(0, s)
+	}
+	l.StillDeliverable(0, 500)
+	l.StillDeliverable(3, 1)
+	got := l.Audit()
+	want := Audit{Produced: 200, CompletedOnce: 100, Lost: 50, Undelivered: 50, Balanced: true}
+	if got != want {
+		t.Fatalf("audit\n got %+v\nwant %+v", got, want)
+	}
+	if got.NeverDelivered() != 100 || got.Categorized() != 200 {
+		t.Errorf("never delivered %d, classified %d, want 100 and 200", got.NeverDelivered(), got.Categorized())
+	}
+}

@@ -100,6 +100,7 @@ var figureNames = []FigureName{
 	{Path: "audit.archived", Unit: "records", Aliases: []string{"audit_archived"}},
 	{Path: "audit.in_flight", Unit: "records", Aliases: []string{"audit_in_flight"}},
 	{Path: "audit.lost", Unit: "records", Aliases: []string{"audit_lost"}},
+	{Path: "audit.undelivered", Unit: "records", Aliases: []string{"audit_undelivered"}},
 	{Path: "audit.unacknowledged", Unit: "records", Aliases: nil},
 	{Path: "audit.foreign", Unit: "records", Aliases: nil},
 	{Path: "audit.balanced", Unit: "", Aliases: []string{"audit_balanced"}},

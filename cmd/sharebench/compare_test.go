@@ -168,7 +168,7 @@ func TestCompareExitStatus(t *testing.T) {
 		{"throughput halved", append([]string{base, slow}, th...), 1,
 			[]string{"1 regression(s) beyond threshold:\n  r02-share: throughput -50.0% (baseline 1000, candidate 500, threshold -5%; single trial: no noise estimate)"}},
 		{"lost records, no threshold", []string{base, lostDir}, 1,
-			[]string{"correctness failure(s)", "candidate run r02-share: audit.lost = 40: produced records were never delivered",
+			[]string{"correctness failure(s)", "candidate run r02-share: audit.lost = 40: produced records were lost (never delivered, and Kafka can no longer deliver them)",
 				"candidate run r02-share: audit.balanced = false"}},
 		{"unbalanced audit", []string{base, unbalancedDir}, 1, []string{"candidate run r02-share: audit.balanced = false: the audit does not balance"}},
 		{"denied validity flag", []string{base, flaggedDir}, 1, []string{"candidate run r02-share: validity flag collector_failed: collector broker: 5 of 5 readings failed"}},

@@ -147,6 +147,7 @@ func sideBySideRows() []tableRow {
 		figure("audit.archived", nil),
 		figure("audit.in_flight", nil),
 		figure("audit.lost", nil),
+		figure("audit.undelivered", nil),
 		figure("audit.balanced", nil),
 		{"order violations", orderCell},
 		{"validity", validityCodes},

@@ -11,7 +11,7 @@ import (
 const barWidth = 420.0
 
 // auditBars splits the produced records into one stacked bar: completed
-// once, duplicates, archived, in flight, lost.
+// once, duplicates, archived, in flight, lost, undelivered.
 func auditBars(a results.Audit) []svgBar {
 	parts := []struct {
 		label, color string
@@ -19,6 +19,7 @@ func auditBars(a results.Audit) []svgBar {
 	}{
 		{"completed once", "#2ca02c", a.CompletedOnce}, {"duplicates", "#ff7f0e", a.Duplicates},
 		{"archived", "#9467bd", a.Archived}, {"in flight", "#17becf", a.InFlight}, {"lost", "#d62728", a.Lost},
+		{"undelivered", "#bcbd22", a.Undelivered},
 	}
 	var total int64
 	for _, p := range parts {

@@ -148,8 +148,8 @@ func AuditLine(r runs.Record) string {
 	if !a.Balanced {
 		state = fmt.Sprintf("**DOES NOT BALANCE** (%d unacknowledged, %d foreign)", a.Unacknowledged, a.Foreign)
 	}
-	return fmt.Sprintf("%d produced = %d completed once + %d duplicates + %d archived + %d in flight + %d lost: %s",
-		a.Produced, a.CompletedOnce, a.Duplicates, a.Archived, a.InFlight, a.Lost, state)
+	return fmt.Sprintf("%d produced = %d completed once + %d duplicates + %d archived + %d in flight + %d lost + %d undelivered: %s",
+		a.Produced, a.CompletedOnce, a.Duplicates, a.Archived, a.InFlight, a.Lost, a.Undelivered, state)
 }
 
 func writeMarkdownAudit(w io.Writer, recs []runs.Record) {

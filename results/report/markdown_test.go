@@ -31,7 +31,7 @@ func TestWriteMarkdown(t *testing.T) {
 			"| run | r01-consumer | r02-share |",
 			"| completed records/s | 380.0 | 1000.0 |",
 			"| r02-share | 20000 | 70.0 | 140.0 | 280.0 | 420.0 | 448.0 | 476.0 |",
-			"- r01-consumer: 25000 produced = 25000 completed once + 0 duplicates + 0 archived + 0 in flight + 0 lost: balanced",
+			"- r01-consumer: 25000 produced = 25000 completed once + 0 duplicates + 0 archived + 0 in flight + 0 lost + 0 undelivered: balanced",
 			"- r02-share: **host_cpu**: the host CPU was 100% busy",
 			"- r01-consumer: valid, no flags",
 		}, []string{"NOT KAFKA"}},

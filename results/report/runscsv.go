@@ -53,6 +53,7 @@ func runsCSVColumns() []csvColumn {
 		figure("audit.archived"),
 		figure("audit.in_flight"),
 		figure("audit.lost"),
+		figure("audit.undelivered"),
 		figure("audit.balanced"),
 		{"valid", func(r runs.Record) string { return strconv.FormatBool(r.Validity.Valid) }},
 		{"flags", func(r runs.Record) string {

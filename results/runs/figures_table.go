@@ -107,8 +107,10 @@ func builtinFigures() []Figure {
 			label("audit archived").column("audit_archived").console(),
 		a("in_flight", LowerIsBetter, "delivered, neither completed nor archived at the end", func(a *results.Audit) int64 { return a.InFlight }).
 			label("audit in flight").column("audit_in_flight").console(),
-		a("lost", LowerIsBetter, "produced, never delivered", func(a *results.Audit) int64 { return a.Lost }).
+		a("lost", LowerIsBetter, "produced, never delivered, and Kafka can no longer deliver them (deleted before delivery, or committed past)", func(a *results.Audit) int64 { return a.Lost }).
 			label("audit lost").column("audit_lost").console(),
+		a("undelivered", LowerIsBetter, "produced, never delivered, still deliverable when a drain that timed out stopped", func(a *results.Audit) int64 { return a.Undelivered }).
+			label("audit undelivered").column("audit_undelivered").console(),
 		a("unacknowledged", LowerIsBetter, "records seen whose produce was never acknowledged", func(a *results.Audit) int64 { return a.Unacknowledged }),
 		a("foreign", LowerIsBetter, "stamped records outside this run's bounds", func(a *results.Audit) int64 { return a.Foreign }),
 		fig("audit.balanced", "", YesNo, HigherIsBetter, yesNo(func(r *Record) bool { return r.Audit.Balanced })).

@@ -39,17 +39,22 @@ func CodeStrings(codes []Code) []string {
 func JoinCodes(codes []Code, sep string) string { return strings.Join(CodeStrings(codes), sep) }
 
 // RunProblems are the correctness gates one run fails, one line per reason
-// naming the run and the figure: records lost, an unbalanced audit, a
-// validity flag in deny.
+// naming the run and the figure: records lost, records left undelivered by
+// a drain that timed out (said as such: Kafka still held them), an
+// unbalanced audit, a validity flag in deny.
 func RunProblems(r Record, deny []Code) []string {
 	out := IntegrityProblems(r)
 	a := r.Audit
 	if a.Lost > 0 {
-		out = append(out, fmt.Sprintf("run %s: audit.lost = %d: produced records were never delivered", r.RunID, a.Lost))
+		out = append(out, fmt.Sprintf("run %s: audit.lost = %d: produced records were lost (never delivered, and Kafka can no longer deliver them)", r.RunID, a.Lost))
+	}
+	if a.Undelivered > 0 {
+		out = append(out, fmt.Sprintf("run %s: audit.undelivered = %d: the drain timed out after %.0f s with %d records still deliverable; Kafka did not lose them (raise drain_timeout, or see why the consumers fell behind)",
+			r.RunID, a.Undelivered, r.Phases.DrainSec, a.Undelivered))
 	}
 	if !a.Balanced {
-		out = append(out, fmt.Sprintf("run %s: audit.balanced = false: the audit does not balance (%d produced; %d completed once, %d duplicates, %d archived, %d in flight, %d lost; %d unacknowledged, %d foreign)",
-			r.RunID, a.Produced, a.CompletedOnce, a.Duplicates, a.Archived, a.InFlight, a.Lost, a.Unacknowledged, a.Foreign))
+		out = append(out, fmt.Sprintf("run %s: audit.balanced = false: the audit does not balance (%d produced; %d completed once, %d duplicates, %d archived, %d in flight, %d lost, %d undelivered; %d unacknowledged, %d foreign)",
+			r.RunID, a.Produced, a.CompletedOnce, a.Duplicates, a.Archived, a.InFlight, a.Lost, a.Undelivered, a.Unacknowledged, a.Foreign))
 	}
 	for _, f := range r.Validity.Flags {
 		if slices.Contains(deny, f.Code) {

@@ -57,6 +57,9 @@ func TestCorrectnessGates(t *testing.T) {
 	collector.Validity = Validity{Flags: []Flag{{Code: "collector_failed", Message: "collector broker: 4 of 4 readings failed"}}}
 	drain := good
 	drain.Validity = Validity{Flags: []Flag{{Code: "drain_timeout", Message: "the drain timed out"}}}
+	undelivered := good // a drain that timed out with records Kafka still held
+	undelivered.Audit = results.Audit{Produced: 25000, CompletedOnce: 24000, InFlight: 100, Undelivered: 900, Balanced: true}
+	undelivered.Phases.DrainSec = 240
 	hostCPU := good
 	hostCPU.Validity = Validity{Flags: []Flag{{Code: "host_cpu", Message: "the host CPU was 99% busy"}}}
 	notMet := []ExpectationOutcome{{Name: "no record lost", Claim: "audit.lost ≤ 0", Measured: []Measured{{Run: "r02-share", Value: 40}}}}
@@ -67,7 +70,8 @@ func TestCorrectnessGates(t *testing.T) {
 		want string // "" passes
 	}{
 		{"good", Side{Runs: []Record{good}}, DefaultDenyFlags, ""},
-		{"lost", Side{Runs: []Record{lost}}, DefaultDenyFlags, "candidate run r02-share: audit.lost = 40: produced records were never delivered"},
+		{"lost", Side{Runs: []Record{lost}}, DefaultDenyFlags, "candidate run r02-share: audit.lost = 40: produced records were lost (never delivered, and Kafka can no longer deliver them)"},
+		{"undelivered", Side{Runs: []Record{undelivered}}, nil, "candidate run r02-share: audit.undelivered = 900: the drain timed out after 240 s with 900 records still deliverable; Kafka did not lose them"},
 		{"unbalanced", Side{Runs: []Record{unbalanced}}, DefaultDenyFlags, "candidate run r02-share: audit.balanced = false: the audit does not balance (25000 produced"},
 		{"not kafka", Side{Runs: []Record{kfake}}, DefaultDenyFlags, "candidate run r02-share: validity flag not_kafka: numbers come from kfake"},
 		{"collector", Side{Runs: []Record{collector}}, DefaultDenyFlags, "candidate run r02-share: validity flag collector_failed: collector broker"},
@@ -83,6 +87,12 @@ func TestCorrectnessGates(t *testing.T) {
 		joined := strings.Join(c.Failures, "\n")
 		if c.Failed() != (tc.want != "") || !strings.Contains(joined, tc.want) {
 			t.Errorf("%s: failed %v, failures %q, want %q", tc.name, c.Failed(), joined, tc.want)
+		}
+	}
+	// The word lost never names what a timed-out drain left in Kafka.
+	for _, p := range RunProblems(undelivered, DefaultDenyFlags) {
+		if strings.Contains(p, "lost =") || strings.Contains(p, "never delivered") {
+			t.Errorf("undelivered records called lost: %q", p)
 		}
 	}
 	// A broken baseline is named as such.

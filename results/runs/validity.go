@@ -176,14 +176,15 @@ func Check(in ValidityInput) Validity {
 	}
 	if !in.Audit.Balanced {
 		add(CodeAuditUnbalanced, "the audit does not balance: %d produced, %d classified, %d unacknowledged, %d foreign",
-			in.Audit.Produced, in.Audit.CompletedOnce+in.Audit.Duplicates+in.Audit.Archived+in.Audit.InFlight+in.Audit.Lost,
+			in.Audit.Produced, in.Audit.Categorized(),
 			in.Audit.Unacknowledged, in.Audit.Foreign)
 	}
 	if in.Audit.Lost > 0 {
-		add(CodeLostRecords, "%d produced records were never delivered", in.Audit.Lost)
+		add(CodeLostRecords, "%d produced records were lost: never delivered, and Kafka can no longer deliver them (deleted before delivery, or committed past)", in.Audit.Lost)
 	}
 	if in.DrainTimedOut {
-		add(CodeDrainTimeout, "the drain timed out with records unfinished; the audit counts them as in flight or lost")
+		add(CodeDrainTimeout, "the drain timed out with records unfinished: %d still deliverable (undelivered), %d delivered and unfinished (in flight); Kafka still held them",
+			in.Audit.Undelivered, in.Audit.InFlight)
 	}
 	limit := in.ScheduleLagLimitMs
 	if limit <= 0 {

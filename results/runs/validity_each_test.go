@@ -24,6 +24,7 @@ func TestEachValidityFlagOnAndOff(t *testing.T) {
 		{"not_kafka", func(v *ValidityInput) { v.IsKafka = false }, func(v *ValidityInput) {}},
 		{"audit_unbalanced", func(v *ValidityInput) { v.Audit.Balanced = false }, func(v *ValidityInput) {}},
 		{"lost_records", func(v *ValidityInput) { v.Audit.Lost = 1 }, func(v *ValidityInput) { v.Audit.Lost = 0 }},
+		{"lost_records", func(v *ValidityInput) { v.Audit.Lost = 1 }, func(v *ValidityInput) { v.Audit.Undelivered = 1 }}, // still in Kafka: not lost
 		{"drain_timeout", func(v *ValidityInput) { v.DrainTimedOut = true }, func(v *ValidityInput) { v.DrainTimedOut = false }},
 		{"schedule_lag", func(v *ValidityInput) { v.ScheduleLagP99Ms = 100.5 }, func(v *ValidityInput) { v.ScheduleLagP99Ms = 100 }},
 		{"schedule_lag", func(v *ValidityInput) { v.ScheduleLagP99Ms, v.ScheduleLagLimitMs = 20.5, 20 }, func(v *ValidityInput) { v.ScheduleLagP99Ms, v.ScheduleLagLimitMs = 20, 20 }},
