@@ -71,7 +71,7 @@ var (
 	// a manifest's ConfigMap), where key names a secret; the value runs to
 	// the end of the line.
 	yamlRE    = regexp.MustCompile(`(?im)^(\s*(?:- )?` + keyRE + `:[ \t]+)([^\s|>#].*)$`)
-	settingRE = regexp.MustCompile(`(?i)((?:"` + keyRE + `"\s*:|\b` + keyRE + `\s*=)\s*)("(?:[^"\\]|\\.)*"|[^\s,&;"'<>]+)`)
+	settingRE = regexp.MustCompile(`(?i)((?:"` + keyRE + `"\s*:|\b` + keyRE + `\s*=)\s*)("(?:[^"\\]|\\.)*"|[^\s,&;"'<>\\]+)`)
 )
 
 // Text masks every secret found in free text: URL userinfo anywhere in it,

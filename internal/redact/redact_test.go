@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -114,5 +115,20 @@ func TestEscapedLiteralsAndArgSecrets(t *testing.T) {
 	}
 	if got := Text("KeepMe11"); got != "KeepMe11" {
 		t.Errorf("a variable without the SHAREBENCH_ prefix was registered: %q", got)
+	}
+}
+
+// A setting inside a JSON string whose quotes are escaped (an error text
+// holding a URL, kept in run.json) is masked up to the escape, so the JSON
+// stays valid.
+func TestSettingInsideEscapedJSONStringKeepsJSONValid(t *testing.T) {
+	in := []byte(`{"message":"Get \"http://127.0.0.1:1/metrics?token=t0ken\": refused"}`)
+	out := Bytes(in)
+	var v map[string]string
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("masked JSON no longer parses: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "t0ken") || !strings.Contains(v["message"], "token=REDACTED") {
+		t.Errorf("masked %s", out)
 	}
 }
