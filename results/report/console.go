@@ -204,13 +204,6 @@ func brokerCell(format func(float64) string) func(runs.Figure) func(runs.Record)
 	}
 }
 
-func yesNO(ok bool) string {
-	if ok {
-		return "yes"
-	}
-	return "NO"
-}
-
 // shardsCell says how a sharded run was split: "over 3 agents (local),
 // clock ±0.7 ms"; "-" for a run in one process.
 func shardsCell(r runs.Record) string {
