@@ -127,9 +127,9 @@ type coord struct {
 	exited       map[int]bool
 	marks        map[int]map[int]results.LedgerMarks // drain check seq → shard → marks
 	exports      map[int][]byte
-	client       map[int][]byte         // client statistics, by shard
-	exitc        <-chan shard.ShardExit // nil once closed
-	cleanExit    map[int]cleanExit      // exited 0, done not seen yet
+	client       map[int][]byte    // client statistics, by shard
+	exitc        <-chan shard.Exit // nil once closed
+	cleanExit    map[int]cleanExit // exited 0, done not seen yet
 	tick         *time.Ticker
 	generation   atomic.Int32 // the highest consumer-group generation an agent reported
 }

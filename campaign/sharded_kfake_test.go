@@ -25,7 +25,7 @@ func (p inProcess) Name() string { return "in-process" }
 
 func (p inProcess) Start(ctx context.Context, a shard.AgentArgs) (shard.Agents, error) {
 	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	ag := &goAgents{exited: make(chan shard.ShardExit, a.Shards), cancel: cancel}
+	ag := &goAgents{exited: make(chan shard.Exit, a.Shards), cancel: cancel}
 	for i := range a.Shards {
 		o := AgentOptions{Bootstrap: a.Bootstrap, ControlTopic: a.ControlTopic, ResultsTopic: a.ResultsTopic, Shard: i, Shards: a.Shards}
 		if i == p.skewShard {
@@ -40,7 +40,7 @@ func (p inProcess) Start(ctx context.Context, a shard.AgentArgs) (shard.Agents, 
 			} else {
 				err = Agent(actx, o)
 			}
-			ag.exited <- shard.ShardExit{Shard: i, Err: err}
+			ag.exited <- shard.Exit{Shard: i, Err: err}
 		}()
 	}
 	go func() { ag.wg.Wait(); close(ag.exited) }()
@@ -62,13 +62,13 @@ func failingAgent(ctx context.Context, o AgentOptions) error {
 }
 
 type goAgents struct {
-	exited chan shard.ShardExit
+	exited chan shard.Exit
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
 
-func (g *goAgents) Exited() <-chan shard.ShardExit { return g.exited }
-func (g *goAgents) Stop(context.Context) error     { g.cancel(); g.wg.Wait(); return nil }
+func (g *goAgents) Exited() <-chan shard.Exit  { return g.exited }
+func (g *goAgents) Stop(context.Context) error { g.cancel(); g.wg.Wait(); return nil }
 
 func shardedRun(ctx context.Context, t *testing.T, l shard.Launcher, shards int) (*Measured, error) {
 	_, cl := startKfake(t)

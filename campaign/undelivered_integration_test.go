@@ -121,7 +121,7 @@ func TestUndeliveredAndLostOnKafka(t *testing.T) {
 			} else if del == 0 || a.Lost > del || a.Lost < del-delivered {
 				t.Errorf("lost %d, want between deleted − delivered (%d − %d) and deleted", a.Lost, del, delivered)
 			}
-			problems := strings.Join(runs.RunProblems(m.Record, runs.DefaultDenyFlags), "\n")
+			problems := strings.Join(runs.Problems(m.Record, runs.DefaultDenyFlags), "\n")
 			t.Logf("gate: %s", problems)
 			if !strings.Contains(problems, "drain timed out") {
 				t.Errorf("gate message does not say the drain timed out: %s", problems)

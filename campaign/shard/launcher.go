@@ -64,17 +64,17 @@ type Launcher interface {
 
 // Agents are started agents.
 type Agents interface {
-	// Exited delivers one ShardExit for every agent that ends, whether it
+	// Exited delivers one Exit for every agent that ends, whether it
 	// failed or finished; it is closed once every agent has ended.
-	Exited() <-chan ShardExit
+	Exited() <-chan Exit
 	// Stop ends every agent still running (signal, then kill; for
 	// Kubernetes: delete the objects) and waits for them. Safe to call more
 	// than once and after every agent has exited.
 	Stop(ctx context.Context) error
 }
 
-// ShardExit is an agent that ended.
-type ShardExit struct {
+// Exit is an agent that ended.
+type Exit struct {
 	Shard int
 	// Err is nil when the agent exited cleanly; otherwise it says how
 	// (exit code, signal, pod phase).

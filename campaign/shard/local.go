@@ -38,7 +38,7 @@ func (l *Local) Start(ctx context.Context, a AgentArgs) (Agents, error) {
 	if l.Binary == "" {
 		return nil, errors.New("shard: local launcher: no agent binary")
 	}
-	la := &localAgents{exited: make(chan ShardExit, a.Shards), grace: l.Grace}
+	la := &localAgents{exited: make(chan Exit, a.Shards), grace: l.Grace}
 	if la.grace <= 0 {
 		la.grace = 5 * time.Second
 	}
@@ -65,7 +65,7 @@ func (l *Local) Start(ctx context.Context, a AgentArgs) (Agents, error) {
 			if err != nil {
 				err = fmt.Errorf("shard %d (pid %d): %w", p.shard, cmd.Process.Pid, err)
 			}
-			la.exited <- ShardExit{Shard: p.shard, Err: err, Output: out.Trimmed()}
+			la.exited <- Exit{Shard: p.shard, Err: err, Output: out.Trimmed()}
 		}()
 	}
 	go func() { la.wg.Wait(); close(la.exited) }()
@@ -74,7 +74,7 @@ func (l *Local) Start(ctx context.Context, a AgentArgs) (Agents, error) {
 
 type localAgents struct {
 	procs  []*localProc
-	exited chan ShardExit
+	exited chan Exit
 	grace  time.Duration
 	wg     sync.WaitGroup
 	once   sync.Once
@@ -87,7 +87,7 @@ type localProc struct {
 	done  chan struct{}
 }
 
-func (la *localAgents) Exited() <-chan ShardExit { return la.exited }
+func (la *localAgents) Exited() <-chan Exit { return la.exited }
 
 // PIDs are the agents' process ids (tests check none is left).
 func (la *localAgents) PIDs() []int {

@@ -36,7 +36,7 @@ exit 0`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[int]ShardExit{}
+	got := map[int]Exit{}
 	for e := range ag.Exited() {
 		got[e.Shard] = e
 	}

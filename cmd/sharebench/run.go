@@ -147,7 +147,7 @@ func runScenario(cmd *cobra.Command, f runFlags) error {
 func verdictProblems(res *campaign.Result) []string {
 	var out []string
 	for _, r := range res.Runs {
-		out = append(out, runs.RunProblems(r, nil)...)
+		out = append(out, runs.Problems(r, nil)...)
 	}
 	return append(out, runs.ExpectationProblems(res.Expectations)...)
 }

@@ -93,7 +93,7 @@ func sideCell(median float64, rng [2]float64, n int) string {
 	return fmt.Sprintf("%s (%s–%s)", num4(median), num4(rng[0]), num4(rng[1]))
 }
 
-func runLabel(rc runs.RunComparison) string {
+func runLabel(rc runs.PairedRuns) string {
 	label := rc.Run
 	if len(rc.BaselineRuns) > 1 || len(rc.CandidateRuns) > 1 {
 		label += fmt.Sprintf(" (%d vs %d trials)", len(rc.BaselineRuns), len(rc.CandidateRuns))

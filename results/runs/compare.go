@@ -12,14 +12,14 @@ const DefaultAlpha = 0.05
 
 // Comparison is a candidate campaign measured against a baseline.
 type Comparison struct {
-	Baseline      string          `json:"baseline"`
-	Candidate     string          `json:"candidate"`
-	Thresholds    Thresholds      `json:"thresholds,omitempty"`
-	DenyFlags     []Code          `json:"deny_flags"`
-	Alpha         float64         `json:"alpha"`
-	Runs          []RunComparison `json:"runs"`
-	BaselineOnly  []string        `json:"baseline_only,omitempty"`  // baseline runs with no candidate
-	CandidateOnly []string        `json:"candidate_only,omitempty"` // candidate runs with no baseline
+	Baseline      string       `json:"baseline"`
+	Candidate     string       `json:"candidate"`
+	Thresholds    Thresholds   `json:"thresholds,omitempty"`
+	DenyFlags     []Code       `json:"deny_flags"`
+	Alpha         float64      `json:"alpha"`
+	Runs          []PairedRuns `json:"runs"`
+	BaselineOnly  []string     `json:"baseline_only,omitempty"`  // baseline runs with no candidate
+	CandidateOnly []string     `json:"candidate_only,omitempty"` // candidate runs with no baseline
 	// Failures are the correctness gates that failed, one line per reason
 	// naming the side, the run and the figure: lost records, an unbalanced
 	// audit, a denied validity flag, an expectation NOT MET, a run missing
@@ -32,9 +32,9 @@ type Comparison struct {
 	AllowInconclusive bool     `json:"allow_inconclusive,omitempty"`
 }
 
-// RunComparison is one run spec present in both: its trials on each side
+// PairedRuns is one run spec present in both: its trials on each side
 // and the deltas of every measure.
-type RunComparison struct {
+type PairedRuns struct {
 	Run           string   `json:"run"`        // the first baseline run id
 	MatchedBy     string   `json:"matched_by"` // "spec" or "run_id"
 	BaselineRuns  []string `json:"baseline_runs"`
@@ -132,7 +132,7 @@ func CompareSides(base, cand Side, opt CompareOptions) Comparison {
 		side Side
 	}{{"candidate", cand}, {"baseline", base}} {
 		for _, r := range s.side.Runs {
-			for _, p := range RunProblems(r, opt.DenyFlags) {
+			for _, p := range Problems(r, opt.DenyFlags) {
 				c.Failures = append(c.Failures, s.name+" "+p)
 			}
 		}
@@ -222,7 +222,7 @@ func runIDs(runs []Record) []string {
 }
 
 func (c *Comparison) addRun(by string, base, cand []Record, opt CompareOptions) {
-	rc := RunComparison{Run: base[0].RunID, MatchedBy: by, BaselineRuns: runIDs(base), CandidateRuns: runIDs(cand)}
+	rc := PairedRuns{Run: base[0].RunID, MatchedBy: by, BaselineRuns: runIDs(base), CandidateRuns: runIDs(cand)}
 	for _, m := range Measures() {
 		d := compareMeasure(m, values(m, base), values(m, cand), opt)
 		rc.Deltas = append(rc.Deltas, d)

@@ -38,11 +38,11 @@ func CodeStrings(codes []Code) []string {
 // JoinCodes lists codes with sep between them.
 func JoinCodes(codes []Code, sep string) string { return strings.Join(CodeStrings(codes), sep) }
 
-// RunProblems are the correctness gates one run fails, one line per reason
+// Problems are the correctness gates one run fails, one line per reason
 // naming the run and the figure: records lost, records left undelivered by
 // a drain that timed out (said as such: Kafka still held them), an
 // unbalanced audit, a validity flag in deny.
-func RunProblems(r Record, deny []Code) []string {
+func Problems(r Record, deny []Code) []string {
 	out := IntegrityProblems(r)
 	a := r.Audit
 	if a.Lost > 0 {

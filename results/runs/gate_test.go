@@ -90,7 +90,7 @@ func TestCorrectnessGates(t *testing.T) {
 		}
 	}
 	// The word lost never names what a timed-out drain left in Kafka.
-	for _, p := range RunProblems(undelivered, DefaultDenyFlags) {
+	for _, p := range Problems(undelivered, DefaultDenyFlags) {
 		if strings.Contains(p, "lost =") || strings.Contains(p, "never delivered") {
 			t.Errorf("undelivered records called lost: %q", p)
 		}

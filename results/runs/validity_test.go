@@ -92,11 +92,11 @@ func TestThrottledFlag(t *testing.T) {
 	}
 	// A denied throttled run fails the gate with its message.
 	r := Record{RunID: "r01-share", Audit: clean, Validity: Check(ValidityInput{IsKafka: true, Audit: clean})}
-	if got := RunProblems(r, []Code{"throttled"}); len(got) != 0 {
+	if got := Problems(r, []Code{"throttled"}); len(got) != 0 {
 		t.Errorf("unthrottled run failed the gate: %v", got)
 	}
 	r.Validity = Check(ValidityInput{IsKafka: true, Audit: clean, Throttle: th})
-	if got := RunProblems(r, []Code{"throttled"}); len(got) != 1 || !strings.Contains(got[0], "validity flag throttled") {
+	if got := Problems(r, []Code{"throttled"}); len(got) != 1 || !strings.Contains(got[0], "validity flag throttled") {
 		t.Errorf("throttled run passed the gate: %v", got)
 	}
 }

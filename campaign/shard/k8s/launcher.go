@@ -63,7 +63,7 @@ func WithCleanupTimeout(d time.Duration) Option { return func(l *Launcher) { l.c
 func WithPollInterval(d time.Duration) Option { return func(l *Launcher) { l.pollInterval = d } }
 
 // WithLogLines sets how many last log lines of a failed pod are kept in
-// ShardExit.Output (default 40).
+// Exit.Output (default 40).
 func WithLogLines(n int64) Option { return func(l *Launcher) { l.logLines = n } }
 
 // WithLogger sets where progress lines go (default: discarded).
@@ -172,7 +172,7 @@ func (l *Launcher) Start(ctx context.Context, a shard.AgentArgs) (shard.Agents, 
 		return nil, err
 	}
 	ag := &agents{l: l, name: p.Name, ns: p.Namespace, shards: p.Shards,
-		exited: make(chan shard.ShardExit, p.Shards), changed: make(chan struct{}, 1),
+		exited: make(chan shard.Exit, p.Shards), changed: make(chan struct{}, 1),
 		pods: map[int]*corev1.Pod{}, reported: make([]bool, p.Shards), done: make(chan struct{})}
 
 	// Watch before creating, so no pod event is missed.
@@ -222,7 +222,7 @@ type agents struct {
 	l        *Launcher
 	name, ns string
 	shards   int
-	exited   chan shard.ShardExit
+	exited   chan shard.Exit
 	changed  chan struct{}
 	cancel   context.CancelFunc
 	done     chan struct{} // closed when follow returns
@@ -233,7 +233,7 @@ type agents struct {
 	closed   bool
 }
 
-func (a *agents) Exited() <-chan shard.ShardExit { return a.exited }
+func (a *agents) Exited() <-chan shard.Exit { return a.exited }
 
 func (a *agents) selector() metav1.ListOptions {
 	return metav1.ListOptions{LabelSelector: Selector(a.name)}
@@ -366,16 +366,16 @@ func (a *agents) observe(ctx context.Context, pod *corev1.Pod, deleted bool) {
 	}
 	switch {
 	case pod.Status.Phase == corev1.PodSucceeded:
-		a.report(shard.ShardExit{Shard: i})
+		a.report(shard.Exit{Shard: i})
 	case pod.Status.Phase == corev1.PodFailed:
-		a.report(shard.ShardExit{Shard: i, Err: fmt.Errorf("shard %d: pod %s failed: %s", i, pod.Name, termination(pod)), Output: a.logTail(ctx, pod)})
+		a.report(shard.Exit{Shard: i, Err: fmt.Errorf("shard %d: pod %s failed: %s", i, pod.Name, termination(pod)), Output: a.logTail(ctx, pod)})
 	case deleted:
-		a.report(shard.ShardExit{Shard: i, Err: fmt.Errorf("shard %d: pod %s deleted before it finished (phase %s)", i, pod.Name, pod.Status.Phase), Output: a.logTail(ctx, pod)})
+		a.report(shard.Exit{Shard: i, Err: fmt.Errorf("shard %d: pod %s deleted before it finished (phase %s)", i, pod.Name, pod.Status.Phase), Output: a.logTail(ctx, pod)})
 	}
 }
 
 // report delivers one shard's end once, and closes Exited after the last.
-func (a *agents) report(e shard.ShardExit) {
+func (a *agents) report(e shard.Exit) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed || a.reported[e.Shard] {
@@ -505,7 +505,7 @@ func (a *agents) Stop(ctx context.Context) error {
 	a.cancel()
 	<-a.done
 	for i := range a.shards {
-		a.report(shard.ShardExit{Shard: i, Err: fmt.Errorf("shard %d: stopped: job %s/%s deleted before the agent ended", i, a.ns, a.name)})
+		a.report(shard.Exit{Shard: i, Err: fmt.Errorf("shard %d: stopped: job %s/%s deleted before the agent ended", i, a.ns, a.name)})
 	}
 	return err
 }

@@ -190,9 +190,9 @@ func remaining(t *testing.T, c *fake.Clientset) []string {
 }
 
 // collect reads Exited until it closes.
-func collect(t *testing.T, ag shard.Agents) map[int]shard.ShardExit {
+func collect(t *testing.T, ag shard.Agents) map[int]shard.Exit {
 	t.Helper()
-	out := map[int]shard.ShardExit{}
+	out := map[int]shard.Exit{}
 	timeout := time.After(bound)
 	for {
 		select {
