@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 
 	"github.com/sharebench/sharebench/collectors"
 	"github.com/sharebench/sharebench/results"
@@ -15,7 +16,8 @@ import (
 // returns the lag per share partition), consumer groups through kadm's Lag
 // (committed offsets against end offsets). A partition whose lag is unknown
 // (an error, or -1) fails the reading (collectors.TotalLag): a partial sum
-// would read as a smaller backlog, or none.
+// would read as a smaller backlog, or none; a share-partition at -1 whose
+// log is empty never held a record and counts 0 (emptyLogs).
 func (a *admin) groupLag(group, topic string, share bool) collectors.LagFunc {
 	return func(ctx context.Context) (int64, error) {
 		if share {
@@ -31,7 +33,7 @@ func (a *admin) groupLag(group, topic string, share bool) collectors.LagFunc {
 			for _, p := range g.Offsets[topic] {
 				parts = append(parts, collectors.PartitionLag{Partition: p.Partition, Lag: p.Lag, Err: p.Err})
 			}
-			total, err := collectors.TotalLag(topic, parts)
+			total, err := collectors.TotalLag(topic, collectors.KnownEmpty(parts, a.emptyLogs(ctx, topic, parts)))
 			if err != nil {
 				return 0, fmt.Errorf("share group %q: %w", group, err)
 			}
@@ -64,6 +66,32 @@ func (a *admin) groupLag(group, topic string, share bool) collectors.LagFunc {
 		}
 		return total, nil
 	}
+}
+
+// emptyLogs reads, only when some partition's lag came back unknown (-1),
+// which partitions of topic have an empty log (end offset = start offset):
+// those never held a record, so their lag is 0 (collectors.KnownEmpty).
+// nil when none is unknown or the offsets cannot be read (the lag then
+// stays unknown).
+func (a *admin) emptyLogs(ctx context.Context, topic string, parts []collectors.PartitionLag) map[int32]bool {
+	if !slices.ContainsFunc(parts, func(p collectors.PartitionLag) bool { return p.Err == nil && p.Lag < 0 }) {
+		return nil
+	}
+	ends, err := a.adm.ListEndOffsets(ctx, topic)
+	if err != nil || ends.Error() != nil {
+		return nil
+	}
+	starts, err := a.adm.ListStartOffsets(ctx, topic)
+	if err != nil || starts.Error() != nil {
+		return nil
+	}
+	out := map[int32]bool{}
+	for p, end := range ends[topic] {
+		if start, ok := starts.Lookup(topic, p); ok && start.Err == nil && end.Err == nil && end.Offset == start.Offset {
+			out[p] = true
+		}
+	}
+	return out
 }
 
 // brokerSummary derives the run's broker figures from the scrapes.

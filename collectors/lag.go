@@ -127,6 +127,23 @@ type PartitionLag struct {
 	Err       error
 }
 
+// KnownEmpty gives a partition whose lag the broker could not compute
+// (negative, no error) a lag of 0 when its log is empty (log end offset =
+// log start offset, read from the broker): a share-partition that never
+// held a record has no state, so Kafka answers -1 for it, yet there is
+// nothing to deliver. Any other negative lag stays unknown. empty reports,
+// per partition, whether its log is empty; a partition it does not know
+// stays as it was.
+func KnownEmpty(parts []PartitionLag, empty map[int32]bool) []PartitionLag {
+	out := slices.Clone(parts)
+	for i, p := range out {
+		if p.Err == nil && p.Lag < 0 && empty[p.Partition] {
+			out[i].Lag = 0
+		}
+	}
+	return out
+}
+
 // TotalLag sums the partitions' lag. A partition whose offsets failed or
 // whose lag is unknown makes the total unknown: the reading is an error
 // naming the partitions (the sampler counts it as a failed reading), never

@@ -58,3 +58,24 @@ func TestSummarizeLagEdges(t *testing.T) {
 		t.Errorf("interval 1ms kept as %v", l.interval)
 	}
 }
+
+// A share-partition without state because its log never held a record is
+// lag 0, known; one whose log holds records and whose lag is -1 stays
+// unknown, and so does one the offsets do not cover.
+func TestKnownEmptyPartitionIsZeroOthersStayUnknown(t *testing.T) {
+	parts := []PartitionLag{{0, 40, nil}, {1, -1, nil}, {2, -1, nil}}
+	got, err := TotalLag("t", KnownEmpty(parts, map[int32]bool{1: true, 2: true}))
+	if err != nil || got != 40 {
+		t.Fatalf("empty partitions 1, 2: %d %v, want 40", got, err)
+	}
+	if _, err := TotalLag("t", KnownEmpty(parts, map[int32]bool{1: true})); err == nil || !strings.Contains(err.Error(), "partition 2") {
+		t.Errorf("partition 2 holds records: want unknown naming it, got %v", err)
+	}
+	failed := []PartitionLag{{0, -1, errors.New("NOT_LEADER")}}
+	if _, err := TotalLag("t", KnownEmpty(failed, map[int32]bool{0: true})); err == nil {
+		t.Error("a partition whose offsets failed must stay unknown even with an empty log")
+	}
+	if parts[1].Lag != -1 {
+		t.Error("KnownEmpty changed its input")
+	}
+}
