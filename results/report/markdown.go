@@ -15,15 +15,15 @@ import (
 // validity flags in words; short enough for a pull-request comment.
 func writeMarkdown(w io.Writer, camp runs.Campaign, recs []runs.Record) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "# sharebench: %s\n\n", camp.Name)
+	fmt.Fprintf(bw, "# sharebench: %s\n\n", mdText(camp.Name))
 	if banner := camp.Incomplete(); banner != "" {
 		fmt.Fprintf(bw, "> **%s**\n\n", banner)
 	}
 	if d := campaignDescription(camp); d != "" {
-		fmt.Fprintf(bw, "%s\n\n", d)
+		fmt.Fprintf(bw, "%s\n\n", mdText(d))
 	}
 	writeNotKafka(bw, recs)
-	fmt.Fprintf(bw, "%s\n\n", environmentLine(recs, camp))
+	fmt.Fprintf(bw, "%s\n\n", mdText(environmentLine(recs, camp)))
 	if len(recs) == 0 {
 		fmt.Fprintln(bw, "No runs finished.")
 		return bw.Flush()
@@ -32,7 +32,7 @@ func writeMarkdown(w io.Writer, camp runs.Campaign, recs []runs.Record) error {
 		fmt.Fprintln(bw, "## Verdict")
 		fmt.Fprintln(bw)
 		for _, p := range pairs {
-			fmt.Fprintf(bw, "- %s\n", p.Verdict())
+			fmt.Fprintf(bw, "- %s\n", mdText(p.Verdict()))
 		}
 		fmt.Fprintln(bw)
 	}
@@ -93,10 +93,18 @@ func environmentLine(recs []runs.Record, camp runs.Campaign) string {
 	return strings.Join(parts, "; ") + "."
 }
 
+// mdText escapes what a Markdown renderer would take as HTML (a
+// pull-request comment renders summary.md): names, descriptions and cells
+// come from the scenario file, so a <script> or <img onerror> in them is
+// shown as text, never run.
+var mdHTML = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+func mdText(s string) string { return mdHTML.Replace(s) }
+
 // mdRow writes one Markdown table row, escaping pipes in cells.
 func mdRow(w io.Writer, cells ...string) {
 	for i, c := range cells {
-		cells[i] = strings.ReplaceAll(c, "|", `\|`)
+		cells[i] = strings.ReplaceAll(mdText(c), "|", `\|`)
 	}
 	fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 }

@@ -109,3 +109,23 @@ func TestRowsForDropsEmptyRows(t *testing.T) {
 		t.Error("a burst on one run must keep the end-to-end row")
 	}
 }
+
+// summary.md is rendered as a pull-request comment: HTML from the
+// scenario's name and description reaches it as text.
+func TestMarkdownEscapesHTMLFromTheScenario(t *testing.T) {
+	camp := runs.Campaign{Name: `x<script>alert(1)</script>`,
+		Scenario: &scenarios.Scenario{Description: `<img src=x onerror=alert(2)> & more`}}
+	var b strings.Builder
+	if err := writeMarkdown(&b, camp, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, raw := range []string{"<script>", "<img"} {
+		if strings.Contains(out, raw) {
+			t.Errorf("summary.md holds raw %q:\n%s", raw, out)
+		}
+	}
+	if !strings.Contains(out, "&lt;script&gt;") || !strings.Contains(out, "&lt;img src=x onerror=alert(2)&gt; &amp; more") {
+		t.Errorf("escaped text missing:\n%s", out)
+	}
+}
