@@ -77,7 +77,7 @@ func VerifyScenario(in Input, a Advice, opt VerifyOptions) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	where := append([]string{"audit.lost == 0", "outcomes.lock_expired_completions == 0"}, opt.Where...)
+	where := append([]string{"audit.lost == 0", "audit.undelivered == 0", "outcomes.lock_expired_completions == 0"}, opt.Where...)
 	for i, w := range where {
 		where[i] = fmt.Sprintf("%q", w)
 	}

@@ -64,7 +64,7 @@ func TestVerifyScenario(t *testing.T) {
 		}
 	}
 	rec := sc.Recommend
-	if rec == nil || rec.Knob != "max_poll_records" || len(rec.Where) != 3 || rec.Where[2].Field != "latency.completion_ms.p99" || rec.Where[2].Value != 500 {
+	if rec == nil || rec.Knob != "max_poll_records" || len(rec.Where) != 4 || rec.Where[1].Field != "audit.undelivered" || rec.Where[3].Field != "latency.completion_ms.p99" || rec.Where[3].Value != 500 {
 		t.Errorf("recommend %+v", rec)
 	}
 }
