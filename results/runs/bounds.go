@@ -43,15 +43,15 @@ func (s Saturation) saturated() (Bound, string) {
 
 // moves is, per bound, what would move it.
 var moves = map[Bound]string{
-	Bound("producer"):          "raise the offered rate: the consumers kept up",
-	Bound("workers"):           "add members or workers, or shorten processing",
-	Bound("locks"):             "raise share.partition.max.record.locks, lower max_poll_records or add partitions",
-	Bound("lock_window"):       "raise share.partition.max.record.locks or add partitions; shorten the hold time",
-	Bound("lock_expiry"):       "lower max_poll_records, add workers, lengthen the record lock or use renew: auto",
-	Bound("fetch_waits"):       "acquire_mode batch_optimized, or members ≥ partitions, or fetch_max_wait 100ms",
-	Bound("broker_saturation"): "more brokers or broker cores, or fewer requests (larger max_poll_records)",
-	Bound("host_saturation"):   "give the brokers and the harness their own cores",
-	Bound("unexplained"):       "the model does not explain this run: read the request timings and broker metrics",
+	BoundProducer:         "raise the offered rate: the consumers kept up",
+	BoundWorkers:          "add members or workers, or shorten processing",
+	BoundLocks:            "raise share.partition.max.record.locks, lower max_poll_records or add partitions",
+	BoundLockWindow:       "raise share.partition.max.record.locks or add partitions; shorten the hold time",
+	BoundLockExpiry:       "lower max_poll_records, add workers, lengthen the record lock or use renew: auto",
+	BoundFetchWaits:       "acquire_mode batch_optimized, or members ≥ partitions, or fetch_max_wait 100ms",
+	BoundBrokerSaturation: "more brokers or broker cores, or fewer requests (larger max_poll_records)",
+	BoundHostSaturation:   "give the brokers and the harness their own cores",
+	BoundUnexplained:      "the model does not explain this run: read the request timings and broker metrics",
 }
 
 // Move is what would move a bound.
@@ -80,15 +80,15 @@ func (c Ceiling) Judge(completedPerSec float64, s Saturation) Ceiling {
 // empty share and wait under fetch_waits.
 func (c Ceiling) evidence(s Saturation) string {
 	switch c.Bound {
-	case "workers":
+	case BoundWorkers:
 		return fmt.Sprintf("%d active members × workers at the mean processing time", c.ActiveMembers)
-	case "locks":
+	case BoundLocks:
 		return fmt.Sprintf("holders %v per partition at %.0f records/acquisition", c.HoldersPerPartition, c.RecordsPerAcquisition)
-	case "lock_window":
+	case BoundLockWindow:
 		return fmt.Sprintf("partitions × record locks ÷ hold time = %.0f records/s", c.Locks)
-	case "lock_expiry":
+	case BoundLockExpiry:
 		return fmt.Sprintf("%.0f%% of each acquisition finishes inside its lock, the rest is redone", 100*c.UsefulShare)
-	case "fetch_waits":
+	case BoundFetchWaits:
 		var parts []string
 		for _, m := range c.FetchMembers {
 			parts = append(parts, fmt.Sprintf("%d/%d", m.Busy, m.Brokers))
