@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharebench/sharebench/consumers"
+	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/results"
 )
 
@@ -21,8 +22,20 @@ import (
 // lock, nothing is redelivered and the broker refuses no acknowledgement.
 // About 20 s.
 func TestRenewKeepsLocksOnKafka(t *testing.T) {
+	renewKeepsLocks(t, consumers.ClientFranzGo)
+}
+
+// TestJavaRenewKeepsLocksOnKafka is TestRenewKeepsLocksOnKafka on the Java
+// client (kafka-clients 4.2): the runner acknowledges RENEW and polls to get
+// the renewed records back, then ACCEPTs them (docs/java-client.md).
+func TestJavaRenewKeepsLocksOnKafka(t *testing.T) {
+	needJavaClient(t)
+	renewKeepsLocks(t, consumers.ClientJava)
+}
+
+func renewKeepsLocks(t *testing.T, client consumers.Client) {
 	cl := needKafka(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
 	suffix := randomSuffix()
 	topic, group := "sharebench-renew-"+suffix, "sharebench-renew-g-"+suffix
@@ -62,7 +75,10 @@ func TestRenewKeepsLocksOnKafka(t *testing.T) {
 
 	cfg := consumers.Config{Brokers: cl.Bootstrap(), Topic: topic, Group: group, Type: consumers.ShareGroup, Ack: consumers.AckExplicit,
 		Acquire: consumers.AcquireRecordLimit, Renew: true, Style: consumers.StyleBlocking, Members: 1, Workers: n, MaxPollRecords: n, DeliveryLimit: 5,
-		Processing: consumers.Processing{Model: "constant", Time: 17 * time.Second}}
+		Processing: consumers.Processing{Model: "constant", Time: 17 * time.Second}, Client: client}
+	if client == consumers.ClientJava {
+		cfg.KafkaVersion = infra.DefaultKafkaVersion
+	}
 	cctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- consumers.Run(cctx, cfg, rec) }()
@@ -78,8 +94,8 @@ func TestRenewKeepsLocksOnKafka(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, a := rec.Merge(), rec.Ledger.Audit()
-	t.Logf("completed %d renewals %d lock-expired %d redelivered %d duplicates %d ack errors %d",
-		m.Completed, m.Renewals, m.LockExpired, m.Redelivered, a.Duplicates, m.AckErrors)
+	t.Logf("%s: completed %d renewals %d lock-expired %d redelivered %d duplicates %d ack errors %d",
+		client, m.Completed, m.Renewals, m.LockExpired, m.Redelivered, a.Duplicates, m.AckErrors)
 	if a.CompletedOnce != n || a.Duplicates != 0 {
 		t.Errorf("audit %+v, want %d completed once", a, n)
 	}

@@ -62,10 +62,6 @@ func (c Config) validateClient() error {
 	if c.Style != StyleBlocking {
 		return fmt.Errorf("consumers: client java runs style %s only, got %q", StyleBlocking, c.Style)
 	}
-	if c.Renew {
-		return fmt.Errorf("consumers: client java does not renew locks yet (renew auto): the Java client hands a renewed record " +
-			"back in a later poll, and the runner's blocking loop does not poll while it holds a batch")
-	}
 	if c.KafkaVersion == "" {
 		return fmt.Errorf("consumers: client java needs the Kafka version (kafka-clients to build against)")
 	}

@@ -23,7 +23,7 @@ type RunSpec struct {
 	// the harness process) or "java" (the Apache Kafka Java client of
 	// kafka_version, KafkaShareConsumer / KafkaConsumer, all members in one
 	// JVM; needs a JDK (javac) and Maven, builds its runner once into the
-	// cache; style blocking and renew none only). The producers are
+	// cache; style blocking only). The producers are
 	// franz-go either way.
 	// Sweep it to compare the clients; see docs/java-client.md.
 	// [client: franz-go]

@@ -209,14 +209,6 @@ func (r RunSpec) checkConsumers(p *problems) {
 		p.addf("client", "java runs style blocking only (the Java runner polls, processes the batch on the workers, "+
 			"then polls again); use style blocking or client franz-go")
 	}
-	if r.Client == vocab.ClientJava && r.Renew == vocab.RenewAuto {
-		p.addf("client", "java does not renew locks yet (renew auto): the Java client hands a renewed record back in a later poll, "+
-			"which the runner's blocking loop does not do; use renew none or client franz-go")
-	}
-	if r.Client == vocab.ClientJava && r.Backlog() {
-		p.addf("client", "java members do not hold consumption while the group forms, so a backlog drain would include "+
-			"group formation; use load_mode rate or client franz-go")
-	}
 	atLeast(p, "members", r.Members, 1, "")
 	if r.ConsumerType != vocab.ShareGroup {
 		atMost(p, "members", r.Members, maxMembersLimit, "")

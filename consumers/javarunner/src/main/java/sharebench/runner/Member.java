@@ -42,12 +42,16 @@ abstract class Member {
 
     /** One record of a batch: what its worker made of it. */
     static final class Handled {
-        final ConsumerRecord<byte[], byte[]> r;
+        /** The record; a share member swaps in the copy a later poll hands back after a RENEW. */
+        volatile ConsumerRecord<byte[], byte[]> r;
         Stamp st;
         long delivered; // runner clock ns
         volatile int outcome = ABANDONED;
         boolean foreign;
         volatile long deadline; // estimated acquisition deadline, runner clock ns (share; 0 = none)
+        // Poll thread only (share renewal): acknowledged RENEW and not handed
+        // back by a poll yet, so not acknowledgeable; its worker is done.
+        boolean renewing, workerDone;
 
         Handled(ConsumerRecord<byte[], byte[]> r) {
             this.r = r;
@@ -151,6 +155,24 @@ abstract class Member {
      * an outcome (blocking style: the member polls again only then).
      */
     void processBatch(List<Handled> batch) throws InterruptedException {
+        int pending = submit(batch);
+        while (pending > 0) {
+            Object o = done.take();
+            if (o instanceof Renew q) {
+                renew(q);
+                continue;
+            }
+            pending--;
+            finished((Handled) o);
+        }
+    }
+
+    /**
+     * Hands the batch's records to the workers, each ending up on the done
+     * queue; a record that cannot be handed over is finished (abandoned) at
+     * once. Returns how many were handed over.
+     */
+    int submit(List<Handled> batch) {
         int pending = 0;
         for (Handled h : batch) {
             if (stopNow) {
@@ -172,15 +194,7 @@ abstract class Member {
                 finished(h); // abandoned: the pool is shut down
             }
         }
-        while (pending > 0) {
-            Object o = done.take();
-            if (o instanceof Renew q) {
-                renew(q);
-                continue;
-            }
-            pending--;
-            finished((Handled) o);
-        }
+        return pending;
     }
 
     /**

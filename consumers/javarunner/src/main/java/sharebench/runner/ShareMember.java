@@ -2,7 +2,9 @@ package sharebench.runner;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.SplittableRandom;
@@ -22,16 +24,24 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * mode ACCEPTs, RELEASEs or REJECTs each record as its worker finishes;
  * implicit mode lets the next poll accept the batch.
  *
- * <p>Renewal (process, renew) is not enabled: the harness refuses client java
- * with renew auto. Kafka 4.2's client moves a record acknowledged RENEW out
- * of the batch and hands it back in a later poll, where it must be
- * acknowledged again; this blocking loop does not poll while it holds a
- * batch, so the final ACCEPT of a renewed record fails ("The record cannot
- * be acknowledged").
+ * <p>Renewal (renew auto, explicit mode; processRenewing): kafka-clients 4.2
+ * moves a record acknowledged RENEW out of the batch until a later poll hands
+ * it back, and only then can it be acknowledged again. A poll in explicit
+ * mode throws unless every record it handed out is acknowledged. So while a
+ * batch is being processed, the poll thread renews every record whose worker
+ * is still busy, all at once, and polls: that poll sends the RENEWs and
+ * hands back the renewed records (a poll with renewals outstanding returns
+ * only those, never new records). A worker that finishes a record still
+ * out for renewal waits on the poll thread, which acknowledges it once it
+ * is back.
  */
 final class ShareMember extends Member {
     static final long MIN_RENEW_GAP = 5_000_000L;
     static final long RENEW_TIMEOUT_NS = 1_000_000_000L;
+    /** A renewal poll's timeout: it returns as soon as a renewed record is back. */
+    static final Duration RENEW_POLL = Duration.ofMillis(10);
+    /** After a stop, how long the poll thread waits for records out for renewal. */
+    static final long STOP_RENEW_WAIT_NS = 1_000_000_000L;
 
     private volatile KafkaShareConsumer<byte[], byte[]> c;
     private volatile long lockNs;
@@ -94,7 +104,11 @@ final class ShareMember extends Member {
                 h.deadline = lockNs > 0 ? now + lockNs : 0;
                 batch.add(h);
             }
-            processBatch(batch);
+            if (renewing()) {
+                processRenewing(batch);
+            } else {
+                processBatch(batch);
+            }
             settle(batch);
         }
     }
@@ -171,19 +185,134 @@ final class ShareMember extends Member {
         }
     }
 
-    @Override
-    void renew(Renew q) {
-        if (!crashed && !stopNow) {
+    /**
+     * The blocking loop with renewal: serves the workers until every record
+     * of the batch is finished and acknowledged. A worker's renewal request
+     * starts a renewal round (renewRound) once the done queue is empty; a
+     * finished record that is out for renewal waits for a round to hand it
+     * back.
+     */
+    private void processRenewing(List<Handled> batch) throws InterruptedException {
+        Map<Long, Handled> byKey = new HashMap<>();
+        for (Handled h : batch) {
+            byKey.put(key(h.r.partition(), h.r.offset()), h);
+        }
+        int pending = submit(batch);
+        List<Renew> asked = new ArrayList<>();
+        List<Handled> waiting = new ArrayList<>(); // finished, out for renewal
+        long stoppedAt = 0;
+        while (pending > 0 || !waiting.isEmpty()) {
+            boolean needPoll = !asked.isEmpty() || !waiting.isEmpty();
+            Object o = needPoll ? done.poll() : done.take();
+            if (o instanceof Renew q) {
+                if (crashed || stopNow) {
+                    q.served.countDown();
+                } else {
+                    asked.add(q);
+                }
+                continue;
+            }
+            if (o instanceof Handled h) {
+                pending--;
+                h.workerDone = true;
+                if (h.renewing) {
+                    waiting.add(h);
+                } else {
+                    finished(h);
+                }
+                continue;
+            }
+            if (crashed) {
+                return; // nothing more reaches the broker
+            }
+            if (stopNow) {
+                for (Renew q : asked) {
+                    q.served.countDown();
+                }
+                asked.clear();
+                if (stoppedAt == 0) {
+                    stoppedAt = clock.now();
+                } else if (clock.now() - stoppedAt > STOP_RENEW_WAIT_NS) {
+                    return; // the rest come back when their locks expire, or on close
+                }
+            }
+            if (!renewRound(batch, byKey, asked)) {
+                return; // woken for a stop
+            }
+            asked.clear();
+            for (var it = waiting.iterator(); it.hasNext(); ) {
+                Handled h = it.next();
+                if (!h.renewing) {
+                    finished(h);
+                    it.remove();
+                }
+            }
+        }
+    }
+
+    private static long key(int partition, long offset) {
+        return ((long) partition << 48) ^ offset;
+    }
+
+    /**
+     * One renewal round: acknowledges RENEW on every record of the batch
+     * whose worker is still busy and that is not out for renewal already
+     * (a poll needs every handed-out record acknowledged), serves the
+     * workers' requests, and polls once, which sends the RENEWs and hands
+     * back the records whose renewal completed. Returns false when a stop
+     * woke the poll.
+     */
+    private boolean renewRound(List<Handled> batch, Map<Long, Handled> byKey, List<Renew> asked) {
+        long now = clock.now();
+        for (Handled h : batch) {
+            if (h.workerDone || h.renewing) {
+                continue;
+            }
             try {
-                c.acknowledge(q.h.r, AcknowledgeType.RENEW);
-                c.commitAsync();
-                frames.write(Frames.RENEWAL, 0, id, 0, null, clock.now(), 0);
-                q.ok = true;
+                c.acknowledge(h.r, AcknowledgeType.RENEW);
+                h.renewing = true;
+                frames.write(Frames.RENEWAL, 0, id, 0, null, now, 0);
             } catch (RuntimeException e) {
                 System.err.println("java runner: member " + id + ": renew: " + e);
             }
         }
-        q.served.countDown();
+        boolean out = false;
+        for (Handled h : batch) {
+            out |= h.renewing;
+        }
+        for (Renew q : asked) {
+            q.ok = q.h.renewing;
+            q.served.countDown();
+        }
+        if (!out) {
+            return true; // nothing out for renewal: a poll now would hand out new records
+        }
+        ConsumerRecords<byte[], byte[]> back;
+        try {
+            back = c.poll(RENEW_POLL);
+        } catch (WakeupException | InterruptException e) {
+            return !stopNow;
+        } catch (KafkaException e) {
+            frames.write(Frames.POLL_ERROR, 0, id, 0, null, clock.now(), 0);
+            return true;
+        }
+        long at = clock.now();
+        Optional<Integer> lock = c.acquisitionLockTimeoutMs();
+        lock.ifPresent(ms -> lockNs = TimeUnit.MILLISECONDS.toNanos(ms));
+        for (ConsumerRecord<byte[], byte[]> r : back) {
+            Handled h = byKey.get(key(r.partition(), r.offset()));
+            if (h == null || !h.renewing) {
+                // Not one this member renewed: give it back rather than hold it unseen.
+                System.err.println("java runner: member " + id + ": a renewal poll handed out partition " + r.partition()
+                        + " offset " + r.offset() + ", not a renewed record; released");
+                c.acknowledge(r, AcknowledgeType.RELEASE);
+                continue;
+            }
+            h.r = r;
+            h.renewing = false;
+            h.deadline = lockNs > 0 ? at + lockNs : 0;
+        }
+        return true;
     }
 
     /** Explicit mode: acknowledges the record as its worker finishes. */
