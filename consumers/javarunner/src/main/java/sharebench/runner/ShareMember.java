@@ -29,9 +29,11 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * it back, and only then can it be acknowledged again. A poll in explicit
  * mode throws unless every record it handed out is acknowledged. So while a
  * batch is being processed, the poll thread renews every record whose worker
- * is still busy, all at once, and polls: that poll sends the RENEWs and
- * hands back the renewed records (a poll with renewals outstanding returns
- * only those, never new records). A worker that finishes a record still
+ * is still busy, all at once, sends them with commitSync and then polls:
+ * that poll hands back the renewed records and fetches nothing new (a poll
+ * that finds a renewal outstanding returns only renewed records, but asks
+ * the background thread for more, which would then wait in the buffer with
+ * their locks running). A worker that finishes a record still
  * out for renewal waits on the poll thread, which acknowledges it once it
  * is back.
  */
@@ -40,6 +42,8 @@ final class ShareMember extends Member {
     static final long RENEW_TIMEOUT_NS = 1_000_000_000L;
     /** A renewal poll's timeout: it returns as soon as a renewed record is back. */
     static final Duration RENEW_POLL = Duration.ofMillis(10);
+    /** Bounds the wait for the broker's answer to a round's RENEWs. */
+    static final Duration RENEW_COMMIT = Duration.ofSeconds(5);
     /** After a stop, how long the poll thread waits for records out for renewal. */
     static final long STOP_RENEW_WAIT_NS = 1_000_000_000L;
 
@@ -289,6 +293,11 @@ final class ShareMember extends Member {
         }
         ConsumerRecords<byte[], byte[]> back;
         try {
+            // Send the RENEWs and wait for the broker first: a poll that finds
+            // a renewal still outstanding also asks the background thread for
+            // more records, which would then sit in the buffer, their locks
+            // running, until this batch is done (prefetch).
+            c.commitSync(RENEW_COMMIT);
             back = c.poll(RENEW_POLL);
         } catch (WakeupException | InterruptException e) {
             return !stopNow;
