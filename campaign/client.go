@@ -5,14 +5,23 @@ import (
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // checkClients fails a campaign before any broker starts when a run needs a
-// client this host cannot run (client java: a JDK and Maven).
+// client this host cannot run (client java: a JDK and Maven; client
+// librdkafka: python3 with venv).
 func checkClients(sc *scenarios.Scenario) error {
+	checks := map[vocab.Client]func() error{
+		consumers.ClientJava:       consumers.CheckJavaClient,
+		consumers.ClientLibrdkafka: consumers.CheckLibrdkafkaClient,
+	}
 	for _, r := range sc.Runs {
-		if r.Client == consumers.ClientJava {
-			return consumers.CheckJavaClient()
+		if check, ok := checks[r.Client]; ok {
+			if err := check(); err != nil {
+				return err
+			}
+			delete(checks, r.Client)
 		}
 	}
 	return nil
@@ -22,7 +31,7 @@ func checkClients(sc *scenarios.Scenario) error {
 // Java runner, its clock alignment.
 func clientRecord(s scenarios.RunSpec, rec *results.Recorder) *runs.Client {
 	info := consumers.Config{Client: consumers.Client(s.Client), KafkaVersion: s.KafkaVersion}.Info()
-	c := &runs.Client{Name: info.Name, Version: info.Version}
+	c := &runs.Client{Name: info.Name, Version: info.Version, Package: info.Package, Preview: info.Preview}
 	if cc, ok := rec.ClientClock(); ok {
 		c.Clock = &cc
 	}

@@ -53,8 +53,12 @@ func Start(ctx context.Context, c Config, rec *results.Recorder) (*Fleet, error)
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	if c.Client == ClientJava {
-		j, err := startJava(ctx, c, rec)
+	if c.Client.Runner() {
+		start := startJava
+		if c.Client == ClientLibrdkafka {
+			start = startLibrdkafka
+		}
+		j, err := start(ctx, c, rec)
 		if err != nil {
 			return nil, err
 		}
