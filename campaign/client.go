@@ -1,6 +1,9 @@
 package campaign
 
 import (
+	"context"
+	"io"
+
 	"github.com/sharebench/sharebench/consumers"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
@@ -10,11 +13,16 @@ import (
 
 // checkClients fails a campaign before any broker starts when a run needs a
 // client this host cannot run (client java: a JDK and Maven; client
-// librdkafka: python3 with venv).
-func checkClients(sc *scenarios.Scenario) error {
+// librdkafka: python3 with venv), and installs the librdkafka runner into
+// the cache if it is not there yet, so its first install (about a minute)
+// does not fall inside a run's clock.
+func checkClients(ctx context.Context, sc *scenarios.Scenario, log io.Writer) error {
 	checks := map[vocab.Client]func() error{
-		consumers.ClientJava:       consumers.CheckJavaClient,
-		consumers.ClientLibrdkafka: consumers.CheckLibrdkafkaClient,
+		consumers.ClientJava: consumers.CheckJavaClient,
+		consumers.ClientLibrdkafka: func() error {
+			_, err := consumers.LibrdkafkaRunnerDir(ctx, log)
+			return err
+		},
 	}
 	for _, r := range sc.Runs {
 		if check, ok := checks[r.Client]; ok {

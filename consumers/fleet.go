@@ -26,8 +26,8 @@ type Fleet struct {
 	rebal   *rebalanceWatch // consumer groups' partitions (stays empty for share groups)
 	// newGroupMember gives a new member its group-type half.
 	newGroupMember func(*member) groupMember
-	// java runs the members in the Java runner instead (Client java); the
-	// methods below hand over to it.
+	// java runs the members in a client runner instead (Client java or
+	// librdkafka, java_fleet.go); the methods below hand over to it.
 	java *javaFleet
 
 	// hold is closed by Release (nil without Config.Hold).

@@ -69,6 +69,7 @@ func librdkafkaRunnerName() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "confluent-kafka==%s\x00crc32c==%s\x00", confluentKafkaVersion, crc32cVersion)
 	h.Write(librdkafkaRunnerSrc)
+	h.Write([]byte(librdkafkaVersionProbe))
 	return "rdkafkarunner-" + confluentKafkaVersion + "-" + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
@@ -141,12 +142,18 @@ func LibrdkafkaRunnerDir(ctx context.Context, log io.Writer) (string, error) {
 	return dir, nil
 }
 
+// librdkafkaVersionProbe prints the versions of confluent-kafka (version()
+// is a string), of the librdkafka it loads (libversion() a tuple) and of
+// Python.
+const librdkafkaVersionProbe = `import sys, confluent_kafka as c
+assert hasattr(c, "ShareConsumer"), "confluent_kafka has no ShareConsumer"
+v = c.version()
+print(v if isinstance(v, str) else v[0], c.libversion()[0], "%d.%d.%d" % sys.version_info[:3])`
+
 // readLibrdkafkaVersions asks the venv's python which confluent-kafka and
 // librdkafka it loads (and which ShareConsumer it has: none is refused).
 func readLibrdkafkaVersions(ctx context.Context, python string) (LibrdkafkaVersions, error) {
-	out, err := exec.CommandContext(ctx, python, "-c", `import sys, confluent_kafka as c
-assert hasattr(c, "ShareConsumer"), "confluent_kafka has no ShareConsumer"
-print(c.version()[0], c.libversion()[0], "%d.%d.%d" % sys.version_info[:3])`).CombinedOutput()
+	out, err := exec.CommandContext(ctx, python, "-c", librdkafkaVersionProbe).CombinedOutput()
 	f := strings.Fields(string(out))
 	if err != nil || len(f) != 3 {
 		return LibrdkafkaVersions{}, fmt.Errorf("librdkafka runner: confluent-kafka does not load (%v): %s", err, lastLines(string(out), 10))
