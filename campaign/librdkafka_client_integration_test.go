@@ -3,6 +3,7 @@
 package campaign
 
 import (
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -72,27 +74,20 @@ func childCPU(marker string) (stop func() time.Duration) {
 	done := make(chan struct{})
 	last := map[int]time.Duration{}
 	var mu sync.Mutex
-	me := strconv.Itoa(os.Getpid())
 	tick := clockTicks()
 	go func() {
 		for {
-			dirs, _ := filepath.Glob("/proc/[0-9]*")
-			for _, d := range dirs {
-				cmdline, err := os.ReadFile(filepath.Join(d, "cmdline"))
-				if err != nil || !strings.Contains(string(cmdline), marker) {
-					continue
-				}
-				stat, err := os.ReadFile(filepath.Join(d, "stat"))
+			for _, pid := range childPIDs(marker) {
+				stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 				if err != nil {
 					continue
 				}
 				f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-				if len(f) < 13 || f[1] != me {
+				if len(f) < 13 {
 					continue
 				}
 				ut, _ := strconv.ParseInt(f[11], 10, 64)
 				st, _ := strconv.ParseInt(f[12], 10, 64)
-				pid, _ := strconv.Atoi(filepath.Base(d))
 				mu.Lock()
 				last[pid] = time.Duration(ut+st) * tick
 				mu.Unlock()
@@ -201,5 +196,81 @@ func TestLibrdkafkaScaleEvents(t *testing.T) {
 			}
 			t.Logf("per member %v; completed %.1f/s", r.PerMember, r.Throughput.CompletedPerSec)
 		})
+	}
+}
+
+// childPIDs lists this test process's children whose command line holds
+// marker.
+func childPIDs(marker string) []int {
+	var out []int
+	me := strconv.Itoa(os.Getpid())
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		cmdline, err := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err != nil || !strings.Contains(string(cmdline), marker) {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join(d, "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) > 1 && f[1] == me {
+			pid, _ := strconv.Atoi(filepath.Base(d))
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// TestLibrdkafkaRunnerKilledMidRun kills the librdkafka runner in the
+// middle of a run: the run reports "librdkafka runner exited with code …"
+// and the error flag, and no runner process is left.
+func TestLibrdkafkaRunnerKilledMidRun(t *testing.T) {
+	if err := consumers.CheckLibrdkafkaClient(); err != nil {
+		t.Skip(err)
+	}
+	const marker = "rdkafkarunner"
+	if len(childPIDs(marker)) != 0 {
+		t.Fatal("a runner of this test process is running before the test")
+	}
+	s := javaSpec("share", "librdkafka")
+	s.Duration = 8 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	killed := make(chan int, 1)
+	go func() {
+		defer close(killed)
+		deadline := time.Now().Add(2 * time.Minute)
+		for time.Now().Before(deadline) && ctx.Err() == nil {
+			if pids := childPIDs(marker); len(pids) == 1 {
+				time.Sleep(15 * time.Second) // group formed, into the window
+				_ = syscall.Kill(pids[0], syscall.SIGKILL)
+				killed <- pids[0]
+				return
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}()
+	m, err := RunOne(ctx, needKafka(t), s, "lrk-share", testLog(t))
+	pid, ok := <-killed
+	if !ok {
+		t.Fatal("the runner was never seen")
+	}
+	var msg string
+	if err != nil {
+		msg = err.Error()
+	} else {
+		msg = strings.Join(m.Record.Errors, "; ")
+	}
+	t.Logf("killed runner %d; run: %s", pid, msg)
+	if !strings.Contains(msg, "librdkafka runner exited with code") {
+		t.Errorf("run error %q does not say the librdkafka runner exited", msg)
+	}
+	if err == nil && !slices.ContainsFunc(m.Record.Validity.Flags, func(f runs.Flag) bool { return f.Code == runs.CodeError }) {
+		t.Errorf("validity flags %v: want error", m.Record.Validity.Flags)
+	}
+	if left := childPIDs(marker); len(left) != 0 {
+		t.Errorf("runner processes left: %v", left)
 	}
 }
