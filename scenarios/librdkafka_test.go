@@ -12,7 +12,7 @@ func TestLibrdkafkaValidation(t *testing.T) {
 			"acquire_mode: client librdkafka has no share.acquire.mode"},
 		{"continuous", "name: x\nclient: librdkafka\nstyle: continuous\n", "style: client librdkafka runs style blocking only"},
 		{"backlog", "name: x\nclient: librdkafka\nload_mode: backlog\nbacklog_records: 1000\n",
-			"load_mode: client librdkafka: members do not hold consumption while the group forms"},
+			"load_mode: client librdkafka: the runner's members do not hold consumption while the group forms"},
 		{"sticky", "name: x\nclient: librdkafka\nconsumer_type: consumer\nassignor: sticky\n",
 			"assignor: client librdkafka has no eager sticky assignor"},
 		{"rebalance timeout", "name: x\nclient: librdkafka\nconsumer_type: consumer\nrebalance_timeout: 30s\n",
