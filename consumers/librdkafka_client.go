@@ -38,7 +38,7 @@ func (c Config) validateLibrdkafka() error {
 			"(its AcknowledgeType is ACCEPT, RELEASE or REJECT)")
 	case c.Type == ShareGroup && c.Acquire != "" && c.Acquire != AcquireBatchOptimized:
 		return fmt.Errorf("consumers: client librdkafka: acquire_mode %s: librdkafka has no share.acquire.mode "+
-			"(it acquires as %s)", c.Acquire, AcquireBatchOptimized)
+			"(it cannot ask for record limits; use %s)", c.Acquire, AcquireBatchOptimized)
 	case c.Type == ConsumerGroup && c.Groups.Protocol != ProtocolConsumer && c.Groups.Assignor == AssignorSticky:
 		return fmt.Errorf("consumers: client librdkafka: assignor %s: librdkafka has no eager sticky assignor "+
 			"(it has %s, %s and %s)", AssignorSticky, AssignorCooperativeSticky, AssignorRange, AssignorRoundRobin)

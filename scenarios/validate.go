@@ -553,7 +553,7 @@ func (r RunSpec) checkLibrdkafka(p *problems) {
 			"use renew none or client franz-go")
 	}
 	if r.ConsumerType == vocab.ShareGroup && r.AcquireMode != "" && r.AcquireMode != vocab.AcquireBatchOptimized {
-		p.addf("acquire_mode", "client librdkafka has no share.acquire.mode (librdkafka acquires as batch_optimized); "+
+		p.addf("acquire_mode", "client librdkafka has no share.acquire.mode (librdkafka cannot ask for record limits); "+
 			"use acquire_mode batch_optimized or client franz-go")
 	}
 	if r.Backlog() {

@@ -214,7 +214,7 @@ class Config:
         if self.renew:
             raise ValueError("renew: librdkafka has no RENEW acknowledgement (AcknowledgeType is ACCEPT, RELEASE, REJECT)")
         if self.share() and self.acquire_mode != "batch_optimized":
-            raise ValueError("acquire_mode %s: librdkafka has no share.acquire.mode (it acquires as batch_optimized)"
+            raise ValueError("acquire_mode %s: librdkafka has no share.acquire.mode (it cannot ask for record limits)"
                              % self.acquire_mode)
         if not self.share() and self.group_protocol == "classic" and self.assignor not in CLASSIC_ASSIGNORS:
             raise ValueError("assignor %s: librdkafka's classic assignors are %s" %
