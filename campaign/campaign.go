@@ -76,7 +76,7 @@ type Result struct {
 // campaign.json with its final status and the reports. Every cluster it
 // starts is stopped before it returns, on every path.
 func Run(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Result, error) {
-	c, err := newCampaign(sc, opt)
+	c, err := newCampaign(ctx, sc, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ type campaign struct {
 
 // newCampaign checks what can be checked before anything starts (load
 // modes, memory, provider) and creates the campaign folder.
-func newCampaign(sc *scenarios.Scenario, opt Options) (*campaign, error) {
+func newCampaign(ctx context.Context, sc *scenarios.Scenario, opt Options) (*campaign, error) {
 	log := opt.Log
 	if log == nil {
 		log = io.Discard
@@ -116,7 +116,7 @@ func newCampaign(sc *scenarios.Scenario, opt Options) (*campaign, error) {
 	if err := CheckBudget(sc, budget); err != nil {
 		return nil, err
 	}
-	if err := checkClients(sc); err != nil {
+	if err := checkClients(ctx, sc, log); err != nil {
 		return nil, err
 	}
 	for i, r := range sc.Runs {

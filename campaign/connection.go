@@ -40,8 +40,9 @@ func connOf(cl infra.Cluster, spec scenarios.RunSpec) (clientConn, error) {
 // read from its --connection file).
 func connFrom(conn connection.Settings, spec scenarios.RunSpec) (clientConn, error) {
 	c := clientConn{conn: conn, throttle: &throttleHook{}}
-	if spec.Client == consumers.ClientJava && c.conn.Secured() {
-		return c, fmt.Errorf("client java: connection settings (%s) are not passed to the Java runner yet: run client franz-go on a secured cluster", c.conn.Describe())
+	if spec.Client.Runner() && c.conn.Secured() {
+		return c, fmt.Errorf("client %s: connection settings (%s) are not passed to the %s runner yet: run client franz-go on a secured cluster",
+			spec.Client, c.conn.Describe(), spec.Client)
 	}
 	var err error
 	if c.noTLS, err = c.conn.WithoutTLS(); err != nil {

@@ -14,7 +14,7 @@ import (
 // FetchMaxWait default and the Java client's fetch.max.wait.ms default.
 const (
 	franzFetchMaxWait = 5 * time.Second
-	javaFetchMaxWait  = 500 * time.Millisecond
+	javaFetchMaxWait  = 500 * time.Millisecond // fetch.max.wait.ms; librdkafka's fetch.wait.max.ms is 500 ms too
 )
 
 // effectiveFetchMaxWait is how long a broker may hold a member's fetch:
@@ -23,7 +23,7 @@ func effectiveFetchMaxWait(s scenarios.RunSpec) time.Duration {
 	if s.FetchMaxWait > 0 {
 		return s.FetchMaxWait
 	}
-	if s.Client == "java" {
+	if s.Client.Runner() { // java, librdkafka
 		return javaFetchMaxWait
 	}
 	return franzFetchMaxWait

@@ -94,8 +94,13 @@ type Config struct {
 	// The heartbeat interval is a third of it.
 	SessionTimeout time.Duration
 	// Client is the client library the members run on: ClientFranzGo
-	// ("" too) in this process, or ClientJava in one JVM (java_fleet.go).
+	// ("" too) in this process, ClientJava in one JVM, ClientLibrdkafka in
+	// one Python process (java_fleet.go runs both runners).
 	Client Client
+	// LockDuration is the share group's record lock duration, from which
+	// the librdkafka runner estimates each record's acquisition deadline
+	// (librdkafka does not report it; 0: no estimate, no lock-expired flag).
+	LockDuration time.Duration
 	// KafkaVersion is the kafka-clients version the Java runner is built
 	// against (ClientJava; the run's Kafka version).
 	KafkaVersion string

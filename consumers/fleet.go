@@ -26,8 +26,8 @@ type Fleet struct {
 	rebal   *rebalanceWatch // consumer groups' partitions (stays empty for share groups)
 	// newGroupMember gives a new member its group-type half.
 	newGroupMember func(*member) groupMember
-	// java runs the members in the Java runner instead (Client java); the
-	// methods below hand over to it.
+	// java runs the members in a client runner instead (Client java or
+	// librdkafka, java_fleet.go); the methods below hand over to it.
 	java *javaFleet
 
 	// hold is closed by Release (nil without Config.Hold).
@@ -53,8 +53,12 @@ func Start(ctx context.Context, c Config, rec *results.Recorder) (*Fleet, error)
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	if c.Client == ClientJava {
-		j, err := startJava(ctx, c, rec)
+	if c.Client.Runner() {
+		start := startJava
+		if c.Client == ClientLibrdkafka {
+			start = startLibrdkafka
+		}
+		j, err := start(ctx, c, rec)
 		if err != nil {
 			return nil, err
 		}

@@ -23,13 +23,27 @@ const franzGoModule = "github.com/twmb/franz-go"
 type ClientInfo struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
+	// Package is the binding that ships the library, with its version
+	// (librdkafka: "confluent-kafka 2.16.1"); empty for franz-go and java.
+	Package string `json:"package,omitempty"`
+	// Preview says the client's share-group support is a preview by its
+	// authors' word (librdkafka 2.16).
+	Preview bool `json:"preview,omitempty"`
 }
 
 // Info is the client of c: franz-go with its module version from the
-// build, or java with the kafka-clients version (the run's Kafka version).
+// build, java with the kafka-clients version (the run's Kafka version), or
+// librdkafka with the versions of the runner installed in the cache.
 func (c Config) Info() ClientInfo {
-	if c.Client == ClientJava {
+	switch c.Client {
+	case ClientJava:
 		return ClientInfo{Name: string(ClientJava), Version: c.KafkaVersion}
+	case ClientLibrdkafka:
+		info := ClientInfo{Name: string(ClientLibrdkafka), Version: "unknown", Package: "confluent-kafka " + confluentKafkaVersion, Preview: true}
+		if v, ok := InstalledLibrdkafkaVersions(); ok {
+			info.Version, info.Package = v.Librdkafka, v.Package
+		}
+		return info
 	}
 	return ClientInfo{Name: string(ClientFranzGo), Version: franzGoVersion()}
 }
@@ -56,8 +70,10 @@ func (c Config) validateClient() error {
 	case "", ClientFranzGo:
 		return nil
 	case ClientJava:
+	case ClientLibrdkafka:
+		return c.validateLibrdkafka()
 	default:
-		return fmt.Errorf("consumers: client: expected %s or %s, got %q", ClientFranzGo, ClientJava, c.Client)
+		return fmt.Errorf("consumers: client: expected %s, %s or %s, got %q", ClientFranzGo, ClientJava, ClientLibrdkafka, c.Client)
 	}
 	if c.Style != StyleBlocking {
 		return fmt.Errorf("consumers: client java runs style %s only, got %q", StyleBlocking, c.Style)

@@ -20,12 +20,16 @@ import (
 	"github.com/sharebench/sharebench/results"
 )
 
-// javaFleet runs a fleet's members in one JVM, the Java runner
-// (javarunner/): commands go to its stdin as text lines, per-record events
-// come back on its stdout as fixed-size frames (java_frames.go) and are
-// turned into the same results.Recorder calls the franz-go members make.
+// javaFleet runs a fleet's members in one client runner process: the Java
+// runner (javarunner/, one JVM) or the librdkafka runner (rdkafkarunner/,
+// one Python process). Commands go to its stdin as text lines, per-record
+// events come back on its stdout as fixed-size frames (java_frames.go) and
+// are turned into the same results.Recorder calls the franz-go members
+// make. Nothing here depends on which runner it is but name and the
+// command that starts it.
 type javaFleet struct {
 	c     Config
+	name  string // "java runner", "librdkafka runner": errors say which
 	rec   *results.Recorder
 	rebal *rebalanceWatch
 
@@ -61,21 +65,30 @@ const javaStartTimeout = 60 * time.Second
 // with the smallest round trip is kept.
 const javaPingRounds = 16
 
-// startJava builds (on first use) and starts the runner, aligns its clock
-// with rec's and joins c.Members members. The runner stops when ctx ends.
+// startJava builds (on first use) and starts the Java runner (see
+// startRunner).
 func startJava(ctx context.Context, c Config, rec *results.Recorder) (*javaFleet, error) {
 	dir, err := JavaRunnerDir(ctx, c.KafkaVersion, c.Log)
 	if err != nil {
 		return nil, err
 	}
+	return startRunner(ctx, c, rec, "java runner", func(cfgFile string) *exec.Cmd {
+		return exec.Command("java", "-Xss512k", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+			"-Dorg.slf4j.simpleLogger.logFile=System.err", "-cp", javaClasspath(dir), "sharebench.runner.Main", cfgFile)
+	})
+}
+
+// startRunner starts a client runner (the command command makes for the
+// runner's configuration file), aligns its clock with rec's and joins
+// c.Members members. The runner stops when ctx ends.
+func startRunner(ctx context.Context, c Config, rec *results.Recorder, name string, command func(cfgFile string) *exec.Cmd) (*javaFleet, error) {
 	cfgFile, err := writeRunnerConfig(c, rec.Run)
 	if err != nil {
 		return nil, err
 	}
-	j := &javaFleet{c: c, rec: rec, rebal: newRebalanceWatch(rec), cfgFile: cfgFile, stderr: tail.New(8 << 10),
+	j := &javaFleet{c: c, name: name, rec: rec, rebal: newRebalanceWatch(rec), cfgFile: cfgFile, stderr: tail.New(8 << 10),
 		pongs: make(chan javaFrame, 1), hello: make(chan struct{}), readDone: make(chan struct{}), done: make(chan struct{})}
-	j.cmd = exec.Command("java", "-Xss512k", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-		"-Dorg.slf4j.simpleLogger.logFile=System.err", "-cp", javaClasspath(dir), "sharebench.runner.Main", cfgFile)
+	j.cmd = command(cfgFile)
 	j.cmd.SysProcAttr = javaProcAttr()
 	j.cmd.Stderr = j.stderr
 	if j.stdin, err = j.cmd.StdinPipe(); err != nil {
@@ -89,7 +102,7 @@ func startJava(ctx context.Context, c Config, rec *results.Recorder) (*javaFleet
 	}
 	if err := j.startProc(stdout); err != nil {
 		os.Remove(cfgFile)
-		return nil, fmt.Errorf("java runner: start: %w", err)
+		return nil, fmt.Errorf("%s: start: %w", j.name, err)
 	}
 	go func() {
 		select {
@@ -105,14 +118,14 @@ func startJava(ctx context.Context, c Config, rec *results.Recorder) (*javaFleet
 	j.offset, j.bound, err = alignClocks(rec.Clock.Now, j.ping, j.pongs, j.readDone, javaPingRounds, 5*time.Second)
 	if err != nil {
 		j.kill()
-		return nil, fmt.Errorf("java runner: clock alignment: %w%s", err, j.stderrTail())
+		return nil, fmt.Errorf("%s: clock alignment: %w%s", j.name, err, j.stderrTail())
 	}
 	rec.SetClientClock(results.ClientClock{OffsetNs: j.offset, BoundNs: j.bound})
 	j.Join(c.Members)
 	return j, nil
 }
 
-// startProc starts the JVM from a locked OS thread (Pdeathsig fires when the
+// startProc starts the runner from a locked OS thread (Pdeathsig fires when the
 // starting thread ends), reads its event stream, and reaps it.
 func (j *javaFleet) startProc(stdout io.Reader) error {
 	started := make(chan error, 1)
@@ -135,9 +148,9 @@ func (j *javaFleet) startProc(stdout io.Reader) error {
 		code := j.cmd.ProcessState.ExitCode()
 		switch {
 		case werr != nil || code != 0:
-			j.err = fmt.Errorf("java runner exited with code %d (%v)%s", code, werr, j.stderrTail())
+			j.err = fmt.Errorf("%s exited with code %d (%v)%s", j.name, code, werr, j.stderrTail())
 		case !stopping:
-			j.err = fmt.Errorf("java runner exited with code 0 before it was stopped%s", j.stderrTail())
+			j.err = fmt.Errorf("%s exited with code 0 before it was stopped%s", j.name, j.stderrTail())
 		}
 		close(j.done)
 	}()
@@ -162,7 +175,7 @@ func (j *javaFleet) waitHello(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-time.After(javaStartTimeout):
-		return fmt.Errorf("java runner: no hello within %v%s", javaStartTimeout, j.stderrTail())
+		return fmt.Errorf("%s: no hello within %v%s", j.name, javaStartTimeout, j.stderrTail())
 	}
 }
 
@@ -224,7 +237,7 @@ func (j *javaFleet) read(r io.Reader) {
 	for {
 		if _, err := io.ReadFull(br, buf); err != nil {
 			if !errors.Is(err, io.EOF) {
-				fmt.Fprintf(j.stderr, "\nsharebench: java runner event stream: %v\n", err)
+				fmt.Fprintf(j.stderr, "\nsharebench: %s event stream: %v\n", j.name, err)
 			}
 			return
 		}
@@ -243,7 +256,7 @@ func (j *javaFleet) apply(f javaFrame) {
 	switch f.Kind {
 	case frameHello:
 		if f.N != javaFrameProtocol {
-			fmt.Fprintf(j.stderr, "\nsharebench: java runner speaks protocol %d, want %d\n", f.N, javaFrameProtocol)
+			fmt.Fprintf(j.stderr, "\nsharebench: %s speaks protocol %d, want %d\n", j.name, f.N, javaFrameProtocol)
 			_ = killJavaGroup(j.cmd.Process.Pid)
 			return
 		}
@@ -265,7 +278,7 @@ func (j *javaFleet) apply(f javaFrame) {
 	}
 	j.mu.RUnlock()
 	if s == nil {
-		fmt.Fprintf(j.stderr, "\nsharebench: java runner: frame %d for unknown member %d\n", f.Kind, f.Member)
+		fmt.Fprintf(j.stderr, "\nsharebench: %s: frame %d for unknown member %d\n", j.name, f.Kind, f.Member)
 		return
 	}
 	at := f.At + j.offset
@@ -438,8 +451,8 @@ func alignClocks(now func() int64, ping func(int) error, pongs <-chan javaFrame,
 	return offset, bound, nil
 }
 
-// writeRunnerConfig writes the runner's configuration (RunnerConfig.java)
-// to a temporary properties file.
+// writeRunnerConfig writes a client runner's configuration (RunnerConfig.java,
+// runner.py's Config) to a temporary properties file.
 func writeRunnerConfig(c Config, run uint64) (string, error) {
 	p := c.Processing
 	lines := []string{
@@ -457,6 +470,7 @@ func writeRunnerConfig(c Config, run uint64) (string, error) {
 		"renew=" + strconv.FormatBool(c.Renew),
 		"close_timeout_ns=" + strconv.FormatInt(int64(c.closeTimeout()), 10),
 		"session_timeout_ns=" + strconv.FormatInt(int64(c.SessionTimeout), 10),
+		"lock_ns=" + strconv.FormatInt(int64(c.LockDuration), 10),
 		"group_protocol=" + string(cmp.Or(c.Groups.Protocol, ProtocolClassic)),
 		"remote_assignor=" + cmp.Or(c.Groups.RemoteAssignor, RemoteUniform),
 		"assignor=" + cmp.Or(c.Groups.Assignor, AssignorCooperativeSticky),
@@ -474,14 +488,14 @@ func writeRunnerConfig(c Config, run uint64) (string, error) {
 	}
 	f, err := os.CreateTemp("", "sharebench-javarunner-*.properties")
 	if err != nil {
-		return "", fmt.Errorf("java runner: config: %w", err)
+		return "", fmt.Errorf("client runner: config: %w", err)
 	}
 	// Properties files escape backslashes; none of these values has one
 	// (broker addresses, generated names, numbers).
 	if _, err := f.WriteString(strings.Join(lines, "\n") + "\n"); err != nil {
 		f.Close()
 		os.Remove(f.Name())
-		return "", fmt.Errorf("java runner: config: %w", err)
+		return "", fmt.Errorf("client runner: config: %w", err)
 	}
 	return f.Name(), f.Close()
 }

@@ -7,25 +7,33 @@ import (
 	"github.com/sharebench/sharebench/results"
 )
 
-// The Java runner's event stream (javarunner/.../Frames.java): fixed
-// 64-byte little-endian frames on its stdout.
+// A client runner's event stream (the Java runner's Frames.java, the
+// librdkafka runner's frames in runner.py): fixed-size frames on its stdout in
+// the project's one wire discipline (results.SealFrame: magic, version, body,
+// CRC-32C of everything before it; big-endian), so a third runner speaks
+// the same by writing the same 61 bytes.
 //
 //	off size field
-//	  0   u8  kind
-//	  1   u8  flags     (1: lock expired, 2: archived)
-//	  2   u16 member
-//	  4   i32 n         (delivery count, poll size, partition, ping sequence, count)
-//	  8   u32 producer
-//	 12   u32 reserved
-//	 16   u64 run       (stamp run tag)
-//	 24   u64 seq
-//	 32   i64 intended  (stamp intended send time)
-//	 40   i64 at        (event time, runner clock ns)
-//	 48   i64 aux       (delivery: record timestamp Unix ns; completion: delivered at, runner clock ns)
-//	 56   i64 reserved
+//	  0   4  magic     "SBRF" (sharebench runner frame)
+//	  4   u8 version   (javaFrameProtocol)
+//	  5   u8 kind
+//	  6   u8 flags     (1: lock expired, 2: archived)
+//	  7  u16 member
+//	  9  i32 n         (delivery count, poll size, partition, ping sequence, count)
+//	 13  u32 producer
+//	 17  u64 run       (stamp run tag)
+//	 25  u64 seq
+//	 33  i64 intended  (stamp intended send time)
+//	 41  i64 at        (event time, runner clock ns)
+//	 49  i64 aux       (delivery: record timestamp Unix ns; completion: delivered at, runner clock ns)
+//	 57  u32 CRC-32C (Castagnoli) of bytes 0..56
 const (
-	javaFrameSize     = 64
-	javaFrameProtocol = 1
+	javaFrameMagic = "SBRF"
+	// javaFrameProtocol 2: the frame discipline above (version 1 was
+	// 64-byte little-endian frames without magic or checksum).
+	javaFrameProtocol = 2
+	javaFrameBody     = 52
+	javaFrameSize     = 4 + 1 + javaFrameBody + 4
 )
 
 // javaFrameKind is a frame's kind byte.
@@ -70,44 +78,49 @@ type javaFrame struct {
 	Aux      int64
 }
 
-// decodeJavaFrame decodes one frame from b (javaFrameSize bytes).
+// decodeJavaFrame decodes one frame from b (javaFrameSize bytes): magic,
+// version and checksum first, so a corrupt stream is refused.
 func decodeJavaFrame(b []byte) (javaFrame, error) {
-	if len(b) < javaFrameSize {
-		return javaFrame{}, fmt.Errorf("java runner: short frame (%d bytes)", len(b))
+	if len(b) != javaFrameSize {
+		return javaFrame{}, fmt.Errorf("runner frame: %d bytes, want %d", len(b), javaFrameSize)
 	}
-	le := binary.LittleEndian
+	body, err := results.OpenFrame(b, javaFrameMagic, javaFrameProtocol, "runner frame")
+	if err != nil {
+		return javaFrame{}, err
+	}
+	be := binary.BigEndian
 	f := javaFrame{
-		Kind:     javaFrameKind(b[0]),
-		Flags:    b[1],
-		Member:   le.Uint16(b[2:]),
-		N:        int32(le.Uint32(b[4:])),
-		Producer: le.Uint32(b[8:]),
-		Run:      le.Uint64(b[16:]),
-		Seq:      le.Uint64(b[24:]),
-		Intended: int64(le.Uint64(b[32:])),
-		At:       int64(le.Uint64(b[40:])),
-		Aux:      int64(le.Uint64(b[48:])),
+		Kind:     javaFrameKind(body[0]),
+		Flags:    body[1],
+		Member:   be.Uint16(body[2:]),
+		N:        int32(be.Uint32(body[4:])),
+		Producer: be.Uint32(body[8:]),
+		Run:      be.Uint64(body[12:]),
+		Seq:      be.Uint64(body[20:]),
+		Intended: int64(be.Uint64(body[28:])),
+		At:       int64(be.Uint64(body[36:])),
+		Aux:      int64(be.Uint64(body[44:])),
 	}
 	if f.Kind < frameHello || f.Kind > frameBye {
-		return f, fmt.Errorf("java runner: unknown frame kind %d", f.Kind)
+		return f, fmt.Errorf("runner frame: unknown frame kind %d", f.Kind)
 	}
 	return f, nil
 }
 
 // encode is the inverse of decodeJavaFrame (tests and vectors).
 func (f javaFrame) encode() []byte {
-	b := make([]byte, javaFrameSize)
-	le := binary.LittleEndian
-	b[0], b[1] = byte(f.Kind), f.Flags
-	le.PutUint16(b[2:], f.Member)
-	le.PutUint32(b[4:], uint32(f.N))
-	le.PutUint32(b[8:], f.Producer)
-	le.PutUint64(b[16:], f.Run)
-	le.PutUint64(b[24:], f.Seq)
-	le.PutUint64(b[32:], uint64(f.Intended))
-	le.PutUint64(b[40:], uint64(f.At))
-	le.PutUint64(b[48:], uint64(f.Aux))
-	return b
+	b := make([]byte, 0, javaFrameBody)
+	be := binary.BigEndian
+	b = append(b, byte(f.Kind), f.Flags)
+	b = be.AppendUint16(b, f.Member)
+	b = be.AppendUint32(b, uint32(f.N))
+	b = be.AppendUint32(b, f.Producer)
+	b = be.AppendUint64(b, f.Run)
+	b = be.AppendUint64(b, f.Seq)
+	b = be.AppendUint64(b, uint64(f.Intended))
+	b = be.AppendUint64(b, uint64(f.At))
+	b = be.AppendUint64(b, uint64(f.Aux))
+	return results.SealFrame(javaFrameMagic, javaFrameProtocol, b)
 }
 
 // stamp is the record identity the frame carries (the send time is not

@@ -20,6 +20,25 @@ func TestDecodeJavaFrameRejects(t *testing.T) {
 	if _, err := decodeJavaFrame(b); err == nil || !strings.Contains(err.Error(), "unknown frame kind") {
 		t.Errorf("unknown kind: %v", err)
 	}
+	good := javaFrame{Kind: framePoll, Member: 3, N: 7}.encode()
+	for _, tc := range []struct {
+		name, want string
+		edit       func([]byte)
+	}{
+		{"magic", `want "SBRF"`, func(b []byte) { b[0] = 'X' }},
+		{"version 1 (little-endian)", "format version 1, want 2", func(b []byte) { b[4] = 1 }},
+		{"a flipped body bit", "checksum mismatch", func(b []byte) { b[10] ^= 0x10 }},
+		{"a flipped checksum bit", "checksum mismatch", func(b []byte) { b[javaFrameSize-1] ^= 1 }},
+	} {
+		b := bytes.Clone(good)
+		tc.edit(b)
+		if _, err := decodeJavaFrame(b); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error containing %q", tc.name, err, tc.want)
+		}
+	}
+	if f, err := decodeJavaFrame(good); err != nil || f.Kind != framePoll || f.Member != 3 || f.N != 7 {
+		t.Errorf("good frame: %+v, %v", f, err)
+	}
 }
 
 // newTestJavaFleet is a javaFleet without a JVM: frames are applied

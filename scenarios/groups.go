@@ -157,6 +157,10 @@ func (r RunSpec) checkGroupKnobs(p *problems) {
 		p.addf("commit", "auto commits what earlier polls returned, which a continuous member may not have processed yet; "+
 			"use commit after_processing with style continuous")
 	}
+	if r.Client == vocab.ClientLibrdkafka && r.RebalanceTimeout > 0 {
+		p.addf("rebalance_timeout", "client librdkafka has no rebalance timeout of its own (librdkafka sends max.poll.interval.ms): "+
+			"use client franz-go or leave rebalance_timeout out (default 0s)")
+	}
 	if r.Client == vocab.ClientJava && r.RebalanceTimeout > 0 {
 		p.addf("rebalance_timeout", "client java has no rebalance timeout of its own (KafkaConsumer sends max.poll.interval.ms, "+
 			"which the runner bounds by the session timeout): use client franz-go or leave rebalance_timeout out (default 0s)")

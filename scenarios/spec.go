@@ -20,12 +20,17 @@ type RunSpec struct {
 	ConsumerType vocab.GroupType `mapstructure:"consumer_type" json:"consumer_type"`
 
 	// Client is the client library the consumers run on: "franz-go" (in
-	// the harness process) or "java" (the Apache Kafka Java client of
+	// the harness process), "java" (the Apache Kafka Java client of
 	// kafka_version, KafkaShareConsumer / KafkaConsumer, all members in one
 	// JVM; needs a JDK (javac) and Maven, builds its runner once into the
-	// cache; style blocking only). The producers are
-	// franz-go either way.
-	// Sweep it to compare the clients; see docs/java-client.md.
+	// cache; style blocking only), or "librdkafka"
+	// (confluent-kafka's ShareConsumer / Consumer, all members in one Python
+	// process; needs python3 with venv, installs confluent-kafka once into
+	// the cache; its share consumer is a preview; style blocking, renew none
+	// and acquire_mode batch_optimized only). The producers are franz-go
+	// either way.
+	// Sweep it to compare the clients; see docs/java-client.md and
+	// docs/librdkafka-client.md.
 	// [client: franz-go]
 	Client vocab.Client `mapstructure:"client" json:"client,omitempty"`
 

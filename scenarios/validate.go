@@ -135,8 +135,8 @@ func (r RunSpec) checkShards(p *problems) {
 	if r.LoadMode != LoadRate {
 		p.addf("shards", "%d shards need load_mode rate (backlog and max_rate run in one process); got load_mode %s", r.Shards, r.LoadMode)
 	}
-	if r.Client == vocab.ClientJava {
-		p.addf("shards", "%d shards need client franz-go (the Java runner is one JVM beside one process)", r.Shards)
+	if r.Client.Runner() {
+		p.addf("shards", "%d shards need client franz-go (the %s runner is one process beside one harness process)", r.Shards, r.Client)
 	}
 	if len(r.Events) > 0 {
 		p.addf("shards", "%d shards cannot run events: (an event acts on one fleet and one clock); use shards: 1", r.Shards)
@@ -209,6 +209,7 @@ func (r RunSpec) checkConsumers(p *problems) {
 		p.addf("client", "java runs style blocking only (the Java runner polls, processes the batch on the workers, "+
 			"then polls again); use style blocking or client franz-go")
 	}
+	r.checkLibrdkafka(p)
 	atLeast(p, "members", r.Members, 1, "")
 	if r.ConsumerType != vocab.ShareGroup {
 		atMost(p, "members", r.Members, maxMembersLimit, "")
@@ -525,5 +526,34 @@ func (pr Processing) fields() []durationField {
 	return []durationField{
 		{"time", pr.Time}, {"min", pr.Min}, {"max", pr.Max},
 		{"mean", pr.Mean}, {"median", pr.Median}, {"p99", pr.P99},
+	}
+}
+
+// checkLibrdkafka refuses what librdkafka (confluent-kafka 2.16) does not
+// have, naming the knob and the missing feature (consumers refuses the same
+// in its Config).
+func (r RunSpec) checkLibrdkafka(p *problems) {
+	if r.Client != vocab.ClientLibrdkafka {
+		return
+	}
+	if r.Style == vocab.StyleContinuous {
+		p.addf("style", "client librdkafka runs style blocking only (the runner polls, processes the batch on the workers, "+
+			"then polls again); use style blocking or client franz-go")
+	}
+	if r.Renew == vocab.RenewAuto {
+		p.addf("renew", "client librdkafka has no RENEW acknowledgement (librdkafka's AcknowledgeType is ACCEPT, RELEASE or REJECT); "+
+			"use renew none or client franz-go")
+	}
+	if r.ConsumerType == vocab.ShareGroup && r.AcquireMode != "" && r.AcquireMode != vocab.AcquireBatchOptimized {
+		p.addf("acquire_mode", "client librdkafka has no share.acquire.mode (librdkafka cannot ask for record limits); "+
+			"use acquire_mode batch_optimized or client franz-go")
+	}
+	if r.Backlog() {
+		p.addf("load_mode", "client librdkafka: the runner's members do not hold consumption while the group forms (librdkafka's "+
+			"ShareConsumer has no pause, and the runner does not pause its Consumer either), so a backlog drain would include "+
+			"group formation; use load_mode rate or client franz-go")
+	}
+	if r.ConsumerType == vocab.ConsumerGroup && r.GroupProtocol != vocab.ProtocolConsumer && r.Assignor == "sticky" {
+		p.addf("assignor", "client librdkafka has no eager sticky assignor (its classic assignors are cooperative-sticky, range, roundrobin)")
 	}
 }

@@ -32,10 +32,18 @@ const (
 	// ClientJava runs members in one JVM on the Apache Kafka Java client
 	// (KafkaShareConsumer, KafkaConsumer); see docs/java-client.md.
 	ClientJava Client = "java"
+	// ClientLibrdkafka runs members in one Python process on confluent-kafka
+	// (librdkafka: ShareConsumer, a KIP-932 preview there, and Consumer);
+	// see docs/librdkafka-client.md.
+	ClientLibrdkafka Client = "librdkafka"
 )
 
 // Clients are the valid clients.
-var Clients = []Client{ClientFranzGo, ClientJava}
+var Clients = []Client{ClientFranzGo, ClientJava, ClientLibrdkafka}
+
+// Runner reports whether c's members run in a client runner process beside
+// the harness (java, librdkafka) rather than in the harness on franz-go.
+func (c Client) Runner() bool { return c == ClientJava || c == ClientLibrdkafka }
 
 // AcquireMode is a share group's share.acquire.mode (acquire_mode).
 type AcquireMode string

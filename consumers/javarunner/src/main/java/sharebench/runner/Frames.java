@@ -3,26 +3,29 @@ package sharebench.runner;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
+import java.util.zip.CRC32C;
 
 /**
- * Frames writes the event stream to the Go harness: fixed 64-byte
- * little-endian frames (consumers/java_frames.go decodes them).
+ * Frames writes the event stream to the Go harness: fixed 61-byte frames in
+ * the project's one wire discipline (magic, version, big-endian body,
+ * CRC-32C of everything before it; consumers/java_frames.go decodes them,
+ * results/wire.go seals every other blob the same way).
  *
  * <pre>
  * off size field
- *   0   u8  kind
- *   1   u8  flags     (1: lock expired, 2: archived)
- *   2   u16 member
- *   4   i32 n         (delivery count, poll size, partition, ping sequence, count)
- *   8   u32 producer
- *  12   u32 reserved
- *  16   u64 run       (stamp run tag)
- *  24   u64 seq
- *  32   i64 intended  (stamp intended send time)
- *  40   i64 at        (event time, runner clock ns)
- *  48   i64 aux       (delivery: record timestamp Unix ns; completion: delivered at, runner clock ns)
- *  56   i64 reserved
+ *   0   4  magic     "SBRF"
+ *   4   u8 version   (PROTOCOL)
+ *   5   u8 kind
+ *   6   u8 flags     (1: lock expired, 2: archived)
+ *   7  u16 member
+ *   9  i32 n         (delivery count, poll size, partition, ping sequence, count)
+ *  13  u32 producer
+ *  17  u64 run       (stamp run tag)
+ *  25  u64 seq
+ *  33  i64 intended  (stamp intended send time)
+ *  41  i64 at        (event time, runner clock ns)
+ *  49  i64 aux       (delivery: record timestamp Unix ns; completion: delivered at, runner clock ns)
+ *  57  u32 CRC-32C (Castagnoli) of bytes 0..56
  * </pre>
  *
  * Writes are buffered and flushed every few milliseconds (times are taken
@@ -30,8 +33,9 @@ import java.nio.ByteOrder;
  * once.
  */
 public final class Frames implements AutoCloseable {
-    public static final int SIZE = 64;
-    public static final int PROTOCOL = 1;
+    public static final int SIZE = 61;
+    public static final int PROTOCOL = 2;
+    static final int MAGIC = 0x53425246; // "SBRF"
 
     public static final byte HELLO = 1, PONG = 2, POLL = 3, DELIVERY = 4, COMPLETION = 5, RELEASE = 6, REJECT = 7,
             RETRY = 8, FOREIGN = 9, POLL_ERROR = 10, ACK_ERROR = 11, RENEWAL = 12, ASSIGNED = 13, REVOKED = 14,
@@ -40,7 +44,7 @@ public final class Frames implements AutoCloseable {
     public static final int FLAG_LOCK_EXPIRED = 1, FLAG_ARCHIVED = 2;
 
     private final OutputStream out;
-    private final ByteBuffer buf = ByteBuffer.allocate(SIZE * 1024).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer buf = ByteBuffer.allocate(SIZE * 1024);
     private final Thread flusher;
     private volatile boolean closed;
     private IOException failed;
@@ -63,20 +67,24 @@ public final class Frames implements AutoCloseable {
         }
     }
 
-    /** Encodes one frame into b at its position. */
+    /** Encodes one frame into b (big-endian, as ByteBuffer is by default) at its position. */
     public static void encode(ByteBuffer b, byte kind, int flags, int member, int n, Stamp st, long at, long aux) {
+        int start = b.position();
+        b.putInt(MAGIC);
+        b.put((byte) PROTOCOL);
         b.put(kind);
         b.put((byte) flags);
         b.putShort((short) member);
         b.putInt(n);
         b.putInt(st == null ? 0 : st.producer);
-        b.putInt(0);
         b.putLong(st == null ? 0 : st.run);
         b.putLong(st == null ? 0 : st.seq);
         b.putLong(st == null ? 0 : st.intended);
         b.putLong(at);
         b.putLong(aux);
-        b.putLong(0);
+        CRC32C crc = new CRC32C();
+        crc.update(b.array(), b.arrayOffset() + start, b.position() - start);
+        b.putInt((int) crc.getValue());
     }
 
     public void write(byte kind, int flags, int member, int n, Stamp st, long at, long aux) {

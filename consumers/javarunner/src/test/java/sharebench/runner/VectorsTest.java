@@ -8,7 +8,6 @@ import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -88,7 +87,7 @@ class VectorsTest {
                 continue;
             }
             n++;
-            ByteBuffer b = ByteBuffer.allocate(Frames.SIZE).order(ByteOrder.LITTLE_ENDIAN);
+            ByteBuffer b = ByteBuffer.allocate(Frames.SIZE);
             Stamp st = new Stamp(Long.parseUnsignedLong(row[7]), (int) Long.parseLong(row[6]), Long.parseUnsignedLong(row[8]),
                     Long.parseLong(row[9]), 0);
             Frames.encode(b, (byte) Integer.parseInt(row[2]), Integer.parseInt(row[3]), Integer.parseInt(row[4]),

@@ -1,0 +1,276 @@
+//go:build integration
+
+package campaign
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sharebench/sharebench/consumers"
+	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
+	"github.com/sharebench/sharebench/vocab"
+)
+
+// TestLibrdkafkaClientOnKafka runs the small client workload (javaSpec:
+// 2 partitions, 4 members, 5 ms per record, 300 records/s for 2 s + 5 s)
+// on the librdkafka runner for a consumer group and a share group in both
+// acknowledgement modes, on a real broker: audits balance (runMeasured),
+// every record completes once, the completion rate is the formula's (the
+// offered rate: the ceiling, 400/s partition-bound or 800/s worker-bound,
+// lies above it), and run.json names librdkafka with its versions and its
+// preview status.
+func TestLibrdkafkaClientOnKafka(t *testing.T) {
+	if err := consumers.CheckLibrdkafkaClient(); err != nil {
+		t.Skip(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		ctype string
+		ack   vocab.AckMode
+	}{
+		{"consumer", "consumer", vocab.AckImplicit},
+		{"share-implicit", "share", vocab.AckImplicit},
+		{"share-explicit", "share", vocab.AckExplicit},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := javaSpec(tc.ctype, "librdkafka")
+			s.AckMode = tc.ack
+			r := runSpec(t, s, "lr-"+tc.name)
+			c := r.Client
+			if c == nil || c.Name != "librdkafka" || c.Version != "2.16.0" || c.Package != "confluent-kafka 2.16.1" || !c.Preview || c.Clock == nil {
+				t.Errorf("run.json client %+v", c)
+			} else if b := c.Clock.BoundNs; b <= 0 || b > int64(5*time.Millisecond) {
+				t.Errorf("clock alignment bound %v", time.Duration(b))
+			}
+			if r.Audit.CompletedOnce != r.Audit.Produced || r.Audit.Duplicates != 0 {
+				t.Errorf("completed once %d of %d produced, duplicates %d", r.Audit.CompletedOnce, r.Audit.Produced, r.Audit.Duplicates)
+			}
+			want := math.Min(s.Rate, r.Ceiling.RecordsPerSec)
+			got := r.Throughput.CompletedPerSec
+			t.Logf("completed %.1f/s, formula %.1f/s (rate %.0f, ceiling %.1f %s); completion p50 %.1f ms p99 %.1f ms; records/poll p50 %.1f",
+				got, want, s.Rate, r.Ceiling.RecordsPerSec, r.Ceiling.Bound, r.Latency.CompletionMs.P50, r.Latency.CompletionMs.P99, r.Polls.RecordsPerPoll.P50)
+			if got < 0.9*want || got > 1.1*want {
+				t.Errorf("completed %.1f/s, want within 10%% of the formula's %.1f/s", got, want)
+			}
+		})
+	}
+}
+
+// childCPU samples the CPU time (user + system, from /proc/PID/stat) of
+// this test process's children whose command line holds marker, and keeps
+// the last reading of each until stop is called: a runner's CPU is read
+// while it runs, since it is gone once the run ends.
+func childCPU(marker string) (stop func() time.Duration) {
+	done := make(chan struct{})
+	last := map[int]time.Duration{}
+	var mu sync.Mutex
+	tick := clockTicks()
+	go func() {
+		for {
+			for _, pid := range childPIDs(marker) {
+				stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+				if err != nil {
+					continue
+				}
+				f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+				if len(f) < 13 {
+					continue
+				}
+				ut, _ := strconv.ParseInt(f[11], 10, 64)
+				st, _ := strconv.ParseInt(f[12], 10, 64)
+				mu.Lock()
+				last[pid] = time.Duration(ut+st) * tick
+				mu.Unlock()
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	return func() time.Duration {
+		close(done)
+		mu.Lock()
+		defer mu.Unlock()
+		var sum time.Duration
+		for _, v := range last {
+			sum += v
+		}
+		return sum
+	}
+}
+
+// clockTicks is the duration of one /proc clock tick (USER_HZ, 100 on Linux).
+func clockTicks() time.Duration { return 10 * time.Millisecond }
+
+// TestClientRunnerCPU measures each client runner's CPU per record (the
+// librdkafka runner's, and the Java runner's beside it where a JDK is) at
+// a rate it sustains (1000 records/s for 5 s warm-up + 10 s, 4 partitions, 8 members × 2 workers,
+// 1 ms per record: worker ceiling 16000/s, partition ceiling for the
+// consumer group 8000/s, so the formula's throughput is the offered rate),
+// for both group types. The CPU is the runner process's whole life (start,
+// group formation, warm-up, window, drain, close) over the records it
+// completed, so it is an upper bound of the per-record cost.
+func TestClientRunnerCPU(t *testing.T) {
+	for _, cl := range []struct {
+		client, marker string
+		check          func() error
+	}{
+		{"librdkafka", "rdkafkarunner", consumers.CheckLibrdkafkaClient},
+		{"java", "sharebench.runner.Main", consumers.CheckJavaClient},
+	} {
+		for _, ctype := range []string{"consumer", "share"} {
+			t.Run(cl.client+"-"+ctype, func(t *testing.T) {
+				if err := cl.check(); err != nil {
+					t.Skip(err)
+				}
+				s := javaSpec(ctype, cl.client)
+				s.Partitions, s.Members, s.Workers, s.Rate = 4, 8, 2, 1000
+				s.Processing.Time = time.Millisecond
+				s.Warmup, s.Duration = 5*time.Second, 10*time.Second
+				stop := childCPU(cl.marker)
+				r := runSpec(t, s, "cpu-"+cl.client+"-"+ctype)
+				cpu := stop()
+				done := r.Audit.CompletedOnce
+				if cpu <= 0 || done == 0 {
+					t.Fatalf("runner CPU %v for %d records: nothing measured", cpu, done)
+				}
+				want := math.Min(s.Rate, r.Ceiling.RecordsPerSec)
+				t.Logf("%s %s: runner CPU %.2fs for %d records: %.0f µs/record (whole runner life); completed %.1f/s, formula %.1f/s (%s); host CPU %.0f%%, flags %v",
+					cl.client, ctype, cpu.Seconds(), done, cpu.Seconds()*1e6/float64(done), r.Throughput.CompletedPerSec, want, r.Ceiling.Bound,
+					r.Resources.HostPercent, r.Validity.Flags)
+				// The formula's input is the offered rate: when the producer fell
+				// behind it (schedule_lag, a host too busy to keep the schedule)
+				// the rate was not offered, and the throughput is not held
+				// against it (TestLibrdkafkaClientOnKafka holds it at a lower rate).
+				if slices.ContainsFunc(r.Validity.Flags, func(f runs.Flag) bool { return f.Code == runs.CodeScheduleLag }) {
+					t.Logf("the producer fell behind the offered rate: throughput not held against the formula")
+				} else if got := r.Throughput.CompletedPerSec; got < 0.9*want || got > 1.1*want {
+					t.Errorf("completed %.1f/s, want within 10%% of the formula's %.1f/s", got, want)
+				}
+			})
+		}
+	}
+}
+
+// TestLibrdkafkaScaleEvents: join, leave and slow events reach the
+// librdkafka runner's members on a real broker (share group and consumer
+// group): the audit balances with every record completed once, the
+// members that joined did work, and the one that left stopped.
+func TestLibrdkafkaScaleEvents(t *testing.T) {
+	if err := consumers.CheckLibrdkafkaClient(); err != nil {
+		t.Skip(err)
+	}
+	for _, ctype := range []string{"share", "consumer"} {
+		t.Run(ctype, func(t *testing.T) {
+			s := javaSpec(ctype, "librdkafka")
+			s.Partitions, s.Members = 4, 2
+			s.Duration = 8 * time.Second
+			s.Events = []scenarios.Event{
+				{At: 1 * time.Second, Action: scenarios.ActionJoin, Members: 2},
+				{At: 4 * time.Second, Action: scenarios.ActionLeave, Members: 1},
+				{At: 5 * time.Second, Action: scenarios.ActionSlow, Factor: 2, Duration: time.Second},
+			}
+			r := runSpec(t, s, "lrev-"+ctype)
+			if r.Audit.CompletedOnce != r.Audit.Produced || r.Audit.Duplicates != 0 {
+				t.Errorf("completed once %d of %d, duplicates %d", r.Audit.CompletedOnce, r.Audit.Produced, r.Audit.Duplicates)
+			}
+			if len(r.PerMember) != 4 {
+				t.Fatalf("per member %v: want 4 members (2 + 2 joined)", r.PerMember)
+			}
+			for id, n := range r.PerMember[2:] {
+				if n == 0 {
+					t.Errorf("member %d joined at 1s and completed nothing: %v", id+2, r.PerMember)
+				}
+			}
+			t.Logf("per member %v; completed %.1f/s", r.PerMember, r.Throughput.CompletedPerSec)
+		})
+	}
+}
+
+// childPIDs lists this test process's children whose command line holds
+// marker.
+func childPIDs(marker string) []int {
+	var out []int
+	me := strconv.Itoa(os.Getpid())
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		cmdline, err := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err != nil || !strings.Contains(string(cmdline), marker) {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join(d, "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) > 1 && f[1] == me {
+			pid, _ := strconv.Atoi(filepath.Base(d))
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// TestLibrdkafkaRunnerKilledMidRun kills the librdkafka runner in the
+// middle of a run: the run reports "librdkafka runner exited with code …"
+// and the error flag, and no runner process is left.
+func TestLibrdkafkaRunnerKilledMidRun(t *testing.T) {
+	if err := consumers.CheckLibrdkafkaClient(); err != nil {
+		t.Skip(err)
+	}
+	const marker = "rdkafkarunner"
+	if len(childPIDs(marker)) != 0 {
+		t.Fatal("a runner of this test process is running before the test")
+	}
+	s := javaSpec("share", "librdkafka")
+	s.Duration = 8 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	killed := make(chan int, 1)
+	go func() {
+		defer close(killed)
+		deadline := time.Now().Add(2 * time.Minute)
+		for time.Now().Before(deadline) && ctx.Err() == nil {
+			if pids := childPIDs(marker); len(pids) == 1 {
+				time.Sleep(15 * time.Second) // group formed, into the window
+				_ = syscall.Kill(pids[0], syscall.SIGKILL)
+				killed <- pids[0]
+				return
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}()
+	m, err := RunOne(ctx, needKafka(t), s, "lrk-share", testLog(t))
+	pid, ok := <-killed
+	if !ok {
+		t.Fatal("the runner was never seen")
+	}
+	var msg string
+	if err != nil {
+		msg = err.Error()
+	} else {
+		msg = strings.Join(m.Record.Errors, "; ")
+	}
+	t.Logf("killed runner %d; run: %s", pid, msg)
+	if !strings.Contains(msg, "librdkafka runner exited with code") {
+		t.Errorf("run error %q does not say the librdkafka runner exited", msg)
+	}
+	if err == nil && !slices.ContainsFunc(m.Record.Validity.Flags, func(f runs.Flag) bool { return f.Code == runs.CodeError }) {
+		t.Errorf("validity flags %v: want error", m.Record.Validity.Flags)
+	}
+	if left := childPIDs(marker); len(left) != 0 {
+		t.Errorf("runner processes left: %v", left)
+	}
+}

@@ -1,0 +1,771 @@
+"""sharebench's librdkafka client runner (client: librdkafka).
+
+python runner.py CONFIG.properties runs a fleet's members on confluent-kafka
+(librdkafka): a ShareConsumer per share-group member, a Consumer per
+consumer-group member, in one process. It is the Java runner
+(consumers/javarunner) in Python: the same configuration file
+(consumers/java_fleet.go, writeRunnerConfig), the same commands on stdin
+(ping SEQ, join ID, leave ID, crash ID, slow FACTOR DURATION_NS, stop; the
+end of stdin is stop) and the same event frames on stdout (SBRF v2,
+consumers/java_frames.go), so the Go side measures it with the same code.
+
+stdout carries only frames: file descriptor 1 is moved aside at start and
+stderr put in its place, so neither Python nor librdkafka can write into the
+stream. Exit status 0 after a stop, 2 on a bad configuration, 3 when a
+member failed beyond what it counts (the reason on stderr).
+"""
+
+import math
+import os
+import queue
+import random
+import struct
+import sys
+import threading
+import time
+
+PROTOCOL = 2
+MAGIC = b"SBRF"
+(HELLO, PONG, POLL, DELIVERY, COMPLETION, RELEASE, REJECT, RETRY, FOREIGN, POLL_ERROR, ACK_ERROR, RENEWAL,
+ ASSIGNED, REVOKED, LEFT, EXITED, BYE) = range(1, 18)
+FLAG_LOCK_EXPIRED, FLAG_ARCHIVED = 1, 2
+
+# magic, version, kind, flags, member u16, n i32, producer u32, run u64, seq
+# u64, intended i64, at i64, aux i64; then the CRC-32C of those 57 bytes.
+_FRAME = struct.Struct(">4sBBBHiIQQqqq")
+_CRC = struct.Struct(">I")
+FRAME_SIZE = _FRAME.size + _CRC.size
+
+# The 40-byte record stamp (results/stamp.go): magic "SBN1", producer, run,
+# seq, intended and actual send time, big-endian.
+_STAMP = struct.Struct(">IIQQqq")
+STAMP_MAGIC = 0x53424E31
+MASK64 = (1 << 64) - 1
+
+# Poll timeout: the Python clients have no wakeup(), so a leave or stop waits
+# for the poll in progress; an idle member counts one empty poll per timeout.
+POLL_TIMEOUT_S = 0.25
+
+ABANDONED, ACCEPTED, RELEASED, REJECTED = 0, 1, 2, 3
+
+
+def _crc32c_table():
+    t = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        t.append(c)
+    return t
+
+
+_TABLE = _crc32c_table()
+
+
+def crc32c_py(data):
+    """CRC-32C (Castagnoli), reflected, init and final xor 0xFFFFFFFF."""
+    c = 0xFFFFFFFF
+    for b in data:
+        c = _TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+
+
+try:  # the C implementation the harness installs beside confluent-kafka
+    from crc32c import crc32c
+except ImportError:  # pragma: no cover - unit tests without the package
+    crc32c = crc32c_py
+
+
+def encode_frame(kind, flags, member, n, st, at, aux):
+    if st is None:
+        producer = run = seq = intended = 0
+    else:
+        producer, run, seq, intended = st.producer, st.run, st.seq, st.intended
+    b = _FRAME.pack(MAGIC, PROTOCOL, kind, flags, member, n, producer, run, seq, intended, at, aux)
+    return b + _CRC.pack(crc32c(b))
+
+
+class Stamp:
+    __slots__ = ("producer", "run", "seq", "intended", "sent")
+
+    def __init__(self, run, producer, seq, intended, sent):
+        self.run, self.producer, self.seq, self.intended, self.sent = run, producer, seq, intended, sent
+
+    @staticmethod
+    def decode(value):
+        """The stamp at the start of value, or None when it carries none."""
+        if value is None or len(value) < _STAMP.size:
+            return None
+        magic, producer, run, seq, intended, sent = _STAMP.unpack_from(value)
+        if magic != STAMP_MAGIC:
+            return None
+        return Stamp(run, producer, seq, intended, sent)
+
+
+def is_poison(run, producer, seq, rate):
+    """consumers.isPoison: splitmix64 finaliser over run ^ producer<<40 ^ seq,
+    top 53 bits as a uniform double below rate."""
+    if rate <= 0:
+        return False
+    x = (run ^ (producer << 40) ^ seq) & MASK64
+    x = (x + 0x9E3779B97F4A7C15) & MASK64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & MASK64
+    x ^= x >> 31
+    return (x >> 11) / float(1 << 53) < rate
+
+
+class Clock:
+    """Unix ns read once at start plus CLOCK_MONOTONIC since (time.monotonic_ns
+    reads the clock Go's monotonic readings use): the offset to the harness's
+    clock, measured once by ping/pong, stays put."""
+
+    def __init__(self):
+        self.epoch_unix = time.time_ns()
+        self.epoch_mono = time.monotonic_ns()
+
+    def now(self):
+        return self.epoch_unix + (time.monotonic_ns() - self.epoch_mono)
+
+
+Z99 = 2.3263478740408408
+
+
+class Processing:
+    """consumers.Processing's models with the same parameters (ns)."""
+
+    def __init__(self, model, t, lo, hi, mean, median, p99):
+        if model not in ("none", "constant", "uniform", "exponential", "lognormal"):
+            raise ValueError("processing.model: unknown " + model)
+        self.model, self.time, self.min, self.max, self.mean, self.median = model, t, lo, hi, mean, median
+        self.sigma = math.log(p99 / median) / Z99 if model == "lognormal" else 0.0
+
+    def sample(self, r):
+        m = self.model
+        if m == "constant":
+            return self.time
+        if m == "uniform":
+            return self.min + int(r.random() * (self.max - self.min))
+        if m == "exponential":
+            return int(-math.log(1.0 - r.random()) * self.mean)
+        if m == "lognormal":
+            return int(self.median * math.exp(self.sigma * r.gauss(0.0, 1.0)))
+        return 0
+
+
+def load_properties(path):
+    props = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            k, sep, v = line.partition("=")
+            if not sep:
+                raise ValueError("line %r: want key=value" % line)
+            props[k.strip()] = v.strip()
+    return props
+
+
+# What librdkafka (confluent-kafka 2.16) does not have; the harness refuses
+# these before it starts the runner (consumers/librdkafka_client.go), and the
+# runner refuses them again so a hand-written config cannot slip through.
+CLASSIC_ASSIGNORS = {"cooperative-sticky": "cooperative-sticky", "range": "range", "roundrobin": "roundrobin"}
+
+
+class Config:
+    def __init__(self, p):
+        def req(k):
+            if k not in p:
+                raise ValueError("missing " + k)
+            return p[k]
+
+        def ns(k):
+            return int(p.get(k, "0"))
+
+        self.bootstrap, self.topic, self.group, self.type = req("bootstrap"), req("topic"), req("group"), req("type")
+        self.acquire_mode = p.get("acquire_mode", "batch_optimized")
+        self.ack_mode = p.get("ack_mode", "implicit")
+        self.workers = int(req("workers"))
+        self.max_poll_records = int(req("max_poll_records"))
+        self.delivery_limit = int(p.get("delivery_limit", "5"))
+        self.transient_rate = float(p.get("transient_rate", "0"))
+        self.poison_rate = float(p.get("poison_rate", "0"))
+        self.renew = p.get("renew", "false") == "true"
+        self.close_timeout_ns = int(p.get("close_timeout_ns", "10000000000"))
+        self.session_timeout_ns = ns("session_timeout_ns")
+        self.lock_ns = ns("lock_ns")
+        self.run = int(req("run"))
+        self.group_protocol = p.get("group_protocol", "classic")
+        self.remote_assignor = p.get("remote_assignor", "uniform")
+        self.assignor = p.get("assignor", "cooperative-sticky")
+        self.static_membership = p.get("static_membership", "false") == "true"
+        self.auto_commit = p.get("auto_commit", "false") == "true"
+        self.auto_commit_interval_ns = int(p.get("auto_commit_interval_ns", "5000000000"))
+        self.processing = Processing(p.get("processing.model", "none"), ns("processing.time"), ns("processing.min"),
+                                     ns("processing.max"), ns("processing.mean"), ns("processing.median"),
+                                     ns("processing.p99"))
+        if self.type not in ("share", "consumer"):
+            raise ValueError("type: expected share or consumer, got " + self.type)
+        if self.ack_mode not in ("implicit", "explicit"):
+            raise ValueError("ack_mode: expected implicit or explicit, got " + self.ack_mode)
+        if self.group_protocol not in ("classic", "consumer"):
+            raise ValueError("group_protocol: expected classic or consumer, got " + self.group_protocol)
+        if self.renew:
+            raise ValueError("renew: librdkafka has no RENEW acknowledgement (AcknowledgeType is ACCEPT, RELEASE, REJECT)")
+        if self.share() and self.acquire_mode != "batch_optimized":
+            raise ValueError("acquire_mode %s: librdkafka has no share.acquire.mode (it cannot ask for record limits)"
+                             % self.acquire_mode)
+        if not self.share() and self.group_protocol == "classic" and self.assignor not in CLASSIC_ASSIGNORS:
+            raise ValueError("assignor %s: librdkafka's classic assignors are %s" %
+                             (self.assignor, ", ".join(sorted(CLASSIC_ASSIGNORS))))
+
+    def share(self):
+        return self.type == "share"
+
+    def explicit(self):
+        return self.ack_mode == "explicit"
+
+
+def share_properties(cfg, mid):
+    """The ShareConsumer settings of member mid."""
+    return {
+        "bootstrap.servers": cfg.bootstrap,
+        "group.id": cfg.group,
+        "client.id": "sharebench-librdkafka-%d" % mid,
+        "share.acknowledgement.mode": cfg.ack_mode,
+        "max.poll.records": str(cfg.max_poll_records),
+    }
+
+
+def consumer_properties(cfg, mid):
+    """The Consumer settings of member mid: the group protocol (classic with
+    partition.assignment.strategy, or KIP-848's consumer with
+    group.remote.assignor, where session.timeout.ms and heartbeat.interval.ms
+    are the broker's), static membership, and the commit mode. Offsets are
+    stored by the runner after processing (enable.auto.offset.store false),
+    so auto-commit commits processed records only."""
+    p = {
+        "bootstrap.servers": cfg.bootstrap,
+        "group.id": cfg.group,
+        "client.id": "sharebench-librdkafka-%d" % mid,
+        "group.protocol": cfg.group_protocol,
+        "enable.auto.commit": cfg.auto_commit,
+        "enable.auto.offset.store": False,
+        "auto.offset.reset": "earliest",
+    }
+    kip848 = cfg.group_protocol == "consumer"
+    if kip848:
+        p["group.remote.assignor"] = cfg.remote_assignor
+    else:
+        p["partition.assignment.strategy"] = CLASSIC_ASSIGNORS[cfg.assignor]
+    if cfg.static_membership:
+        p["group.instance.id"] = "sharebench-%d" % mid
+    if cfg.auto_commit:
+        p["auto.commit.interval.ms"] = max(1, cfg.auto_commit_interval_ns // 1_000_000)
+    if cfg.session_timeout_ns > 0:
+        ms = cfg.session_timeout_ns // 1_000_000
+        if not kip848:
+            p["session.timeout.ms"] = ms
+            p["heartbeat.interval.ms"] = ms // 3
+        p["max.poll.interval.ms"] = ms  # as the Java runner: a crashed member leaves after it
+    return p
+
+
+class Frames:
+    """Buffers frames and writes them to fd every few ms; control frames
+    flush at once."""
+
+    def __init__(self, fd, flush_every_s):
+        self.fd = fd
+        self.lock = threading.Lock()
+        self.buf = bytearray()
+        self.failed = False
+        self.closed = False
+        if flush_every_s > 0:
+            self.flush_every_s = flush_every_s
+            threading.Thread(target=self._flusher, name="frames-flusher", daemon=True).start()
+
+    def _flusher(self):
+        while not self.closed:
+            time.sleep(self.flush_every_s)
+            self.flush()
+
+    def write(self, kind, flags, member, n, st, at, aux):
+        b = encode_frame(kind, flags, member, n, st, at, aux)
+        with self.lock:
+            self.buf += b
+            if len(self.buf) >= 64 << 10:
+                self._flush_locked()
+
+    def control(self, kind, member, n, at):
+        b = encode_frame(kind, 0, member, n, None, at, 0)
+        with self.lock:
+            self.buf += b
+            self._flush_locked()
+
+    def flush(self):
+        with self.lock:
+            self._flush_locked()
+
+    def _flush_locked(self):
+        if not self.buf or self.failed:
+            self.buf.clear()
+            return
+        view = memoryview(bytes(self.buf))
+        self.buf.clear()
+        try:
+            while view:
+                n = os.write(self.fd, view)
+                view = view[n:]
+        except OSError:
+            self.failed = True  # the harness is gone; stdin's end stops the runner
+
+    def close(self):
+        self.closed = True
+        self.flush()
+
+
+class Handled:
+    """One record of a batch and what its worker made of it."""
+    __slots__ = ("msg", "st", "delivered", "outcome", "foreign", "deadline")
+
+    def __init__(self, msg):
+        self.msg = msg
+        self.st = None
+        self.delivered = 0
+        self.outcome = ABANDONED
+        self.foreign = False
+        self.deadline = 0
+
+    def lock_expired(self, now):
+        return self.deadline > 0 and now > self.deadline
+
+
+class Member:
+    """What both group types share: a poll thread that owns the client
+    (librdkafka's Python handles are not to be shared across threads), a
+    pool of workers, the blocking loop's batch handling, outcome draws and
+    delivery frames. Workers hand finished records back to the poll thread
+    through a queue, and the poll thread acknowledges (or commits) them."""
+
+    def __init__(self, main, mid):
+        self.main, self.id, self.cfg, self.frames, self.clock = main, mid, main.cfg, main.frames, main.clock
+        self.done = queue.Queue()
+        self.work = queue.Queue()
+        self.stop_polling = False
+        self.stop_now = threading.Event()
+        self.crashed = False
+        self.leaving = False
+        self.client = None
+        self.thread = threading.Thread(target=self._run_safe, name="member-%d" % mid, daemon=True)
+        self.workers = []
+        for i in range(self.cfg.workers):
+            rng = random.Random(self.cfg.run ^ (mid << 16 | i))
+            t = threading.Thread(target=self._worker, args=(rng,), name="member-%d-worker" % mid, daemon=True)
+            self.workers.append(t)
+
+    def start(self):
+        for t in self.workers:
+            t.start()
+        self.thread.start()
+
+    def leave(self):
+        self.leaving = True
+        self.stop_polling = True
+
+    def crash(self):
+        self.crashed = True
+        self.stop_polling = True
+        self.stop_now.set()
+
+    def stop(self):
+        self.stop_polling = True
+        self.stop_now.set()
+
+    def join(self):
+        if not self.crashed:
+            self.thread.join(self.cfg.close_timeout_ns / 1e9 + 5)
+
+    def _run_safe(self):
+        try:
+            self.run()
+        except BaseException as e:  # noqa: BLE001 - a member failing fails the runner
+            if not self.stop_now.is_set():
+                self.main.fail(self.id, e)
+        finally:
+            for _ in self.workers:
+                self.work.put(None)
+            self.frames.control(EXITED, self.id, 0, self.clock.now())
+
+    def _worker(self, rng):
+        while True:
+            h = self.work.get()
+            if h is None:
+                return
+            try:
+                if self.stop_now.is_set():
+                    h.outcome = ABANDONED
+                else:
+                    self.handle(h, rng)
+            except Exception:  # noqa: BLE001
+                h.outcome = ABANDONED
+            finally:
+                self.done.put(h)
+
+    def process_batch(self, batch):
+        """Hands the batch to the workers and waits until every record has an
+        outcome (blocking style: the member polls again only then)."""
+        for h in batch:
+            self.work.put(h)
+        for _ in batch:
+            self.finished(self.done.get())
+
+    def begin(self, h):
+        """Decodes the stamp and writes the delivery; a record that is not
+        this run's is counted foreign and marked accepted (unprocessed)."""
+        st = Stamp.decode(h.msg.value())
+        if st is None or st.run != self.cfg.run:
+            self.frames.write(FOREIGN, 0, self.id, 0, None, self.clock.now(), 0)
+            h.foreign = True
+            h.outcome = ACCEPTED
+            return False
+        h.st = st
+        h.delivered = self.clock.now()
+        ts_type, ts_ms = h.msg.timestamp()
+        self.frames.write(DELIVERY, 0, self.id, self.delivery_count(h.msg), st, h.delivered,
+                          ts_ms * 1_000_000 if ts_type else 0)
+        return True
+
+    def delivery_count(self, msg):
+        return 0
+
+    def processing_time(self, r):
+        return self.main.scale(self.cfg.processing.sample(r))
+
+    def verdict(self, poison, r):
+        if poison:
+            return REJECTED
+        if self.cfg.transient_rate > 0 and r.random() < self.cfg.transient_rate:
+            return RELEASED
+        return ACCEPTED
+
+    def sleep_ns(self, ns):
+        """Sleeps ns unless the member is stopped; reports whether it slept fully."""
+        if ns <= 0:
+            return not self.stop_now.is_set()
+        return not self.stop_now.wait(ns / 1e9)
+
+    def poll_error(self):
+        self.frames.write(POLL_ERROR, 0, self.id, 0, None, self.clock.now(), 0)
+
+    def ack_error(self):
+        if not self.crashed:
+            self.frames.write(ACK_ERROR, 0, self.id, 1, None, self.clock.now(), 0)
+
+
+class ShareMember(Member):
+    """A share-group member on ShareConsumer: share.acknowledgement.mode from
+    the config; explicit mode ACCEPTs, RELEASEs or REJECTs each record as its
+    worker finishes (sent with the next poll); implicit mode lets the next
+    poll accept the batch. The lock deadline is estimated as the poll's
+    return plus the share lock duration (librdkafka does not report it)."""
+
+    def delivery_count(self, msg):
+        n = msg.delivery_count()
+        return n if n is not None else 0
+
+    def run(self):
+        from confluent_kafka import AcknowledgeType, KafkaException, ShareConsumer
+        self.ack = AcknowledgeType
+        c = ShareConsumer(share_properties(self.cfg, self.id))
+        self.client = c
+        c.set_acknowledgement_commit_callback(lambda offsets, exc: exc is not None and self.ack_error())
+        c.subscribe([self.cfg.topic])
+        try:
+            while not self.stop_polling:
+                try:
+                    msgs = c.poll(POLL_TIMEOUT_S)
+                except KafkaException:
+                    if self.stop_polling:
+                        break
+                    self.poll_error()
+                    self.sleep_ns(100_000_000)
+                    continue
+                recs = []
+                for m in msgs:
+                    if m.error() is None:
+                        recs.append(m)
+                    else:
+                        self.poll_error()
+                now = self.clock.now()
+                self.frames.write(POLL, 0, self.id, len(recs), None, now, 0)
+                if not recs:
+                    continue
+                batch = []
+                for m in recs:
+                    h = Handled(m)
+                    h.deadline = now + self.cfg.lock_ns if self.cfg.lock_ns > 0 else 0
+                    batch.append(h)
+                self.process_batch(batch)
+                self.settle(batch)
+        finally:
+            if not self.crashed:
+                self.close()
+
+    def close(self):
+        try:
+            self.client.close()
+        except Exception as e:  # noqa: BLE001
+            print("librdkafka runner: member %d: close: %s" % (self.id, e), file=sys.stderr)
+        if self.leaving:
+            self.frames.control(LEFT, self.id, 0, self.clock.now())
+
+    def handle(self, h, rng):
+        if not self.begin(h):
+            return
+        poison = is_poison(h.st.run, h.st.producer, h.st.seq, self.cfg.poison_rate)
+        if not self.sleep_ns(self.processing_time(rng)):
+            h.outcome = ABANDONED
+            return
+        h.outcome = self.verdict(poison, rng)
+
+    def finished(self, h):
+        """Explicit mode: acknowledges the record as its worker finishes."""
+        if not self.cfg.explicit() or self.crashed:
+            return
+        now = self.clock.now()
+        c, ack = self.client, self.ack
+        if h.outcome == ACCEPTED:
+            c.acknowledge(h.msg, ack.ACCEPT)
+            if not h.foreign:
+                self.frames.write(COMPLETION, FLAG_LOCK_EXPIRED if h.lock_expired(now) else 0, self.id, 0, h.st, now,
+                                  h.delivered)
+        elif h.outcome == RELEASED:
+            c.acknowledge(h.msg, ack.RELEASE)
+            archived = self.delivery_count(h.msg) >= self.cfg.delivery_limit
+            self.frames.write(RELEASE, FLAG_ARCHIVED if archived else 0, self.id, 0, h.st, now, 0)
+        elif h.outcome == REJECTED:
+            c.acknowledge(h.msg, ack.REJECT)
+            self.frames.write(REJECT, 0, self.id, 0, h.st, now, 0)
+        else:
+            c.acknowledge(h.msg, ack.RELEASE)  # unprocessed: never accept it
+
+    def settle(self, batch):
+        """Implicit mode: the next poll's ACCEPT completes the batch."""
+        if self.cfg.explicit() or self.crashed:
+            return
+        now = self.clock.now()
+        for h in batch:
+            if h.foreign:
+                continue
+            if h.outcome == ACCEPTED:
+                self.frames.write(COMPLETION, FLAG_LOCK_EXPIRED if h.lock_expired(now) else 0, self.id, 0, h.st, now,
+                                  h.delivered)
+            elif h.outcome == REJECTED:
+                self.frames.write(REJECT, 0, self.id, 0, h.st, now, 0)
+
+
+class GroupMember(Member):
+    """A consumer-group member on Consumer: transient failures retried in
+    place, poison records dead-lettered (skipped); after each batch the
+    contiguous completed prefix of each partition is committed
+    asynchronously (or stored for auto-commit), and synchronously on close.
+    Rebalances run inside consume, at a batch boundary."""
+
+    def __init__(self, main, mid):
+        super().__init__(main, mid)
+        self.latest = {}  # partition -> TopicPartition to commit
+
+    def run(self):
+        from confluent_kafka import Consumer, KafkaException
+        props = consumer_properties(self.cfg, self.id)
+        props["on_commit"] = self.on_commit
+        c = Consumer(props)
+        self.client = c
+
+        def assigned(_, parts):
+            for tp in parts:
+                self.frames.write(ASSIGNED, 0, self.id, tp.partition, None, self.clock.now(), 0)
+
+        def gone(_, parts):
+            for tp in parts:
+                if not self.crashed:
+                    self.frames.write(REVOKED, 0, self.id, tp.partition, None, self.clock.now(), 0)
+                self.latest.pop(tp.partition, None)
+
+        c.subscribe([self.cfg.topic], on_assign=assigned, on_revoke=gone, on_lost=gone)
+        try:
+            while not self.stop_polling:
+                try:
+                    msgs = c.consume(num_messages=self.cfg.max_poll_records, timeout=POLL_TIMEOUT_S)
+                except KafkaException:
+                    if self.stop_polling:
+                        break
+                    self.poll_error()
+                    self.sleep_ns(100_000_000)
+                    continue
+                recs = []
+                for m in msgs:
+                    if m.error() is None:
+                        recs.append(m)
+                    elif not m.error().code() == -191:  # _PARTITION_EOF is not an error
+                        self.poll_error()
+                self.frames.write(POLL, 0, self.id, len(recs), None, self.clock.now(), 0)
+                if not recs:
+                    continue
+                batch = [Handled(m) for m in recs]
+                self.process_batch(batch)
+                self.settle(batch)
+        finally:
+            if not self.crashed:
+                self.close()
+
+    def on_commit(self, err, parts):
+        if err is not None and not self.stop_now.is_set():
+            self.ack_error()
+
+    def handle(self, h, rng):
+        if not self.begin(h):
+            return
+        poison = is_poison(h.st.run, h.st.producer, h.st.seq, self.cfg.poison_rate)
+        while True:
+            if not self.sleep_ns(self.processing_time(rng)):
+                h.outcome = ABANDONED  # unfinished: the committed prefix stops before it
+                return
+            h.outcome = self.verdict(poison, rng)
+            if h.outcome != RELEASED:
+                return
+            self.frames.write(RETRY, 0, self.id, 0, None, self.clock.now(), 0)
+
+    def finished(self, h):
+        pass
+
+    def settle(self, batch):
+        if self.crashed:
+            return
+        from confluent_kafka import TopicPartition
+        now = self.clock.now()
+        offs, stopped = {}, set()
+        for h in batch:
+            p = h.msg.partition()
+            if h.outcome == ABANDONED:
+                stopped.add(p)
+                continue
+            if not h.foreign:
+                if h.outcome == ACCEPTED:
+                    self.frames.write(COMPLETION, 0, self.id, 0, h.st, now, h.delivered)
+                elif h.outcome == REJECTED:
+                    self.frames.write(REJECT, 0, self.id, 0, h.st, now, 0)  # dead letter
+            if p not in stopped:
+                offs[p] = TopicPartition(h.msg.topic(), p, h.msg.offset() + 1, leader_epoch=h.msg.leader_epoch())
+        if not offs:
+            return
+        self.latest.update(offs)
+        tps = list(offs.values())
+        if self.cfg.auto_commit:
+            self.client.store_offsets(offsets=tps)  # auto-commit commits what is stored: processed records
+            return
+        try:
+            self.client.commit(offsets=tps, asynchronous=True)
+        except Exception:  # noqa: BLE001
+            self.ack_error()
+
+    def close(self):
+        try:
+            if self.latest and not self.cfg.auto_commit:
+                self.client.commit(offsets=list(self.latest.values()), asynchronous=False)
+        except Exception:  # noqa: BLE001
+            self.ack_error()
+        try:
+            self.client.close()
+        except Exception as e:  # noqa: BLE001
+            print("librdkafka runner: member %d: close: %s" % (self.id, e), file=sys.stderr)
+        if self.leaving:
+            self.frames.control(LEFT, self.id, 0, self.clock.now())
+
+
+class Main:
+    def __init__(self, cfg, frames, clock=None):
+        self.cfg, self.frames = cfg, frames
+        self.clock = clock or Clock()
+        self.members = {}
+        self.all = []
+        self.slow_factor = 1.0
+        self.slow_until = 0
+
+    def commands(self, lines):
+        for line in lines:
+            f = line.strip().split(" ")
+            cmd = f[0]
+            if cmd == "ping":
+                self.frames.control(PONG, 0, int(f[1]), self.clock.now())
+            elif cmd == "join":
+                self.join(int(f[1]))
+            elif cmd == "leave":
+                m = self.members.pop(int(f[1]), None)
+                if m is not None:
+                    m.leave()
+            elif cmd == "crash":
+                m = self.members.pop(int(f[1]), None)
+                if m is not None:
+                    m.crash()
+            elif cmd == "slow":
+                self.slow_factor = float(f[1])
+                self.slow_until = self.clock.now() + int(f[2])
+            elif cmd == "stop":
+                return
+            elif cmd:
+                print("librdkafka runner: unknown command " + line.strip(), file=sys.stderr)
+
+    def join(self, mid):
+        m = ShareMember(self, mid) if self.cfg.share() else GroupMember(self, mid)
+        self.members[mid] = m
+        self.all.append(m)  # crashed members stay referenced: their clients are never closed
+        m.start()
+
+    def stop_all(self):
+        for m in self.all:
+            m.stop()
+        for m in self.all:
+            m.join()
+
+    def fail(self, mid, e):
+        import traceback
+        print("librdkafka runner: member %d failed: %r" % (mid, e), file=sys.stderr)
+        traceback.print_exception(e, file=sys.stderr)
+        sys.stderr.flush()
+        self.frames.flush()
+        os._exit(3)
+
+    def scale(self, ns):
+        if self.clock.now() >= self.slow_until:
+            return ns
+        return int(ns * self.slow_factor)
+
+
+def main(argv):
+    out = os.dup(1)  # frames only: nothing else may write to the harness's stdout
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    if len(argv) != 2:
+        print("usage: runner.py CONFIG.properties", file=sys.stderr)
+        return 2
+    try:
+        cfg = Config(load_properties(argv[1]))
+    except (OSError, ValueError) as e:
+        print("librdkafka runner: config %s: %s" % (argv[1], e), file=sys.stderr)
+        return 2
+    frames = Frames(out, 0.002)
+    m = Main(cfg, frames)
+    frames.control(HELLO, 0, PROTOCOL, m.clock.now())
+    m.commands(sys.stdin)
+    m.stop_all()
+    frames.control(BYE, 0, 0, m.clock.now())
+    frames.close()
+    sys.stderr.flush()
+    os._exit(0)  # crashed members' clients are abandoned, never closed: do not wait for their threads
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
