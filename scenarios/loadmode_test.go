@@ -10,7 +10,7 @@ import (
 // unset load_mode (a RunSpec built in code) is rate, an unknown one none.
 func TestModeLookup(t *testing.T) {
 	for _, name := range LoadModes {
-		m, ok := RunSpec{LoadMode: name}.Mode()
+		m, ok := RunSpec{Phases: Phases{LoadMode: name}}.Mode()
 		if !ok || m.Name() != name {
 			t.Fatalf("load_mode %s: Mode() = %v, %v", name, m, ok)
 		}
@@ -18,10 +18,10 @@ func TestModeLookup(t *testing.T) {
 	if m, ok := (RunSpec{}).Mode(); !ok || m.Name() != LoadRate {
 		t.Fatalf("unset load_mode: Mode() = %v, %v, want rate", m, ok)
 	}
-	if _, ok := (RunSpec{LoadMode: "fast"}).Mode(); ok {
+	if _, ok := (RunSpec{Phases: Phases{LoadMode: "fast"}}).Mode(); ok {
 		t.Fatal(`load_mode "fast" has a Mode`)
 	}
-	if err := (RunSpec{LoadMode: "fast"}).ValidateMode(); err == nil || !strings.Contains(err.Error(), `load_mode: expected one of rate, backlog, max_rate, got "fast"`) {
+	if err := (RunSpec{Phases: Phases{LoadMode: "fast"}}).ValidateMode(); err == nil || !strings.Contains(err.Error(), `load_mode: expected one of rate, backlog, max_rate, got "fast"`) {
 		t.Fatalf("ValidateMode of an unknown mode: %v", err)
 	}
 }
