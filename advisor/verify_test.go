@@ -86,7 +86,7 @@ func TestVerify(t *testing.T) {
 	a := Advice{Members: 4, MaxPollRecords: 10, Ceiling: 400, ShareGroupMaxSize: 200}
 	mk := func(id string, typ vocab.GroupType, members, mpr int, completed float64) runs.Record {
 		r := runs.Record{RunID: id, ConsumerType: typ,
-			Spec: &scenarios.RunSpec{ConsumerType: typ, Members: members, MaxPollRecords: mpr}}
+			Spec: &scenarios.RunSpec{ConsumerType: typ, Fleet: scenarios.Fleet{Members: members, MaxPollRecords: mpr}}}
 		r.Throughput.CompletedPerSec, r.Throughput.OfferedPerSec = completed, 480
 		return r
 	}

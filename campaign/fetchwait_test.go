@@ -35,7 +35,7 @@ func TestEffectiveFetchMaxWait(t *testing.T) {
 	}{
 		{scenarios.RunSpec{}, 5 * time.Second},
 		{scenarios.RunSpec{Client: "java"}, 500 * time.Millisecond},
-		{scenarios.RunSpec{Client: "java", FetchMaxWait: 100 * time.Millisecond}, 100 * time.Millisecond},
+		{scenarios.RunSpec{Client: "java", Fetch: scenarios.Fetch{FetchMaxWait: 100 * time.Millisecond}}, 100 * time.Millisecond},
 	} {
 		if got := effectiveFetchMaxWait(tc.s); got != tc.want {
 			t.Errorf("%+v: %v, want %v", tc.s.Client, got, tc.want)

@@ -2,7 +2,6 @@ package campaign
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -15,17 +14,10 @@ import (
 	"github.com/sharebench/sharebench/vocab"
 )
 
-// backlogMode is load_mode backlog: the producers send backlog_records as
-// fast as they can and every acknowledgement is in before the consumers
+// backlogMode runs load_mode backlog: the producers send backlog_records
+// as fast as they can and every acknowledgement is in before the consumers
 // start; the run then measures how long the consumers take to drain it.
 type backlogMode struct{}
-
-func (backlogMode) check(s scenarios.RunSpec) error {
-	if s.BacklogRecords < 1 {
-		return errors.New("backlog_records: the records to pre-fill, an integer ≥ 1")
-	}
-	return nil
-}
 
 func (backlogMode) run(ctx context.Context, rn runner, s scenarios.RunSpec, runID string) (*Measured, error) {
 	return rn.single(ctx, s, runID, fillThenDrain)
@@ -75,6 +67,7 @@ func fillThenDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	}
 	rc.cpu.start = collectors.ReadCPU(rc.cpu.pids())
 	released := fl.Release()
+	fmt.Fprintf(s.log, "  %s: draining the backlog (timeout %v)\n", s.id, s.spec.DrainTimeout)
 	drainThenStop(ctx, s, rc, f, stopConsumers)
 	rc.cpu.end = collectors.ReadCPU(rc.cpu.pids())
 	close(rc.cpu.done)

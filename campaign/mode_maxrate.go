@@ -2,14 +2,13 @@ package campaign
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
-// maxRateMode is load_mode max_rate: each rate of the schedule is a run of
+// maxRateMode runs load_mode max_rate: each rate of the schedule is a run of
 // its own (load_mode rate at that rate: a fresh topic and
 // group, a fresh member fleet, its own warm-up, window and drain), judged
 // by runs.SearchMaxRate, which stops at the first failing step.
@@ -24,16 +23,6 @@ import (
 // none passed) with Record.MaxRate holding every step.
 type maxRateMode struct{}
 
-func (maxRateMode) check(s scenarios.RunSpec) error {
-	if s.MaxRate == nil {
-		return errors.New("no max_rate block")
-	}
-	if len(s.MaxRate.Schedule()) == 0 {
-		return errors.New("max_rate: the schedule has no step")
-	}
-	return nil
-}
-
 func (maxRateMode) run(ctx context.Context, rn runner, spec scenarios.RunSpec, runID string) (*Measured, error) {
 	mr := spec.MaxRate
 	log := rn.log
@@ -41,7 +30,7 @@ func (maxRateMode) run(ctx context.Context, rn runner, spec scenarios.RunSpec, r
 		P99BoundMs: float64(mr.P99Bound) / 1e6, Confirm: mr.Confirm}
 	var first, best *Measured
 	res, err := runs.SearchMaxRate(mr.Schedule(), crit, func(n int, rate float64, retry bool) (runs.MaxRateStep, error) {
-		step := stepSpec(spec, rate)
+		step := spec.AtRate(rate)
 		id := fmt.Sprintf("%s-step%d", runID, n+1)
 		fmt.Fprintf(log, "  %s: max-rate step %d at %.6g records/s\n", runID, n+1, rate)
 		m, err := rn.runOne(ctx, step, id)
@@ -72,11 +61,4 @@ func (maxRateMode) run(ctx context.Context, rn runner, spec scenarios.RunSpec, r
 	kept.Record.MaxRate = &res
 	fmt.Fprintf(log, "  %s\n", res.Line(runID))
 	return kept, nil
-}
-
-// stepSpec is one step of a max-rate search: the run at a fixed rate.
-func stepSpec(spec scenarios.RunSpec, rate float64) scenarios.RunSpec {
-	s := spec
-	s.LoadMode, s.Rate, s.MaxRate = "rate", rate, nil
-	return s
 }

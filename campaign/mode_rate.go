@@ -2,7 +2,6 @@ package campaign
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -14,51 +13,15 @@ import (
 	"github.com/sharebench/sharebench/scenarios"
 )
 
-// loadMode is what differs between the load modes: what a run of the mode
-// needs of its spec (checked before any cluster starts) and how it runs.
-type loadMode interface {
-	check(s scenarios.RunSpec) error
-	run(ctx context.Context, rn runner, s scenarios.RunSpec, runID string) (*Measured, error)
-}
-
-// loadModes are the load modes by their load_mode value.
-var loadModes = map[scenarios.LoadMode]loadMode{
-	scenarios.LoadRate:    rateMode{},
-	scenarios.LoadBacklog: backlogMode{},
-	scenarios.LoadMaxRate: maxRateMode{},
-}
-
-// modeOf returns the load mode of s, checked.
-func modeOf(s scenarios.RunSpec) (loadMode, error) {
-	name := s.LoadMode
-	if name == "" {
-		name = scenarios.LoadRate
-	}
-	m, ok := loadModes[name]
-	if !ok {
-		return nil, fmt.Errorf("load_mode %q: expected rate, backlog or max_rate", s.LoadMode)
-	}
-	if err := m.check(s); err != nil {
-		return nil, fmt.Errorf("load_mode %s: %w", name, err)
-	}
-	return m, nil
-}
-
-// rateMode is load_mode rate: the consumers join, the producers send the
-// open-loop schedule (warm-up + window), then the consumers drain.
+// rateMode runs load_mode rate: the consumers join, the producers send the
+// open-loop schedule (warm-up + window), then the consumers drain. A run
+// with shards > 1 is split over agents (sharded.go).
 type rateMode struct{}
 
-func (rateMode) check(s scenarios.RunSpec) error {
-	if s.Rate <= 0 {
-		return errors.New("rate: must be above 0 records/s")
-	}
-	if s.Duration <= 0 {
-		return errors.New("duration: the measurement window must be longer than 0")
-	}
-	return nil
-}
-
 func (rateMode) run(ctx context.Context, rn runner, s scenarios.RunSpec, runID string) (*Measured, error) {
+	if s.ShardCount() > 1 {
+		return rn.sharded(ctx, s, runID)
+	}
 	return rn.single(ctx, s, runID, produceAndDrain)
 }
 
@@ -92,6 +55,8 @@ func produceAndDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 		return fmt.Errorf("producers: %w", err)
 	}
 	f.stopEvents() // before the drain: timed faults are undone first
+	s.progress.phase(PhaseDrain, s.spec.DrainTimeout, rc.rec)
+	fmt.Fprintf(s.log, "  %s: producers done; draining (timeout %v)\n", s.id, s.spec.DrainTimeout)
 	r.times.drain = drainThenStop(ctx, s, rc, f, stopConsumers)
 	if f.events != nil {
 		if err := f.events.restartKilled(ctx); err != nil {

@@ -52,18 +52,11 @@ type runner struct {
 	shards   ShardOptions // runs with shards > 1 (sharded.go)
 }
 
-// runOne runs spec by its load mode (mode_rate.go, mode_backlog.go,
-// mode_maxrate.go).
+// runOne runs spec by its load mode (mode.go).
 func (rn runner) runOne(ctx context.Context, spec scenarios.RunSpec, runID string) (*Measured, error) {
 	mode, err := modeOf(spec)
 	if err != nil {
 		return nil, err
-	}
-	if spec.ShardCount() > 1 {
-		if spec.LoadMode != scenarios.LoadRate {
-			return nil, fmt.Errorf("shards %d: load_mode %s runs in one process; use load_mode rate", spec.ShardCount(), spec.LoadMode)
-		}
-		return rn.sharded(ctx, spec, runID)
 	}
 	return mode.run(ctx, rn, spec, runID)
 }
@@ -232,13 +225,15 @@ func (s *runSetup) createTopicAndGroup(ctx context.Context) error {
 func newRecording(s *runSetup) (*recording, producer.Config, error) {
 	clock := results.NewClock()
 	pcfg := s.producerConfig()
+	sz, err := modeSizing(s.spec)
+	if err != nil {
+		return nil, pcfg, err
+	}
 	perProducer, seconds, err := runSizes(s.spec)
 	if err != nil {
 		return nil, pcfg, err
 	}
-	if s.spec.Backlog() {
-		pcfg.Backlog = uint64(s.spec.BacklogRecords)
-	}
+	pcfg.Backlog = sz.Backlog
 	series := results.NewSeries(clock.Now(), seconds)
 	rec := results.NewRecorder(clock, results.RunTag(s.id+"-"+s.suffix), results.NewLedger(s.spec.Producers, perProducer), series)
 	return &recording{clock: clock, series: series, rec: rec,
@@ -261,12 +256,6 @@ func (rc *recording) startSamplers(ctx context.Context, s *runSetup) {
 // returns the drain's length in seconds.
 func drainThenStop(ctx context.Context, s *runSetup, rc *recording, f *fleet, stopConsumers context.CancelFunc) float64 {
 	producedAt := time.Now()
-	if s.spec.Backlog() {
-		fmt.Fprintf(s.log, "  %s: draining the backlog (timeout %v)\n", s.id, s.spec.DrainTimeout)
-	} else {
-		s.progress.phase(PhaseDrain, s.spec.DrainTimeout, rc.rec)
-		fmt.Fprintf(s.log, "  %s: producers done; draining (timeout %v)\n", s.id, s.spec.DrainTimeout)
-	}
 	f.drainErr = drain(ctx, rc.rec.Ledger, s.spec.DrainTimeout, f.errc)
 	drainSec := time.Since(producedAt).Seconds()
 	stopConsumers()

@@ -1,7 +1,6 @@
 package campaign
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -39,30 +38,35 @@ const (
 	producerBufferedRecords = 10000
 )
 
+// modeSizing is what the run's load mode sizes its recorder for
+// (scenarios.Mode.Sizing).
+func modeSizing(s scenarios.RunSpec) (scenarios.Sizing, error) {
+	m, ok := s.Mode()
+	if !ok {
+		return scenarios.Sizing{}, fmt.Errorf("load_mode %q: expected rate, backlog or max_rate", s.LoadMode)
+	}
+	return m.Sizing(s)
+}
+
 // runSizes is how many records each producer may send and how many seconds
-// the time series covers: the sizing of the run's recorder.
+// the time series covers: the sizing of the run's recorder, for the load
+// its mode sizes (the schedule's rate or the backlog, and the span of the
+// load) after the group has formed, and a minute to spare.
 func runSizes(s scenarios.RunSpec) (perProducer uint64, seconds int, err error) {
+	sz, err := modeSizing(s)
+	if err != nil {
+		return 0, 0, err
+	}
 	pcfg := producerConfig(s, nil, "")
 	pcfg.Start = 0
-	secs := groupReadyTimeout + s.Warmup + s.Duration + s.DrainTimeout + time.Minute
-	if s.Backlog() {
-		pcfg.Backlog = uint64(s.BacklogRecords)
-		// the fill has no schedule: allow it as long as the drain
-		secs = groupReadyTimeout + 2*s.DrainTimeout + time.Minute
-	}
+	pcfg.Rate, pcfg.Backlog = sz.Rate, sz.Backlog
+	secs := groupReadyTimeout + sz.Span + time.Minute
 	perProducer, err = pcfg.PerProducerMax()
 	return perProducer, int(secs / time.Second), err
 }
 
 // RunFootprint sizes one run. A max_rate run is sized at its highest step.
 func RunFootprint(s scenarios.RunSpec) (Footprint, error) {
-	if s.MaxRate != nil {
-		sched := s.MaxRate.Schedule()
-		if len(sched) == 0 {
-			return Footprint{}, errors.New("max_rate: the schedule has no step")
-		}
-		s.LoadMode, s.Rate = "rate", sched[len(sched)-1]
-	}
 	perProducer, seconds, err := runSizes(s)
 	if err != nil {
 		return Footprint{}, err

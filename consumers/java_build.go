@@ -80,8 +80,8 @@ func javaRunnerHash() (string, error) {
 // kafka-clients kafkaVersion, building it with Maven on first use into the
 // cache (cachedir.Root()/javarunner-<version>-<source hash>; about a minute the
 // first time, then reused). The build happens in a temporary directory
-// renamed into place when complete. Progress lines go to log (nil
-// discards them).
+// renamed into place when complete (cachedir.Build). Progress lines go to
+// log (nil discards them).
 func JavaRunnerDir(ctx context.Context, kafkaVersion string, log io.Writer) (string, error) {
 	if !cachedir.ReleaseVersion.MatchString(kafkaVersion) {
 		return "", fmt.Errorf("client java: kafka version %q is not a release version like 4.2.2", kafkaVersion)
@@ -99,22 +99,30 @@ func JavaRunnerDir(ctx context.Context, kafkaVersion string, log io.Writer) (str
 	}
 	name := "javarunner-" + kafkaVersion + "-" + sum
 	dir := filepath.Join(root, name)
-	if cachedir.Exists(filepath.Join(dir, javaRunnerMarker)) {
-		return dir, nil
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", fmt.Errorf("java runner: cache dir: %w", err)
-	}
-	tmp, err := os.MkdirTemp(root, name+".tmp-")
+	var start time.Time
+	built, err := cachedir.Build{Dir: dir, What: "java runner",
+		Complete: func(d string) bool { return cachedir.Exists(filepath.Join(d, javaRunnerMarker)) },
+		Fill: func(tmp string) error {
+			progress(log, "building the Java client runner against kafka-clients %s with Maven into %s (once per Kafka version)", kafkaVersion, dir)
+			start = time.Now()
+			return buildJavaRunner(ctx, kafkaVersion, tmp)
+		},
+	}.Ensure()
 	if err != nil {
-		return "", fmt.Errorf("java runner: %w", err)
+		return "", err
 	}
-	defer os.RemoveAll(tmp) // a no-op once renamed into place
+	if built {
+		progress(log, "built the Java client runner in %s", time.Since(start).Round(time.Second))
+	}
+	return dir, nil
+}
+
+// buildJavaRunner writes the runner's sources into tmp, builds it against
+// kafka-clients kafkaVersion with Maven and writes the marker last.
+func buildJavaRunner(ctx context.Context, kafkaVersion, tmp string) error {
 	if err := writeJavaSources(tmp); err != nil {
-		return "", fmt.Errorf("java runner: %w", err)
+		return fmt.Errorf("java runner: %w", err)
 	}
-	progress(log, "building the Java client runner against kafka-clients %s with Maven into %s (once per Kafka version)", kafkaVersion, dir)
-	start := time.Now()
 	cmd := exec.CommandContext(ctx, "mvn", "-q", "-B", "-Dkafka.version="+kafkaVersion, "-DskipTests",
 		"package", "dependency:copy-dependencies", "-DincludeScope=runtime", "-DoutputDirectory=lib")
 	cmd.Dir = tmp
@@ -122,25 +130,18 @@ func JavaRunnerDir(ctx context.Context, kafkaVersion string, log io.Writer) (str
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
-			return "", fmt.Errorf("java runner: maven interrupted: %w", ctx.Err())
+			return fmt.Errorf("java runner: maven interrupted: %w", ctx.Err())
 		}
-		return "", fmt.Errorf("java runner: maven build against kafka-clients %s failed (%w); is it a released Kafka version, "+
+		return fmt.Errorf("java runner: maven build against kafka-clients %s failed (%w); is it a released Kafka version, "+
 			"and can Maven reach its repository? mvn output ends:\n%s", kafkaVersion, err, lastLines(out.String(), 30))
 	}
 	if !cachedir.Exists(filepath.Join(tmp, javaRunnerJar)) || !cachedir.Exists(filepath.Join(tmp, "lib", "kafka-clients-"+kafkaVersion+".jar")) {
-		return "", fmt.Errorf("java runner: maven succeeded but %s or lib/kafka-clients-%s.jar is missing in %s", javaRunnerJar, kafkaVersion, tmp)
+		return fmt.Errorf("java runner: maven succeeded but %s or lib/kafka-clients-%s.jar is missing in %s", javaRunnerJar, kafkaVersion, tmp)
 	}
 	if err := os.WriteFile(filepath.Join(tmp, javaRunnerMarker), []byte("built "+time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644); err != nil {
-		return "", fmt.Errorf("java runner: %w", err)
+		return fmt.Errorf("java runner: %w", err)
 	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if cachedir.Exists(filepath.Join(dir, javaRunnerMarker)) {
-			return dir, nil // another sharebench finished first
-		}
-		return "", fmt.Errorf("java runner: %w", err)
-	}
-	progress(log, "built the Java client runner in %s", time.Since(start).Round(time.Second))
-	return dir, nil
+	return nil
 }
 
 // writeJavaSources writes the embedded Maven project into dir.

@@ -76,62 +76,53 @@ func JarDir(version string) (string, error) {
 // runs on (use "DIR/*" as the Java classpath). The first call for a version
 // resolves them with Maven into JarDir(version), which takes about a minute;
 // later calls reuse the cache. Resolution happens in a temporary directory
-// that is renamed into place only when complete, so an interrupted download
-// never leaves a cache that looks usable. Progress lines go to log (nil
-// discards them).
+// that is renamed into place only when complete (cachedir.Build), so an
+// interrupted download never leaves a cache that looks usable. Progress
+// lines go to log (nil discards them).
 func ResolveJars(ctx context.Context, version string, log io.Writer) (string, error) {
 	dir, err := JarDir(version)
 	if err != nil {
 		return "", err
 	}
-	if jarsComplete(dir, version) {
-		return dir, nil
-	}
-	mvn, err := exec.LookPath("mvn")
+	var start time.Time
+	built, err := cachedir.Build{Dir: dir, What: "kafka " + version + " jars",
+		Complete: func(d string) bool { return jarsComplete(d, version) },
+		Fill: func(tmp string) error {
+			mvn, err := exec.LookPath("mvn")
+			if err != nil {
+				return fmt.Errorf("mvn not found on PATH: %s; it resolves the Kafka %s jars once into %s", installMaven, version, dir)
+			}
+			progress(log, "resolving Kafka %s jars with Maven into %s (about a minute, once)", version, dir)
+			start = time.Now()
+			return fillJars(ctx, mvn, version, tmp)
+		},
+	}.Ensure()
 	if err != nil {
-		return "", fmt.Errorf("mvn not found on PATH: %s; it resolves the Kafka %s jars once into %s", installMaven, version, dir)
-	}
-	root := filepath.Dir(dir)
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", fmt.Errorf("kafka %s jars: cache dir: %w", version, err)
-	}
-	removeStaleTemps(root, "kafka-"+version+".tmp-", time.Hour)
-
-	tmp, err := os.MkdirTemp(root, "kafka-"+version+".tmp-")
-	if err != nil {
-		return "", fmt.Errorf("kafka %s jars: %w", version, err)
-	}
-	defer os.RemoveAll(tmp) // a no-op once renamed into place
-
-	progress(log, "resolving Kafka %s jars with Maven into %s (about a minute, once)", version, dir)
-	start := time.Now()
-	if err := runMaven(ctx, mvn, version, tmp); err != nil {
 		return "", err
 	}
+	if built {
+		progress(log, "resolved Kafka %s jars in %s", version, time.Since(start).Round(time.Second))
+	}
+	return dir, nil
+}
+
+// fillJars resolves the jars of version into tmp, the agent moved off the
+// classpath, and writes the completion marker last.
+func fillJars(ctx context.Context, mvn, version, tmp string) error {
+	if err := runMaven(ctx, mvn, version, tmp); err != nil {
+		return err
+	}
 	if !cachedir.Exists(filepath.Join(tmp, kafkaJar(version))) {
-		return "", fmt.Errorf("kafka %s jars: maven succeeded but %s is missing from %s", version, kafkaJar(version), tmp)
+		return fmt.Errorf("kafka %s jars: maven succeeded but %s is missing from %s", version, kafkaJar(version), tmp)
 	}
 	if err := moveAgent(tmp); err != nil {
-		return "", fmt.Errorf("kafka %s jars: %w", version, err)
+		return fmt.Errorf("kafka %s jars: %w", version, err)
 	}
 	marker := fmt.Sprintf("%s\nkafka %s jars resolved by sharebench at %s\n", cacheLayout, version, time.Now().UTC().Format(time.RFC3339))
 	if err := os.WriteFile(filepath.Join(tmp, jarsMarker), []byte(marker), 0o644); err != nil {
-		return "", fmt.Errorf("kafka %s jars: %w", version, err)
+		return fmt.Errorf("kafka %s jars: %w", version, err)
 	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if jarsComplete(dir, version) {
-			return dir, nil // another sharebench finished first
-		}
-		// An incomplete directory from elsewhere is in the way: replace it.
-		if rmErr := os.RemoveAll(dir); rmErr != nil {
-			return "", fmt.Errorf("kafka %s jars: replace incomplete %s: %w", version, dir, rmErr)
-		}
-		if err := os.Rename(tmp, dir); err != nil {
-			return "", fmt.Errorf("kafka %s jars: %w", version, err)
-		}
-	}
-	progress(log, "resolved Kafka %s jars in %s", version, time.Since(start).Round(time.Second))
-	return dir, nil
+	return nil
 }
 
 // runMaven copies the dependencies of the embedded pom for version into out.
@@ -187,23 +178,6 @@ func jarsComplete(dir, version string) bool {
 		return false
 	}
 	return cachedir.Exists(filepath.Join(dir, kafkaJar(version))) && cachedir.Exists(filepath.Join(dir, JMXExporterJar()))
-}
-
-// removeStaleTemps removes resolution directories left by a harness that was
-// killed hard mid-download. Recent ones may belong to a concurrent run.
-func removeStaleTemps(root, prefix string, age time.Duration) {
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
-			continue
-		}
-		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > age {
-			os.RemoveAll(filepath.Join(root, e.Name()))
-		}
-	}
 }
 
 // JavaRuntime is the java executable brokers run on.

@@ -128,25 +128,47 @@ func (r RunSpec) Value(key string) string {
 	return fieldByTag(reflect.ValueOf(r), top)
 }
 
-// fieldByTag formats the struct field whose mapstructure tag is key.
+// fieldByTag formats the struct field whose mapstructure tag is key,
+// looking into the embedded groups of fields (RunSpec's Producer, Fleet, ...).
 func fieldByTag(v reflect.Value, key string) string {
+	fv, ok := fieldValueByTag(v, key)
+	if !ok {
+		return ""
+	}
+	return formatField(fv)
+}
+
+// fieldValueByTag finds the field whose mapstructure tag is key, in v or in
+// a struct embedded in it (mapstructure:",squash").
+func fieldValueByTag(v reflect.Value, key string) (reflect.Value, bool) {
 	t := v.Type()
 	for i := range t.NumField() {
-		if t.Field(i).Tag.Get("mapstructure") != key {
+		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			if fv, ok := fieldValueByTag(v.Field(i), key); ok {
+				return fv, true
+			}
 			continue
 		}
-		fv := v.Field(i)
-		if fv.Kind() == reflect.String { // string and the typed values (vocab.GroupType, LoadMode, ...)
-			return fv.String()
+		if f.Tag.Get("mapstructure") == key {
+			return v.Field(i), true
 		}
-		switch f := fv.Interface().(type) {
-		case time.Duration:
-			return f.String()
-		case float64:
-			return strconv.FormatFloat(f, 'f', -1, 64)
-		case string, int, bool:
-			return fmt.Sprint(f)
-		}
+	}
+	return reflect.Value{}, false
+}
+
+// formatField writes a knob's value as a scenario file does.
+func formatField(fv reflect.Value) string {
+	if fv.Kind() == reflect.String { // string and the typed values (vocab.GroupType, LoadMode, ...)
+		return fv.String()
+	}
+	switch f := fv.Interface().(type) {
+	case time.Duration:
+		return f.String()
+	case float64:
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	case int, bool:
+		return fmt.Sprint(f)
 	}
 	return ""
 }

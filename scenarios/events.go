@@ -211,14 +211,11 @@ func (e Event) keyProblems(seen map[string]bool) [][2]string {
 
 // checkEvents checks the events against the run: offsets inside the
 // window, leaves and crashes that keep at least one member, broker ids that
-// exist. Events are refused in load_mode backlog (a drain has no window
-// fixed in advance to place them in).
+// exist. The modes with a window call it (rate, max_rate); load_mode
+// backlog refuses events (a drain has no window fixed in advance to place
+// them in).
 func (r RunSpec) checkEvents(p *problems) {
 	if len(r.Events) == 0 {
-		return
-	}
-	if r.Backlog() {
-		p.addf("events", "not supported with load_mode backlog (the drain has no fixed window to place offsets in); use load_mode rate")
 		return
 	}
 	if n := r.MaxMembers(); n > maxMembersLimit {

@@ -467,7 +467,7 @@ func TestBacklogMode(t *testing.T) {
 }
 
 func TestHelpers(t *testing.T) {
-	r := RunSpec{ConsumerType: "share", Members: 12, Workers: 1, MaxPollRecords: 20}
+	r := RunSpec{ConsumerType: "share", Fleet: Fleet{Members: 12, Workers: 1, MaxPollRecords: 20}}
 	if r.Label() != "share m12 w1 mpr20" {
 		t.Errorf("Label = %q", r.Label())
 	}

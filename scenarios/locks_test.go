@@ -6,10 +6,11 @@ import (
 )
 
 func TestPredictedAcquisitionAndLockExpiryRisk(t *testing.T) {
-	s := RunSpec{ConsumerType: "share", MaxPollRecords: 200, AcquireMode: "record_limit", Workers: 1,
-		Partitions: 2, Producers: 1, Rate: 800, MessageSize: 256, BatchSize: 16384, Linger: 5 * time.Millisecond,
-		Processing:   Processing{Model: "constant", Time: 5 * time.Millisecond},
-		BrokerConfig: map[string]string{KeyRecordLocks: "100"}}
+	s := RunSpec{ConsumerType: "share", Fleet: Fleet{MaxPollRecords: 200, Workers: 1},
+		Acquisition: Acquisition{AcquireMode: "record_limit"},
+		Partitions:  2, Producer: Producer{Producers: 1, Rate: 800, MessageSize: 256, BatchSize: 16384, Linger: 5 * time.Millisecond},
+		Processing: Processing{Model: "constant", Time: 5 * time.Millisecond},
+		Cluster:    Cluster{BrokerConfig: map[string]string{KeyRecordLocks: "100"}}}
 	if got := s.PredictedAcquisition(); got != 100 {
 		t.Errorf("record_limit mpr 200, 100 locks: %d, want 100 (the locks cap it)", got)
 	}

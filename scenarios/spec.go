@@ -12,13 +12,20 @@ import (
 // The mapstructure key of each field is the scenario file key; the comment
 // of each field is its manual entry (default in brackets). Any knob may be
 // written as a list in a scenario file to sweep it (see the package doc).
+//
+// The knobs are grouped by concern in embedded structs (Producer, Fleet,
+// Acquisition, Parallelism, Failures, Phases, Cluster, ShareConfig, Fetch,
+// ConsumerGroup, HashedKeys), in the order of the file's keys: the groups
+// are Go's only. A knob is read as r.Rate all the same, the scenario file
+// and run.json spell every knob at the top level (mapstructure squash,
+// encoding/json's embedded fields), and the JSON keys keep their order
+// (TestRunSpecJSONGolden).
 type RunSpec struct {
 	// ConsumerType is the group type under test: "consumer" (a classic
 	// consumer group: each partition is owned by one member, which commits
 	// offsets) or "share" (a KIP-932 share group: members share partitions
 	// and acknowledge records one by one). [consumer_type: [consumer, share]]
 	ConsumerType vocab.GroupType `mapstructure:"consumer_type" json:"consumer_type"`
-
 	// Client is the client library the consumers run on: "franz-go" (in
 	// the harness process), "java" (the Apache Kafka Java client of
 	// kafka_version, KafkaShareConsumer / KafkaConsumer, all members in one
@@ -33,25 +40,66 @@ type RunSpec struct {
 	// docs/librdkafka-client.md.
 	// [client: franz-go]
 	Client vocab.Client `mapstructure:"client" json:"client,omitempty"`
-
 	// Partitions of the topic, created fresh for every run. A consumer
 	// group uses at most this many members; a share group is not capped by
 	// it. 1–10000 (the harness's limit). [partitions: 4]
 	Partitions int `mapstructure:"partitions" json:"partitions"`
 
+	Producer    `mapstructure:",squash"`
+	Fleet       `mapstructure:",squash"`
+	Acquisition `mapstructure:",squash"`
+	Parallelism `mapstructure:",squash"`
+
+	// Processing is the per-record processing-time model. See Processing.
+	// [processing: {model: constant, time: 1ms}]
+	Processing Processing `mapstructure:"processing" json:"processing"`
+
+	Failures    `mapstructure:",squash"`
+	Phases      `mapstructure:",squash"`
+	Cluster     `mapstructure:",squash"`
+	ShareConfig `mapstructure:",squash"`
+
+	// Events are the scenario's events: list (the same for every run; not
+	// a sweep dimension): joins, leaves, crashes, slow-downs and broker
+	// faults at offsets into the measurement window. See Event.
+	Events []Event `mapstructure:"-" json:"events,omitempty"`
+	// Trial is the repetition index (0-based) when repeat > 1.
+	Trial int `mapstructure:"-" json:"trial"`
+
+	Fetch         `mapstructure:",squash"`
+	ConsumerGroup `mapstructure:",squash"`
+	HashedKeys    `mapstructure:",squash"`
+
+	// Shards splits the run over this many agent processes (sharebench
+	// agent): producers and members are dealt out by index (index i runs on
+	// shard i mod shards), the agents meet on a control topic and their
+	// results are merged into one run record (docs/distributed-runs.md).
+	// 1 (or 0) runs everything in this process. 1–64; above 1: load_mode
+	// rate (backlog and max_rate run in one process), client franz-go, no
+	// events. --shards overrides it.
+	// [shards: 1]
+	Shards int `mapstructure:"shards" json:"shards,omitempty"`
+}
+
+// Producer is the producer fleet: how many clients, the rate they send
+// together, the records they send and how they batch them.
+type Producer struct {
 	// Producers is the number of producer clients. Together they send Rate
 	// records/s on an open-loop schedule (they do not slow down when the
 	// consumers fall behind). 1–1000 (the harness's limit). [producers: 1]
 	Producers int `mapstructure:"producers" json:"producers"`
+
 	// Rate is the total produce rate in records/s, all producers together.
 	// > 0 and ≤ 10000000 (the harness's limit); fractions allowed. With
 	// load_mode rate, rate × duration must be ≥ producers: every producer
 	// sends at least one record in the measurement window. [rate: 1000]
 	Rate float64 `mapstructure:"rate" json:"rate"`
+
 	// MessageSize is the record value size in bytes: an integer or a size
 	// like 1KiB. At least 40 (the stamp every record carries: run, producer,
 	// sequence, send times), at most 1MiB. [message_size: 256]
 	MessageSize int `mapstructure:"message_size" json:"message_size"`
+
 	// KeyMode chooses record keys and so the partition load: "round-robin"
 	// (null keys, records go to the partitions in turn: even partition
 	// loads, the default), "none" (null keys, franz-go's sticky
@@ -60,47 +108,68 @@ type RunSpec struct {
 	// key ids, skewed by hot_keys, partitioned by hash: order per key is
 	// measured). [key_mode: round-robin]
 	KeyMode string `mapstructure:"key_mode" json:"key_mode"`
+
 	// Acks is the producer acknowledgement level: "all" (all in-sync
 	// replicas), "leader" (the leader only) or "none". [acks: all]
 	Acks string `mapstructure:"acks" json:"acks"`
+
 	// Linger is how long a producer waits to fill a batch; a Go duration
 	// (0 allowed). [linger: 5ms]
 	Linger time.Duration `mapstructure:"linger" json:"linger"`
+
 	// BatchSize is the producer's maximum batch size in bytes (an integer or
 	// a size like 16KiB). With acquire_mode batch_optimized, big batches
 	// make share-group acquisitions big. 1 to 1GiB (the harness's limit).
 	// [batch_size: 16384]
 	BatchSize int `mapstructure:"batch_size" json:"batch_size"`
+}
 
+// Fleet is the consumer fleet: its members, the workers of each and the
+// records a poll returns.
+type Fleet struct {
 	// Members is the number of group members (client instances). A share
 	// run may have at most group.share.max.size members (200 unless
 	// broker_config raises it, up to 1000); a consumer-group run at most
 	// 1000 (the harness's limit), joins included. ≥ 1. [members: 4]
 	Members int `mapstructure:"members" json:"members"`
+
 	// Workers is the number of records a member processes concurrently.
 	// 1–10000 per member (the harness's limit). [workers: 1]
 	Workers int `mapstructure:"workers" json:"workers"`
+
 	// MaxPollRecords is max.poll.records: the most records one poll
 	// returns (a share poll may return more with batch_optimized).
 	// 1–10000. [max_poll_records: 100]
 	MaxPollRecords int `mapstructure:"max_poll_records" json:"max_poll_records"`
+}
+
+// Acquisition is how a share member acquires records, acknowledges them
+// and renews their locks (ignored by consumer groups).
+type Acquisition struct {
 	// AcquireMode is the share group's share.acquire.mode:
 	// "batch_optimized" (whole producer batches are acquired) or
 	// "record_limit" (batches are split to honour max_poll_records).
 	// Ignored by consumer groups. [acquire_mode: batch_optimized]
 	AcquireMode vocab.AcquireMode `mapstructure:"acquire_mode" json:"acquire_mode"`
+
 	// AckMode is the share group's acknowledgement mode: "explicit" (each
 	// record is accepted, released or rejected on its own) or "implicit"
 	// (the next poll accepts the whole previous batch; it cannot fail a
 	// single record, so transient_rate and poison_rate must be 0).
 	// Ignored by consumer groups. [ack_mode: explicit]
 	AckMode vocab.AckMode `mapstructure:"ack_mode" json:"ack_mode"`
+
 	// Renew is the share group's acquisition-lock renewal (KIP-1222,
 	// Kafka 4.2): "none" or "auto" (a worker whose processing of a record
 	// runs past half of the time left until the record's acquisition
 	// deadline sends RENEW, and keeps renewing until it is done). auto needs
 	// consumer_type share and ack_mode explicit. [renew: none]
 	Renew vocab.Renew `mapstructure:"renew" json:"renew,omitempty"`
+}
+
+// Parallelism is a member's client-local parallelism: whether it keeps
+// polling while its workers are busy, and how much it then holds.
+type Parallelism struct {
 	// Style is the member's client-local parallelism: "blocking" (poll,
 	// process the whole batch on the workers, poll again) or "continuous"
 	// (keep polling while the workers are busy, at most max_in_flight
@@ -109,36 +178,45 @@ type RunSpec struct {
 	// previous poll's records that are not acknowledged yet (implicit mode,
 	// and franz-go in explicit mode too). [style: blocking]
 	Style vocab.Style `mapstructure:"style" json:"style,omitempty"`
+
 	// MaxInFlight bounds the records a continuous member holds (polled and
 	// not yet finished); 0 means workers × max_poll_records. Ignored with
 	// style blocking. 0–100000000 (workers × max_poll_records at their
 	// limits). [max_in_flight: 0]
 	MaxInFlight int `mapstructure:"max_in_flight" json:"max_in_flight,omitempty"`
+}
 
-	// Processing is the per-record processing-time model. See Processing.
-	// [processing: {model: constant, time: 1ms}]
-	Processing Processing `mapstructure:"processing" json:"processing"`
-
+// Failures are the processing outcomes that are not a completion: a
+// transient failure (retried) and a poison record (never processed).
+type Failures struct {
 	// TransientRate is the probability that one processing attempt fails
 	// transiently: a share member RELEASEs the record (it is redelivered,
 	// up to group.share.delivery.count.limit times); a consumer-group
 	// member retries in place. In [0, 1). [transient_rate: 0]
 	TransientRate float64 `mapstructure:"transient_rate" json:"transient_rate"`
+
 	// PoisonRate is the probability that a record can never be processed:
 	// a share member REJECTs it (archived); a consumer-group member
 	// dead-letters and skips it. In [0, 1), and transient_rate + poison_rate < 1.
 	// [poison_rate: 0]
 	PoisonRate float64 `mapstructure:"poison_rate" json:"poison_rate"`
+}
 
+// Phases are the run's phases and the load mode that fills them: warm-up,
+// measurement window and drain, the load mode (a schedule, a backlog or a
+// max-rate search; see Mode) and what the backlog and max_rate modes need.
+type Phases struct {
 	// Warmup is run and measured, then discarded before the measurement
 	// window; a Go duration, 0 (none) or 1s to 168h: the time series has
 	// one-second resolution, so a shorter warm-up ends inside its first
 	// second; 7 days is the harness's limit. [warmup: 5s]
 	Warmup time.Duration `mapstructure:"warmup" json:"warmup"`
+
 	// Duration is the measurement window; a Go duration from 1s (the time
 	// series has one-second resolution: a shorter window holds no whole
 	// second) to 168h (the harness's limit). [duration: 20s]
 	Duration time.Duration `mapstructure:"duration" json:"duration"`
+
 	// DrainTimeout bounds the drain after producers stop: consumers run
 	// until every record is done or this passes. > 0 and ≤ 168h (the
 	// harness's limit). [drain_timeout: 2m]
@@ -152,26 +230,35 @@ type RunSpec struct {
 	// warmup and duration are ignored, drain_timeout bounds the drain).
 	// [load_mode: rate]
 	LoadMode LoadMode `mapstructure:"load_mode" json:"load_mode"`
+
 	// BacklogRecords is the backlog size in records for load_mode backlog,
 	// split evenly over the producers; 1 to 10000000000 (1e10, the
 	// harness's limit), required in backlog mode and ignored in rate mode.
 	// [backlog_records: 0]
 	BacklogRecords int `mapstructure:"backlog_records" json:"backlog_records,omitempty"`
+
 	// MaxRate is the scenario's max_rate: block, set on runs with load_mode
 	// max_rate (nil otherwise). See MaxRate. Its start, step and max are
 	// finite and ≤ 10000000 records/s (the harness's limit), and start ×
 	// duration ≥ producers.
 	MaxRate *MaxRate `mapstructure:"-" json:"max_rate,omitempty"`
+}
 
+// Cluster is the Kafka cluster a run needs: what ClusterKey identifies;
+// runs with equal values share one provisioned cluster.
+type Cluster struct {
 	// Nodes is the number of Kafka brokers the harness starts: 1 or 3
 	// (KRaft, combined broker and controller). [nodes: 1]
 	Nodes int `mapstructure:"nodes" json:"nodes"`
+
 	// KafkaVersion is the Kafka release to run, X.Y.Z; this harness needs
 	// 4.2.0 or newer for share groups. [kafka_version: 4.2.2]
 	KafkaVersion string `mapstructure:"kafka_version" json:"kafka_version"`
+
 	// BrokerHeap is each broker's JVM heap (-Xmx), like 512m or 1g.
 	// [broker_heap: 1g]
 	BrokerHeap string `mapstructure:"broker_heap" json:"broker_heap"`
+
 	// BrokerConfig holds extra broker settings, passed to Kafka as written
 	// (values become strings: 500 → "500"). Share-group settings are checked
 	// against Kafka 4.2's ranges before a broker is started:
@@ -184,6 +271,11 @@ type RunSpec struct {
 	// group.share.max.share.sessions ≥ group.share.max.size (2000).
 	// [broker_config: {}]
 	BrokerConfig map[string]string `mapstructure:"broker_config" json:"broker_config,omitempty"`
+}
+
+// ShareConfig is what is set on each share run's group: its group configs
+// and its dead-letter queue (ignored by consumer groups).
+type ShareConfig struct {
 	// GroupConfig holds share-group settings (GROUP configs), set on each
 	// share run's group with IncrementalAlterConfigs before its members
 	// join, read back and recorded in run.json; no broker restart, so runs
@@ -200,18 +292,15 @@ type RunSpec struct {
 	// the release that has it and its broker-level alternative.
 	// [group_config: {}]
 	GroupConfig map[string]string `mapstructure:"group_config" json:"group_config,omitempty"`
+
 	// DeadLetter is the scenario's dead_letter: block (share runs, Kafka
 	// 4.4+); nil without one. See DeadLetter.
 	DeadLetter *DeadLetter `mapstructure:"-" json:"dead_letter,omitempty"`
+}
 
-	// Events are the scenario's events: list (the same for every run; not
-	// a sweep dimension): joins, leaves, crashes, slow-downs and broker
-	// faults at offsets into the measurement window. See Event.
-	Events []Event `mapstructure:"-" json:"events,omitempty"`
-
-	// Trial is the repetition index (0-based) when repeat > 1.
-	Trial int `mapstructure:"-" json:"trial"`
-
+// Fetch is the consumer clients' fetch settings: prefetching and the
+// fetch sizes and wait.
+type Fetch struct {
 	// Prefetch is whether a member's client fetches ahead while its
 	// workers process: "on" (franz-go concurrent fetches: a fetch per
 	// broker in flight or buffered; a share member acquires the next records
@@ -220,22 +309,33 @@ type RunSpec struct {
 	// on, off with acquire_mode record_limit, which sets
 	// ShareMaxRecordsStrict). [prefetch: auto]
 	Prefetch vocab.Prefetch `mapstructure:"prefetch" json:"prefetch,omitempty"`
+
 	// FetchMaxBytes is fetch.max.bytes, the most a fetch response carries
 	// (an integer or a size like 50MiB); 1KiB to 1GiB. [fetch_max_bytes: 52428800]
 	FetchMaxBytes int `mapstructure:"fetch_max_bytes" json:"fetch_max_bytes,omitempty"`
+
 	// FetchMaxPartitionBytes is max.partition.fetch.bytes, the most a fetch
 	// response carries for one partition (a size); 1KiB to 1GiB.
 	// [fetch_max_partition_bytes: 1048576]
 	FetchMaxPartitionBytes int `mapstructure:"fetch_max_partition_bytes" json:"fetch_max_partition_bytes,omitempty"`
+
 	// FetchMaxWait is fetch.max.wait.ms, how long the broker may hold a
 	// fetch that has less than fetch_min_bytes; a Go duration, 0 to 30s.
 	// While a share fetch waits, the member's acknowledgements wait too.
 	// [fetch_max_wait: 5s]
 	FetchMaxWait time.Duration `mapstructure:"fetch_max_wait" json:"fetch_max_wait,omitempty"`
+
 	// FetchMinBytes is fetch.min.bytes, what the broker gathers before it
 	// answers a fetch (up to fetch_max_wait; a size); 1 to 1GiB.
 	// [fetch_min_bytes: 1]
 	FetchMinBytes int `mapstructure:"fetch_min_bytes" json:"fetch_min_bytes,omitempty"`
+}
+
+// ConsumerGroup is how a consumer-group member joins, is assigned
+// partitions and commits: the rebalance protocol, the assignors, static
+// membership, the commit mode and the session and rebalance timeouts
+// (ignored by share groups).
+type ConsumerGroup struct {
 	// GroupProtocol is the consumer group's rebalance protocol: "classic"
 	// (client-side assignment by the group leader, JoinGroup/SyncGroup) or
 	// "consumer" (KIP-848: the broker's group coordinator assigns
@@ -244,32 +344,38 @@ type RunSpec struct {
 	// back and recorded in run.json's group, so a silent fallback to
 	// classic shows. Ignored by share groups. [group_protocol: classic]
 	GroupProtocol vocab.GroupProtocol `mapstructure:"group_protocol" json:"group_protocol,omitempty"`
+
 	// RemoteAssignor is the broker-side assignor of group_protocol
 	// consumer: "uniform" (sticky, even spread) or "range" (co-partitioned
 	// ranges), as the broker's group.consumer.assignors offers them.
 	// Ignored with group_protocol classic. [remote_assignor: uniform]
 	RemoteAssignor string `mapstructure:"remote_assignor" json:"remote_assignor,omitempty"`
+
 	// Assignor is the classic protocol's client-side assignor:
 	// "cooperative-sticky" (incremental: a rebalance revokes only the
 	// partitions that move), "sticky" or "range" or "roundrobin" (eager:
 	// every member revokes every partition at every rebalance). Only with
 	// group_protocol classic. [assignor: cooperative-sticky]
 	Assignor string `mapstructure:"assignor" json:"assignor,omitempty"`
+
 	// StaticMembership gives every member a group.instance.id (KIP-345):
 	// a static member that closes does not leave the group, so its
 	// partitions stay with it until the session timeout. Consumer groups
 	// only. [static_membership: false]
 	StaticMembership bool `mapstructure:"static_membership" json:"static_membership,omitempty"`
+
 	// Commit is how a consumer-group member commits offsets:
 	// "after_processing" (the contiguous processed prefix, after each batch)
 	// or "auto" (franz-go's autocommit every auto_commit_interval of what
 	// earlier polls returned). Consumer groups, style blocking only.
 	// [commit: after_processing]
 	Commit vocab.Commit `mapstructure:"commit" json:"commit,omitempty"`
+
 	// AutoCommitInterval is the autocommit period of commit auto; a Go
 	// duration > 0. Ignored with commit after_processing.
 	// [auto_commit_interval: 5s]
 	AutoCommitInterval time.Duration `mapstructure:"auto_commit_interval" json:"auto_commit_interval,omitempty"`
+
 	// SessionTimeout is the classic consumer group's session.timeout.ms
 	// (within the broker's group.min/max.session.timeout.ms, 6s–30min by
 	// default); 0 keeps the harness's choice (45s, or the broker minimum in
@@ -277,28 +383,26 @@ type RunSpec struct {
 	// owns it: set broker_config group.consumer.session.timeout.ms
 	// instead. [session_timeout: 0]
 	SessionTimeout time.Duration `mapstructure:"session_timeout" json:"session_timeout,omitempty"`
+
 	// RebalanceTimeout is rebalance.timeout.ms: how long members may take
 	// to finish their work and rejoin once a rebalance began; 0 keeps
 	// franz-go's 60s. Consumer groups only. [rebalance_timeout: 0]
 	RebalanceTimeout time.Duration `mapstructure:"rebalance_timeout" json:"rebalance_timeout,omitempty"`
+}
+
+// HashedKeys are the keys of key_mode hashed: how many, and their skew.
+type HashedKeys struct {
 	// Keys is the key cardinality of key_mode hashed: record keys are key
 	// ids 0..keys-1 (8 bytes each, partitioned by hash), and every record
 	// carries its key's sequence, so ordering is measured per key.
 	// 1–1000000; required with key_mode hashed, ignored otherwise. [keys: 0]
 	Keys int `mapstructure:"keys" json:"keys,omitempty"`
+
 	// HotKeys skews key_mode hashed: a share (0–1) of the records goes to
 	// the first keys key ids, the rest spread evenly over all keys, e.g.
 	// {share: 0.2, keys: 3}. {share: 0, keys: 0} is no skew.
 	// [hot_keys: {share: 0, keys: 0}]
 	HotKeys HotKeys `mapstructure:"hot_keys" json:"hot_keys,omitzero"`
-	// Shards splits the run over this many agent processes (sharebench
-	// agent): producers and members are dealt out by index (index i runs on
-	// shard i mod shards), the agents meet on a control topic and their
-	// results are merged into one run record (docs/distributed-runs.md).
-	// 1 (or 0) runs everything in this process. 1–64; above 1: load_mode rate or
-	// backlog, client franz-go, no events. --shards overrides it.
-	// [shards: 1]
-	Shards int `mapstructure:"shards" json:"shards,omitempty"`
 }
 
 // HotKeys is key_mode hashed's skew: Share of the records go to the first

@@ -82,11 +82,8 @@ var (
 // ranges. Each problem is one line "key: what is wrong, what is expected".
 // Load already validates every run; Validate is for RunSpecs built in code.
 func (r RunSpec) Validate() error {
-	var errs []error
-	for _, p := range r.problems() {
-		errs = append(errs, errors.New(p))
-	}
-	return errors.Join(errs...)
+	p := problems(r.problems())
+	return p.err()
 }
 
 // problems lists everything wrong with the run.
@@ -94,6 +91,15 @@ type problems []string
 
 func (p *problems) addf(key, format string, args ...any) {
 	*p = append(*p, key+": "+fmt.Sprintf(format, args...))
+}
+
+// err joins the problems into one error, nil when there is none.
+func (p problems) err() error {
+	var errs []error
+	for _, s := range p {
+		errs = append(errs, errors.New(s))
+	}
+	return errors.Join(errs...)
 }
 
 func (r RunSpec) problems() []string {
@@ -107,7 +113,6 @@ func (r RunSpec) problems() []string {
 	r.checkBrokerConfig(&p)
 	r.checkGroupConfig(&p)
 	r.checkDeadLetter(&p)
-	r.checkEvents(&p)
 	r.checkShards(&p)
 	return p
 }
@@ -121,9 +126,9 @@ const maxShards = 64
 // unset.
 func (r RunSpec) ShardCount() int { return max(r.Shards, 1) }
 
-// checkShards refuses what a sharded run does not support: the run must be
-// one open-loop schedule the agents can split by index (load_mode rate), on
-// the in-process client, without events (which act on one fleet).
+// checkShards refuses what a sharded run does not support: the in-process
+// client, events (which act on one fleet); the load modes that run in one
+// process refuse shards themselves (Mode.problems).
 func (r RunSpec) checkShards(p *problems) {
 	if r.Shards < 0 || r.Shards > maxShards { // 0: unset in a RunSpec built in code, one process
 		p.addf("shards", "expected an integer from 1 to %d (agents a run is split over), got %d", maxShards, r.Shards)
@@ -131,9 +136,6 @@ func (r RunSpec) checkShards(p *problems) {
 	}
 	if r.ShardCount() == 1 {
 		return
-	}
-	if r.LoadMode != LoadRate {
-		p.addf("shards", "%d shards need load_mode rate (backlog and max_rate run in one process); got load_mode %s", r.Shards, r.LoadMode)
 	}
 	if r.Client.Runner() {
 		p.addf("shards", "%d shards need client franz-go (the %s runner is one process beside one harness process)", r.Shards, r.Client)
@@ -179,12 +181,6 @@ func (r RunSpec) checkProducers(p *problems) {
 		p.addf("rate", "must be > 0 records/s, got %s", num(r.Rate))
 	case r.Rate > maxRateLimit:
 		p.addf("rate", "must be ≤ %d records/s (the harness's limit), got %s", maxRateLimit, num(r.Rate))
-	case r.LoadMode == LoadRate && r.Producers >= 1 && r.Duration >= minWindow && r.Duration <= maxPhase:
-		if n := r.Rate * r.Duration.Seconds(); n < float64(r.Producers) {
-			p.addf("rate", "%s records/s for duration %v is %s records in the measurement window, fewer than the %d producers; "+
-				"every producer must send at least one record in it: raise rate or duration, or lower producers",
-				num(r.Rate), r.Duration, num(n), r.Producers)
-		}
 	}
 	if r.MessageSize < results.StampSize {
 		p.addf("message_size", "must be ≥ %d bytes (the record stamp: run, producer, sequence, send times), got %d", results.StampSize, r.MessageSize)
@@ -301,24 +297,19 @@ func (r RunSpec) checkOutcomes(p *problems) {
 	}
 }
 
+// checkPhases checks the phases' lengths every mode has, then what the
+// run's load mode needs (mode_*.go: the one-second window of a schedule,
+// the backlog, the max_rate: block).
 func (r RunSpec) checkPhases(p *problems) {
-	// The time series has one-second resolution: a shorter window (or a
-	// warm-up ending inside its first second) has no whole second to measure.
 	switch {
 	case r.Warmup < 0:
 		p.addf("warmup", "must be ≥ 0, got %v", r.Warmup)
-	case r.Warmup > 0 && r.Warmup < minWindow && !r.Backlog():
-		p.addf("warmup", "must be 0 (none) or ≥ 1s: the time series has one-second resolution, so a shorter warm-up "+
-			"ends inside its first second and settles nothing, got %v", r.Warmup)
 	case r.Warmup > maxPhase:
 		p.addf("warmup", "must be ≤ 168h (7 days, the harness's limit), got %v", r.Warmup)
 	}
 	switch {
 	case r.Duration <= 0:
 		p.addf("duration", "must be > 0 (the measurement window), got %v", r.Duration)
-	case r.Duration < minWindow && !r.Backlog():
-		p.addf("duration", "must be ≥ 1s: it is the measurement window, and the time series has one-second resolution "+
-			"(a shorter window holds no whole second, so rates and efficiency would read 0), got %v", r.Duration)
 	case r.Duration > maxPhase:
 		p.addf("duration", "must be ≤ 168h (7 days, the harness's limit), got %v", r.Duration)
 	}
@@ -328,66 +319,11 @@ func (r RunSpec) checkPhases(p *problems) {
 		p.addf("drain_timeout", "must be ≤ 168h (7 days, the harness's limit), got %v", r.DrainTimeout)
 	}
 	isOne(p, "load_mode", r.LoadMode, LoadModes)
-	if r.LoadMode == LoadMaxRate && r.MaxRate == nil {
-		p.addf("max_rate", "required with load_mode max_rate: a map like {start: 100, step: 50, max: 500, p99_bound: 500ms}")
-	}
-	if r.LoadMode == LoadMaxRate && r.MaxRate != nil {
-		r.checkMaxRate(p)
-	}
-	if r.LoadMode == LoadBacklog && r.BacklogRecords < 1 {
-		p.addf("backlog_records", "required with load_mode backlog: the records to pre-fill, an integer ≥ 1, got %d", r.BacklogRecords)
-	} else if r.BacklogRecords < 0 {
-		p.addf("backlog_records", "must be ≥ 0 (≥ 1 with load_mode backlog), got %d", r.BacklogRecords)
+	if m, ok := r.Mode(); ok {
+		m.problems(r, p)
 	}
 	if r.BacklogRecords > maxBacklogRecords {
 		p.addf("backlog_records", "must be ≤ %d (1e10, the harness's limit), got %d", maxBacklogRecords, r.BacklogRecords)
-	}
-}
-
-// checkMaxRate checks the max_rate: block of a max_rate run: its own rules
-// (MaxRate.problems), the rate limit, a schedule of at most MaxRateSteps
-// steps counted without integer overflow, and a first step that gives every
-// producer a record in the measurement window.
-func (r RunSpec) checkMaxRate(p *problems) {
-	m := *r.MaxRate
-	*p = append(*p, m.problems()...)
-	for _, f := range []struct {
-		key string
-		v   float64
-	}{{"max_rate.start", m.Start}, {"max_rate.step", m.Step}, {"max_rate.max", m.Max}} {
-		if f.v > maxRateLimit && !math.IsInf(f.v, 0) {
-			p.addf(f.key, "must be ≤ %d records/s (the harness's limit), got %s", maxRateLimit, num(f.v))
-		}
-	}
-	// MaxRate.problems lets a NaN or infinite step or factor through.
-	if math.IsNaN(m.Step) || math.IsInf(m.Step, 0) {
-		p.addf("max_rate.step", "must be a finite number > 0 records/s, got %s", num(m.Step))
-	}
-	if math.IsNaN(m.Factor) || math.IsInf(m.Factor, 0) {
-		p.addf("max_rate.factor", "must be a finite number > 1, got %s", num(m.Factor))
-	}
-	if !(m.Start > 0 && m.Max >= m.Start && m.Max <= maxRateLimit) {
-		return
-	}
-	var steps float64
-	switch {
-	case m.Factor > 1 && !math.IsInf(m.Factor, 0):
-		steps = math.Floor(math.Log(m.Max/m.Start)/math.Log(m.Factor)+1e-9) + 1
-	case m.Step > 0 && m.Factor == 0:
-		steps = math.Floor((m.Max-m.Start)/m.Step+1e-9) + 1
-	default:
-		return
-	}
-	if steps > MaxRateSteps {
-		p.addf("max_rate", "the schedule from %s to %s has %s steps; the limit is %d: raise step or factor, or lower max",
-			num(m.Start), num(m.Max), strconv.FormatFloat(steps, 'g', 3, 64), MaxRateSteps)
-	}
-	if r.Producers >= 1 && r.Duration >= minWindow && r.Duration <= maxPhase {
-		if n := m.Start * r.Duration.Seconds(); n < float64(r.Producers) {
-			p.addf("max_rate.start", "%s records/s for duration %v is %s records in the measurement window, fewer than the %d producers; "+
-				"every producer must send at least one record in it: raise start or duration, or lower producers",
-				num(m.Start), r.Duration, num(n), r.Producers)
-		}
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 func TestRecommendCommand(t *testing.T) {
 	mk := func(id string, ctype vocab.GroupType, mpr int, tput, p99 float64) runs.Record {
 		r := run(id, ctype, 0, tput, p99)
-		r.Spec = &scenarios.RunSpec{ConsumerType: ctype, Members: 12, MaxPollRecords: mpr}
+		r.Spec = &scenarios.RunSpec{ConsumerType: ctype, Fleet: scenarios.Fleet{Members: 12, MaxPollRecords: mpr}}
 		return r
 	}
 	dir := campaignDir(t,

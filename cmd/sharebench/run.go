@@ -163,9 +163,10 @@ func dryRun(w io.Writer, sc *scenarios.Scenario) error {
 		if err != nil {
 			return fmt.Errorf("%s: run %s: %w", sc.Source, sc.RunName(i), err)
 		}
-		planned, bound := plannedTime(r)
-		total += planned
-		fmt.Fprintf(w, "  %-28s %s\n  %-28s %s, memory about %s\n", sc.RunName(i), r.Label(), "", bound, campaign.FormatBytes(fp.Total))
+		mode, _ := r.Mode() // RunFootprint refused an unknown load_mode
+		plan := mode.Plan(r)
+		total += plan.Load
+		fmt.Fprintf(w, "  %-28s %s\n  %-28s %s, memory about %s\n", sc.RunName(i), r.Label(), "", plan.Text, campaign.FormatBytes(fp.Total))
 	}
 	fmt.Fprintf(w, "planned: about %s of load in all (a backlog run counts its fill and drain bounds), plus cluster start-up, group joins and drains\n", total)
 	budget := campaign.DefaultMemoryBudget()
@@ -174,22 +175,6 @@ func dryRun(w io.Writer, sc *scenarios.Scenario) error {
 	}
 	fmt.Fprintf(w, "memory: every run fits the budget of %s\n", campaign.FormatBytes(budget))
 	return nil
-}
-
-// plannedTime is a run's scheduled time (warm-up + window, or the fill and
-// drain bounds of a backlog, or every max_rate step) and its words.
-func plannedTime(r scenarios.RunSpec) (time.Duration, string) {
-	switch {
-	case r.MaxRate != nil:
-		steps := len(r.MaxRate.Schedule())
-		d := time.Duration(steps) * (r.Warmup + r.Duration)
-		return d, fmt.Sprintf("max_rate: up to %d step(s) of %s warm-up + %s window = up to %s, each drain up to %s",
-			steps, r.Warmup, r.Duration, d, r.DrainTimeout)
-	case r.Backlog():
-		return 2 * r.DrainTimeout, fmt.Sprintf("backlog of %d records: fill and drain each up to %s", r.BacklogRecords, r.DrainTimeout)
-	}
-	d := r.Warmup + r.Duration
-	return d, fmt.Sprintf("%s warm-up + %s window = %s, drain up to %s", r.Warmup, r.Duration, d, r.DrainTimeout)
 }
 
 // runCampaign runs a loaded scenario with the provider flags and prints the

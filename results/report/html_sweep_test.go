@@ -14,7 +14,7 @@ import (
 
 func sweepRun(typ vocab.GroupType, mpr int, trial int, tput, p99 float64) runs.Record {
 	return runs.Record{RunID: string(typ), ConsumerType: typ,
-		Spec:       &scenarios.RunSpec{ConsumerType: typ, MaxPollRecords: mpr, Trial: trial, Processing: scenarios.Processing{Model: "constant"}},
+		Spec:       &scenarios.RunSpec{ConsumerType: typ, Fleet: scenarios.Fleet{MaxPollRecords: mpr}, Trial: trial, Processing: scenarios.Processing{Model: "constant"}},
 		Throughput: runs.Throughput{CompletedPerSec: tput}, Latency: runs.Latencies{CompletionMs: results.Percentiles{P99: p99}}}
 }
 

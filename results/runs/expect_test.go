@@ -13,7 +13,7 @@ func f(v float64) *float64 { return &v }
 // mprRun is a share run of a max_poll_records sweep.
 func mprRun(id string, mpr int, tput float64) Record {
 	r := fixtureRun(id, "share", 0, tput, 100)
-	r.Spec = &scenarios.RunSpec{ConsumerType: "share", MaxPollRecords: mpr, Processing: scenarios.Processing{Model: "constant", Time: 10 * time.Millisecond}}
+	r.Spec = &scenarios.RunSpec{ConsumerType: "share", Fleet: scenarios.Fleet{MaxPollRecords: mpr}, Processing: scenarios.Processing{Model: "constant", Time: 10 * time.Millisecond}}
 	return r
 }
 

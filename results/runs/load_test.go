@@ -60,13 +60,18 @@ func TestLoadOldRunJSON(t *testing.T) {
 // The accessor table reads every knob as scenarios.RunSpec.Value formats
 // it, the form where: selectors are normalized to.
 func TestSpecValueMatchesRunSpecValue(t *testing.T) {
-	s := scenarios.RunSpec{ConsumerType: "share", Partitions: 4, Producers: 2, Rate: 1500.5, MessageSize: 512,
-		KeyMode: "random", Acks: "all", Linger: 5 * time.Millisecond, BatchSize: 16384, Members: 8, Workers: 2,
-		MaxPollRecords: 200, AcquireMode: "record_limit", AckMode: "explicit", Renew: "auto", Style: "blocking",
-		MaxInFlight: 3, TransientRate: 0.01, PoisonRate: 0.001, Warmup: 5 * time.Second, Duration: 20 * time.Second,
-		DrainTimeout: 2 * time.Minute, LoadMode: "backlog", BacklogRecords: 1000, Nodes: 3, KafkaVersion: "4.2.2",
-		BrokerHeap: "1g", Processing: scenarios.Processing{Model: "uniform", Min: time.Millisecond, Max: 3 * time.Millisecond},
-		BrokerConfig: map[string]string{"group.share.max.size": "500"}}
+	s := scenarios.RunSpec{ConsumerType: "share", Partitions: 4,
+		Producer: scenarios.Producer{Producers: 2, Rate: 1500.5, MessageSize: 512,
+			KeyMode: "random", Acks: "all", Linger: 5 * time.Millisecond, BatchSize: 16384},
+		Fleet:       scenarios.Fleet{Members: 8, Workers: 2, MaxPollRecords: 200},
+		Acquisition: scenarios.Acquisition{AcquireMode: "record_limit", AckMode: "explicit", Renew: "auto"},
+		Parallelism: scenarios.Parallelism{Style: "blocking", MaxInFlight: 3},
+		Failures:    scenarios.Failures{TransientRate: 0.01, PoisonRate: 0.001},
+		Phases: scenarios.Phases{Warmup: 5 * time.Second, Duration: 20 * time.Second,
+			DrainTimeout: 2 * time.Minute, LoadMode: "backlog", BacklogRecords: 1000},
+		Cluster: scenarios.Cluster{Nodes: 3, KafkaVersion: "4.2.2",
+			BrokerHeap: "1g", BrokerConfig: map[string]string{"group.share.max.size": "500"}},
+		Processing: scenarios.Processing{Model: "uniform", Min: time.Millisecond, Max: 3 * time.Millisecond}}
 	keys := []string{"processing", "broker_config.group.share.max.size"}
 	for _, k := range knobs {
 		keys = append(keys, k.key)

@@ -12,8 +12,8 @@ import (
 // FromMeasurement turns counts over a window into rates, fills the phases
 // from the timings and raises the flags the measurement calls for.
 func TestFromMeasurement(t *testing.T) {
-	s := scenarios.RunSpec{ConsumerType: vocab.ShareGroup, Members: 2, Workers: 1, Partitions: 2, Rate: 100,
-		Duration: 2 * time.Second, Warmup: time.Second, Processing: scenarios.Processing{Model: "constant", Time: time.Millisecond}}
+	s := scenarios.RunSpec{ConsumerType: vocab.ShareGroup, Fleet: scenarios.Fleet{Members: 2, Workers: 1}, Partitions: 2,
+		Producer: scenarios.Producer{Rate: 100}, Phases: scenarios.Phases{Duration: 2 * time.Second, Warmup: time.Second}, Processing: scenarios.Processing{Model: "constant", Time: time.Millisecond}}
 	w := results.Window{Start: 3e9, End: 5e9} // 2 s
 	series := results.NewSeries(1e9, 10)
 	m := results.NewRecorder(results.NewClock(), 1, results.NewLedger(1, 300), series).Merge()

@@ -14,7 +14,7 @@ import (
 // throughput, completion p99 and broker lock timeouts.
 func recRun(id string, typ vocab.GroupType, mpr, members int, trial int, completed, p99, timeouts float64) Record {
 	r := Record{RunID: id, ConsumerType: typ,
-		Spec: &scenarios.RunSpec{ConsumerType: typ, MaxPollRecords: mpr, Members: members, Trial: trial}}
+		Spec: &scenarios.RunSpec{ConsumerType: typ, Fleet: scenarios.Fleet{MaxPollRecords: mpr, Members: members}, Trial: trial}}
 	r.Throughput.CompletedPerSec = completed
 	r.Latency.CompletionMs.P99 = p99
 	r.Broker.AcquisitionLockTimeoutsTotal = timeouts

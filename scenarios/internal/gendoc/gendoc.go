@@ -81,7 +81,9 @@ func (s *source) typeDoc(name string) string {
 }
 
 // fields returns the documented, tagged fields of a struct type, keyed by
-// the given tag (mapstructure or json); fields tagged "-" are skipped.
+// the given tag (mapstructure or json); fields tagged "-" are skipped. The
+// fields of an embedded struct of the package (RunSpec's groups, squashed
+// into the file's top level) are listed where it is embedded.
 func (s *source) fields(typeName, tag string) ([]field, error) {
 	t, ok := s.types[typeName]
 	if !ok {
@@ -94,6 +96,14 @@ func (s *source) fields(typeName, tag string) ([]field, error) {
 	}
 	var out []field
 	for _, f := range st.Fields.List {
+		if embedded, ok := f.Type.(*ast.Ident); ok && len(f.Names) == 0 {
+			inner, err := s.fields(embedded.Name, tag)
+			if err != nil {
+				return nil, fmt.Errorf("%s.%s: %w", typeName, embedded.Name, err)
+			}
+			out = append(out, inner...)
+			continue
+		}
 		if f.Tag == nil || len(f.Names) == 0 {
 			continue
 		}
