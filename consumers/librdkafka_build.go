@@ -86,21 +86,32 @@ func LibrdkafkaRunnerDir(ctx context.Context, log io.Writer) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	name := librdkafkaRunnerName()
-	dir := filepath.Join(root, name)
-	if cachedir.Exists(filepath.Join(dir, librdkafkaMarker)) {
-		return dir, nil
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", fmt.Errorf("librdkafka runner: cache dir: %w", err)
-	}
-	tmp, err := os.MkdirTemp(root, name+".tmp-")
+	dir := filepath.Join(root, librdkafkaRunnerName())
+	var start time.Time
+	var v LibrdkafkaVersions
+	built, err := cachedir.Build{Dir: dir, What: "librdkafka runner",
+		Complete: func(d string) bool { return cachedir.Exists(filepath.Join(d, librdkafkaMarker)) },
+		Fill: func(tmp string) error {
+			progress(log, "installing confluent-kafka %s (librdkafka) into a virtual environment in %s (once)", confluentKafkaVersion, dir)
+			start = time.Now()
+			var err error
+			v, err = installLibrdkafkaRunner(ctx, tmp)
+			return err
+		},
+	}.Ensure()
 	if err != nil {
-		return "", fmt.Errorf("librdkafka runner: %w", err)
+		return "", err
 	}
-	defer os.RemoveAll(tmp) // a no-op once renamed into place
-	progress(log, "installing confluent-kafka %s (librdkafka) into a virtual environment in %s (once)", confluentKafkaVersion, dir)
-	start := time.Now()
+	if built {
+		progress(log, "installed confluent-kafka %s (librdkafka %s) in %s", confluentKafkaVersion, v.Librdkafka, time.Since(start).Round(time.Second))
+	}
+	return dir, nil
+}
+
+// installLibrdkafkaRunner makes a virtual environment in tmp, installs the
+// pinned packages into it, writes runner.py and, last, the marker with the
+// versions the venv's python loads.
+func installLibrdkafkaRunner(ctx context.Context, tmp string) (LibrdkafkaVersions, error) {
 	// The venv's python finds its site-packages from pyvenv.cfg beside it,
 	// so it keeps working once the directory is renamed (its pip script's
 	// shebang would not: pip runs as python -m pip).
@@ -115,31 +126,24 @@ func LibrdkafkaRunnerDir(ctx context.Context, log io.Writer) (string, error) {
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Run(); err != nil {
 			if ctx.Err() != nil {
-				return "", fmt.Errorf("librdkafka runner: install interrupted: %w", ctx.Err())
+				return LibrdkafkaVersions{}, fmt.Errorf("librdkafka runner: install interrupted: %w", ctx.Err())
 			}
-			return "", fmt.Errorf("librdkafka runner: %s failed (%w); can pip reach its package index? output ends:\n%s",
+			return LibrdkafkaVersions{}, fmt.Errorf("librdkafka runner: %s failed (%w); can pip reach its package index? output ends:\n%s",
 				strings.Join(s[:min(len(s), 4)], " "), err, lastLines(out.String(), 30))
 		}
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "runner.py"), librdkafkaRunnerSrc, 0o644); err != nil {
-		return "", fmt.Errorf("librdkafka runner: %w", err)
+		return LibrdkafkaVersions{}, fmt.Errorf("librdkafka runner: %w", err)
 	}
 	v, err := readLibrdkafkaVersions(ctx, filepath.Join(tmp, "venv", "bin", "python"))
 	if err != nil {
-		return "", err
+		return LibrdkafkaVersions{}, err
 	}
 	b, _ := json.Marshal(v)
 	if err := os.WriteFile(filepath.Join(tmp, librdkafkaMarker), b, 0o644); err != nil {
-		return "", fmt.Errorf("librdkafka runner: %w", err)
+		return LibrdkafkaVersions{}, fmt.Errorf("librdkafka runner: %w", err)
 	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if cachedir.Exists(filepath.Join(dir, librdkafkaMarker)) {
-			return dir, nil // another sharebench finished first
-		}
-		return "", fmt.Errorf("librdkafka runner: %w", err)
-	}
-	progress(log, "installed confluent-kafka %s (librdkafka %s) in %s", confluentKafkaVersion, v.Librdkafka, time.Since(start).Round(time.Second))
-	return dir, nil
+	return v, nil
 }
 
 // librdkafkaVersionProbe prints the versions of confluent-kafka (version()

@@ -9,7 +9,8 @@ import (
 )
 
 // Build is a directory of the cache that is built once and then reused:
-// the broker jars (infra), the Java client runner (consumers).
+// the broker jars (infra), the Java client runner and the librdkafka
+// runner's virtual environment (consumers).
 type Build struct {
 	// Dir is where the finished build lives.
 	Dir string
