@@ -71,6 +71,7 @@ func fillThenDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	}
 	rc.cpu.start = collectors.ReadCPU(rc.cpu.pids())
 	released := fl.Release()
+	r.watchStalls(ctx)
 	drainThenStop(ctx, s, rc, f, stopConsumers)
 	rc.cpu.end = collectors.ReadCPU(rc.cpu.pids())
 	close(rc.cpu.done)

@@ -74,6 +74,11 @@ type Config struct {
 	// share REJECT (archived), consumer group dead-lettered and skipped.
 	// Poison is a property of the record, the same on every delivery.
 	PoisonRate float64
+	// StuckRate is the per-record probability that a record wedges its
+	// worker: processing never returns until the member stops (a hung
+	// client, for the stall detector's tests). A property of the record,
+	// independent of poison.
+	StuckRate float64
 	// DeliveryLimit is group.share.delivery.count.limit (share): a record
 	// released at this delivery count is archived by the broker.
 	DeliveryLimit int

@@ -213,6 +213,10 @@ func (r RunSpec) checkConsumers(p *problems) {
 		p.addf("client", "java does not renew locks yet (renew auto): the Java client hands a renewed record back in a later poll, "+
 			"which the runner's blocking loop does not do; use renew none or client franz-go")
 	}
+	if r.Client == vocab.ClientJava && r.StuckRate > 0 {
+		p.addf("client", "java does not wedge workers (stuck_rate %s): the Java runner has no such outcome; "+
+			"use stuck_rate 0 or client franz-go", formatScalar(r.StuckRate))
+	}
 	if r.Client == vocab.ClientJava && r.Backlog() {
 		p.addf("client", "java members do not hold consumption while the group forms, so a backlog drain would include "+
 			"group formation; use load_mode rate or client franz-go")
@@ -298,13 +302,15 @@ func (r RunSpec) checkOutcomes(p *problems) {
 	for _, c := range []struct {
 		key string
 		v   float64
-	}{{"transient_rate", r.TransientRate}, {"poison_rate", r.PoisonRate}} {
+	}{{"transient_rate", r.TransientRate}, {"poison_rate", r.PoisonRate}, {"stuck_rate", r.StuckRate}} {
 		if !(c.v >= 0 && c.v < 1) {
 			p.addf(c.key, "must be in [0, 1) (a probability), got %s", formatScalar(c.v))
 		}
 	}
 	if sum := r.TransientRate + r.PoisonRate; sum >= 1 {
 		p.addf("poison_rate", "transient_rate + poison_rate must be < 1 or no record ever completes, got %s", formatScalar(sum))
+	} else if sum += r.StuckRate; r.StuckRate > 0 && sum >= 1 {
+		p.addf("stuck_rate", "transient_rate + poison_rate + stuck_rate must be < 1 or no record ever completes, got %s", formatScalar(sum))
 	}
 }
 

@@ -21,6 +21,7 @@ func TestFlagCodesCoverCheck(t *testing.T) {
 		CompletedThirds: [3]int64{1, 1, 1000}, Collectors: []CollectorHealth{{Name: "broker", Attempts: 1, Failures: 1}},
 		LockExpiry:  LockExpiryInput{LockDurationMs: 30000, RecordsPerAcquisition: 200, ProcessingMs: 200, Workers: 1},
 		TLSInsecure: true, Throttle: ThrottleSummary{Count: 1, Total: time.Second, Longest: time.Second},
+		Stall:  &Stall{BoundSec: 20, QuietSec: 21, Outstanding: 5, Lag: -1},
 		Errors: []string{"boom"},
 	})
 	v.Flag((&GroupInfo{Requested: "consumer", Protocol: "classic", Fallback: true}).FallbackFlag()) // raised beside Check

@@ -61,12 +61,16 @@ const (
 	// CodeUnexplained: the measured rate is far below every bound and no
 	// saturation explains it (Ceiling.Judge).
 	CodeUnexplained Code = "unexplained"
+	// stalled: completions stopped while records were available, for longer
+	// than the run's stall bound (run.json stall, with the brokers' thread
+	// dumps and the clients' state beside it).
+	CodeStalled Code = "stalled"
 )
 
 // FlagCodes are the validity flag codes a run can carry, in the order
 // errors and help list them.
 var FlagCodes = []Code{
-	CodeNotKafka, CodeAuditUnbalanced, CodeLostRecords, CodeDrainTimeout, CodeScheduleLag, CodeHarnessCPU, CodeHostCPU, CodeAboveCeiling, CodeWarmupShort, CodeLockExpiryRisk, CodeClientErrors, CodeProduceFailed, CodeCollectorFailed, CodeTLSInsecure, CodeThrottled, CodeError, CodeProtocolFallback, CodeDeadLetterUnreconciled, CodeClockSkew, CodeUnexplained,
+	CodeNotKafka, CodeAuditUnbalanced, CodeLostRecords, CodeDrainTimeout, CodeScheduleLag, CodeHarnessCPU, CodeHostCPU, CodeAboveCeiling, CodeWarmupShort, CodeLockExpiryRisk, CodeClientErrors, CodeProduceFailed, CodeCollectorFailed, CodeTLSInsecure, CodeThrottled, CodeError, CodeProtocolFallback, CodeDeadLetterUnreconciled, CodeClockSkew, CodeUnexplained, CodeStalled,
 }
 
 // Codes spells strings (a command line's) as codes, unchecked
@@ -115,7 +119,9 @@ type ValidityInput struct {
 	// Throttle is the throttling brokers imposed on the run's clients
 	// (quotas), from franz-go's broker-throttle hook.
 	Throttle ThrottleSummary
-	Errors   []string
+	// Stall is the run's stall (nil: none).
+	Stall  *Stall
+	Errors []string
 }
 
 // ThrottleSummary counts the throttles brokers imposed on a run's clients.
@@ -181,6 +187,9 @@ func Check(in ValidityInput) Validity {
 	}
 	if in.Audit.Lost > 0 {
 		add(CodeLostRecords, "%d produced records were lost: never delivered, and Kafka can no longer deliver them (deleted before delivery, or committed past)", in.Audit.Lost)
+	}
+	if in.Stall != nil {
+		flags = append(flags, in.Stall.flag())
 	}
 	if in.DrainTimedOut {
 		add(CodeDrainTimeout, "the drain timed out with records unfinished: %d still deliverable (undelivered), %d delivered and unfinished (in flight); Kafka still held them",
