@@ -115,12 +115,12 @@ type stallWatch struct {
 
 	mu       sync.Mutex
 	stall    *runs.Stall
-	ready    bool // the evidence is taken: the drain may stop
+	ready    bool      // the evidence is taken: the drain may stop
 	quietNow bool      // no finish since the detection
 	since    time.Time // the last finish before the stall
 	// stallFinished is the finished count at the stall: a larger one ends it.
 	stallFinished int64
-	files    []runs.RunFile
+	files         []runs.RunFile
 
 	stop     chan struct{}
 	done     chan struct{}
@@ -131,7 +131,9 @@ func newStallWatch(s *runSetup, rc *recording, fl *consumers.Fleet) *stallWatch 
 	bound, gap := stallBound(s.spec)
 	w := &stallWatch{det: stallDetector{bound: bound}, gap: gap, rec: rc.rec, cl: s.cl, fleet: fl,
 		started: rc.clock.Time(rc.start), stop: make(chan struct{}), done: make(chan struct{}),
-		log: func(format string, args ...any) { fmt.Fprintf(s.log, "  %s: "+format+"\n", append([]any{s.id}, args...)...) }}
+		log: func(format string, args ...any) {
+			fmt.Fprintf(s.log, "  %s: "+format+"\n", append([]any{s.id}, args...)...)
+		}}
 	if rc.lag != nil {
 		w.lag = func() (int64, bool) {
 			l, ok := rc.lag.Latest()

@@ -24,13 +24,13 @@ func TestStallDetector(t *testing.T) {
 		{9.5, 0, 5, 9.5, false}, // quiet, under the bound
 		{10, 3, 5, 0, false},    // a finish restarts it
 		{19.9, 3, 9, 9.9, false},
-		{20, 3, 0, 0, false},   // nothing available: not a stall, and the count restarts
-		{35, 3, 0, 0, false},   // however long nothing is available
-		{36, 3, 4, 0, false},   // records again: counting from here
+		{20, 3, 0, 0, false}, // nothing available: not a stall, and the count restarts
+		{35, 3, 0, 0, false}, // however long nothing is available
+		{36, 3, 4, 0, false}, // records again: counting from here
 		{45.9, 3, 4, 9.9, false},
-		{46, 3, 4, 10, true},   // bound reached
-		{60, 3, 4, 24, true},   // and stays stalled
-		{61, 4, 4, 0, false},   // until something finishes
+		{46, 3, 4, 10, true}, // bound reached
+		{60, 3, 4, 24, true}, // and stays stalled
+		{61, 4, 4, 0, false}, // until something finishes
 	}
 	for _, s := range steps {
 		quiet, stalled := d.observe(at(s.at), s.finished, s.outstanding)

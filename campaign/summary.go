@@ -127,7 +127,7 @@ func (r *run) measured() *Measured {
 	in.Lag = rc.lag.Summary(rc.clock.Time(rc.window.End))
 	in.Checks = s.conn.validity(runs.ValidityInput{ // with tls_insecure and throttled from the connection
 		IsKafka: s.cl.IsKafka(), HarnessCPUPercent: in.Resources.HarnessPercent, HostCPUPercent: in.Resources.HostPercent,
-		Errors: f.errs, Collectors: collectorHealth(in.Broker, in.Lag),
+		Errors: f.errs, Collectors: collectorHealth(in.Broker, in.Lag, rc.lag.Missing(rc.clock.Time(rc.window.End))),
 	})
 	rr := runs.FromMeasurement(in)
 	fillGauges(rc.series, rc.scraper, rc.lag, rc.procs)
