@@ -1,9 +1,14 @@
 package campaign
 
 import (
+	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 	"github.com/sharebench/sharebench/vocab"
 )
@@ -66,5 +71,54 @@ func TestStallBound(t *testing.T) {
 	wantGap := time.Duration(s.PredictedAcquisition()) * 10 * time.Millisecond * 4
 	if gap != wantGap || bound != max(10*wantGap, stallFloor+s.RecordLockDuration()) {
 		t.Errorf("share with a slow event: gap %v bound %v, want %v and max(10 × gap, %v + lock %v)", gap, bound, wantGap, stallFloor, s.RecordLockDuration())
+	}
+}
+
+// The stall watch on kfake (not Kafka): a consumer-group member whose one
+// worker wedges stops completing; the run is flagged stalled, its drain
+// ends long before its timeout, there is no broker JVM to dump (said so),
+// and the clients' state names the wedged worker.
+func TestStallWatchOnKfake(t *testing.T) {
+	floor := stallFloor
+	stallFloor = 3 * time.Second
+	t.Cleanup(func() { stallFloor = floor })
+	ctx, cl := startKfake(t)
+	s := baseSpec()
+	s.Partitions, s.Members, s.Workers, s.MaxPollRecords, s.Rate = 1, 1, 1, 5, 100
+	s.Processing.Time = time.Millisecond
+	s.FetchMaxWait = 100 * time.Millisecond
+	s.StuckRate = 0.05
+	s.Warmup, s.Duration, s.DrainTimeout = time.Second, 2*time.Second, time.Minute
+	bound, _ := stallBound(s)
+	if bound != 3*time.Second {
+		t.Fatalf("bound %v, want the 3 s floor", bound)
+	}
+	m, err := RunOne(ctx, cl, s, "kfake-stall", testLog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Record
+	st := r.Stall
+	if st == nil || !slices.Contains(r.Validity.Codes(), runs.CodeStalled) {
+		t.Fatalf("not stalled: stall %+v flags %v audit %+v", st, r.Validity.Flags, r.Audit)
+	}
+	if st.QuietSec < 3 || st.Outstanding <= 0 || st.BoundSec != 3 || r.Phases.DrainTimedOut || r.Phases.DrainSec > 30 {
+		t.Errorf("stall %+v drain %.1fs timed out %v", st, r.Phases.DrainSec, r.Phases.DrainTimedOut)
+	}
+	if len(st.Dumps) != 1 || st.Dumps[0].Method != infra.DumpUnavailable || !strings.Contains(st.Dumps[0].Error, "kfake") {
+		t.Errorf("dumps %+v: want one unavailable entry naming kfake", st.Dumps)
+	}
+	if len(m.Files) != 1 || m.Files[0].Name != "stall-clients.json" || !slices.Equal(st.Files, []string{"stall-clients.json"}) {
+		t.Fatalf("files %v / %v", st.Files, m.Files)
+	}
+	var clients stallClients
+	if err := json.Unmarshal(m.Files[0].Data, &clients); err != nil || len(clients.Members) != 1 {
+		t.Fatalf("stall-clients.json: %v: %s", err, m.Files[0].Data)
+	}
+	if mem := clients.Members[0]; mem.WedgedWorkers != 1 || mem.BusyWorkers != 1 || mem.Completed == 0 {
+		t.Errorf("member %+v: want its worker wedged, and completions before", mem)
+	}
+	if slices.Contains(r.Validity.Codes(), runs.CodeError) {
+		t.Errorf("a stall is no run error: %v", r.Errors)
 	}
 }
