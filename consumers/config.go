@@ -178,6 +178,12 @@ func (c Config) validate() error {
 		return errors.New("consumers: rebalance_timeout: client java has no rebalance timeout of its own (KafkaConsumer " +
 			"sends max.poll.interval.ms, which the runner bounds by the session timeout); use client franz-go or leave rebalance_timeout out")
 	}
+	if c.StuckRate < 0 || c.StuckRate >= 1 {
+		return fmt.Errorf("consumers: stuck_rate: must be in [0, 1), got %v", c.StuckRate)
+	}
+	if c.Client == ClientJava && c.StuckRate > 0 {
+		return errors.New("consumers: stuck_rate: the Java runner does not wedge workers; use client franz-go or stuck_rate 0")
+	}
 	if c.Groups.AutoCommit && c.Style == StyleContinuous {
 		return errors.New("consumers: commit auto needs style blocking: autocommit commits what was polled, which a continuous member may still be processing")
 	}
