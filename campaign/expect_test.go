@@ -11,10 +11,11 @@ import (
 // TestExpectFieldsResolve keeps the scenarios vocabulary and run.json in
 // step: every field a scenario may name must read as a number from a run.
 func TestExpectFieldsResolve(t *testing.T) {
-	// max_rate.* exists on load_mode max_rate runs only, burst.* on bursts (pointers in RunRecord).
+	// max_rate.* exists on load_mode max_rate runs only, burst.* on bursts (pointers in RunRecord),
+	// stall.* on stalled runs, requests.fetch.* on runs with fetch timings.
 	v := 1.0
 	r := runs.Record{Audit: results.Audit{Produced: 100, Archived: 2, Order: &results.OrderAudit{}}, MaxRate: &runs.MaxRateResult{}, Burst: &runs.Burst{},
-		Group:        &runs.GroupInfo{},
+		Group: &runs.GroupInfo{}, Stall: &runs.Stall{}, Requests: []runs.RequestFigure{{Kind: "ShareFetch", Count: 1}},
 		EventSummary: &runs.EventSummary{FirstRecordMaxSec: &v, RecoveryMaxSec: &v, FirstRedeliveryMaxSec: &v}}
 	r.Audit.DeadLetterAudit = results.ReconcileDeadLetters(results.NewLedger(1, 1), 2, 0, "t", nil, true) // dead_letter runs only
 	for _, f := range scenarios.ExpectFields() {

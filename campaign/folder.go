@@ -80,7 +80,7 @@ func (f *folder) addEnvironment(env runs.Environment) error {
 // addRun writes a finished run's folder, then lists it in campaign.json.
 func (f *folder) addRun(m *Measured) error {
 	m.Record.Campaign = filepath.Base(f.dir)
-	if err := runs.WriteRunDir(filepath.Join(f.dir, "runs", m.Record.RunID), &m.Record, m.Merged, m.Series); err != nil {
+	if err := runs.WriteRunDir(filepath.Join(f.dir, "runs", m.Record.RunID), &m.Record, m.Merged, m.Series, m.Files...); err != nil {
 		return err
 	}
 	f.camp.Runs = append(f.camp.Runs, m.Record.RunID)

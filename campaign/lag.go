@@ -102,12 +102,15 @@ func brokerSummary(s *collectors.BrokerScraper, clock *results.Clock, w results.
 }
 
 // collectorHealth tells the validity check how the samplers fared.
-func collectorHealth(b results.BrokerMetrics, l results.LagSummary) []runs.CollectorHealth {
+// lagMissing are the printed lag figures its readings could not give
+// (collectors.LagSampler.Missing).
+func collectorHealth(b results.BrokerMetrics, l results.LagSummary, lagMissing []string) []runs.CollectorHealth {
 	var out []runs.CollectorHealth
 	if b.Endpoints > 0 {
 		out = append(out, runs.CollectorHealth{Name: "broker metrics scrape", Attempts: b.Samples + b.ScrapeErrors,
 			Failures: b.ScrapeErrors, LastError: b.LastScrapeError, NoWindow: b.WindowSec == 0})
 	}
-	out = append(out, runs.CollectorHealth{Name: "group lag", Attempts: l.Samples + l.Errors, Failures: l.Errors, LastError: l.LastError})
+	out = append(out, runs.CollectorHealth{Name: "group lag", Attempts: l.Samples + l.Errors, Failures: l.Errors, LastError: l.LastError,
+		Missing: lagMissing})
 	return out
 }

@@ -67,6 +67,7 @@ func fillThenDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	}
 	rc.cpu.start = collectors.ReadCPU(rc.cpu.pids())
 	released := fl.Release()
+	r.watchStalls(ctx)
 	fmt.Fprintf(s.log, "  %s: draining the backlog (timeout %v)\n", s.id, s.spec.DrainTimeout)
 	drainThenStop(ctx, s, rc, f, stopConsumers)
 	rc.cpu.end = collectors.ReadCPU(rc.cpu.pids())
@@ -148,6 +149,8 @@ func formThenFill(ctx context.Context, r *run, pcfg producer.Config) error {
 		return err
 	}
 	s.progress.phase(PhaseDrain, s.spec.DrainTimeout, rc.rec)
+	r.watchStalls(ctx)
+	fmt.Fprintf(s.log, "  %s: backlog filled; draining (timeout %v)\n", s.id, s.spec.DrainTimeout)
 	drainThenStop(ctx, s, rc, f, stopConsumers)
 	rc.cpu.end = collectors.ReadCPU(rc.cpu.pids())
 	close(rc.cpu.done)

@@ -43,6 +43,9 @@ func produceAndDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	}
 	fl.Release()
 	openWindow(ctx, s, rc, &pcfg)
+	if len(s.spec.Events) == 0 {
+		r.watchStalls(ctx) // with events, from the drain on (below): an event's pause is no stall
+	}
 	if len(s.spec.Events) > 0 {
 		f.events = &eventRunner{events: s.spec.Events, fleet: fl, clock: rc.clock, log: s.log,
 			faults: func() (infra.Faults, error) { return infra.FaultsOf(s.cl) }, broker: s.resolveBroker}
@@ -55,6 +58,9 @@ func produceAndDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 		return fmt.Errorf("producers: %w", err)
 	}
 	f.stopEvents() // before the drain: timed faults are undone first
+	if f.stall == nil {
+		r.watchStalls(ctx)
+	}
 	s.progress.phase(PhaseDrain, s.spec.DrainTimeout, rc.rec)
 	fmt.Fprintf(s.log, "  %s: producers done; draining (timeout %v)\n", s.id, s.spec.DrainTimeout)
 	r.times.drain = drainThenStop(ctx, s, rc, f, stopConsumers)

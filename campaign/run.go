@@ -29,6 +29,9 @@ type Measured struct {
 	Record runs.Record
 	Merged results.Merged
 	Series *results.Series
+	// Files are written beside run.json (a stall's thread dumps and client
+	// state).
+	Files []runs.RunFile
 }
 
 // RunOne executes one run on a running cluster, outside a campaign: no
@@ -103,6 +106,7 @@ func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID strin
 		defer s.metrics.End()
 	}
 	r := &run{setup: s, rc: rc, fleet: &fleet{errc: make(chan error, 1)}}
+	defer r.fleet.endStallWatch() // on every path: the watch's goroutine ends with the run
 	if err := load(ctx, r, pcfg); err != nil {
 		return nil, err
 	}
@@ -181,6 +185,24 @@ type fleet struct {
 	fired    []runs.Event
 	drainErr error
 	errs     []string
+	// stall watches for a stall (stall.go; nil: not watched), stalled and
+	// stallFiles are what it found.
+	stall      *stallWatch
+	stalled    *runs.Stall
+	stallFiles []runs.RunFile
+}
+
+// watchStalls starts the stall watch over the run's consumers.
+func (r *run) watchStalls(ctx context.Context) {
+	r.fleet.stall = newStallWatch(r.setup, r.rc, r.fleet.fl)
+	r.fleet.stall.start(ctx)
+}
+
+// endStallWatch stops the stall watch (once) and keeps what it found.
+func (f *fleet) endStallWatch() {
+	if f.stall != nil && f.stalled == nil {
+		f.stalled, f.stallFiles = f.stall.finish(time.Now())
+	}
 }
 
 // phaseTimes are the phase lengths a run measures itself, in seconds.
@@ -256,7 +278,8 @@ func (rc *recording) startSamplers(ctx context.Context, s *runSetup) {
 // returns the drain's length in seconds.
 func drainThenStop(ctx context.Context, s *runSetup, rc *recording, f *fleet, stopConsumers context.CancelFunc) float64 {
 	producedAt := time.Now()
-	f.drainErr = drain(ctx, rc.rec.Ledger, s.spec.DrainTimeout, f.errc)
+	f.drainErr = drain(ctx, rc.rec.Ledger, s.spec.DrainTimeout, f.errc, f.stall.stalled)
+	f.endStallWatch()
 	drainSec := time.Since(producedAt).Seconds()
 	stopConsumers()
 	if cerr := waitConsumers(f.errc, f.drainErr); cerr != nil {
@@ -268,11 +291,15 @@ func drainThenStop(ctx context.Context, s *runSetup, rc *recording, f *fleet, st
 	return drainSec
 }
 
-var errDrainTimeout = errors.New("drain timed out")
+var (
+	errDrainTimeout = errors.New("drain timed out")
+	errStalled      = errors.New("drain stopped: the run stalled")
+)
 
 // drain waits until every acknowledged record is completed or archived, the
-// consumers fail, or the timeout passes.
-func drain(ctx context.Context, ledger *results.Ledger, timeout time.Duration, consumerErr chan error) error {
+// consumers fail, the run stalls (stalled reports true: its evidence is
+// taken) or the timeout passes.
+func drain(ctx context.Context, ledger *results.Ledger, timeout time.Duration, consumerErr chan error, stalled func() bool) error {
 	deadline := time.Now().Add(timeout)
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
@@ -280,6 +307,9 @@ func drain(ctx context.Context, ledger *results.Ledger, timeout time.Duration, c
 		a := ledger.Audit()
 		if a.CompletedOnce+a.Duplicates+a.Archived >= a.Produced {
 			return nil
+		}
+		if stalled() {
+			return errStalled
 		}
 		if time.Now().After(deadline) {
 			return errDrainTimeout
@@ -304,7 +334,7 @@ func waitConsumers(consumerErr chan error, drainErr error) error {
 	case <-time.After(30 * time.Second):
 		return errors.New("consumers did not stop within 30s")
 	}
-	if drainErr != nil && !errors.Is(drainErr, errDrainTimeout) {
+	if drainErr != nil && !errors.Is(drainErr, errDrainTimeout) && !errors.Is(drainErr, errStalled) {
 		return drainErr
 	}
 	return nil

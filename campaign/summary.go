@@ -38,7 +38,7 @@ func consumerConfig(s scenarios.RunSpec, brokers []string, topic, group string) 
 		Ack: consumers.AckImplicit,
 		Processing: consumers.Processing{Model: consumers.ProcessingModel(p.Model), Time: p.Time, Min: p.Min, Max: p.Max,
 			Mean: p.Mean, Median: p.Median, P99: p.P99},
-		TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
+		TransientRate: s.TransientRate, PoisonRate: s.PoisonRate, StuckRate: s.StuckRate,
 		DeliveryLimit: s.DeliveryCountLimit(),
 		Renew:         s.Renew == vocab.RenewAuto,
 		Style:         cmp.Or(s.Style, consumers.StyleBlocking), MaxInFlight: s.MaxInFlight,
@@ -106,7 +106,7 @@ func (r *run) measured() *Measured {
 		GroupConfig: s.groupCfg, Group: s.groupInfo, PerPartition: r.times.form.perPartition,
 		FormationSec: r.times.form.sec, FormationRounds: r.times.form.rounds, FillSec: r.times.fill,
 		DrainSec: r.times.drain, DrainTimedOut: errors.Is(f.drainErr, errDrainTimeout),
-		Fired: f.fired, CrashGrace: crashGrace(s.spec), Errors: f.errs}
+		Stall: f.stalled, Fired: f.fired, CrashGrace: crashGrace(s.spec), Errors: f.errs}
 	if f.fl != nil || f.merged.Buffered != nil {
 		cs := f.merged
 		if f.fl != nil {
@@ -127,16 +127,16 @@ func (r *run) measured() *Measured {
 	in.Lag = rc.lag.Summary(rc.clock.Time(rc.window.End))
 	in.Checks = s.conn.validity(runs.ValidityInput{ // with tls_insecure and throttled from the connection
 		IsKafka: s.cl.IsKafka(), HarnessCPUPercent: in.Resources.HarnessPercent, HostCPUPercent: in.Resources.HostPercent,
-		Errors: f.errs, Collectors: collectorHealth(in.Broker, in.Lag),
+		Errors: f.errs, Collectors: collectorHealth(in.Broker, in.Lag, rc.lag.Missing(rc.clock.Time(rc.window.End))),
 	})
 	rr := runs.FromMeasurement(in)
 	fillGauges(rc.series, rc.scraper, rc.lag, rc.procs)
-	return &Measured{Record: rr, Merged: m, Series: rc.series}
+	return &Measured{Record: rr, Merged: m, Series: rc.series, Files: f.stallFiles}
 }
 
 // fillGauges writes the samplers' readings into the series' gauge columns.
 func fillGauges(series *results.Series, scraper *collectors.BrokerScraper, lag *collectors.LagSampler, procs *collectors.ProcSampler) {
 	collectors.FillBrokerGauges(series, scraper.Samples(), runtime.NumCPU())
-	collectors.FillLagGauge(series, lag.Samples())
+	collectors.FillLagGauge(series, lag.Samples(), lag.Gaps())
 	collectors.FillProcGauges(series, procs.Samples(), runtime.NumCPU())
 }

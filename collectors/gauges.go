@@ -78,13 +78,24 @@ func FillBrokerGauges(series *results.Series, samples [][]BrokerSample, cores in
 	fillGauge(series, results.BrokerHeapUsedBytes, heap)
 }
 
-// FillLagGauge writes the group lag readings into series column lag.
-func FillLagGauge(series *results.Series, samples []LagSample) {
+// FillLagGauge writes the group lag readings into series column lag, and
+// marks the seconds whose reading failed (gaps) in lag_unread.
+func FillLagGauge(series *results.Series, samples []LagSample, gaps []time.Time) {
 	src := make([]reading, len(samples))
+	read := map[int]bool{}
 	for i, s := range samples {
 		src[i] = reading{s.At, float64(s.Lag)}
+		read[series.Bucket(s.At.UnixNano())] = true
 	}
 	fillGauge(series, results.Lag, [][]reading{src})
+	// A second whose reading failed and none succeeded is a gap: no lag
+	// carried into it from the second before, and lag_unread says so.
+	for _, at := range gaps {
+		if i := series.Bucket(at.UnixNano()); !read[i] {
+			series.SetGaugeAt(results.Lag, i, math.NaN())
+			series.SetGaugeAt(results.LagUnread, i, 1)
+		}
+	}
 }
 
 // FillProcGauges writes harness_cpu_percent (the harness's CPU time between

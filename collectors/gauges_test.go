@@ -49,7 +49,22 @@ func TestFillBrokerGauges(t *testing.T) {
 func TestFillLagAndProcGauges(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	series := results.NewSeries(t0.UnixNano(), 10)
-	FillLagGauge(series, []LagSample{{t0.Add(500 * time.Millisecond), 7}, {t0.Add(900 * time.Millisecond), 9}, {t0.Add(1500 * time.Millisecond), 3}})
+	// Second 2's reading failed (a gap); second 3 was read. Second 4's
+	// failed too, but a second reading in it succeeded: no gap.
+	FillLagGauge(series, []LagSample{{t0.Add(500 * time.Millisecond), 7}, {t0.Add(900 * time.Millisecond), 9}, {t0.Add(1500 * time.Millisecond), 3},
+		{t0.Add(3500 * time.Millisecond), 4}, {t0.Add(4600 * time.Millisecond), 6}},
+		[]time.Time{t0.Add(2500 * time.Millisecond), t0.Add(4100 * time.Millisecond)})
+	if v, ok := series.GaugeAt(results.Lag, 2); ok {
+		t.Errorf("lag second 2 = %v: a failed reading is a gap, not the previous reading carried over", v)
+	}
+	for sec, want := range map[int]bool{0: false, 2: true, 3: false, 4: false} {
+		if _, ok := series.GaugeAt(results.LagUnread, sec); ok != want {
+			t.Errorf("lag_unread second %d: %v, want %v", sec, ok, want)
+		}
+	}
+	if v, _ := series.GaugeAt(results.Lag, 4); v != 6 {
+		t.Errorf("lag second 4 = %v, want its reading 6", v)
+	}
 	if v, _ := series.GaugeAt(results.Lag, 0); v != 9 {
 		t.Errorf("lag second 0 = %v, want the last reading 9", v)
 	}

@@ -21,7 +21,7 @@ type LagSample struct {
 }
 
 // LagSampler calls a LagFunc every interval in the background. Failed
-// readings are counted, never fatal.
+// readings are counted and kept as gaps (Gaps), never fatal, never a 0.
 type LagSampler struct {
 	fn       LagFunc
 	interval time.Duration
@@ -31,19 +31,63 @@ type LagSampler struct {
 
 	mu      sync.Mutex
 	samples []LagSample
+	gaps    []time.Time // readings that failed
 	errors  int
 	lastErr string
+	// answers are the last readings' answer times (a ring of
+	// lagAnswerWindow); timeout is the next reading's bound and
+	// maxTimeout the largest used.
+	answers    []time.Duration
+	timeout    time.Duration
+	maxTimeout time.Duration
 
 	loop *periodic
 }
 
+// The lag reading's timeout scales with the broker's answer times: 4 × the
+// slowest of the last lagAnswerWindow answers, at least max(interval, 2 s)
+// and at most lagTimeoutCap; a reading that timed out doubles it (a busy
+// broker answers late, not never).
+const (
+	lagAnswerWindow = 8
+	lagTimeoutCap   = 30 * time.Second
+)
+
 // NewLagSampler returns a sampler of fn every interval (default 1 s); each
-// reading is bounded by the interval (at least 2 s).
+// reading is bounded by a timeout that follows the broker's answer times
+// (at least max(interval, 2 s), at most 30 s).
 func NewLagSampler(fn LagFunc, interval time.Duration) *LagSampler {
 	if interval <= 0 {
 		interval = time.Second
 	}
 	return &LagSampler{fn: fn, interval: interval}
+}
+
+// minTimeout is the reading timeout's floor.
+func (l *LagSampler) minTimeout() time.Duration { return max(l.interval, 2*time.Second) }
+
+// nextTimeout is the bound of the next reading; callers hold l.mu.
+func (l *LagSampler) nextTimeout() time.Duration {
+	if l.timeout <= 0 {
+		l.timeout = l.minTimeout()
+	}
+	return l.timeout
+}
+
+// answered updates the timeout after a reading that took d (ok: it
+// answered; else it failed, timedOut: by the timeout); callers hold l.mu.
+func (l *LagSampler) answered(d time.Duration, ok, timedOut bool) {
+	switch {
+	case ok:
+		if len(l.answers) == lagAnswerWindow {
+			l.answers = l.answers[1:]
+		}
+		l.answers = append(l.answers, d)
+		slowest := slices.Max(l.answers)
+		l.timeout = min(max(4*slowest, l.minTimeout()), lagTimeoutCap)
+	case timedOut:
+		l.timeout = min(2*l.nextTimeout(), lagTimeoutCap)
+	}
 }
 
 // Start samples at once, then every interval, until Stop or ctx ends.
@@ -52,22 +96,75 @@ func (l *LagSampler) Start(ctx context.Context) {
 }
 
 func (l *LagSampler) sample(ctx context.Context) {
-	rctx, cancel := context.WithTimeout(ctx, max(l.interval, 2*time.Second))
+	l.mu.Lock()
+	timeout := l.nextTimeout()
+	l.maxTimeout = max(l.maxTimeout, timeout)
+	l.mu.Unlock()
+	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	at := now(l.Now)
+	start := time.Now()
 	lag, err := l.fn(rctx)
+	took := time.Since(start)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err != nil {
 		if ctx.Err() == nil {
 			l.errors++
 			l.lastErr = err.Error()
+			if rctx.Err() != nil {
+				l.lastErr = fmt.Sprintf("no answer within %v: %v", timeout, err)
+			}
+			if len(l.gaps) < maxSamples {
+				l.gaps = append(l.gaps, at)
+			}
+			l.answered(took, false, rctx.Err() != nil)
 		}
 		return
 	}
+	l.answered(took, true, false)
 	if len(l.samples) < maxSamples {
 		l.samples = append(l.samples, LagSample{At: at, Lag: lag})
 	}
+}
+
+// Gaps returns when the readings that failed were taken: the lag series'
+// gaps (a gap is unknown, never 0).
+func (l *LagSampler) Gaps() []time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.gaps)
+}
+
+// Missing lists the lag figures the report prints that the readings
+// cannot give: lag.max and lag.at_window_end without any reading, and
+// lag.at_window_end when no reading lies within lagEndSlack of the
+// window's end. Failed readings between good ones are gaps, not missing
+// figures.
+func (l *LagSampler) Missing(windowEnd time.Time) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return MissingLag(l.samples, windowEnd, max(lagEndSlack, 3*l.interval))
+}
+
+// lagEndSlack is how far from the window's end the reading behind
+// lag.at_window_end may lie.
+const lagEndSlack = 5 * time.Second
+
+// MissingLag is LagSampler.Missing on given readings, slack the distance
+// allowed between the window's end and its nearest reading.
+func MissingLag(samples []LagSample, windowEnd time.Time, slack time.Duration) []string {
+	if len(samples) == 0 {
+		return []string{"lag.max", "lag.at_window_end"}
+	}
+	nearest := absDur(samples[0].At.Sub(windowEnd))
+	for _, s := range samples[1:] {
+		nearest = min(nearest, absDur(s.At.Sub(windowEnd)))
+	}
+	if nearest > slack {
+		return []string{"lag.at_window_end"}
+	}
+	return nil
 }
 
 // Stop ends the sampling loop.
@@ -99,6 +196,10 @@ func (l *LagSampler) Summary(windowEnd time.Time) results.LagSummary {
 	defer l.mu.Unlock()
 	out := SummarizeLag(l.samples, l.errors, windowEnd)
 	out.LastError = l.lastErr
+	out.TimeoutMaxMs = float64(l.maxTimeout) / 1e6
+	for _, a := range l.answers {
+		out.AnswerMaxMs = max(out.AnswerMaxMs, float64(a)/1e6)
+	}
 	return out
 }
 

@@ -79,3 +79,79 @@ func TestKnownEmptyPartitionIsZeroOthersStayUnknown(t *testing.T) {
 		t.Error("KnownEmpty changed its input")
 	}
 }
+
+// The reading's timeout follows the broker's answer times: 4 × the slowest
+// of the last 8 answers, between max(interval, 2 s) and 30 s; a timed-out
+// reading doubles it. The reading gets that timeout as its deadline.
+func TestLagTimeoutFollowsAnswerTimes(t *testing.T) {
+	var gotDeadline time.Duration
+	var answer func(ctx context.Context) error
+	l := NewLagSampler(func(ctx context.Context) (int64, error) {
+		dl, _ := ctx.Deadline()
+		gotDeadline = time.Until(dl)
+		return 7, answer(ctx)
+	}, time.Second)
+	answer = func(context.Context) error { return nil }
+	l.sample(context.Background())
+	if gotDeadline > 2*time.Second || gotDeadline < 1900*time.Millisecond {
+		t.Errorf("first reading's timeout %v, want the 2 s floor", gotDeadline)
+	}
+	for _, tc := range []struct {
+		took         time.Duration
+		ok, timedOut bool
+		want         time.Duration
+	}{
+		{100 * time.Millisecond, true, false, 2 * time.Second},  // 4 × 100 ms under the floor
+		{1500 * time.Millisecond, true, false, 6 * time.Second}, // 4 × the slowest
+		{200 * time.Millisecond, true, false, 6 * time.Second},  // the slowest of the last 8 still counts
+		{0, false, true, 12 * time.Second},                      // timed out: doubled
+		{0, false, true, 24 * time.Second},
+		{0, false, true, 30 * time.Second},  // capped
+		{0, false, false, 30 * time.Second}, // an error that is no timeout leaves it
+		{9 * time.Second, true, false, 30 * time.Second},
+	} {
+		l.answered(tc.took, tc.ok, tc.timedOut)
+		if got := l.nextTimeout(); got != tc.want {
+			t.Errorf("after %v (ok %v, timed out %v): timeout %v, want %v", tc.took, tc.ok, tc.timedOut, got, tc.want)
+		}
+	}
+	for range lagAnswerWindow { // eight fast answers push the slow ones out
+		l.answered(300*time.Millisecond, true, false)
+	}
+	if got := l.nextTimeout(); got != 2*time.Second {
+		t.Errorf("after 8 answers of 300 ms: timeout %v, want 2 s (4 × 300 ms is under the floor)", got)
+	}
+	// The reading runs under the current timeout; a failed one is a gap.
+	l.answered(0, false, true)
+	answer = func(ctx context.Context) error { return errors.New("REQUEST_TIMED_OUT") }
+	l.sample(context.Background())
+	if gotDeadline < 3900*time.Millisecond || gotDeadline > 4*time.Second {
+		t.Errorf("reading's timeout %v, want 4 s", gotDeadline)
+	}
+	if s := l.Summary(time.Now()); len(l.Gaps()) != 1 || s.Errors != 1 || s.Samples != 1 || s.TimeoutMaxMs != 4000 {
+		t.Errorf("gaps %v summary %+v: want one gap, one sample, timeout max 4000 ms", l.Gaps(), s)
+	}
+}
+
+// The printed lag figures are missing only when no reading can give them:
+// none at all, or none near the window's end. Gaps elsewhere are no
+// missing figure.
+func TestMissingLag(t *testing.T) {
+	end := time.Unix(100, 0)
+	at := func(s float64) LagSample {
+		return LagSample{At: end.Add(time.Duration(s * float64(time.Second))), Lag: 1}
+	}
+	for name, tc := range map[string]struct {
+		samples []LagSample
+		want    string
+	}{
+		"none":             {nil, "lag.max lag.at_window_end"},
+		"near the end":     {[]LagSample{at(-30), at(-4)}, ""},
+		"just after":       {[]LagSample{at(-30), at(3)}, ""},
+		"nothing near end": {[]LagSample{at(-30), at(-6)}, "lag.at_window_end"},
+	} {
+		if got := strings.Join(MissingLag(tc.samples, end, 5*time.Second), " "); got != tc.want {
+			t.Errorf("%s: missing %q, want %q", name, got, tc.want)
+		}
+	}
+}

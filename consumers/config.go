@@ -74,6 +74,11 @@ type Config struct {
 	// share REJECT (archived), consumer group dead-lettered and skipped.
 	// Poison is a property of the record, the same on every delivery.
 	PoisonRate float64
+	// StuckRate is the per-record probability that a record wedges its
+	// worker: processing never returns until the member stops (a hung
+	// client, for the stall detector's tests). A property of the record,
+	// independent of poison.
+	StuckRate float64
 	// DeliveryLimit is group.share.delivery.count.limit (share): a record
 	// released at this delivery count is archived by the broker.
 	DeliveryLimit int
@@ -177,6 +182,12 @@ func (c Config) validate() error {
 	if c.Client == ClientJava && c.Groups.RebalanceTimeout > 0 {
 		return errors.New("consumers: rebalance_timeout: client java has no rebalance timeout of its own (KafkaConsumer " +
 			"sends max.poll.interval.ms, which the runner bounds by the session timeout); use client franz-go or leave rebalance_timeout out")
+	}
+	if c.StuckRate < 0 || c.StuckRate >= 1 {
+		return fmt.Errorf("consumers: stuck_rate: must be in [0, 1), got %v", c.StuckRate)
+	}
+	if c.Client == ClientJava && c.StuckRate > 0 {
+		return errors.New("consumers: stuck_rate: the Java runner does not wedge workers; use client franz-go or stuck_rate 0")
 	}
 	if c.Groups.AutoCommit && c.Style == StyleContinuous {
 		return errors.New("consumers: commit auto needs style blocking: autocommit commits what was polled, which a continuous member may still be processing")

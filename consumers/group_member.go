@@ -75,6 +75,10 @@ func (g *consumerGroupMember) handle(ctx context.Context, h *handled, rng *rand.
 		return
 	}
 	poison := isPoison(h.st, g.c.PoisonRate)
+	if isStuck(h.st, g.c.StuckRate) {
+		g.wedge(ctx, h) // unfinished: the committed prefix stops before it
+		return
+	}
 	for {
 		if !retry.Sleep(ctx, g.processingTime(rng)) {
 			h.outcome = abandoned // unfinished: the committed prefix stops before it

@@ -62,6 +62,11 @@ type member struct {
 	hold <-chan struct{}
 	// fetches watches the client's fetch responses (ClientStats).
 	fetches *fetchWatch
+	// busy counts the workers inside a record now, wedged those a stuck
+	// record holds (MemberState).
+	busy, wedged atomic.Int64
+	// client is cl for readers outside the member's goroutine (MemberState).
+	client atomic.Pointer[kgo.Client]
 }
 
 // outcome is what a worker did with one record.
@@ -118,6 +123,7 @@ func (m *member) run(ctx context.Context) error {
 		return err
 	}
 	m.cl = cl
+	m.client.Store(cl)
 	m.fetches.watchLeaders(ctx, cl, m.c.Topic)
 	defer m.close()
 	if m.hold != nil {
@@ -242,7 +248,9 @@ func (m *member) processBatch(ctx context.Context, recs []*kgo.Record, rngs []*r
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < len(batch); i = int(next.Add(1) - 1) {
+				m.busy.Add(1)
 				m.group.handle(ctx, &batch[i], rngs[w])
+				m.busy.Add(-1)
 			}
 		}()
 	}
@@ -302,11 +310,27 @@ func (m *member) close() {
 
 // isPoison decides, from the record's identity alone, whether it is poison,
 // so every delivery of the same record agrees.
-func isPoison(st results.Stamp, rate float64) bool {
+func isPoison(st results.Stamp, rate float64) bool { return recordDraw(st, 0, rate) }
+
+// isStuck reports whether the record wedges its worker (Config.StuckRate):
+// a draw of its own, independent of isPoison's.
+func isStuck(st results.Stamp, rate float64) bool { return recordDraw(st, 0x5eed_57c6, rate) }
+
+// wedge holds the worker on a stuck record until the member stops: the
+// record is abandoned (never acknowledged, never completed).
+func (m *member) wedge(ctx context.Context, h *handled) {
+	m.wedged.Add(1)
+	<-ctx.Done()
+	h.outcome = abandoned
+}
+
+// recordDraw is a per-record coin with probability rate, the same on every
+// delivery of the record: a hash of its stamp and salt.
+func recordDraw(st results.Stamp, salt uint64, rate float64) bool {
 	if rate <= 0 {
 		return false
 	}
-	x := st.Run ^ uint64(st.Producer)<<40 ^ st.Seq
+	x := st.Run ^ uint64(st.Producer)<<40 ^ st.Seq ^ salt<<20
 	x += 0x9e3779b97f4a7c15 // splitmix64 finaliser
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
 	x = (x ^ (x >> 27)) * 0x94d049bb133111eb

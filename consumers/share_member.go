@@ -68,6 +68,10 @@ func (s *shareGroupMember) handle(ctx context.Context, h *handled, rng *rand.Ran
 		h.deadline = d.UnixNano()
 	}
 	poison := isPoison(h.st, s.c.PoisonRate)
+	if isStuck(h.st, s.c.StuckRate) {
+		s.wedge(ctx, h)
+		return
+	}
 	if !s.process(ctx, h, s.processingTime(rng)) {
 		h.outcome = abandoned
 		return

@@ -11,6 +11,9 @@ import (
 const (
 	terminateSignal = syscall.SIGTERM
 	killSignal      = syscall.SIGKILL
+	// Without POSIX signals signalPid kills: no thread dump by signal.
+	dumpSignal      = syscall.SIGKILL
+	canDumpBySignal = false
 )
 
 // detachedAttr has nothing to add without sessions.

@@ -10,6 +10,10 @@ import (
 const (
 	terminateSignal = syscall.SIGTERM
 	killSignal      = syscall.SIGKILL
+	// dumpSignal makes a JVM print its threads to its stdout (SIGQUIT);
+	// canDumpBySignal says the platform has it.
+	dumpSignal      = syscall.SIGQUIT
+	canDumpBySignal = true
 )
 
 // detachedAttr starts a child in a session of its own: no terminal signal

@@ -81,9 +81,16 @@ type BrokerMetrics struct {
 // the group, summed over partitions, from the Admin API) sampled every
 // second during the run: run.json's "lag".
 type LagSummary struct {
-	Samples   int    `json:"samples"`
+	Samples int `json:"samples"`
+	// Errors are the readings that failed: gaps in the lag series
+	// (timeseries.csv lag_unread), never read as 0.
 	Errors    int    `json:"errors"`
 	LastError string `json:"last_error,omitempty"`
+	// TimeoutMaxMs is the longest a reading was allowed (the timeout follows
+	// the broker's answer times: 4 × the slowest of the last 8, 2–30 s);
+	// AnswerMaxMs the slowest of the last answers.
+	TimeoutMaxMs float64 `json:"timeout_max_ms,omitempty"`
+	AnswerMaxMs  float64 `json:"answer_max_ms,omitempty"`
 	// Max is the largest lag seen over the run.
 	Max int64 `json:"max"`
 	// AtWindowEnd is the lag of the sample nearest the measurement window's end.

@@ -50,6 +50,12 @@ type memberLife struct {
 	idleNs, idleStart atomic.Int64
 }
 
+// LastTimes are the member's latest delivery and latest finish
+// (completion or archive), Clock ns (0: none yet).
+func (s *MemberRecorder) LastTimes() (delivery, finish int64) {
+	return s.life.lastDelivery.Load(), s.lastFinish.Load()
+}
+
 // Joined records the member's join request at ns.
 func (s *MemberRecorder) Joined(id int, ns int64) { s.life.ID = id; s.life.joined.Store(ns) }
 

@@ -54,8 +54,8 @@ func TestRecorderWindowAndLatencies(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "second,produced,delivered,completed,redelivered,released,rejected,lock_expired,in_flight," +
-		"lag,broker_cpu_percent,broker_heap_used_bytes,harness_cpu_percent,harness_rss_bytes,broker_rss_bytes\n" +
-		"0,10,10,10,0,0,0,0,0,,,,,,\n"
+		"lag,broker_cpu_percent,broker_heap_used_bytes,harness_cpu_percent,harness_rss_bytes,broker_rss_bytes,lag_unread\n" +
+		"0,10,10,10,0,0,0,0,0,,,,,,,\n"
 	if b.String() != want {
 		t.Fatalf("csv\n%q\nwant\n%q", b.String(), want)
 	}

@@ -53,14 +53,17 @@ const (
 	HarnessCPUPercent                // the harness's CPU, % of all host cores
 	HarnessRSSBytes                  // the harness's resident memory
 	BrokerRSSBytes                   // brokers' resident memory (/proc VmRSS), summed
+	// LagUnread is 1 in a second whose lag reading failed (a gap: its lag
+	// cell stays empty, never 0) and no reading of it succeeded.
+	LagUnread
 	numGauges
 )
 
 var gaugeNames = [numGauges]string{"lag", "broker_cpu_percent", "broker_heap_used_bytes",
-	"harness_cpu_percent", "harness_rss_bytes", "broker_rss_bytes"}
+	"harness_cpu_percent", "harness_rss_bytes", "broker_rss_bytes", "lag_unread"}
 
 // gaugeDecimals is how many decimals each gauge keeps in the CSV.
-var gaugeDecimals = [numGauges]int{0, 2, 0, 2, 0, 0}
+var gaugeDecimals = [numGauges]int{0, 2, 0, 2, 0, 0, 0}
 
 func (g Gauge) String() string { return gaugeNames[g] }
 

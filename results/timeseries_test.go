@@ -23,10 +23,10 @@ func TestSeriesGaugesInCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "second,produced,delivered,completed,redelivered,released,rejected,lock_expired,in_flight," +
-		"lag,broker_cpu_percent,broker_heap_used_bytes,harness_cpu_percent,harness_rss_bytes,broker_rss_bytes\n" +
-		"0,0,7,5,0,0,0,0,2,42,,,,,\n" +
-		"1,0,0,0,0,0,0,0,2,,37.26,,,,\n" +
-		"2,0,0,0,0,0,0,0,2,,,,,123456789,\n"
+		"lag,broker_cpu_percent,broker_heap_used_bytes,harness_cpu_percent,harness_rss_bytes,broker_rss_bytes,lag_unread\n" +
+		"0,0,7,5,0,0,0,0,2,42,,,,,,\n" +
+		"1,0,0,0,0,0,0,0,2,,37.26,,,,,\n" +
+		"2,0,0,0,0,0,0,0,2,,,,,123456789,,\n"
 	if b.String() != want {
 		t.Fatalf("csv\n%s\nwant\n%s", b.String(), want)
 	}

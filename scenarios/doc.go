@@ -14,7 +14,7 @@
 // A scenario is a YAML map. Besides the run knobs documented on RunSpec
 // (consumer_type, partitions, producers, rate, message_size, key_mode, acks,
 // linger, batch_size, members, workers, max_poll_records, acquire_mode,
-// ack_mode, processing, transient_rate, poison_rate, warmup, duration,
+// ack_mode, processing, transient_rate, poison_rate, stuck_rate, warmup, duration,
 // drain_timeout, load_mode, backlog_records, nodes, kafka_version, broker_heap, broker_config) it has:
 //
 //	name:        required; letters, digits, '.', '_', '-' (names the results directory)

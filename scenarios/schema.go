@@ -54,6 +54,7 @@ var knobs = []knob{
 	{"processing", kindProcessing, ""},
 	{"transient_rate", kindFloat, "transient"},
 	{"poison_rate", kindFloat, "poison"},
+	{"stuck_rate", kindFloat, "stuck"},
 	{"warmup", kindDuration, "warmup"},
 	{"duration", kindDuration, "dur"},
 	{"drain_timeout", kindDuration, "drain"},

@@ -200,6 +200,16 @@ type Failures struct {
 	// dead-letters and skips it. In [0, 1), and transient_rate + poison_rate < 1.
 	// [poison_rate: 0]
 	PoisonRate float64 `mapstructure:"poison_rate" json:"poison_rate"`
+	// StuckRate is the probability that a record wedges its worker: the
+	// worker starts it and never returns until the run stops it, as a
+	// client hung on a lock or a dead downstream call would. Like
+	// poison_rate it is a property of the record (the same on every
+	// delivery). It exists to test the stall detector (a run whose
+	// completions stop while records are available is flagged stalled,
+	// docs/measurement.md#stalls): with every worker wedged, nothing
+	// completes. In [0, 1), transient_rate + poison_rate + stuck_rate < 1;
+	// client franz-go only. [stuck_rate: 0]
+	StuckRate float64 `mapstructure:"stuck_rate" json:"stuck_rate,omitempty"`
 }
 
 // Phases are the run's phases and the load mode that fills them: warm-up,
@@ -490,6 +500,7 @@ func Defaults() map[string]any {
 		"processing":                map[string]any{"model": "constant", "time": "1ms"},
 		"transient_rate":            0.0,
 		"poison_rate":               0.0,
+		"stuck_rate":                0.0,
 		"warmup":                    "5s",
 		"duration":                  "20s",
 		"drain_timeout":             "2m",

@@ -205,6 +205,10 @@ func (r RunSpec) checkConsumers(p *problems) {
 		p.addf("client", "java runs style blocking only (the Java runner polls, processes the batch on the workers, "+
 			"then polls again); use style blocking or client franz-go")
 	}
+	if r.Client.Runner() && r.StuckRate > 0 {
+		p.addf("client", "%s does not wedge workers (stuck_rate %s): its runner has no such outcome; "+
+			"use stuck_rate 0 or client franz-go", r.Client, formatScalar(r.StuckRate))
+	}
 	r.checkLibrdkafka(p)
 	atLeast(p, "members", r.Members, 1, "")
 	if r.ConsumerType != vocab.ShareGroup {
@@ -287,13 +291,15 @@ func (r RunSpec) checkOutcomes(p *problems) {
 	for _, c := range []struct {
 		key string
 		v   float64
-	}{{"transient_rate", r.TransientRate}, {"poison_rate", r.PoisonRate}} {
+	}{{"transient_rate", r.TransientRate}, {"poison_rate", r.PoisonRate}, {"stuck_rate", r.StuckRate}} {
 		if !(c.v >= 0 && c.v < 1) {
 			p.addf(c.key, "must be in [0, 1) (a probability), got %s", formatScalar(c.v))
 		}
 	}
 	if sum := r.TransientRate + r.PoisonRate; sum >= 1 {
 		p.addf("poison_rate", "transient_rate + poison_rate must be < 1 or no record ever completes, got %s", formatScalar(sum))
+	} else if sum += r.StuckRate; r.StuckRate > 0 && sum >= 1 {
+		p.addf("stuck_rate", "transient_rate + poison_rate + stuck_rate must be < 1 or no record ever completes, got %s", formatScalar(sum))
 	}
 }
 

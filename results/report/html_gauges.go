@@ -20,6 +20,9 @@ type gaugeChartSpec struct {
 	title, unit string
 	scale       float64
 	lines       []gaugeLine
+	// gaps is a column that is 1 in the seconds the chart's gauge could not
+	// be read, shaded as gaps ("": none).
+	gaps string
 }
 
 var gaugeChartSpecs = []gaugeChartSpec{
@@ -30,7 +33,7 @@ var gaugeChartSpecs = []gaugeChartSpec{
 		{column: "broker_heap_used_bytes", label: "heap", color: "#2ca02c"},
 		{column: "broker_rss_bytes", label: "broker RSS", color: "#9467bd", dash: true},
 		{column: "harness_rss_bytes", label: "harness RSS", color: "#1f77b4", dash: true}}},
-	{title: "group lag and in-flight over time", unit: "records", scale: 1, lines: []gaugeLine{
+	{title: "group lag and in-flight over time", unit: "records", scale: 1, gaps: "lag_unread", lines: []gaugeLine{
 		{column: "lag", label: "lag", color: "#ff7f0e"},
 		{column: "in_flight", label: "in flight", color: "#17becf", dash: true}}},
 }
@@ -62,9 +65,33 @@ func gaugeCharts(t results.SeriesTable, ph runs.Phases) []chart {
 			continue
 		}
 		markPhases(&c, ph)
+		if spec.gaps != "" {
+			markGaps(&c, t, spec.gaps)
+		}
 		out = append(out, c)
 	}
 	return out
+}
+
+// markGaps shades the seconds a gauge could not be read (column gaps is 1:
+// the lag reading failed), so a gap in the line reads as unknown, not as a
+// drop.
+func markGaps(c *chart, t results.SeriesTable, gaps string) {
+	if !t.Known(gaps) {
+		return
+	}
+	col := t.Column(gaps)
+	for i := 0; i < len(col); i++ {
+		if col[i] != 1 {
+			continue
+		}
+		j := i
+		for j+1 < len(col) && col[j+1] == 1 {
+			j++
+		}
+		c.addBand("gap", "lag unread (reading failed)", "#f6d5d5", float64(i), float64(j+1))
+		i = j
+	}
 }
 
 // markPhases shades the warm-up and the measurement window on a chart whose

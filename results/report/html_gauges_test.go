@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"math"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -80,6 +81,9 @@ func TestHTMLGaugeChartsFromCSV(t *testing.T) {
 		}
 	}
 	for _, col := range results.GaugeNames() {
+		if col == "lag_unread" {
+			continue // shaded as gaps, not drawn as a line (TestLagGapsShaded)
+		}
 		want := 0.0
 		for _, v := range tab.Column(col) {
 			if v == v { // not NaN
@@ -133,5 +137,49 @@ func TestHTMLNoGaugeChartsWithoutColumns(t *testing.T) {
 	old := results.SeriesTable{Columns: []string{"second", "produced", "completed", "in_flight"}, Rows: [][]float64{{0, 1, 1, 0}}}
 	if c := gaugeCharts(old, runs.Phases{}); len(c) != 1 || len(c[0].Series) != 1 {
 		t.Errorf("old file: %d gauge charts, want the in-flight one", len(c))
+	}
+}
+
+// Seconds whose lag reading failed are gaps: the CSV's lag cell is empty
+// and lag_unread 1, and report.html shades each run of them on the lag
+// chart (and only there).
+func TestLagGapsShaded(t *testing.T) {
+	dir := t.TempDir()
+	r := runstest.Run("r01-share", "share", 0, 1000, 50)
+	s := gaugeFixture()
+	for _, sec := range []int{4, 10, 11, 12} {
+		s.SetGaugeAt(results.Lag, sec, math.NaN())
+		s.SetGaugeAt(results.LagUnread, sec, 1)
+	}
+	if err := runs.WriteRunDir(filepath.Join(dir, "runs", r.RunID), &r, runstest.Merged(50), s); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := results.ReadSeriesCSV(filepath.Join(dir, "runs", r.RunID, "timeseries.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lag := tab.Column("lag"); !math.IsNaN(lag[4]) || lag[5] != 240 {
+		t.Errorf("lag column seconds 4, 5: %v %v, want empty and 240", lag[4], lag[5])
+	}
+	var buf bytes.Buffer
+	if err := HTML(dir, runs.Campaign{Name: "gaps"}, []runs.Record{r})(&buf); err != nil {
+		t.Fatal(err)
+	}
+	charts := pageCharts(t, buf.String())
+	var gaps []chartBand
+	for _, b := range chartByTitle(charts, "group lag and in-flight over time").Bands {
+		if b.Name == "gap" {
+			gaps = append(gaps, b)
+		}
+	}
+	want := []chartBand{{Name: "gap", Label: "lag unread (reading failed)", Color: "#f6d5d5", Start: 4, End: 5},
+		{Name: "gap", Label: "lag unread (reading failed)", Color: "#f6d5d5", Start: 10, End: 13}}
+	if !reflect.DeepEqual(gaps, want) {
+		t.Errorf("gap bands %+v, want %+v", gaps, want)
+	}
+	for _, b := range chartByTitle(charts, "CPU over time").Bands {
+		if b.Name == "gap" {
+			t.Errorf("CPU chart shaded a lag gap: %+v", b)
+		}
 	}
 }

@@ -36,6 +36,9 @@ func runsCSVColumns() []csvColumn {
 		figure("throughput.completed_per_sec"),
 		figure("ceiling.records_per_sec"),
 		{"ceiling_bound", func(r runs.Record) string { return string(r.Ceiling.Bound) }},
+		// The bound that held after the run (Judge) and what would move it.
+		{"ceiling_held", func(r runs.Record) string { return string(r.Ceiling.HeldBound()) }},
+		{"ceiling_move", func(r runs.Record) string { return r.Ceiling.Move }},
 		figure("ceiling.efficiency"),
 		figure("latency.completion_ms.p50"),
 		figure("latency.completion_ms.p90"),

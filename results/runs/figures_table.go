@@ -163,6 +163,29 @@ func builtinFigures() []Figure {
 			doc("members that can hold records: all (share) or min(members, partitions) (consumer group)"),
 		c("efficiency", "ratio", HigherIsBetter, "completed_per_sec ÷ ceiling.records_per_sec", func(c *Ceiling) float64 { return c.Efficiency }).
 			label("efficiency vs ceiling").column("efficiency").threshold("efficiency").console(),
+		c("lock_expiry", "records/s", HigherIsBetter, "share: records/s finished inside their lock when acquisitions outlive it (0: none do)", func(c *Ceiling) float64 { return c.LockExpiry }).
+			column("lock_expiry_per_sec"),
+		c("useful_share", "ratio", HigherIsBetter, "share: the share of an acquisition finished before its lock expires (0: not computed)", func(c *Ceiling) float64 { return c.UsefulShare }),
+		c("fetch_waits", "records/s", HigherIsBetter, "share, record_limit: the fetch-wait bound (0: no member has a broker without records)", func(c *Ceiling) float64 { return c.FetchWaits }).
+			column("fetch_waits_per_sec"),
+	)
+	rq := func(leaf, unit string, kind Kind, better Direction, doc string, get func(t FetchTotals) float64) Figure {
+		return fig("requests.fetch."+leaf, unit, kind, better, func(r *Record) (float64, bool) {
+			t, ok := SumFetches(r.Requests)
+			if !ok {
+				return 0, false
+			}
+			return get(t), true
+		}).doc(doc + " (computed from requests, not in run.json)")
+	}
+	add(
+		rq("count", "count", Count, LowerIsBetter, "fetch requests (Fetch, ShareFetch), all brokers", func(t FetchTotals) float64 { return float64(t.Count) }),
+		rq("per_sec", "requests/s", Quantity, LowerIsBetter, "fetch requests per second of consuming, all brokers", func(t FetchTotals) float64 { return t.PerSec }).
+			column("fetches_per_sec"),
+		rq("empty_share", "ratio", Quantity, LowerIsBetter, "the share of fetch responses that carried no record, all brokers", func(t FetchTotals) float64 { return t.EmptyShare }).
+			label("fetches empty share").column("fetch_empty_share").threshold("fetch_empty_share").console(),
+		rq("wait_s", "s", Quantity, LowerIsBetter, "the members' summed time waiting on fetches, all brokers", func(t FetchTotals) float64 { return t.WaitSec }).
+			column("fetch_wait_s"),
 	)
 	ph := func(leaf, doc string, get func(p *Phases) float64) Figure {
 		return fig("phases."+leaf, "s", Quantity, LowerIsBetter, quantity(func(r *Record) float64 { return get(&r.Phases) })).doc(doc)
@@ -201,6 +224,24 @@ func builtinFigures() []Figure {
 		fig("resources.broker_percent", "%", Quantity, LowerIsBetter, quantity(func(r *Record) float64 { return r.Resources.BrokerPercent })).doc("broker JVMs' CPU % of all cores (/proc)"),
 		fig("lag.max", "records", Count, LowerIsBetter, counted(func(r *Record) int64 { return r.Lag.Max })).doc("largest group lag read"),
 		fig("lag.at_window_end", "records", Count, LowerIsBetter, counted(func(r *Record) int64 { return r.Lag.AtWindowEnd })).doc("group lag at the window's end"),
+		fig("lag.errors", "count", Count, LowerIsBetter, counted(func(r *Record) int64 { return int64(r.Lag.Errors) })).
+			doc("lag readings that failed: gaps in the lag series (timeseries.csv lag_unread), never 0"),
+		fig("lag.timeout_max_ms", "ms", Quantity, LowerIsBetter, quantity(func(r *Record) float64 { return r.Lag.TimeoutMaxMs })).
+			doc("the longest a lag reading was allowed: 4 × the slowest of the last 8 answers, 2–30 s"),
+	)
+	st := func(leaf, unit string, kind Kind, doc string, get func(s *Stall) float64) Figure {
+		return fig("stall."+leaf, unit, kind, LowerIsBetter, func(r *Record) (float64, bool) {
+			if r.Stall == nil {
+				return 0, false
+			}
+			return get(r.Stall), true
+		}).doc(doc)
+	}
+	add(
+		st("quiet_s", "s", Quantity, "stalled runs: no completion for this long with records available", func(s *Stall) float64 { return s.QuietSec }).
+			label("stalled s").column("stall_quiet_s").console(),
+		st("bound_s", "s", Quantity, "stalled runs: the stall bound, max(10 × expected gap, 20 s)", func(s *Stall) float64 { return s.BoundSec }),
+		st("outstanding", "records", Count, "stalled runs: records acknowledged and unfinished at detection", func(s *Stall) float64 { return float64(s.Outstanding) }),
 	)
 	br := func(leaf, unit, doc string, get func(b *results.BrokerMetrics) float64) Figure {
 		return fig("broker."+leaf, unit, Quantity, LowerIsBetter, quantity(func(r *Record) float64 { return get(&r.Broker) })).doc(doc)

@@ -95,10 +95,25 @@ func jsonNumber(t *testing.T, r runs.Record, path string) (float64, bool) {
 // computed are the figures that are not stored in run.json, with their
 // definition written out.
 var computed = map[string]func(r runs.Record) float64{
-	"audit.archived_ratio": func(r runs.Record) float64 { return float64(r.Audit.Archived) / float64(r.Audit.Produced) },
+	// withRequests' rows: two ShareFetch rows (4 and 8 requests, half and a
+	// quarter of them empty) and a ShareAcknowledge row that is no fetch.
+	"requests.fetch.count":       func(runs.Record) float64 { return 4 + 8 },
+	"requests.fetch.per_sec":     func(runs.Record) float64 { return 10.25 + 3.5 },
+	"requests.fetch.empty_share": func(runs.Record) float64 { return (0.5*4 + 0.25*8) / 12 },
+	"requests.fetch.wait_s":      func(runs.Record) float64 { return 1.5 + 2.25 },
+	"audit.archived_ratio":       func(r runs.Record) float64 { return float64(r.Audit.Archived) / float64(r.Audit.Produced) },
 	"event_summary.redeliveries_beyond_held": func(r runs.Record) float64 {
 		return float64(r.EventSummary.Redeliveries - r.EventSummary.HeldByCrashed)
 	},
+}
+
+// withRequests gives r request rows for the requests.fetch figures.
+func withRequests(r *runs.Record) {
+	r.Requests = []runs.RequestFigure{
+		{Broker: 1, Kind: "ShareFetch", Count: 4, PerSec: 10.25, EmptyShare: 0.5, WaitSec: 1.5},
+		{Broker: 1, Kind: "ShareAcknowledge", Count: 100, PerSec: 50, WaitSec: 9},
+		{Broker: 2, Kind: "ShareFetch", Count: 8, PerSec: 3.5, EmptyShare: 0.25, WaitSec: 2.25},
+	}
 }
 
 // TestFigureAccessorsMatchRunJSON checks every figure's typed accessor
@@ -108,6 +123,7 @@ func TestFigureAccessorsMatchRunJSON(t *testing.T) {
 	var r runs.Record
 	n := 0.0
 	fill(reflect.ValueOf(&r).Elem(), &n)
+	withRequests(&r)
 	for _, f := range runs.Figures() {
 		got, ok := f.Value(&r)
 		if !ok {
@@ -132,7 +148,8 @@ func TestFigureAccessorsMatchRunJSON(t *testing.T) {
 	// An absent block is no figure, not zero.
 	var empty runs.Record
 	for _, p := range []string{"burst.end_to_end_s", "max_rate.found_rate", "audit.order.violations", "audit.dead_letter_missing",
-		"event_summary.redeliveries", "event_summary.recovery_max_s", "group.fallback", "audit.archived_ratio"} {
+		"event_summary.redeliveries", "event_summary.recovery_max_s", "group.fallback", "audit.archived_ratio",
+		"requests.fetch.per_sec", "stall.quiet_s"} {
 		if v, ok := runs.FieldValue(empty, p); ok {
 			t.Errorf("%s on an empty record: %v, want none", p, v)
 		}
@@ -147,6 +164,7 @@ func TestFigureRegistry(t *testing.T) {
 	var r runs.Record
 	n := 0.0
 	fill(reflect.ValueOf(&r).Elem(), &n)
+	withRequests(&r)
 	for _, f := range runs.Figures() {
 		if ms := strings.Contains(f.Path, "_ms"); ms != (f.Unit == "ms") {
 			t.Errorf("%s: unit %q; *_ms paths are in ms", f.Path, f.Unit)
@@ -200,7 +218,7 @@ func TestFigureDirections(t *testing.T) {
 	}
 	want := []string{"outcomes.completed", "audit.completed_once", "audit.balanced", "ceiling.records_per_sec",
 		"ceiling.producer_rate", "ceiling.workers", "ceiling.locks", "ceiling.lock_holders", "ceiling.active_members",
-		"burst.consume_ceiling", "max_rate.found_rate", "event_summary.after_per_sec"}
+		"ceiling.lock_expiry", "ceiling.useful_share", "ceiling.fetch_waits", "burst.consume_ceiling", "max_rate.found_rate", "event_summary.after_per_sec"}
 	if !slices.Equal(changed, want) {
 		t.Errorf("directions that differ from the name guess:\n got %v\nwant %v", changed, want)
 	}

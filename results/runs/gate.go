@@ -14,7 +14,7 @@ import (
 // DefaultDenyFlags are the validity flags that fail a compared run by
 // default: numbers not from Kafka, a sampler that failed, a drain that timed
 // out. (audit_unbalanced and lost_records always fail, through the audit.)
-var DefaultDenyFlags = []Code{CodeNotKafka, CodeCollectorFailed, CodeDrainTimeout}
+var DefaultDenyFlags = []Code{CodeNotKafka, CodeCollectorFailed, CodeDrainTimeout, CodeStalled}
 
 // CheckDenyFlags refuses a code Check never raises, naming the known ones.
 func CheckDenyFlags(codes []Code) error {
@@ -48,7 +48,10 @@ func Problems(r Record, deny []Code) []string {
 	if a.Lost > 0 {
 		out = append(out, fmt.Sprintf("run %s: audit.lost = %d: produced records were lost (never delivered, and Kafka can no longer deliver them)", r.RunID, a.Lost))
 	}
-	if a.Undelivered > 0 {
+	if a.Undelivered > 0 && r.Stall != nil {
+		out = append(out, fmt.Sprintf("run %s: audit.undelivered = %d: the run stalled (nothing completed for %.0f s, bound %.0f s) and its drain stopped after %.0f s with %d records still deliverable; Kafka did not lose them (read the thread dumps and client state beside run.json)",
+			r.RunID, a.Undelivered, r.Stall.QuietSec, r.Stall.BoundSec, r.Phases.DrainSec, a.Undelivered))
+	} else if a.Undelivered > 0 {
 		out = append(out, fmt.Sprintf("run %s: audit.undelivered = %d: the drain timed out after %.0f s with %d records still deliverable; Kafka did not lose them (raise drain_timeout, or see why the consumers fell behind)",
 			r.RunID, a.Undelivered, r.Phases.DrainSec, a.Undelivered))
 	}

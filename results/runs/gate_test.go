@@ -21,6 +21,7 @@ func TestFlagCodesCoverCheck(t *testing.T) {
 		CompletedThirds: [3]int64{1, 1, 1000}, Collectors: []CollectorHealth{{Name: "broker", Attempts: 1, Failures: 1}},
 		LockExpiry:  LockExpiryInput{LockDurationMs: 30000, RecordsPerAcquisition: 200, ProcessingMs: 200, Workers: 1},
 		TLSInsecure: true, Throttle: ThrottleSummary{Count: 1, Total: time.Second, Longest: time.Second},
+		Stall:  &Stall{BoundSec: 20, QuietSec: 21, Outstanding: 5, Lag: -1},
 		Errors: []string{"boom"},
 	})
 	v.Flag((&GroupInfo{Requested: "consumer", Protocol: "classic", Fallback: true}).FallbackFlag()) // raised beside Check
@@ -60,6 +61,10 @@ func TestCorrectnessGates(t *testing.T) {
 	undelivered := good // a drain that timed out with records Kafka still held
 	undelivered.Audit = results.Audit{Produced: 25000, CompletedOnce: 24000, InFlight: 100, Undelivered: 900, Balanced: true}
 	undelivered.Phases.DrainSec = 240
+	stalled := undelivered // a run that stalled: its drain stopped at the stall, not its timeout
+	stalled.Phases.DrainSec = 22
+	stalled.Stall = &Stall{BoundSec: 20, QuietSec: 21, Outstanding: 1000, Lag: 900}
+	stalled.Validity = Validity{Flags: []Flag{stalled.Stall.flag()}}
 	hostCPU := good
 	hostCPU.Validity = Validity{Flags: []Flag{{Code: "host_cpu", Message: "the host CPU was 99% busy"}}}
 	notMet := []ExpectationOutcome{{Name: "no record lost", Claim: "audit.lost ≤ 0", Measured: []Measured{{Run: "r02-share", Value: 40}}}}
@@ -72,6 +77,8 @@ func TestCorrectnessGates(t *testing.T) {
 		{"good", Side{Runs: []Record{good}}, DefaultDenyFlags, ""},
 		{"lost", Side{Runs: []Record{lost}}, DefaultDenyFlags, "candidate run r02-share: audit.lost = 40: produced records were lost (never delivered, and Kafka can no longer deliver them)"},
 		{"undelivered", Side{Runs: []Record{undelivered}}, nil, "candidate run r02-share: audit.undelivered = 900: the drain timed out after 240 s with 900 records still deliverable; Kafka did not lose them"},
+		{"stalled, no deny list", Side{Runs: []Record{stalled}}, nil, "candidate run r02-share: audit.undelivered = 900: the run stalled (nothing completed for 21 s, bound 20 s) and its drain stopped after 22 s with 900 records still deliverable; Kafka did not lose them"},
+		{"stalled", Side{Runs: []Record{stalled}}, DefaultDenyFlags, "candidate run r02-share: validity flag stalled: completions stopped for 21.0 s (bound 20.0 s)"},
 		{"unbalanced", Side{Runs: []Record{unbalanced}}, DefaultDenyFlags, "candidate run r02-share: audit.balanced = false: the audit does not balance (25000 produced"},
 		{"not kafka", Side{Runs: []Record{kfake}}, DefaultDenyFlags, "candidate run r02-share: validity flag not_kafka: numbers come from kfake"},
 		{"collector", Side{Runs: []Record{collector}}, DefaultDenyFlags, "candidate run r02-share: validity flag collector_failed: collector broker"},

@@ -54,6 +54,8 @@ type Measurement struct {
 	FillSec         float64 // load_mode backlog: producing the backlog
 	DrainSec        float64
 	DrainTimedOut   bool
+	// Stall is the run's stall, as detected (nil: none).
+	Stall *Stall
 
 	Broker    results.BrokerMetrics
 	Lag       results.LagSummary
@@ -128,6 +130,7 @@ func FromMeasurement(in Measurement) Record {
 	v.ProduceFailed, v.AckErrors, v.PollErrors = m.ProduceFailed, m.AckErrors, m.PollErrors
 	v.CompletedThirds = thirds
 	v.LockExpiry = lockExpiryInput(s, rr)
+	v.Stall, rr.Stall = in.Stall, in.Stall
 	rr.Validity = Check(v)
 	rr.Validity.Flag(rr.Group.FallbackFlag())
 	rr.Validity.Flag(DeadLetterFlag(rr.Audit))

@@ -52,3 +52,30 @@ func RequestFigures(t results.RequestTimings, secs float64) []RequestFigure {
 
 // IsFetch reports whether a request kind is a fetch (Fetch, ShareFetch).
 func IsFetch(kind string) bool { return kind == "Fetch" || kind == "ShareFetch" }
+
+// FetchTotals are a run's fetch requests summed over brokers.
+type FetchTotals struct {
+	Count int64
+	// PerSec is Σ per_sec; EmptyShare Σ empty ÷ Σ count; WaitSec Σ wait_s.
+	PerSec, EmptyShare, WaitSec float64
+}
+
+// SumFetches adds up the fetch rows (Fetch, ShareFetch) of reqs; ok is
+// false when there is none.
+func SumFetches(reqs []RequestFigure) (t FetchTotals, ok bool) {
+	var empty float64
+	for _, r := range reqs {
+		if !IsFetch(r.Kind) {
+			continue
+		}
+		ok = true
+		t.Count += r.Count
+		t.PerSec += r.PerSec
+		t.WaitSec += r.WaitSec
+		empty += r.EmptyShare * float64(r.Count)
+	}
+	if t.Count > 0 {
+		t.EmptyShare = empty / float64(t.Count)
+	}
+	return t, ok
+}

@@ -67,6 +67,8 @@ type Record struct {
 	// Requests are the consumers' requests per broker and kind with their
 	// client-side times and empty fetches (requests.go; franz-go only).
 	Requests []RequestFigure `json:"requests,omitempty"`
+	// Stall is the run's stall (docs/measurement.md#stalls); nil: none.
+	Stall *Stall `json:"stall,omitempty"`
 
 	// MaxRate is load_mode max_rate's search: every step and the found
 	// rate; the other figures of the record are those of the step at the

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sharebench/sharebench/results"
@@ -61,12 +62,16 @@ const (
 	// CodeUnexplained: the measured rate is far below every bound and no
 	// saturation explains it (Ceiling.Judge).
 	CodeUnexplained Code = "unexplained"
+	// stalled: completions stopped while records were available, for longer
+	// than the run's stall bound (run.json stall, with the brokers' thread
+	// dumps and the clients' state beside it).
+	CodeStalled Code = "stalled"
 )
 
 // FlagCodes are the validity flag codes a run can carry, in the order
 // errors and help list them.
 var FlagCodes = []Code{
-	CodeNotKafka, CodeAuditUnbalanced, CodeLostRecords, CodeDrainTimeout, CodeScheduleLag, CodeHarnessCPU, CodeHostCPU, CodeAboveCeiling, CodeWarmupShort, CodeLockExpiryRisk, CodeClientErrors, CodeProduceFailed, CodeCollectorFailed, CodeTLSInsecure, CodeThrottled, CodeError, CodeProtocolFallback, CodeDeadLetterUnreconciled, CodeClockSkew, CodeUnexplained,
+	CodeNotKafka, CodeAuditUnbalanced, CodeLostRecords, CodeDrainTimeout, CodeScheduleLag, CodeHarnessCPU, CodeHostCPU, CodeAboveCeiling, CodeWarmupShort, CodeLockExpiryRisk, CodeClientErrors, CodeProduceFailed, CodeCollectorFailed, CodeTLSInsecure, CodeThrottled, CodeError, CodeProtocolFallback, CodeDeadLetterUnreconciled, CodeClockSkew, CodeUnexplained, CodeStalled,
 }
 
 // Codes spells strings (a command line's) as codes, unchecked
@@ -115,7 +120,9 @@ type ValidityInput struct {
 	// Throttle is the throttling brokers imposed on the run's clients
 	// (quotas), from franz-go's broker-throttle hook.
 	Throttle ThrottleSummary
-	Errors   []string
+	// Stall is the run's stall (nil: none).
+	Stall  *Stall
+	Errors []string
 }
 
 // ThrottleSummary counts the throttles brokers imposed on a run's clients.
@@ -156,13 +163,18 @@ type CollectorHealth struct {
 	LastError string
 	// NoWindow: the sampler gave no figures for the measurement window.
 	NoWindow bool
+	// Missing are the figures the report prints that the readings could
+	// not give (run.json paths, e.g. lag.at_window_end).
+	Missing []string
 }
 
-// failed reports whether the sampler's figures cannot be trusted: every
-// reading failed, more than a quarter did, or the window has no figures.
-// An occasional timeout on a saturated host is not a failure.
+// failed reports whether a figure the report prints is missing: every
+// reading failed, the window has no figures, or a printed figure could
+// not be computed. Failed readings between good ones are gaps in the
+// series (timeseries.csv marks them), not a failed collector: a busy
+// broker answers some readings late.
 func (c CollectorHealth) failed() bool {
-	return c.NoWindow || c.Failures > 0 && (c.Failures >= c.Attempts || 4*c.Failures > c.Attempts)
+	return c.NoWindow || len(c.Missing) > 0 || c.Failures > 0 && c.Failures >= c.Attempts
 }
 
 // Check applies the validity rules.
@@ -181,6 +193,9 @@ func Check(in ValidityInput) Validity {
 	}
 	if in.Audit.Lost > 0 {
 		add(CodeLostRecords, "%d produced records were lost: never delivered, and Kafka can no longer deliver them (deleted before delivery, or committed past)", in.Audit.Lost)
+	}
+	if in.Stall != nil {
+		flags = append(flags, in.Stall.flag())
 	}
 	if in.DrainTimedOut {
 		add(CodeDrainTimeout, "the drain timed out with records unfinished: %d still deliverable (undelivered), %d delivered and unfinished (in flight); Kafka still held them",
@@ -228,6 +243,9 @@ func Check(in ValidityInput) Validity {
 			msg := fmt.Sprintf("collector %s: %d of %d readings failed", c.Name, c.Failures, c.Attempts)
 			if c.NoWindow {
 				msg += ", no figures for the measurement window"
+			}
+			if len(c.Missing) > 0 {
+				msg += ", missing " + strings.Join(c.Missing, ", ")
 			}
 			if c.LastError != "" {
 				msg += "; last error: " + c.LastError

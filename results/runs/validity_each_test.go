@@ -37,8 +37,11 @@ func TestEachValidityFlagOnAndOff(t *testing.T) {
 		{"client_errors", func(v *ValidityInput) { v.AckErrors = 1 }, func(v *ValidityInput) { v.AckErrors = 0 }},
 		{"client_errors", func(v *ValidityInput) { v.PollErrors = 1 }, func(v *ValidityInput) { v.PollErrors = 0 }},
 		{"produce_failed", func(v *ValidityInput) { v.ProduceFailed = 1 }, func(v *ValidityInput) { v.ProduceFailed = 0 }},
-		{"collector_failed", func(v *ValidityInput) { v.Collectors = []CollectorHealth{{Name: "lag", Attempts: 8, Failures: 3}} },
+		{"collector_failed", func(v *ValidityInput) {
+			v.Collectors = []CollectorHealth{{Name: "lag", Attempts: 8, Failures: 3, Missing: []string{"lag.at_window_end"}}}
+		},
 			func(v *ValidityInput) { v.Collectors = []CollectorHealth{{Name: "lag", Attempts: 8, Failures: 2}} }},
+		{"stalled", func(v *ValidityInput) { v.Stall = &Stall{BoundSec: 20, QuietSec: 25, Outstanding: 3, Lag: 3} }, func(v *ValidityInput) { v.Stall = nil }},
 		{"error", func(v *ValidityInput) { v.Errors = []string{"boom"} }, func(v *ValidityInput) { v.Errors = nil }},
 	} {
 		on, off := clean(), clean()

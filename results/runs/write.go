@@ -137,10 +137,17 @@ func ReadRun(path string) (Record, error) {
 	return r, nil
 }
 
+// RunFile is a file a run writes beside its run.json (a stall's thread
+// dumps and client state).
+type RunFile struct {
+	Name string // a plain file name
+	Data []byte
+}
+
 // WriteRunDir writes a run's folder: the histograms (.hgrm), the time series
 // (timeseries.csv) and run.json, which lists the other files. The folder is
 // created here and must not exist: two runs never share one.
-func WriteRunDir(dir string, rec *Record, m results.Merged, series *results.Series) error {
+func WriteRunDir(dir string, rec *Record, m results.Merged, series *results.Series, extra ...RunFile) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return err
 	}
@@ -161,7 +168,17 @@ func WriteRunDir(dir string, rec *Record, m results.Merged, series *results.Seri
 	if err := WriteFileAtomic(filepath.Join(dir, "timeseries.csv"), csv.Bytes()); err != nil {
 		return err
 	}
-	rec.Files = append(files, "timeseries.csv")
+	files = append(files, "timeseries.csv")
+	for _, f := range extra {
+		if f.Name == "" || filepath.Base(f.Name) != f.Name || f.Name == "run.json" {
+			return fmt.Errorf("run folder %s: file name %q: expected a plain file name other than run.json", dir, f.Name)
+		}
+		if err := WriteFileAtomic(filepath.Join(dir, f.Name), f.Data); err != nil {
+			return err
+		}
+		files = append(files, f.Name)
+	}
+	rec.Files = files
 	return WriteJSON(filepath.Join(dir, "run.json"), rec)
 }
 
