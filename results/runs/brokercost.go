@@ -1,0 +1,218 @@
+package runs
+
+import (
+	"fmt"
+	"slices"
+)
+
+// ScrapeShareLimit is the share of a run's broker CPU the harness's own
+// scrapes may take before the cost figures subtract the measured
+// calibration (ScrapeCost): 2 %.
+const ScrapeShareLimit = 0.02
+
+// BrokerCost is a run's broker CPU per record on a basis that treats a
+// consumer group and a share group alike (docs/measurement.md, "Broker
+// cost"). broker.cpu_seconds_per_million_records charges all the window's
+// broker CPU to the records completed, so an arm that completes fewer than
+// it produced is charged for producing; these figures separate the two.
+type BrokerCost struct {
+	// CPUSeconds is the brokers' CPU in the window (broker.cpu_seconds).
+	CPUSeconds float64 `json:"cpu_seconds"`
+	// Produced and Completed are the records produced (acknowledged) and
+	// completed in the window; RecordsMoved their sum.
+	Produced     int64 `json:"produced"`
+	Completed    int64 `json:"completed"`
+	RecordsMoved int64 `json:"records_moved"`
+	// ScrapeCPUSeconds is the calibrated cost of the harness's scrapes over
+	// the window (priming.scrape_cost.cost_cores × window); ScrapePercent
+	// its share of CPUSeconds. ScrapeSubtracted: the share exceeded
+	// ScrapeShareLimit, so NetCPUSeconds excludes it.
+	ScrapeCPUSeconds float64 `json:"scrape_cpu_seconds"`
+	ScrapePercent    float64 `json:"scrape_percent"`
+	ScrapeSubtracted bool    `json:"scrape_subtracted"`
+	NetCPUSeconds    float64 `json:"net_cpu_seconds"`
+	// MovedCPUSecondsPerMillion is NetCPUSeconds ÷ RecordsMoved × 10⁶.
+	MovedCPUSecondsPerMillion float64 `json:"moved_cpu_seconds_per_million_records"`
+	// ProduceOnly is the run's produce-only phase (absent when it was not
+	// measured: load modes other than rate, sharded runs, no broker CPU).
+	ProduceOnly *ProduceOnly `json:"produce_only,omitempty"`
+	// ConsumeCPUSeconds is CPUSeconds − produce_only.cpu_cores × window:
+	// the broker CPU the consumers added to producing at the run's rate
+	// (the idle broker and the scrapes are in both terms and cancel).
+	// ConsumeCPUSecondsPerMillion is it ÷ Completed × 10⁶. Both 0 without
+	// a produce-only phase; they can read below 0 when the consumers cost
+	// less than the noise of the two CPU readings.
+	ConsumeCPUSeconds           float64 `json:"consume_cpu_seconds"`
+	ConsumeCPUSecondsPerMillion float64 `json:"consume_cpu_seconds_per_million_records"`
+}
+
+// ProduceOnly is a short phase before the run in which the run's producers
+// send to a side topic nobody consumes, at the run's rate and settings,
+// while the brokers are scraped as in the run: what producing alone costs
+// the brokers.
+type ProduceOnly struct {
+	Sec        float64 `json:"s"`
+	Records    int64   `json:"records"`
+	CPUSeconds float64 `json:"cpu_seconds"`
+	// CPUCores is CPUSeconds ÷ Sec.
+	CPUCores float64 `json:"cpu_cores"`
+	// CPUSecondsPerMillion is CPUSeconds ÷ Records × 10⁶ (the idle broker
+	// and the scrapes included).
+	CPUSecondsPerMillion float64 `json:"cpu_seconds_per_million_records"`
+}
+
+// BrokerCostInput is what ComputeBrokerCost needs.
+type BrokerCostInput struct {
+	CPUSeconds          float64 // brokers' CPU in the window
+	WindowSec           float64
+	Produced, Completed int64 // in the window
+	// ScrapeCostCores is the calibration (0: none measured).
+	ScrapeCostCores float64
+	// ProduceOnly is the produce-only phase (Sec 0: none).
+	ProduceOnlySec     float64
+	ProduceOnlyRecords int64
+	ProduceOnlyCPU     float64
+}
+
+// ComputeBrokerCost derives BrokerCost; nil when there is no broker CPU or
+// no window.
+func ComputeBrokerCost(in BrokerCostInput) *BrokerCost {
+	if in.CPUSeconds <= 0 || in.WindowSec <= 0 {
+		return nil
+	}
+	c := &BrokerCost{CPUSeconds: in.CPUSeconds, Produced: in.Produced, Completed: in.Completed,
+		RecordsMoved: in.Produced + in.Completed, NetCPUSeconds: in.CPUSeconds}
+	c.ScrapeCPUSeconds = in.ScrapeCostCores * in.WindowSec
+	c.ScrapePercent = 100 * c.ScrapeCPUSeconds / in.CPUSeconds
+	if c.ScrapeCPUSeconds > ScrapeShareLimit*in.CPUSeconds {
+		c.ScrapeSubtracted = true
+		c.NetCPUSeconds = max(0, in.CPUSeconds-c.ScrapeCPUSeconds)
+	}
+	if c.RecordsMoved > 0 {
+		c.MovedCPUSecondsPerMillion = c.NetCPUSeconds / float64(c.RecordsMoved) * 1e6
+	}
+	if in.ProduceOnlySec > 0 {
+		p := &ProduceOnly{Sec: in.ProduceOnlySec, Records: in.ProduceOnlyRecords, CPUSeconds: in.ProduceOnlyCPU,
+			CPUCores: in.ProduceOnlyCPU / in.ProduceOnlySec}
+		if p.Records > 0 {
+			p.CPUSecondsPerMillion = p.CPUSeconds / float64(p.Records) * 1e6
+		}
+		c.ProduceOnly = p
+		c.ConsumeCPUSeconds = in.CPUSeconds - p.CPUCores*in.WindowSec
+		if in.Completed > 0 {
+			c.ConsumeCPUSecondsPerMillion = c.ConsumeCPUSeconds / float64(in.Completed) * 1e6
+		}
+	}
+	return c
+}
+
+// EqualThroughputTolerance is how close two runs' completed rates must be
+// for their broker costs per record to count as compared at equal
+// completed throughput: 5 %.
+const EqualThroughputTolerance = 0.05
+
+// CostDifference is a pair's share − consumer broker cost per record.
+type CostDifference struct {
+	Consumer, Share string // run ids
+	// ConsumePerMillion is share − consumer broker_cost.consume_cpu_seconds_per_million_records;
+	// MovedPerMillion the same of moved_cpu_seconds_per_million_records.
+	ConsumePerMillion, MovedPerMillion float64
+	// HasConsume: both runs had a produce-only phase.
+	HasConsume bool
+	// EqualThroughput: the completed rates are within
+	// EqualThroughputTolerance of their mean.
+	EqualThroughput bool
+	// CompletedRatio is share ÷ consumer completed records/s.
+	CompletedRatio float64
+}
+
+// BrokerCostDifference compares the pair's broker cost; false when either
+// run has no broker cost.
+func (p Pair) BrokerCostDifference() (CostDifference, bool) {
+	c, s := p.Consumer.BrokerCost, p.Share.BrokerCost
+	if c == nil || s == nil {
+		return CostDifference{}, false
+	}
+	d := CostDifference{Consumer: p.Consumer.RunID, Share: p.Share.RunID,
+		MovedPerMillion: s.MovedCPUSecondsPerMillion - c.MovedCPUSecondsPerMillion,
+		HasConsume:      c.ProduceOnly != nil && s.ProduceOnly != nil}
+	if d.HasConsume {
+		d.ConsumePerMillion = s.ConsumeCPUSecondsPerMillion - c.ConsumeCPUSecondsPerMillion
+	}
+	cr, sr := p.Consumer.Throughput.CompletedPerSec, p.Share.Throughput.CompletedPerSec
+	if cr > 0 {
+		d.CompletedRatio = sr / cr
+	}
+	if mean := (cr + sr) / 2; mean > 0 {
+		d.EqualThroughput = abs(sr-cr) <= EqualThroughputTolerance*mean
+	}
+	return d, true
+}
+
+// Line is the difference in words, e.g. "r01-consumer-t0 vs r02-share-t0:
+// broker cost share − consumer: consume side +850 s/M records, per record
+// moved +420 s/M (at equal completed throughput, share/consumer 1.00x)".
+func (d CostDifference) Line() string {
+	line := fmt.Sprintf("%s vs %s: broker cost share − consumer:", d.Consumer, d.Share)
+	if d.HasConsume {
+		line += fmt.Sprintf(" consume side %+.0f s/M records,", d.ConsumePerMillion)
+	}
+	line += fmt.Sprintf(" per record moved %+.0f s/M", d.MovedPerMillion)
+	if d.EqualThroughput {
+		return line + fmt.Sprintf(" (at equal completed throughput, share/consumer %.2fx)", d.CompletedRatio)
+	}
+	return line + fmt.Sprintf(" (NOT at equal completed throughput: share/consumer %.2fx; compare at a rate both complete)", d.CompletedRatio)
+}
+
+// CostSummary sums up the differences of every pair at equal completed
+// throughput: how many, how many with share dearer, and the median
+// difference (consume side when every pair has it, else per record moved).
+type CostSummary struct {
+	Pairs, ShareDearer int
+	Basis              string // "consume" or "moved"
+	Median             float64
+}
+
+// SummarizeCostDifferences summarizes ds; Pairs 0 when none was at equal
+// completed throughput.
+func SummarizeCostDifferences(ds []CostDifference) CostSummary {
+	var eq []CostDifference
+	consume := true
+	for _, d := range ds {
+		if d.EqualThroughput {
+			eq = append(eq, d)
+			consume = consume && d.HasConsume
+		}
+	}
+	out := CostSummary{Pairs: len(eq), Basis: "moved"}
+	if len(eq) == 0 {
+		return out
+	}
+	if consume {
+		out.Basis = "consume"
+	}
+	vals := make([]float64, len(eq))
+	for i, d := range eq {
+		vals[i] = d.MovedPerMillion
+		if consume {
+			vals[i] = d.ConsumePerMillion
+		}
+		if vals[i] > 0 {
+			out.ShareDearer++
+		}
+	}
+	slices.Sort(vals)
+	n := len(vals)
+	out.Median = vals[n/2]
+	if n%2 == 0 {
+		out.Median = (vals[n/2-1] + vals[n/2]) / 2
+	}
+	return out
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -1,0 +1,133 @@
+package runs_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
+	"github.com/sharebench/sharebench/vocab"
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+// TestComputeBrokerCost checks every figure against numbers worked out by
+// hand: 10 CPU-s in a 20 s window, 40,000 produced and 30,000 completed,
+// scrapes calibrated at 0.05 cores (1 CPU-s: 10 % > 2 %, so subtracted), a
+// produce-only phase of 5 s and 10,000 records that took 1.5 CPU-s.
+func TestComputeBrokerCost(t *testing.T) {
+	c := runs.ComputeBrokerCost(runs.BrokerCostInput{CPUSeconds: 10, WindowSec: 20, Produced: 40_000, Completed: 30_000,
+		ScrapeCostCores: 0.05, ProduceOnlySec: 5, ProduceOnlyRecords: 10_000, ProduceOnlyCPU: 1.5})
+	if c == nil {
+		t.Fatal("nil cost")
+	}
+	for _, w := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"records moved", float64(c.RecordsMoved), 70_000},
+		{"scrape CPU-s", c.ScrapeCPUSeconds, 1},
+		{"scrape %", c.ScrapePercent, 10},
+		{"net CPU-s", c.NetCPUSeconds, 9},
+		{"moved s/M", c.MovedCPUSecondsPerMillion, 9.0 / 70_000 * 1e6},     // 128.57
+		{"produce-only cores", c.ProduceOnly.CPUCores, 0.3},                // 1.5 / 5
+		{"produce-only s/M", c.ProduceOnly.CPUSecondsPerMillion, 150},      // 1.5 / 10,000 × 10⁶
+		{"consume CPU-s", c.ConsumeCPUSeconds, 4},                          // 10 − 0.3 × 20
+		{"consume s/M", c.ConsumeCPUSecondsPerMillion, 4.0 / 30_000 * 1e6}, // 133.33
+	} {
+		if !near(w.got, w.want) {
+			t.Errorf("%s = %v, want %v", w.name, w.got, w.want)
+		}
+	}
+	if !c.ScrapeSubtracted {
+		t.Error("a 10 % scrape share is not subtracted")
+	}
+	// 0.0005 cores × 20 s = 0.01 CPU-s = 0.1 % of 10: kept, not subtracted
+	small := runs.ComputeBrokerCost(runs.BrokerCostInput{CPUSeconds: 10, WindowSec: 20, Produced: 100, Completed: 100, ScrapeCostCores: 0.0005})
+	if small.ScrapeSubtracted || small.NetCPUSeconds != 10 || !near(small.ScrapePercent, 0.1) || small.ProduceOnly != nil || small.ConsumeCPUSeconds != 0 {
+		t.Errorf("below the 2 %% limit: %+v", small)
+	}
+	if !near(small.MovedCPUSecondsPerMillion, 10.0/200*1e6) {
+		t.Errorf("moved s/M = %v, want %v", small.MovedCPUSecondsPerMillion, 10.0/200*1e6)
+	}
+	if runs.ComputeBrokerCost(runs.BrokerCostInput{WindowSec: 20, Produced: 1}) != nil {
+		t.Error("no broker CPU gave a cost")
+	}
+}
+
+// TestBrokerCostChargesNoArmForProducing is the case the old figure got
+// wrong: two arms at the same produce cost, one completing a third of what
+// was produced. broker.cpu_seconds_per_million_records charges the slow arm
+// for producing; the consume-side figure charges each arm what its
+// consumers added.
+func TestBrokerCostChargesNoArmForProducing(t *testing.T) {
+	// producing 1000 records/s costs 0.2 cores; consuming costs 100 µs of
+	// CPU per record for the consumer arm, 150 µs for the share arm
+	const window, rate, produceCores = 20.0, 1000.0, 0.2
+	arm := func(completedPerSec, perRecord float64) *runs.BrokerCost {
+		completed := completedPerSec * window
+		return runs.ComputeBrokerCost(runs.BrokerCostInput{CPUSeconds: produceCores*window + completed*perRecord,
+			WindowSec: window, Produced: int64(rate * window), Completed: int64(completed),
+			ProduceOnlySec: 5, ProduceOnlyRecords: int64(rate * 5), ProduceOnlyCPU: produceCores * 5})
+	}
+	consumer, share := arm(372, 100e-6), arm(1000, 150e-6)
+	oldConsumer := consumer.CPUSeconds / float64(consumer.Completed) * 1e6
+	oldShare := share.CPUSeconds / float64(share.Completed) * 1e6
+	if oldConsumer <= oldShare {
+		t.Fatalf("the constructed case should show the old inversion: %v vs %v", oldConsumer, oldShare)
+	}
+	if !near(consumer.ConsumeCPUSecondsPerMillion, 100) || !near(share.ConsumeCPUSecondsPerMillion, 150) {
+		t.Errorf("consume side s/M: consumer %v (want 100), share %v (want 150)", consumer.ConsumeCPUSecondsPerMillion, share.ConsumeCPUSecondsPerMillion)
+	}
+}
+
+func costRecord(id string, gt vocab.GroupType, completedPerSec, consumePerM, movedPerM float64) runs.Record {
+	spec := scenarios.RunSpec{ConsumerType: gt, Partitions: 4}
+	r := runs.Record{RunID: id, ConsumerType: gt, Spec: &spec}
+	r.Throughput.CompletedPerSec = completedPerSec
+	r.BrokerCost = &runs.BrokerCost{ConsumeCPUSecondsPerMillion: consumePerM, MovedCPUSecondsPerMillion: movedPerM, ProduceOnly: &runs.ProduceOnly{}}
+	return r
+}
+
+func TestBrokerCostDifference(t *testing.T) {
+	p := runs.Pair{Consumer: costRecord("c", vocab.ConsumerGroup, 1000, 100, 300), Share: costRecord("s", vocab.ShareGroup, 1040, 160, 320)}
+	d, ok := p.BrokerCostDifference()
+	if !ok || !near(d.ConsumePerMillion, 60) || !near(d.MovedPerMillion, 20) || !d.EqualThroughput || !near(d.CompletedRatio, 1.04) {
+		t.Fatalf("difference %+v", d)
+	}
+	if l := d.Line(); !strings.Contains(l, "consume side +60 s/M") || !strings.Contains(l, "at equal completed throughput") {
+		t.Errorf("line %q", l)
+	}
+	// 1000 vs 1120: 11 % apart (mean 1060, tolerance 53): not equal
+	p.Share.Throughput.CompletedPerSec = 1120
+	if d, _ := p.BrokerCostDifference(); d.EqualThroughput || !strings.Contains(d.Line(), "NOT at equal") {
+		t.Errorf("11 %% apart counted as equal: %+v", d)
+	}
+	p.Share.BrokerCost = nil
+	if _, ok := p.BrokerCostDifference(); ok {
+		t.Error("a run without broker cost compared")
+	}
+}
+
+func TestSummarizeCostDifferences(t *testing.T) {
+	ds := []runs.CostDifference{
+		{ConsumePerMillion: 30, HasConsume: true, EqualThroughput: true},
+		{ConsumePerMillion: -10, HasConsume: true, EqualThroughput: true},
+		{ConsumePerMillion: 50, HasConsume: true, EqualThroughput: true},
+		{ConsumePerMillion: 70, HasConsume: true, EqualThroughput: true},
+		{ConsumePerMillion: -999, HasConsume: true, EqualThroughput: false}, // left out
+	}
+	s := runs.SummarizeCostDifferences(ds)
+	if s.Pairs != 4 || s.ShareDearer != 3 || s.Basis != "consume" || s.Median != 40 { // (30 + 50) / 2
+		t.Errorf("summary %+v, want 4 pairs, 3 dearer, consume, median 40", s)
+	}
+	ds[0].HasConsume = false
+	ds[0].MovedPerMillion = 5
+	if s := runs.SummarizeCostDifferences(ds); s.Basis != "moved" {
+		t.Errorf("a pair without a produce-only phase: basis %s, want moved", s.Basis)
+	}
+	if s := runs.SummarizeCostDifferences(ds[4:]); s.Pairs != 0 {
+		t.Errorf("no pair at equal throughput: %+v", s)
+	}
+}
