@@ -532,7 +532,7 @@ func (l *loader) repeatOrder(s *Scenario) error {
 	v := l.v.Get("repeat_seed")
 	if v == nil {
 		if order == RepeatShuffle {
-			s.RepeatSeed = rand.Uint64()>>1 | 1 // ≥ 1, below 2⁶³: writable back as a YAML integer
+			s.RepeatSeed = rand.Uint64N(1<<53) + 1 // 1 to 2⁵³: a YAML integer the loader reads back
 		}
 		return nil
 	}

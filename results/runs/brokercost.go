@@ -2,7 +2,6 @@ package runs
 
 import (
 	"fmt"
-	"slices"
 )
 
 // ScrapeShareLimit is the share of a run's broker CPU the harness's own
@@ -114,11 +113,18 @@ const EqualThroughputTolerance = 0.05
 // CostDifference is a pair's share − consumer broker cost per record.
 type CostDifference struct {
 	Consumer, Share string // run ids
-	// ConsumePerMillion is share − consumer broker_cost.consume_cpu_seconds_per_million_records;
-	// MovedPerMillion the same of moved_cpu_seconds_per_million_records.
+	// AtEqualPerMillion is share − consumer of net broker CPU ÷ records
+	// completed × 10⁶: at equal completed throughput both arms produced and
+	// completed alike, so the produce cost, the idle broker and the scrapes
+	// fall on both and the difference is what the share group's consuming
+	// costs more (or less) per record. Meaningful only when EqualThroughput.
+	AtEqualPerMillion float64
+	// ConsumePerMillion is share − consumer of
+	// broker_cost.consume_cpu_seconds_per_million_records (HasConsume: both
+	// runs had a produce-only phase); MovedPerMillion the same of
+	// moved_cpu_seconds_per_million_records.
 	ConsumePerMillion, MovedPerMillion float64
-	// HasConsume: both runs had a produce-only phase.
-	HasConsume bool
+	HasConsume                         bool
 	// EqualThroughput: the completed rates are within
 	// EqualThroughputTolerance of their mean.
 	EqualThroughput bool
@@ -130,12 +136,13 @@ type CostDifference struct {
 // run has no broker cost.
 func (p Pair) BrokerCostDifference() (CostDifference, bool) {
 	c, s := p.Consumer.BrokerCost, p.Share.BrokerCost
-	if c == nil || s == nil {
+	if c == nil || s == nil || c.Completed <= 0 || s.Completed <= 0 {
 		return CostDifference{}, false
 	}
 	d := CostDifference{Consumer: p.Consumer.RunID, Share: p.Share.RunID,
-		MovedPerMillion: s.MovedCPUSecondsPerMillion - c.MovedCPUSecondsPerMillion,
-		HasConsume:      c.ProduceOnly != nil && s.ProduceOnly != nil}
+		AtEqualPerMillion: (s.NetCPUSeconds/float64(s.Completed) - c.NetCPUSeconds/float64(c.Completed)) * 1e6,
+		MovedPerMillion:   s.MovedCPUSecondsPerMillion - c.MovedCPUSecondsPerMillion,
+		HasConsume:        c.ProduceOnly != nil && s.ProduceOnly != nil}
 	if d.HasConsume {
 		d.ConsumePerMillion = s.ConsumeCPUSecondsPerMillion - c.ConsumeCPUSecondsPerMillion
 	}
@@ -150,62 +157,81 @@ func (p Pair) BrokerCostDifference() (CostDifference, bool) {
 }
 
 // Line is the difference in words, e.g. "r01-consumer-t0 vs r02-share-t0:
-// broker cost share − consumer: consume side +850 s/M records, per record
-// moved +420 s/M (at equal completed throughput, share/consumer 1.00x)".
+// broker cost share − consumer at equal completed throughput (share/consumer
+// 1.00x): +310 s/M records completed; consume side +86 s/M; per record
+// moved +94 s/M".
 func (d CostDifference) Line() string {
-	line := fmt.Sprintf("%s vs %s: broker cost share − consumer:", d.Consumer, d.Share)
-	if d.HasConsume {
-		line += fmt.Sprintf(" consume side %+.0f s/M records,", d.ConsumePerMillion)
-	}
-	line += fmt.Sprintf(" per record moved %+.0f s/M", d.MovedPerMillion)
+	line := fmt.Sprintf("%s vs %s: broker cost share − consumer", d.Consumer, d.Share)
 	if d.EqualThroughput {
-		return line + fmt.Sprintf(" (at equal completed throughput, share/consumer %.2fx)", d.CompletedRatio)
+		line += fmt.Sprintf(" at equal completed throughput (share/consumer %.2fx): %+.0f s/M records completed;", d.CompletedRatio, d.AtEqualPerMillion)
+	} else {
+		line += fmt.Sprintf(" NOT at equal completed throughput (share/consumer %.2fx; compare at a rate both complete):", d.CompletedRatio)
 	}
-	return line + fmt.Sprintf(" (NOT at equal completed throughput: share/consumer %.2fx; compare at a rate both complete)", d.CompletedRatio)
+	if d.HasConsume {
+		line += fmt.Sprintf(" consume side %+.0f s/M;", d.ConsumePerMillion)
+	}
+	return line + fmt.Sprintf(" per record moved %+.0f s/M", d.MovedPerMillion)
 }
 
-// CostSummary sums up the differences of every pair at equal completed
-// throughput: how many, how many with share dearer, and the median
-// difference (consume side when every pair has it, else per record moved).
+// CostSummary sums up the differences of the pairs at equal completed
+// throughput: how many, in how many the share group cost the broker more
+// per record (AtEqualPerMillion > 0), the median AtEqualPerMillion, and the
+// median consume-side difference (HasConsume: every such pair had one).
 type CostSummary struct {
 	Pairs, ShareDearer int
-	Basis              string // "consume" or "moved"
 	Median             float64
+	ConsumeMedian      float64
+	HasConsume         bool
 }
 
 // SummarizeCostDifferences summarizes ds; Pairs 0 when none was at equal
 // completed throughput.
 func SummarizeCostDifferences(ds []CostDifference) CostSummary {
-	var eq []CostDifference
-	consume := true
+	var at, consume []float64
+	out := CostSummary{HasConsume: true}
 	for _, d := range ds {
-		if d.EqualThroughput {
-			eq = append(eq, d)
-			consume = consume && d.HasConsume
+		if !d.EqualThroughput {
+			continue
 		}
-	}
-	out := CostSummary{Pairs: len(eq), Basis: "moved"}
-	if len(eq) == 0 {
-		return out
-	}
-	if consume {
-		out.Basis = "consume"
-	}
-	vals := make([]float64, len(eq))
-	for i, d := range eq {
-		vals[i] = d.MovedPerMillion
-		if consume {
-			vals[i] = d.ConsumePerMillion
-		}
-		if vals[i] > 0 {
+		at = append(at, d.AtEqualPerMillion)
+		if d.AtEqualPerMillion > 0 {
 			out.ShareDearer++
 		}
+		out.HasConsume = out.HasConsume && d.HasConsume
+		consume = append(consume, d.ConsumePerMillion)
 	}
-	slices.Sort(vals)
-	n := len(vals)
-	out.Median = vals[n/2]
-	if n%2 == 0 {
-		out.Median = (vals[n/2-1] + vals[n/2]) / 2
+	out.Pairs = len(at)
+	if out.Pairs == 0 {
+		return CostSummary{}
+	}
+	out.Median = median(at)
+	if out.HasConsume {
+		out.ConsumeMedian = median(consume)
+	}
+	return out
+}
+
+// Line is the summary in words ("" without a pair at equal throughput).
+func (s CostSummary) Line() string {
+	if s.Pairs == 0 {
+		return ""
+	}
+	line := fmt.Sprintf("broker cost at equal completed throughput: the share group cost the broker more per record in %d of %d pairs; median share − consumer %+.0f s/M records completed",
+		s.ShareDearer, s.Pairs, s.Median)
+	if s.HasConsume {
+		line += fmt.Sprintf(" (consume side %+.0f s/M)", s.ConsumeMedian)
+	}
+	return line
+}
+
+// CostDifferences are the broker-cost differences of every pair of recs
+// with a broker cost on both sides.
+func CostDifferences(recs []Record) []CostDifference {
+	var out []CostDifference
+	for _, p := range Pairs(recs) {
+		if d, ok := p.BrokerCostDifference(); ok {
+			out = append(out, d)
+		}
 	}
 	return out
 }

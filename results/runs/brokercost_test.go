@@ -82,21 +82,26 @@ func TestBrokerCostChargesNoArmForProducing(t *testing.T) {
 	}
 }
 
-func costRecord(id string, gt vocab.GroupType, completedPerSec, consumePerM, movedPerM float64) runs.Record {
+func costRecord(id string, gt vocab.GroupType, completedPerSec, netCPU float64, completed int64, consumePerM, movedPerM float64) runs.Record {
 	spec := scenarios.RunSpec{ConsumerType: gt, Partitions: 4}
 	r := runs.Record{RunID: id, ConsumerType: gt, Spec: &spec}
 	r.Throughput.CompletedPerSec = completedPerSec
-	r.BrokerCost = &runs.BrokerCost{ConsumeCPUSecondsPerMillion: consumePerM, MovedCPUSecondsPerMillion: movedPerM, ProduceOnly: &runs.ProduceOnly{}}
+	r.BrokerCost = &runs.BrokerCost{NetCPUSeconds: netCPU, Completed: completed,
+		ConsumeCPUSecondsPerMillion: consumePerM, MovedCPUSecondsPerMillion: movedPerM, ProduceOnly: &runs.ProduceOnly{}}
 	return r
 }
 
 func TestBrokerCostDifference(t *testing.T) {
-	p := runs.Pair{Consumer: costRecord("c", vocab.ConsumerGroup, 1000, 100, 300), Share: costRecord("s", vocab.ShareGroup, 1040, 160, 320)}
+	// 20,000 completed each; net CPU 4 vs 6 s: 200 vs 300 s/M completed
+	p := runs.Pair{Consumer: costRecord("c", vocab.ConsumerGroup, 1000, 4, 20_000, 100, 300),
+		Share: costRecord("s", vocab.ShareGroup, 1040, 6, 20_000, 160, 320)}
 	d, ok := p.BrokerCostDifference()
-	if !ok || !near(d.ConsumePerMillion, 60) || !near(d.MovedPerMillion, 20) || !d.EqualThroughput || !near(d.CompletedRatio, 1.04) {
+	if !ok || !near(d.AtEqualPerMillion, 100) || !near(d.ConsumePerMillion, 60) || !near(d.MovedPerMillion, 20) ||
+		!d.EqualThroughput || !near(d.CompletedRatio, 1.04) {
 		t.Fatalf("difference %+v", d)
 	}
-	if l := d.Line(); !strings.Contains(l, "consume side +60 s/M") || !strings.Contains(l, "at equal completed throughput") {
+	if l := d.Line(); !strings.Contains(l, "+100 s/M records completed") || !strings.Contains(l, "consume side +60 s/M") ||
+		!strings.Contains(l, "at equal completed throughput") {
 		t.Errorf("line %q", l)
 	}
 	// 1000 vs 1120: 11 % apart (mean 1060, tolerance 53): not equal
@@ -108,26 +113,31 @@ func TestBrokerCostDifference(t *testing.T) {
 	if _, ok := p.BrokerCostDifference(); ok {
 		t.Error("a run without broker cost compared")
 	}
+	if ds := runs.CostDifferences([]runs.Record{p.Consumer, p.Share}); len(ds) != 0 {
+		t.Errorf("CostDifferences kept a pair without broker cost: %+v", ds)
+	}
 }
 
 func TestSummarizeCostDifferences(t *testing.T) {
 	ds := []runs.CostDifference{
-		{ConsumePerMillion: 30, HasConsume: true, EqualThroughput: true},
-		{ConsumePerMillion: -10, HasConsume: true, EqualThroughput: true},
-		{ConsumePerMillion: 50, HasConsume: true, EqualThroughput: true},
-		{ConsumePerMillion: 70, HasConsume: true, EqualThroughput: true},
-		{ConsumePerMillion: -999, HasConsume: true, EqualThroughput: false}, // left out
+		{AtEqualPerMillion: 30, ConsumePerMillion: 3, HasConsume: true, EqualThroughput: true},
+		{AtEqualPerMillion: -10, ConsumePerMillion: -1, HasConsume: true, EqualThroughput: true},
+		{AtEqualPerMillion: 50, ConsumePerMillion: 5, HasConsume: true, EqualThroughput: true},
+		{AtEqualPerMillion: 70, ConsumePerMillion: 7, HasConsume: true, EqualThroughput: true},
+		{AtEqualPerMillion: -999, HasConsume: true, EqualThroughput: false}, // left out
 	}
 	s := runs.SummarizeCostDifferences(ds)
-	if s.Pairs != 4 || s.ShareDearer != 3 || s.Basis != "consume" || s.Median != 40 { // (30 + 50) / 2
-		t.Errorf("summary %+v, want 4 pairs, 3 dearer, consume, median 40", s)
+	if s.Pairs != 4 || s.ShareDearer != 3 || s.Median != 40 || !s.HasConsume || s.ConsumeMedian != 4 { // (30 + 50) / 2, (3 + 5) / 2
+		t.Errorf("summary %+v, want 4 pairs, 3 dearer, median 40, consume median 4", s)
+	}
+	if l := s.Line(); !strings.Contains(l, "in 3 of 4 pairs") || !strings.Contains(l, "+40 s/M") {
+		t.Errorf("line %q", l)
 	}
 	ds[0].HasConsume = false
-	ds[0].MovedPerMillion = 5
-	if s := runs.SummarizeCostDifferences(ds); s.Basis != "moved" {
-		t.Errorf("a pair without a produce-only phase: basis %s, want moved", s.Basis)
+	if s := runs.SummarizeCostDifferences(ds); s.HasConsume {
+		t.Errorf("a pair without a produce-only phase: %+v", s)
 	}
-	if s := runs.SummarizeCostDifferences(ds[4:]); s.Pairs != 0 {
+	if s := runs.SummarizeCostDifferences(ds[4:]); s.Pairs != 0 || s.Line() != "" {
 		t.Errorf("no pair at equal throughput: %+v", s)
 	}
 }
