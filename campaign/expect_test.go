@@ -14,7 +14,7 @@ func TestExpectFieldsResolve(t *testing.T) {
 	// max_rate.* exists on load_mode max_rate runs only, burst.* on bursts (pointers in RunRecord).
 	v := 1.0
 	r := runs.Record{Audit: results.Audit{Produced: 100, Archived: 2, Order: &results.OrderAudit{}}, MaxRate: &runs.MaxRateResult{}, Burst: &runs.Burst{},
-		Group:        &runs.GroupInfo{}, BrokerCost: &runs.BrokerCost{ProduceOnly: &runs.ProduceOnly{}},
+		Group: &runs.GroupInfo{}, BrokerCost: &runs.BrokerCost{ProduceOnly: &runs.ProduceOnly{}},
 		EventSummary: &runs.EventSummary{FirstRecordMaxSec: &v, RecoveryMaxSec: &v, FirstRedeliveryMaxSec: &v}}
 	r.Audit.DeadLetterAudit = results.ReconcileDeadLetters(results.NewLedger(1, 1), 2, 0, "t", nil, true) // dead_letter runs only
 	for _, f := range scenarios.ExpectFields() {

@@ -12,10 +12,15 @@ import (
 	"github.com/sharebench/sharebench/results/runs"
 )
 
-// produceOnlyPhase bounds the produce-only phase of a rate run: the run's
-// producers at the run's rate for at most this long (the run's window when
-// shorter).
-const produceOnlyPhase = 5 * time.Second
+// produceOnlyPhase bounds the measured part of a rate run's produce-only
+// phase: the run's producers at the run's rate for at most this long (the
+// run's window when shorter), after produceOnlyLeadIn in which the
+// producers connect and the side topic's first batches are written, which
+// the run's window does not pay either.
+const (
+	produceOnlyPhase  = 5 * time.Second
+	produceOnlyLeadIn = time.Second
+)
 
 // produceOnly runs the produce-only phase before the consumers start: the
 // run's producer fleet, settings and rate, sending to a side topic (the
@@ -37,31 +42,31 @@ func (s *runSetup) produceOnly(ctx context.Context) (*runs.ProduceOnly, error) {
 	dur := min(produceOnlyPhase, s.spec.Duration)
 	clock := results.NewClock()
 	pcfg := s.producerConfig()
-	pcfg.Topic, pcfg.Duration = topic, dur
+	pcfg.Topic, pcfg.Duration = topic, produceOnlyLeadIn+dur
 	pcfg.Start = clock.Now() + int64(100*time.Millisecond)
 	perProducer, err := pcfg.PerProducerMax()
 	if err != nil {
 		return nil, err
 	}
 	rec := results.NewRecorder(clock, results.RunTag(s.id+"-"+s.suffix+"-produce-only"), results.NewLedger(s.spec.Producers, perProducer),
-		results.NewSeries(clock.Now(), int(dur/time.Second)+60))
-	fmt.Fprintf(s.log, "  %s: produce-only phase: %.0f records/s for %v to a side topic nobody consumes (broker_cost.produce_only)\n",
-		s.id, s.spec.Rate, dur)
+		results.NewSeries(clock.Now(), int(pcfg.Duration/time.Second)+60))
+	w := results.Window{Start: pcfg.Start + int64(produceOnlyLeadIn), End: pcfg.Start + int64(produceOnlyLeadIn+dur)}
+	rec.SetWindow(w)
+	fmt.Fprintf(s.log, "  %s: produce-only phase: %.0f records/s for %v + %v measured to a side topic nobody consumes (broker_cost.produce_only)\n",
+		s.id, s.spec.Rate, produceOnlyLeadIn, dur)
 	scraper := collectors.NewBrokerScraper(urls, brokerScrapeInterval)
 	scraper.Start(ctx)
-	start := clock.Time(pcfg.Start)
 	err = producer.Run(ctx, pcfg, rec)
-	end := time.Now()
 	scraper.Stop()
 	if err != nil {
 		return nil, fmt.Errorf("produce-only phase: %w", err)
 	}
-	produced := rec.Ledger.Audit().Produced
-	b := collectors.SummarizeBroker(scraper.Samples(), start, end, produced, runtime.NumCPU())
+	produced := rec.Merge().AckedWindow // scheduled inside the measured part, as the run's window counts them
+	b := collectors.SummarizeBroker(scraper.Samples(), clock.Time(w.Start), clock.Time(w.End), produced, runtime.NumCPU())
 	if b.CPUSeconds <= 0 || b.WindowSec <= 0 {
 		return nil, nil // no broker CPU from these endpoints: the run's broker_cost has no produce-only figures
 	}
-	// the scrapes nearest the phase's edges span WindowSec: CPUSeconds is
-	// the brokers' CPU rate × the phase's length
-	return &runs.ProduceOnly{Sec: end.Sub(start).Seconds(), Records: produced, CPUSeconds: b.CPUSeconds}, nil
+	// CPUSeconds is the brokers' CPU rate between the scrapes nearest the
+	// measured part's edges × its length
+	return &runs.ProduceOnly{Sec: w.Seconds(), Records: produced, CPUSeconds: b.CPUSeconds}, nil
 }
