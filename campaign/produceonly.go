@@ -18,7 +18,7 @@ import (
 // producers connect and the side topic's first batches are written, which
 // the run's window does not pay either.
 const (
-	produceOnlyPhase  = 5 * time.Second
+	produceOnlyPhase  = 10 * time.Second
 	produceOnlyLeadIn = time.Second
 )
 

@@ -125,6 +125,15 @@ type CostDifference struct {
 	// moved_cpu_seconds_per_million_records.
 	ConsumePerMillion, MovedPerMillion float64
 	HasConsume                         bool
+	// PooledConsumePerMillion is the consume-side difference with one
+	// produce-only rate for both arms: the median PooledCores of the
+	// campaign's PooledPhases produce-only phases with the pair's producer
+	// settings (CostDifferences; 0 phases: not pooled). Both arms produced
+	// alike, so one rate is right for both, and the median of several
+	// phases resists a background burst of broker work that one 5 s phase
+	// cannot.
+	PooledConsumePerMillion, PooledCores float64
+	PooledPhases                         int
 	// EqualThroughput: the completed rates are within
 	// EqualThroughputTolerance of their mean.
 	EqualThroughput bool
@@ -167,7 +176,10 @@ func (d CostDifference) Line() string {
 	} else {
 		line += fmt.Sprintf(" NOT at equal completed throughput (share/consumer %.2fx; compare at a rate both complete):", d.CompletedRatio)
 	}
-	if d.HasConsume {
+	if d.PooledPhases > 0 {
+		line += fmt.Sprintf(" consume side %+.0f s/M (produce-only %.3f cores, the median of %d phases; each run's own phase: %+.0f);",
+			d.PooledConsumePerMillion, d.PooledCores, d.PooledPhases, d.ConsumePerMillion)
+	} else if d.HasConsume {
 		line += fmt.Sprintf(" consume side %+.0f s/M;", d.ConsumePerMillion)
 	}
 	return line + fmt.Sprintf(" per record moved %+.0f s/M", d.MovedPerMillion)
@@ -198,7 +210,11 @@ func SummarizeCostDifferences(ds []CostDifference) CostSummary {
 			out.ShareDearer++
 		}
 		out.HasConsume = out.HasConsume && d.HasConsume
-		consume = append(consume, d.ConsumePerMillion)
+		if d.PooledPhases > 0 {
+			consume = append(consume, d.PooledConsumePerMillion)
+		} else {
+			consume = append(consume, d.ConsumePerMillion)
+		}
 	}
 	out.Pairs = len(at)
 	if out.Pairs == 0 {
@@ -229,11 +245,55 @@ func (s CostSummary) Line() string {
 func CostDifferences(recs []Record) []CostDifference {
 	var out []CostDifference
 	for _, p := range Pairs(recs) {
-		if d, ok := p.BrokerCostDifference(); ok {
-			out = append(out, d)
+		d, ok := p.BrokerCostDifference()
+		if !ok {
+			continue
 		}
+		if r, n := PooledProduceCores(recs, p.Consumer); n > 0 && d.HasConsume {
+			d.PooledCores, d.PooledPhases = r, n
+			d.PooledConsumePerMillion = consumeAt(p.Share, r) - consumeAt(p.Consumer, r)
+		}
+		out = append(out, d)
 	}
 	return out
+}
+
+// consumeAt is the run's consume-side CPU per million records completed
+// with produce-only rate cores: (C − cores × W) ÷ N × 10⁶.
+func consumeAt(r Record, cores float64) float64 {
+	c := r.BrokerCost
+	return (c.CPUSeconds - cores*r.Phases.MeasureSec) / float64(c.Completed) * 1e6
+}
+
+// PooledProduceCores is the median produce_only.cpu_cores of the runs of
+// recs with r's producer settings and cluster (producerKey), and how many
+// there were.
+func PooledProduceCores(recs []Record, r Record) (float64, int) {
+	key := producerKey(r)
+	if key == "" {
+		return 0, 0
+	}
+	var cores []float64
+	for _, o := range recs {
+		if o.BrokerCost != nil && o.BrokerCost.ProduceOnly != nil && producerKey(o) == key {
+			cores = append(cores, o.BrokerCost.ProduceOnly.CPUCores)
+		}
+	}
+	if len(cores) == 0 {
+		return 0, 0
+	}
+	return median(cores), len(cores)
+}
+
+// producerKey names what producing costs the brokers: the campaign, the
+// cluster (ClusterKey) and the producer-side settings.
+func producerKey(r Record) string {
+	s := r.Spec
+	if s == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s|%s|%g|%d|%d|%d|%s|%s|%v|%d|%s", r.Campaign, s.ClusterKey(), s.Rate, s.Producers, s.Partitions,
+		s.MessageSize, s.KeyMode, s.Acks, s.Linger, s.BatchSize, s.Duration)
 }
 
 func abs(x float64) float64 {

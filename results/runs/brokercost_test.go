@@ -1,6 +1,7 @@
 package runs_test
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -139,5 +140,50 @@ func TestSummarizeCostDifferences(t *testing.T) {
 	}
 	if s := runs.SummarizeCostDifferences(ds[4:]); s.Pairs != 0 || s.Line() != "" {
 		t.Errorf("no pair at equal throughput: %+v", s)
+	}
+}
+
+// The pair's consume side with the campaign's pooled produce-only rate:
+// six runs produced alike, their phases read 0.3 cores but one 0.9 (a
+// burst); the median 0.3 is the rate. Each arm's C is 0.3 × 20 s + its
+// consume cost: consumer 100 µs, share 150 µs per record over 20,000
+// records, so the pooled difference is +50 s/M whatever the burst did.
+func TestCostDifferencesPoolProduceOnly(t *testing.T) {
+	var recs []runs.Record
+	cores := []float64{0.3, 0.9, 0.3, 0.3, 0.3, 0.3}
+	for i, gt := range []vocab.GroupType{vocab.ConsumerGroup, vocab.ShareGroup, vocab.ShareGroup, vocab.ConsumerGroup, vocab.ConsumerGroup, vocab.ShareGroup} {
+		spec := scenarios.RunSpec{ConsumerType: gt, Partitions: 4, Rate: 1000, Trial: i / 2}
+		perRecord := map[vocab.GroupType]float64{vocab.ConsumerGroup: 100e-6, vocab.ShareGroup: 150e-6}[gt]
+		r := runs.Record{RunID: fmt.Sprintf("r%d", i), ConsumerType: gt, Spec: &spec, Campaign: "c"}
+		r.Phases.MeasureSec = 20
+		r.Throughput.CompletedPerSec = 1000
+		r.BrokerCost = runs.ComputeBrokerCost(runs.BrokerCostInput{CPUSeconds: 0.3*20 + 20_000*perRecord, WindowSec: 20,
+			Produced: 20_000, Completed: 20_000, ProduceOnlySec: 10, ProduceOnlyRecords: 10_000, ProduceOnlyCPU: cores[i] * 10})
+		recs = append(recs, r)
+	}
+	if r, n := runs.PooledProduceCores(recs, recs[0]); n != 6 || !near(r, 0.3) {
+		t.Fatalf("pooled %v of %d, want 0.3 of 6", r, n)
+	}
+	ds := runs.CostDifferences(recs)
+	if len(ds) != 3 {
+		t.Fatalf("%d pairs, want 3", len(ds))
+	}
+	for _, d := range ds {
+		if !near(d.PooledConsumePerMillion, 50) || d.PooledPhases != 6 {
+			t.Errorf("%s/%s: pooled consume difference %v of %d phases, want +50 of 6", d.Share, d.Consumer, d.PooledConsumePerMillion, d.PooledPhases)
+		}
+	}
+	// r1's own phase read the burst: its own consume side is off by
+	// 0.6 cores × 20 s ÷ 20,000 = 600 s/M, the pooled one is not
+	if d := ds[0]; !near(d.ConsumePerMillion, 50-600) {
+		t.Errorf("own-phase difference %v, want %v", d.ConsumePerMillion, 50-600.0)
+	}
+	if s := runs.SummarizeCostDifferences(ds); !near(s.ConsumeMedian, 50) {
+		t.Errorf("summary consume median %v, want 50", s.ConsumeMedian)
+	}
+	// another campaign's phases are not pooled
+	recs[1].Campaign = "other"
+	if _, n := runs.PooledProduceCores(recs, recs[0]); n != 5 {
+		t.Errorf("pooled over %d phases, want 5 (one run of another campaign)", n)
 	}
 }
