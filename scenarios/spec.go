@@ -343,8 +343,8 @@ type Scenario struct {
 	Description string `json:"description,omitempty"`
 	Source      string `json:"source"` // file path or "builtin:<name>"
 	Repeat      int    `json:"repeat"`
-	// RepeatOrder is the order of the runs within each trial after the
-	// first (repeat_order); RepeatSeed seeds shuffle (recorded as used).
+	// RepeatOrder is repeat_order, how each trial orders the matrix
+	// (trialOrder); RepeatSeed seeds shuffle (recorded as used).
 	RepeatOrder RepeatOrder `json:"repeat_order,omitempty"`
 	RepeatSeed  uint64      `json:"repeat_seed,omitempty"`
 	Runs        []RunSpec   `json:"runs"`
