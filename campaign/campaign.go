@@ -178,10 +178,20 @@ func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int)
 	if err := c.checkFeatures(ctx, cl, group, &env); err != nil { // groupconfig.go
 		return err
 	}
-	if err := c.folder.addEnvironment(env); err != nil {
+	if err := c.folder.addEnvironment(env); err != nil { // before priming: a campaign that fails there still says where it ran
 		return err
 	}
-	if err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes(), clusterConnOpts(cl)...); err != nil {
+	fmt.Fprintf(c.log, "priming the cluster: internal topics, then a JIT warm-up under load (at most %d records or %v)\n",
+		warmupRecords, warmupTime)
+	primed, err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes(), cl.MetricsURLs(), clusterConnOpts(cl)...)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.log, "JIT warm-up: %d records produced, %d consumed by a consumer group, %d by a share group in %.1fs\n",
+		primed.RecordsProduced, primed.ConsumedConsumerGroup, primed.ConsumedShareGroup, primed.DurationSec)
+	primed.ScrapeCost = calibrateScrapes(ctx, cl, c.log) // scrapecost.go
+	env.Priming = primed
+	if err := c.folder.setPriming(primed); err != nil {
 		return err
 	}
 	rn := runner{cl: cl, log: c.log, metrics: c.opt.Metrics, env: env, shards: c.opt.Shards}

@@ -16,6 +16,7 @@ func TestExpectFieldsResolve(t *testing.T) {
 	v := 1.0
 	r := runs.Record{Audit: results.Audit{Produced: 100, Archived: 2, Order: &results.OrderAudit{}}, MaxRate: &runs.MaxRateResult{}, Burst: &runs.Burst{},
 		Group: &runs.GroupInfo{}, Stall: &runs.Stall{}, Requests: []runs.RequestFigure{{Kind: "ShareFetch", Count: 1}},
+		BrokerCost:   &runs.BrokerCost{ProduceOnly: &runs.ProduceOnly{}},
 		EventSummary: &runs.EventSummary{FirstRecordMaxSec: &v, RecoveryMaxSec: &v, FirstRedeliveryMaxSec: &v}}
 	r.Audit.DeadLetterAudit = results.ReconcileDeadLetters(results.NewLedger(1, 1), 2, 0, "t", nil, true) // dead_letter runs only
 	for _, f := range scenarios.ExpectFields() {

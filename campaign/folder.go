@@ -77,6 +77,12 @@ func (f *folder) addEnvironment(env runs.Environment) error {
 	return f.save()
 }
 
+// setPriming records how the cluster added last was primed.
+func (f *folder) setPriming(p *runs.Priming) error {
+	f.camp.Environment[len(f.camp.Environment)-1].Priming = p
+	return f.save()
+}
+
 // addRun writes a finished run's folder, then lists it in campaign.json.
 func (f *folder) addRun(m *Measured) error {
 	m.Record.Campaign = filepath.Base(f.dir)

@@ -209,6 +209,7 @@ func (f *fleet) endStallWatch() {
 type phaseTimes struct {
 	drain, fill float64
 	form        formation
+	produceOnly *runs.ProduceOnly // rate runs: the produce-only phase (produceonly.go)
 }
 
 func newRunSetup(rn runner, spec scenarios.RunSpec, runID string) (*runSetup, error) {
@@ -264,7 +265,7 @@ func newRecording(s *runSetup) (*recording, producer.Config, error) {
 
 // startSamplers starts the broker scraper and the lag sampler.
 func (rc *recording) startSamplers(ctx context.Context, s *runSetup) {
-	rc.scraper = collectors.NewBrokerScraper(s.cl.MetricsURLs(), time.Second)
+	rc.scraper = collectors.NewBrokerScraper(s.cl.MetricsURLs(), brokerScrapeInterval)
 	rc.scraper.Start(ctx)
 	rc.lag = collectors.NewLagSampler(s.adm.groupLag(s.group, s.topic, s.share), time.Second)
 	rc.lag.Start(ctx)

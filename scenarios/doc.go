@@ -20,6 +20,8 @@
 //	name:        required; letters, digits, '.', '_', '-' (names the results directory)
 //	description: optional free text
 //	repeat:      trials of every run, ≥ 1 (default 1)
+//	repeat_order: same | alternate (default) | shuffle: each trial's run order
+//	repeat_seed: shuffle's seed (drawn and recorded when absent)
 //	sweep:
 //	  together:  [[members, workers]]  groups of lists that advance in step
 //	expect:      claims the report checks after the campaign (below)
@@ -42,7 +44,7 @@
 // consumer_type list, come after), the first list varying slowest. Lists
 // named together in one sweep.together group must have equal lengths and
 // advance in step instead of multiplying. The whole matrix is then repeated
-// repeat times (RunSpec.Trial 0, 1, ...). Scenario.Dimensions records the
+// repeat times (RunSpec.Trial 0, 1, ...), each trial in repeat_order. Scenario.Dimensions records the
 // keys with more than one value; Scenario.RunName and RunCoordinates name
 // the runs by them. A scenario expands to at most MaxRuns runs.
 //

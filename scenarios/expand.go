@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"reflect"
 	"regexp"
 	"slices"
@@ -63,7 +64,7 @@ func (l *loader) build() (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Runs = replicate(runs, s.Repeat)
+	s.Runs = replicate(runs, s.Repeat, s.RepeatOrder, s.RepeatSeed)
 	s.Expectations = l.file.expect
 	s.Recommend = l.file.recommend
 	if err := s.checkTuning(l.file.maxRate); err != nil && len(l.origin) == 0 {
@@ -108,6 +109,9 @@ func (l *loader) meta(s *Scenario) error {
 		return fmt.Errorf("%s: repeat: %w", l.where("repeat"), err)
 	}
 	s.Repeat = repeat
+	if err := l.repeatOrder(s); err != nil {
+		return err
+	}
 	if s.Together, err = parseTogether(l.v.Get("sweep")); err != nil {
 		return fmt.Errorf("%s: %w", l.where("sweep"), err)
 	}
@@ -447,11 +451,14 @@ func sizeHook(from, to reflect.Type, data any) (any, error) {
 }
 
 // replicate repeats the matrix repeat times (trial slowest), so trials of the
-// same configuration are spread over the campaign rather than back to back.
-func replicate(runs []RunSpec, repeat int) []RunSpec {
+// same configuration are spread over the campaign rather than back to back;
+// order says how each trial orders the matrix (trialOrder).
+func replicate(runs []RunSpec, repeat int, order RepeatOrder, seed uint64) []RunSpec {
 	out := make([]RunSpec, 0, len(runs)*repeat)
+	rng := rand.New(rand.NewPCG(seed, 0))
 	for t := range repeat {
-		for _, r := range runs {
+		for _, i := range trialOrder(len(runs), t, order, rng) {
+			r := runs[i]
 			r.Trial = t
 			r.BrokerConfig = maps.Clone(r.BrokerConfig)
 			r.GroupConfig = maps.Clone(r.GroupConfig)
@@ -481,4 +488,64 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// RepeatOrder is repeat_order: how the runs are ordered within each trial.
+type RepeatOrder string
+
+// The repeat orders.
+const (
+	RepeatSame      RepeatOrder = "same"
+	RepeatAlternate RepeatOrder = "alternate"
+	RepeatShuffle   RepeatOrder = "shuffle"
+)
+
+var repeatOrders = []RepeatOrder{RepeatSame, RepeatAlternate, RepeatShuffle}
+
+// trialOrder is the order of the n matrix runs in trial t: matrix order
+// (same; alternate's even trials), reversed (alternate's odd trials), or a
+// permutation drawn from rng (shuffle; trial 0 too).
+func trialOrder(n, t int, order RepeatOrder, rng *rand.Rand) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	switch order {
+	case RepeatAlternate:
+		if t%2 == 1 {
+			slices.Reverse(idx)
+		}
+	case RepeatShuffle:
+		rng.Shuffle(n, func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+	}
+	return idx
+}
+
+// repeatOrder reads repeat_order and repeat_seed; shuffle without a seed
+// draws one, recorded in the scenario.
+func (l *loader) repeatOrder(s *Scenario) error {
+	order := RepeatOrder(formatScalar(l.v.Get("repeat_order")))
+	if !slices.Contains(repeatOrders, order) {
+		return fmt.Errorf("%s: repeat_order: expected same, alternate or shuffle, got %q", l.where("repeat_order"), order)
+	}
+	s.RepeatOrder = order
+	v := l.v.Get("repeat_seed")
+	if v == nil {
+		if order == RepeatShuffle {
+			s.RepeatSeed = rand.Uint64N(1<<53) + 1 // 1 to 2⁵³: a YAML integer the loader reads back
+		}
+		return nil
+	}
+	seed, err := toInt(v)
+	if err == nil && seed < 1 {
+		err = fmt.Errorf("must be ≥ 1, got %d", seed)
+	}
+	if err == nil && order != RepeatShuffle {
+		err = fmt.Errorf("only repeat_order: shuffle takes a seed (repeat_order is %s)", order)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: repeat_seed: %w", l.where("repeat_seed"), err)
+	}
+	s.RepeatSeed = uint64(seed)
+	return nil
 }

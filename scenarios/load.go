@@ -82,6 +82,7 @@ func newLoader(src string, data []byte, info fileInfo) (*loader, error) {
 		v.SetDefault(k, val)
 	}
 	v.SetDefault("repeat", 1)
+	v.SetDefault("repeat_order", string(RepeatAlternate))
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -296,6 +297,74 @@ func TestRepeat(t *testing.T) {
 	}
 	if names[5] != "r06-share-t2" {
 		t.Errorf("names = %v", names)
+	}
+}
+
+// TestRepeatOrder checks each repeat_order against the order written out by
+// hand for a 3-run matrix (partitions 1, 2, 3) repeated 3 times.
+func TestRepeatOrder(t *testing.T) {
+	order := func(s *Scenario) []string {
+		var out []string
+		for _, r := range s.Runs {
+			out = append(out, fmt.Sprintf("p%d.t%d", r.Partitions, r.Trial))
+		}
+		return out
+	}
+	base := "name: x\nrepeat: 3\nconsumer_type: share\npartitions: [1, 2, 3]\n"
+	for _, tt := range []struct {
+		order string
+		want  []string
+	}{
+		{"", []string{"p1.t0", "p2.t0", "p3.t0", "p3.t1", "p2.t1", "p1.t1", "p1.t2", "p2.t2", "p3.t2"}}, // the default: alternate
+		{"repeat_order: alternate\n", []string{"p1.t0", "p2.t0", "p3.t0", "p3.t1", "p2.t1", "p1.t1", "p1.t2", "p2.t2", "p3.t2"}},
+		{"repeat_order: same\n", []string{"p1.t0", "p2.t0", "p3.t0", "p1.t1", "p2.t1", "p3.t1", "p1.t2", "p2.t2", "p3.t2"}},
+	} {
+		s := mustLoad(t, base+tt.order, nil, nil)
+		if got := order(s); !slices.Equal(got, tt.want) {
+			t.Errorf("%q: order %v, want %v", tt.order, got, tt.want)
+		}
+	}
+	// shuffle: each trial a permutation of the matrix, trials in sequence,
+	// the same seed the same order, the seed recorded
+	a := mustLoad(t, base+"repeat_order: shuffle\nrepeat_seed: 42\n", nil, nil)
+	b := mustLoad(t, base+"repeat_order: shuffle\nrepeat_seed: 42\n", nil, nil)
+	if !slices.Equal(order(a), order(b)) || a.RepeatSeed != 42 || a.RepeatOrder != RepeatShuffle {
+		t.Errorf("seed 42 twice: %v and %v (seed %d)", order(a), order(b), a.RepeatSeed)
+	}
+	for tr := range 3 {
+		var ps []int
+		for _, r := range a.Runs[3*tr : 3*tr+3] {
+			if r.Trial != tr {
+				t.Fatalf("trial %d holds a run of trial %d: %v", tr, r.Trial, order(a))
+			}
+			ps = append(ps, r.Partitions)
+		}
+		slices.Sort(ps)
+		if !slices.Equal(ps, []int{1, 2, 3}) {
+			t.Errorf("trial %d is not a permutation of the matrix: %v", tr, order(a))
+		}
+	}
+	drawn := mustLoad(t, base+"repeat_order: shuffle\n", nil, nil)
+	if drawn.RepeatSeed == 0 {
+		t.Error("shuffle without a seed recorded no seed")
+	}
+	again := mustLoad(t, base+fmt.Sprintf("repeat_order: shuffle\nrepeat_seed: %d\n", drawn.RepeatSeed), nil, nil)
+	if !slices.Equal(order(drawn), order(again)) {
+		t.Errorf("the recorded seed %d does not replay the order: %v vs %v", drawn.RepeatSeed, order(drawn), order(again))
+	}
+}
+
+func TestRepeatOrderErrors(t *testing.T) {
+	for _, tt := range []struct{ name, yaml, want string }{
+		{"unknown order", "repeat_order: random\n", `scenario.yaml:2: repeat_order: expected same, alternate or shuffle, got "random"`},
+		{"seed without shuffle", "repeat_order: same\nrepeat_seed: 3\n", "scenario.yaml:3: repeat_seed: only repeat_order: shuffle takes a seed"},
+		{"seed zero", "repeat_order: shuffle\nrepeat_seed: 0\n", "scenario.yaml:3: repeat_seed: must be ≥ 1, got 0"},
+		{"seed not a number", "repeat_order: shuffle\nrepeat_seed: abc\n", "scenario.yaml:3: repeat_seed:"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := load(t, "name: x\n"+tt.yaml, nil, nil)
+			wantErr(t, err, tt.want)
+		})
 	}
 }
 

@@ -84,7 +84,7 @@ var knobs = []knob{
 }
 
 // metaKeys are the top-level keys that describe the scenario rather than a run.
-var metaKeys = []string{"name", "description", "repeat", "sweep", "expect", "events", "max_rate", "recommend", "dead_letter"}
+var metaKeys = []string{"name", "description", "repeat", "repeat_order", "repeat_seed", "sweep", "expect", "events", "max_rate", "recommend", "dead_letter"}
 
 // fileOnlyKeys are meta keys written in the scenario file only: neither the
 // environment nor --set overrides them.

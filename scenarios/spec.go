@@ -458,11 +458,15 @@ type Processing struct {
 // Scenario is a loaded, validated scenario file: a name, the matrix of runs
 // it expands to, and where it came from.
 type Scenario struct {
-	Name        string    `json:"name"`
-	Description string    `json:"description,omitempty"`
-	Source      string    `json:"source"` // file path or "builtin:<name>"
-	Repeat      int       `json:"repeat"`
-	Runs        []RunSpec `json:"runs"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Source      string `json:"source"` // file path or "builtin:<name>"
+	Repeat      int    `json:"repeat"`
+	// RepeatOrder is repeat_order, how each trial orders the matrix
+	// (trialOrder); RepeatSeed seeds shuffle (recorded as used).
+	RepeatOrder RepeatOrder `json:"repeat_order,omitempty"`
+	RepeatSeed  uint64      `json:"repeat_seed,omitempty"`
+	Runs        []RunSpec   `json:"runs"`
 	// Dimensions lists the keys that had more than one value, in file order;
 	// reports put them in run names and sweep charts.
 	Dimensions []string `json:"dimensions,omitempty"`

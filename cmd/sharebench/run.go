@@ -213,6 +213,8 @@ func runCampaign(cmd *cobra.Command, sc *scenarios.Scenario, f runFlags) (*campa
 		_ = report.Console(res.Runs)(out)
 		_ = report.Events(res.Runs)(out)
 		printVerdict(out, res.Runs)
+		fmt.Fprintln(out)
+		_ = report.BrokerCost(res.Runs)(out)
 		_ = report.Expectations(res.Expectations)(out)
 		_ = report.MaxRate(res.Runs)(out)
 		_ = report.Recommendations(res.Recommendations)(out)

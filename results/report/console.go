@@ -152,7 +152,9 @@ func sideBySideRows() []tableRow {
 		{"order violations", orderCell},
 		{"validity", validityCodes},
 		// Broker rows (the JMX exporter scrape; "-" when there was none).
-		figure("broker.cpu_seconds_per_million_records", brokerCell(num)),
+		// broker_cost: both arms on one basis (runs/brokercost.go); "-" without broker CPU.
+		figure("broker_cost.consume_cpu_seconds_per_million_records", nil),
+		figure("broker_cost.moved_cpu_seconds_per_million_records", nil),
 		// run.json has bytes, the table MiB.
 		relabel(figure("broker.heap_after_gc_max_bytes", brokerCell(func(v float64) string { return num(v / (1 << 20)) })),
 			"broker heap after GC MB"),

@@ -80,6 +80,7 @@ func writeHTML(w io.Writer, dir string, camp runs.Campaign, recs []runs.Record) 
 	for _, p := range runs.Pairs(recs) {
 		rep.Verdicts = append(rep.Verdicts, p.Verdict())
 	}
+	rep.Verdicts = append(rep.Verdicts, brokerCostLines(recs)...) // the broker cost beside the throughput verdicts
 	rep.Header, rep.Rows = sideBySideCells(recs)
 	rep.Sweeps = sweepSections(recs)
 	rep.Recommendations = camp.Recommendations

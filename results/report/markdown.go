@@ -36,6 +36,14 @@ func writeMarkdown(w io.Writer, camp runs.Campaign, recs []runs.Record) error {
 		}
 		fmt.Fprintln(bw)
 	}
+	if lines := brokerCostLines(recs); len(lines) > 0 {
+		fmt.Fprintln(bw, "## Broker cost")
+		fmt.Fprintln(bw)
+		for _, l := range lines {
+			fmt.Fprintf(bw, "- %s\n", mdText(l))
+		}
+		fmt.Fprintln(bw)
+	}
 	writeMarkdownExpectations(bw, camp.Expectations)
 	writeMarkdownMaxRate(bw, recs)
 	writeMarkdownRecommendations(bw, camp.Recommendations)

@@ -249,14 +249,52 @@ func builtinFigures() []Figure {
 	add(
 		br("acquisition_lock_timeouts_total", "count", "acquisition locks that timed out, over the run", func(b *results.BrokerMetrics) float64 { return b.AcquisitionLockTimeoutsTotal }),
 		br("cpu_percent_avg", "%", "brokers' JMX process CPU ÷ span ÷ host cores", func(b *results.BrokerMetrics) float64 { return b.CPUPercentAvg }),
-		br("cpu_seconds_per_million_records", "s/M records", "brokers' CPU seconds in the window ÷ records completed × 10⁶", func(b *results.BrokerMetrics) float64 { return b.CPUSecondsPerMillionRecords }).
-			label("broker CPU s/M records").console(),
+		br("cpu_seconds_per_million_records", "s/M records", "brokers' CPU seconds in the window ÷ records completed × 10⁶ (charges producing to the records completed: see broker_cost)", func(b *results.BrokerMetrics) float64 { return b.CPUSecondsPerMillionRecords }).
+			label("broker CPU s/M records"),
 		br("heap_after_gc_max_bytes", "bytes", "largest heap in use right after a young GC in the window", func(b *results.BrokerMetrics) float64 { return b.HeapAfterGCMaxBytes }).
 			label("broker heap after GC bytes"),
 		br("gc_time_percent", "%", "GC time in the window ÷ window, averaged over brokers", func(b *results.BrokerMetrics) float64 { return b.GCTimePercent }),
 		br("share_coordinator_write_rate_avg", "writes/s", "share-state writes/s in the window, all brokers", func(b *results.BrokerMetrics) float64 { return b.ShareCoordinatorWriteRateAvg }).
 			label("share coord writes/s").console(),
 		br("in_flight_messages_max", "records", "most share records in flight (acquired) at once", func(b *results.BrokerMetrics) float64 { return b.InFlightMessagesMax }),
+	)
+	bc := func(leaf, unit, doc string, get func(c *BrokerCost) (float64, bool)) Figure {
+		return fig("broker_cost."+leaf, unit, Quantity, LowerIsBetter, func(r *Record) (float64, bool) {
+			if r.BrokerCost == nil {
+				return 0, false
+			}
+			return get(r.BrokerCost)
+		}).doc(doc)
+	}
+	always := func(get func(c *BrokerCost) float64) func(c *BrokerCost) (float64, bool) {
+		return func(c *BrokerCost) (float64, bool) { return get(c), true }
+	}
+	produceOnly := func(get func(p *ProduceOnly) float64) func(c *BrokerCost) (float64, bool) {
+		return func(c *BrokerCost) (float64, bool) {
+			if c.ProduceOnly == nil {
+				return 0, false
+			}
+			return get(c.ProduceOnly), true
+		}
+	}
+	add(
+		bc("consume_cpu_seconds_per_million_records", "s/M records",
+			"(broker CPU − produce-only CPU rate × window) ÷ records completed × 10⁶",
+			func(c *BrokerCost) (float64, bool) { return c.ConsumeCPUSecondsPerMillion, c.ProduceOnly != nil }).
+			label("broker consume CPU s/M").console(),
+		bc("moved_cpu_seconds_per_million_records", "s/M records",
+			"broker CPU (less the scrapes' calibrated cost when above 2 %) ÷ (records produced + completed) × 10⁶",
+			always(func(c *BrokerCost) float64 { return c.MovedCPUSecondsPerMillion })).
+			label("broker CPU s/M moved").console(),
+		bc("consume_cpu_seconds", "CPU s", "broker CPU in the window − produce-only CPU rate × window",
+			func(c *BrokerCost) (float64, bool) { return c.ConsumeCPUSeconds, c.ProduceOnly != nil }),
+		bc("produce_only.cpu_seconds_per_million_records", "s/M records",
+			"produce-only phase: broker CPU ÷ records produced × 10⁶",
+			produceOnly(func(p *ProduceOnly) float64 { return p.CPUSecondsPerMillion })),
+		bc("produce_only.cpu_cores", "cores", "produce-only phase: broker CPU seconds ÷ its length",
+			produceOnly(func(p *ProduceOnly) float64 { return p.CPUCores })),
+		bc("scrape_percent", "%", "the scrapes' calibrated cost over the window ÷ broker CPU in the window × 100",
+			always(func(c *BrokerCost) float64 { return c.ScrapePercent })),
 	)
 	add(
 		fig("max_rate.found_rate", "records/s", Quantity, HigherIsBetter, func(r *Record) (float64, bool) {

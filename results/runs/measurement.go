@@ -57,9 +57,12 @@ type Measurement struct {
 	// Stall is the run's stall, as detected (nil: none).
 	Stall *Stall
 
-	Broker    results.BrokerMetrics
-	Lag       results.LagSummary
-	Resources results.CPUUsage
+	Broker results.BrokerMetrics
+	// ProduceOnly is the run's produce-only phase (Records, Sec and
+	// CPUSeconds measured; nil: none), for broker_cost.
+	ProduceOnly *ProduceOnly
+	Lag         results.LagSummary
+	Resources   results.CPUUsage
 	// Fired are the events as they fired; CrashGrace is how long a crashed
 	// member's records stay out of reach (lock duration or session timeout).
 	Fired      []Event
@@ -113,6 +116,7 @@ func FromMeasurement(in Measurement) Record {
 		thirds = [3]int64{} // a drain has no steady state to check
 	}
 	rr.Broker = in.Broker
+	rr.BrokerCost = brokerCost(in, m)
 	rr.Lag = in.Lag
 	if rr.Lag.Samples > 0 {
 		rr.Lag.DrainEstimateSec = DrainEstimate(rr.Lag.AtWindowEnd, rr.Throughput.ProducedPerSec, rr.Throughput.CompletedPerSec)
@@ -320,4 +324,19 @@ func lockExpiryInput(s scenarios.RunSpec, rr Record) LockExpiryInput {
 	return LockExpiryInput{LockDurationMs: float64(s.RecordLockDuration()) / 1e6, RecordsPerAcquisition: acq,
 		ProcessingMs: float64(s.ProcessingMean()) / 1e6, Workers: s.Workers, Hold: rr.Latency.HoldMs,
 		BufferedP99Ms: rr.Latency.BufferedMs.P99}
+}
+
+// brokerCost is the run's broker_cost from the window's broker CPU, the
+// records produced and completed in it, the produce-only phase and the
+// cluster's scrape calibration.
+func brokerCost(in Measurement, m results.Merged) *BrokerCost {
+	bc := BrokerCostInput{CPUSeconds: in.Broker.CPUSeconds, WindowSec: in.Window.Seconds(),
+		Produced: m.AckedWindow, Completed: m.CompletedInWindow}
+	if p := in.Environment.Priming; p != nil && p.ScrapeCost != nil && in.Broker.CPUSource == "" {
+		bc.ScrapeCostCores = p.ScrapeCost.CostCores // measured on the JVMs' /proc CPU, as JMX's ProcessCpuTime counts
+	}
+	if p := in.ProduceOnly; p != nil {
+		bc.ProduceOnlySec, bc.ProduceOnlyRecords, bc.ProduceOnlyCPU = p.Sec, p.Records, p.CPUSeconds
+	}
+	return ComputeBrokerCost(bc)
 }

@@ -36,7 +36,10 @@ type Record struct {
 	Validity   Validity              `json:"validity"`
 	Resources  results.CPUUsage      `json:"resources"` // CPU over the measurement window
 	Broker     results.BrokerMetrics `json:"broker"`    // the brokers' own metrics (JMX exporter)
-	Lag        results.LagSummary    `json:"lag"`
+	// BrokerCost is the brokers' CPU per record on a basis that treats
+	// both group types alike (brokercost.go); absent without broker CPU.
+	BrokerCost *BrokerCost        `json:"broker_cost,omitempty"`
+	Lag        results.LagSummary `json:"lag"`
 	// Events are the run's scale events and faults with what each did;
 	// EventSummary aggregates them (absent without events).
 	Events       []EventReport `json:"events,omitempty"`
@@ -197,6 +200,40 @@ type Environment struct {
 	// Scenario identifies the scenario text the runs came from (campaigns
 	// only; absent in older files and for a run made outside a campaign).
 	Scenario *ScenarioDigest `json:"scenario,omitempty"`
+	// Priming is what the campaign did to the cluster before its first
+	// run (absent in older files and for a run made outside a campaign).
+	Priming *Priming `json:"priming,omitempty"`
+}
+
+// Priming is the cluster's preparation before the first measured run: the
+// JIT warm-up under load (produce and consume through both group types,
+// bounded in records and time) and the observer-effect calibration.
+type Priming struct {
+	JITWarmup   bool    `json:"jit_warmup"`
+	DurationSec float64 `json:"duration_s"`
+	// RecordsLimit and TimeLimitSec are the warm-up's bounds; the warm-up
+	// stops at whichever comes first.
+	RecordsLimit          int64   `json:"records_limit"`
+	TimeLimitSec          float64 `json:"time_limit_s"`
+	RecordsProduced       int64   `json:"records_produced"`
+	ConsumedConsumerGroup int64   `json:"consumed_consumer_group"`
+	ConsumedShareGroup    int64   `json:"consumed_share_group"`
+	// ScrapeCost is what the harness's broker scrapes cost the idle brokers
+	// (absent when the brokers' processes or metrics endpoints are unknown).
+	ScrapeCost *ScrapeCost `json:"scrape_cost,omitempty"`
+}
+
+// ScrapeCost is the observer-effect calibration: the idle brokers' CPU
+// (from /proc) without and with the harness scraping their metrics
+// endpoints at the runs' interval, in alternated phases.
+type ScrapeCost struct {
+	IntervalSec  float64 `json:"interval_s"`
+	PhaseSec     float64 `json:"phase_s"`
+	Rounds       int     `json:"rounds"`
+	Scrapes      int     `json:"scrapes"`
+	IdleCores    float64 `json:"idle_cores"`    // CPU-s per s, all brokers, not scraped
+	ScrapedCores float64 `json:"scraped_cores"` // CPU-s per s, all brokers, scraped
+	CostCores    float64 `json:"cost_cores"`    // max(0, scraped − idle)
 }
 
 // Host describes the machine that ran the harness.

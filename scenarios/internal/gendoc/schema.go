@@ -100,6 +100,9 @@ func Schema(dir string) ([]byte, error) {
 		"name":        obj{"description": metaDocs["name"], "type": "string", "pattern": o.NamePattern},
 		"description": obj{"description": metaDocs["description"], "type": "string"},
 		"repeat":      obj{"description": metaDocs["repeat"], "type": "integer", "minimum": 1, "default": 1},
+		"repeat_order": obj{"description": metaDocs["repeat_order"], "type": "string",
+			"enum": []any{"same", "alternate", "shuffle"}, "default": "alternate"},
+		"repeat_seed": obj{"description": metaDocs["repeat_seed"], "type": "integer", "minimum": 1},
 		"sweep": obj{
 			"description": metaDocs["sweep"], "type": "object", "additionalProperties": false,
 			"properties": obj{"together": obj{"type": "array", "items": obj{

@@ -1,0 +1,77 @@
+//go:build integration
+
+package campaign
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+)
+
+// The JIT warm-up on a real broker moves records through both group types
+// within its bounds, and says so.
+func TestPrimeClusterJITWarmup(t *testing.T) {
+	cl := needKafka(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	began := time.Now()
+	p, err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes(), cl.MetricsURLs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("priming %+v in %v", p, time.Since(began))
+	if !p.JITWarmup || p.RecordsLimit != warmupRecords || p.TimeLimitSec != warmupTime.Seconds() {
+		t.Errorf("priming record %+v", p)
+	}
+	if p.RecordsProduced <= 0 || p.RecordsProduced > warmupRecords || p.ConsumedConsumerGroup <= 0 || p.ConsumedShareGroup <= 0 {
+		t.Errorf("warm-up moved nothing through a group: %+v", p)
+	}
+	// the time bound holds (1 s for the clients to close)
+	if p.DurationSec > warmupTime.Seconds()+1 {
+		t.Errorf("warm-up took %.1fs, bound %v", p.DurationSec, warmupTime)
+	}
+	// a warm-up that ended before its time bound got every record through both groups
+	if p.DurationSec < warmupTime.Seconds()-1 && (p.RecordsProduced != warmupRecords ||
+		p.ConsumedConsumerGroup < p.RecordsProduced || p.ConsumedShareGroup < p.RecordsProduced) {
+		t.Errorf("ended early without moving every record: %+v", p)
+	}
+	sc := calibrateScrapes(ctx, cl, testLog(t))
+	if sc == nil {
+		t.Fatal("no scrape calibration on a process cluster")
+	}
+	// 2 scraped phases of 5 s at 1 s: 5 or 6 scrapes each (one at once)
+	if sc.Scrapes < 2*4 || sc.Scrapes > 2*7 || sc.IdleCores <= 0 || sc.CostCores != math.Max(0, sc.ScrapedCores-sc.IdleCores) {
+		t.Errorf("scrape calibration %+v", sc)
+	}
+}
+
+// A rate run records broker_cost with its produce-only phase: the phase
+// sent what the schedule asks (rate × measured length), and the figures
+// follow their formulas from the run's own readings.
+func TestRateRunBrokerCost(t *testing.T) {
+	s := baseSpec()
+	s.Rate, s.Warmup, s.Duration = 400, 2*time.Second, 6*time.Second
+	r := runSpec(t, s, "broker-cost")
+	c := r.BrokerCost
+	if c == nil || c.ProduceOnly == nil {
+		t.Fatalf("broker_cost %+v", c)
+	}
+	p := c.ProduceOnly
+	t.Logf("broker_cost %+v produce_only %+v", c, p)
+	if want := s.Rate * p.Sec; math.Abs(float64(p.Records)-want) > 0.05*want+2 {
+		t.Errorf("produce-only records %d, the schedule gives %.0f", p.Records, want)
+	}
+	if p.CPUSeconds <= 0 || math.Abs(p.CPUCores-p.CPUSeconds/p.Sec) > 1e-9 {
+		t.Errorf("produce-only CPU %+v", p)
+	}
+	if c.CPUSeconds != r.Broker.CPUSeconds || c.Produced <= 0 || c.Completed <= 0 {
+		t.Errorf("window inputs %+v against broker.cpu_seconds %v", c, r.Broker.CPUSeconds)
+	}
+	if want := c.CPUSeconds - p.CPUCores*r.Phases.MeasureSec; math.Abs(c.ConsumeCPUSeconds-want) > 1e-9 {
+		t.Errorf("consume CPU %v, want C − R × W = %v", c.ConsumeCPUSeconds, want)
+	}
+	if want := c.NetCPUSeconds / float64(c.Produced+c.Completed) * 1e6; math.Abs(c.MovedCPUSecondsPerMillion-want) > 1e-6 {
+		t.Errorf("moved s/M %v, want %v", c.MovedCPUSecondsPerMillion, want)
+	}
+}

@@ -1,0 +1,72 @@
+package campaign
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/sharebench/sharebench/collectors"
+	"github.com/sharebench/sharebench/producer"
+	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
+)
+
+// produceOnlyPhase bounds the measured part of a rate run's produce-only
+// phase: the run's producers at the run's rate for at most this long (the
+// run's window when shorter), after produceOnlyLeadIn in which the
+// producers connect and the side topic's first batches are written, which
+// the run's window does not pay either.
+const (
+	produceOnlyPhase  = 10 * time.Second
+	produceOnlyLeadIn = time.Second
+)
+
+// produceOnly runs the produce-only phase before the consumers start: the
+// run's producer fleet, settings and rate, sending to a side topic (the
+// run's partitions) that nobody consumes, while the brokers are scraped at
+// the run's interval. What it measured (the brokers' CPU over the phase,
+// from the same scrapes as the run's broker.cpu_seconds) is what producing
+// alone costs the brokers: broker_cost.produce_only. nil when the brokers
+// have no metrics endpoint; an error only when the phase could not run.
+func (s *runSetup) produceOnly(ctx context.Context) (*runs.ProduceOnly, error) {
+	urls := s.cl.MetricsURLs()
+	if len(urls) == 0 {
+		return nil, nil
+	}
+	topic := s.topic + "-produce-only"
+	if err := s.adm.createTopic(ctx, topic, s.spec.Partitions, min(s.cl.Nodes(), 3)); err != nil {
+		return nil, err
+	}
+	defer s.dropTopic(context.WithoutCancel(ctx), topic)
+	dur := min(produceOnlyPhase, s.spec.Duration)
+	clock := results.NewClock()
+	pcfg := s.producerConfig()
+	pcfg.Topic, pcfg.Duration = topic, produceOnlyLeadIn+dur
+	pcfg.Start = clock.Now() + int64(100*time.Millisecond)
+	perProducer, err := pcfg.PerProducerMax()
+	if err != nil {
+		return nil, err
+	}
+	rec := results.NewRecorder(clock, results.RunTag(s.id+"-"+s.suffix+"-produce-only"), results.NewLedger(s.spec.Producers, perProducer),
+		results.NewSeries(clock.Now(), int(pcfg.Duration/time.Second)+60))
+	w := results.Window{Start: pcfg.Start + int64(produceOnlyLeadIn), End: pcfg.Start + int64(produceOnlyLeadIn+dur)}
+	rec.SetWindow(w)
+	fmt.Fprintf(s.log, "  %s: produce-only phase: %.0f records/s for %v + %v measured to a side topic nobody consumes (broker_cost.produce_only)\n",
+		s.id, s.spec.Rate, produceOnlyLeadIn, dur)
+	scraper := collectors.NewBrokerScraper(urls, brokerScrapeInterval)
+	scraper.Start(ctx)
+	err = producer.Run(ctx, pcfg, rec)
+	scraper.Stop()
+	if err != nil {
+		return nil, fmt.Errorf("produce-only phase: %w", err)
+	}
+	produced := rec.Merge().AckedWindow // scheduled inside the measured part, as the run's window counts them
+	b := collectors.SummarizeBroker(scraper.Samples(), clock.Time(w.Start), clock.Time(w.End), produced, runtime.NumCPU())
+	if b.CPUSeconds <= 0 || b.WindowSec <= 0 {
+		return nil, nil // no broker CPU from these endpoints: the run's broker_cost has no produce-only figures
+	}
+	// CPUSeconds is the brokers' CPU rate between the scrapes nearest the
+	// measured part's edges × its length
+	return &runs.ProduceOnly{Sec: w.Seconds(), Records: produced, CPUSeconds: b.CPUSeconds}, nil
+}

@@ -1,0 +1,61 @@
+package collectors
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestScrapeCostCoresNeverBelowZero(t *testing.T) {
+	if c := (ScrapeCost{IdleCores: 0.30, ScrapedCores: 0.25}).CostCores(); c != 0 {
+		t.Errorf("scraped below idle: cost %v, want 0", c)
+	}
+	if c := (ScrapeCost{IdleCores: 0.05, ScrapedCores: 0.19}).CostCores(); c < 0.14-1e-12 || c > 0.14+1e-12 {
+		t.Errorf("cost %v, want 0.19 − 0.05 = 0.14", c)
+	}
+}
+
+// MeasureScrapeCost on this test process standing in for a broker: its
+// endpoint is scraped only in the scraped phases (the server counts the
+// requests), and the CPU read is this process's.
+func TestMeasureScrapeCostScrapesOnlyInScrapedPhases(t *testing.T) {
+	body, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		w.Write(body)
+	}))
+	defer srv.Close()
+	pid := os.Getpid()
+	const interval, phase, rounds = 50 * time.Millisecond, 300 * time.Millisecond, 2
+	c, err := MeasureScrapeCost(context.Background(), func() []int { return []int{pid} }, []string{srv.URL}, interval, phase, rounds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// one scrape at each scraped phase's start, then every 50 ms for 300 ms:
+	// about 7 per phase (a loaded host may lose ticks, never add them)
+	if n := hits.Load(); n != int64(c.Scrapes) || c.Scrapes < rounds || c.Scrapes > rounds*(int(phase/interval)+2) {
+		t.Errorf("scrapes %d (server saw %d), want between %d and %d", c.Scrapes, n, rounds, rounds*(int(phase/interval)+2))
+	}
+	if c.IdleCores < 0 || c.ScrapedCores < 0 || c.Interval != interval || c.Phase != phase || c.Rounds != rounds {
+		t.Errorf("calibration %+v", c)
+	}
+	if _, err := MeasureScrapeCost(context.Background(), func() []int { return nil }, []string{srv.URL}, interval, phase, rounds); err == nil {
+		t.Error("no broker pids: no error")
+	}
+	if _, err := MeasureScrapeCost(context.Background(), func() []int { return []int{pid} }, nil, interval, phase, rounds); err == nil {
+		t.Error("no endpoint: no error")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := MeasureScrapeCost(ctx, func() []int { return []int{pid} }, []string{srv.URL}, interval, phase, rounds); err == nil {
+		t.Error("cancelled: no error")
+	}
+}

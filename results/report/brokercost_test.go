@@ -1,0 +1,45 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
+	"github.com/sharebench/sharebench/vocab"
+)
+
+// Two pairs at equal completed throughput, share dearer in one (net CPU
+// 6 vs 4 s over 20,000 completed: +100 s/M) and cheaper in the other
+// (3 vs 4 s: −50 s/M), the scrapes subtracted in one run.
+func TestBrokerCostLines(t *testing.T) {
+	rec := func(id string, gt vocab.GroupType, trial int, net float64, scrape bool) runs.Record {
+		spec := scenarios.RunSpec{ConsumerType: gt, Partitions: 4, Trial: trial}
+		r := runs.Record{RunID: id, ConsumerType: gt, Spec: &spec}
+		r.Throughput.CompletedPerSec = 1000
+		r.BrokerCost = &runs.BrokerCost{NetCPUSeconds: net, Completed: 20_000, ScrapeSubtracted: scrape, ScrapePercent: 12}
+		return r
+	}
+	recs := []runs.Record{rec("c0", vocab.ConsumerGroup, 0, 4, true), rec("s0", vocab.ShareGroup, 0, 6, false),
+		rec("s1", vocab.ShareGroup, 1, 3, false), rec("c1", vocab.ConsumerGroup, 1, 4, false)}
+	var b bytes.Buffer
+	if err := BrokerCost(recs)(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"c0 vs s0: broker cost share − consumer at equal completed throughput (share/consumer 1.00x): +100 s/M records completed",
+		"c1 vs s1: broker cost share − consumer at equal completed throughput (share/consumer 1.00x): -50 s/M records completed",
+		"the share group cost the broker more per record in 1 of 2 pairs; median share − consumer +25 s/M records completed",
+		"observer effect: in 1 run(s)", "up to 12 %",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	b.Reset()
+	if err := BrokerCost(recs[:1])(&b); err != nil || b.Len() != 0 {
+		t.Errorf("no pair: printed %q (%v)", b.String(), err)
+	}
+}
