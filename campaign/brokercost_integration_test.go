@@ -52,7 +52,17 @@ func TestPrimeClusterJITWarmup(t *testing.T) {
 func TestRateRunBrokerCost(t *testing.T) {
 	s := baseSpec()
 	s.Rate, s.Warmup, s.Duration = 400, 2*time.Second, 6*time.Second
-	r := runSpec(t, s, "broker-cost")
+	// A campaign's runner: only campaigns run produce-only phases (RunOne has none).
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cl := needKafka(t)
+	rn := runner{cl: cl, log: testLog(t), env: environment(ctx, cl, nil),
+		progress: runProgress{p: NoProgress{}, run: 1, recs: 1, id: "broker-cost"}, produceOnly: newProduceOnlyCache()}
+	m, err := rn.runOne(ctx, s, "broker-cost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Record
 	c := r.BrokerCost
 	if c == nil || c.ProduceOnly == nil {
 		t.Fatalf("broker_cost %+v", c)

@@ -194,7 +194,7 @@ func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int)
 	if err := c.folder.setPriming(primed); err != nil {
 		return err
 	}
-	rn := runner{cl: cl, log: c.log, metrics: c.opt.Metrics, env: env, shards: c.opt.Shards}
+	rn := runner{cl: cl, log: c.log, metrics: c.opt.Metrics, env: env, shards: c.opt.Shards, produceOnly: newProduceOnlyCache()}
 	for _, i := range group {
 		id := c.sc.RunName(i)
 		n, total := len(c.out.Runs)+1, len(c.sc.Runs)

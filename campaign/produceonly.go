@@ -10,6 +10,7 @@ import (
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
 )
 
 // produceOnlyPhase bounds the measured part of a rate run's produce-only
@@ -29,7 +30,51 @@ const (
 // from the same scrapes as the run's broker.cpu_seconds) is what producing
 // alone costs the brokers: broker_cost.produce_only. nil when the brokers
 // have no metrics endpoint; an error only when the phase could not run.
+//
+// The phase runs once per trial and producer configuration on a cluster
+// (produceOnlyCache): the consumer-group and share-group arms of a trial
+// share one produce-only measurement, the like-for-like basis their
+// broker costs are compared on, and a campaign does not pay the phase for
+// every run. Runs outside a campaign (RunOne) have none.
 func (s *runSetup) produceOnly(ctx context.Context) (*runs.ProduceOnly, error) {
+	if s.runner.produceOnly == nil {
+		return nil, nil
+	}
+	key := produceOnlyKey(s.spec)
+	if po, ok := s.runner.produceOnly.done[key]; ok {
+		if po != nil {
+			fmt.Fprintf(s.log, "  %s: produce-only phase: measured before (%.3f broker cores at %.0f records/s), reused\n",
+				s.id, po.CPUSeconds/max(po.Sec, 1e-9), s.spec.Rate)
+		}
+		return po, nil
+	}
+	po, err := s.measureProduceOnly(ctx)
+	if err == nil {
+		s.runner.produceOnly.done[key] = po
+	}
+	return po, err
+}
+
+// produceOnlyCache holds a cluster's produce-only measurements by
+// produceOnlyKey (nil values: measured, no broker CPU figures).
+type produceOnlyCache struct {
+	done map[string]*runs.ProduceOnly
+}
+
+func newProduceOnlyCache() *produceOnlyCache {
+	return &produceOnlyCache{done: map[string]*runs.ProduceOnly{}}
+}
+
+// produceOnlyKey is what a produce-only phase depends on: the trial (each
+// repeat measures its own, so the campaign's median pools several), the
+// producer settings (rate, producers, sizes, acks, batching, keys) and the
+// partitions it writes to; the consumer side does not enter it.
+func produceOnlyKey(s scenarios.RunSpec) string {
+	return fmt.Sprintf("trial=%d partitions=%d window=%v producer=%+v keys=%+v", s.Trial, s.Partitions, min(produceOnlyPhase, s.Duration), s.Producer, s.HashedKeys)
+}
+
+// measureProduceOnly runs the produce-only phase.
+func (s *runSetup) measureProduceOnly(ctx context.Context) (*runs.ProduceOnly, error) {
 	urls := s.cl.MetricsURLs()
 	if len(urls) == 0 {
 		return nil, nil

@@ -53,6 +53,9 @@ type runner struct {
 	metrics  *collectors.HarnessMetrics // nil: no live /metrics
 	env      runs.Environment
 	shards   ShardOptions // runs with shards > 1 (sharded.go)
+	// produceOnly keeps the produce-only phases this cluster ran
+	// (produceonly.go); nil (RunOne): rate runs have no produce-only phase.
+	produceOnly *produceOnlyCache
 }
 
 // runOne runs spec by its load mode (mode.go).
