@@ -3,7 +3,6 @@ package campaign
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -218,7 +217,7 @@ func (a *agent) load(ctx context.Context, ready shard.Msg) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case err := <-errc:
-			return fmt.Errorf("consumers stopped before the start: %w", err)
+			return consumersStopped(ctx, "before the start", err)
 		case <-deadline.C:
 			return fmt.Errorf("agent: no start from the coordinator within %v", agentStartTimeout)
 		case <-tick.C:
@@ -259,10 +258,7 @@ func (a *agent) load(ctx context.Context, ready shard.Msg) error {
 			return ctx.Err()
 		case err := <-errc:
 			errc <- err
-			if err == nil {
-				err = errors.New("every member ended")
-			}
-			return fmt.Errorf("consumers stopped during the run: %w", err)
+			return consumersStopped(ctx, "during the run", err)
 		case err := <-prodc:
 			if err != nil {
 				return fmt.Errorf("producers: %w", err)
