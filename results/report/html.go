@@ -33,6 +33,15 @@ var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#
 type htmlReport struct {
 	Title, Question, Environment string
 	NotKafka, Verdicts           []string
+	// RunVerdict and VerdictProblems are the run verdict (runVerdict), as
+	// summary.md states it; Failed styles it.
+	RunVerdict      string
+	VerdictProblems []string
+	Failed          bool
+	// ExpectationsHeadline and Expectations are the scenario's expect:
+	// outcomes, MET or NOT MET, as summary.md lists them.
+	ExpectationsHeadline string
+	Expectations         []htmlExpectation
 	Header                       []string   // side-by-side: run ids
 	Rows                         [][]string // side-by-side: label, one cell per run
 	Completion                   *chart     // completion percentiles of every run
@@ -58,6 +67,12 @@ type htmlRun struct {
 	Notes          []string   // files that could not be read
 }
 
+// htmlExpectation is one expectation's line on the page.
+type htmlExpectation struct {
+	Status, Line string
+	Met          bool
+}
+
 // svgBar is a horizontal bar segment, in pixels.
 type svgBar struct {
 	Label, Text, Color string
@@ -79,6 +94,14 @@ func writeHTML(w io.Writer, dir string, camp runs.Campaign, recs []runs.Record) 
 	}
 	for _, p := range runs.Pairs(recs) {
 		rep.Verdicts = append(rep.Verdicts, p.Verdict())
+	}
+	rep.RunVerdict, rep.VerdictProblems = runVerdict(camp, recs)
+	rep.Failed = len(rep.VerdictProblems) > 0
+	if len(camp.Expectations) > 0 {
+		rep.ExpectationsHeadline = expectationsHeadline(camp.Expectations)
+	}
+	for _, o := range camp.Expectations {
+		rep.Expectations = append(rep.Expectations, htmlExpectation{Status: o.Status(), Line: o.Line(), Met: o.Met})
 	}
 	rep.Header, rep.Rows = sideBySideCells(recs)
 	rep.Sweeps = sweepSections(recs)
