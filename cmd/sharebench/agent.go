@@ -16,11 +16,13 @@ import (
 	"github.com/sharebench/sharebench/campaign/shard"
 	"github.com/sharebench/sharebench/connection"
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/internal/envvars"
 )
 
 // clockSkewEnv shifts an agent's clock: for tests only, to check that the
 // measured clock offset recovers an injected one (docs/distributed-runs.md).
-const clockSkewEnv = "SHAREBENCH_AGENT_CLOCK_SKEW"
+const clockSkewEnv = envvars.AgentClockSkew
 
 func init() {
 	launchers["local"] = func(d distributeFlags) (shard.Launcher, error) {

@@ -42,14 +42,14 @@ type htmlReport struct {
 	// outcomes, MET or NOT MET, as summary.md lists them.
 	ExpectationsHeadline string
 	Expectations         []htmlExpectation
-	Header                       []string   // side-by-side: run ids
-	Rows                         [][]string // side-by-side: label, one cell per run
-	Completion                   *chart     // completion percentiles of every run
-	Sweeps                       []sweepSection
-	Recommendations              []runs.Recommendation
-	MaxRate                      []htmlMaxRate
-	Runs                         []htmlRun
-	Page                         chartPage // the chart library, the page script and every chart's data
+	Header               []string   // side-by-side: run ids
+	Rows                 [][]string // side-by-side: label, one cell per run
+	Completion           *chart     // completion percentiles of every run
+	Sweeps               []sweepSection
+	Recommendations      []runs.Recommendation
+	MaxRate              []htmlMaxRate
+	Runs                 []htmlRun
+	Page                 chartPage // the chart library, the page script and every chart's data
 }
 
 type htmlRun struct {
