@@ -19,8 +19,9 @@ import (
 type hostileCase struct {
 	group, name string
 	args        []string
-	want        int    // exit status
-	says        string // the console must contain this ("" = anything)
+	want        int      // exit status
+	says        string   // the console must contain this ("" = anything)
+	env         []string // NAME=VALUE set in the process environment for the case
 }
 
 const hostileSecret = "HostilePw4242"
@@ -42,7 +43,10 @@ func TestHostilePass(t *testing.T) {
 	}
 	var cases []hostileCase
 	add := func(group, name string, want int, says string, args ...string) {
-		cases = append(cases, hostileCase{group, name, args, want, says})
+		cases = append(cases, hostileCase{group: group, name: name, args: args, want: want, says: says})
+	}
+	addEnv := func(group, name string, env []string, want int, says string, args ...string) {
+		cases = append(cases, hostileCase{group: group, name: name, args: args, want: want, says: says, env: env})
 	}
 
 	// Scenario files: every bad one is exit 2 naming the file (dry run).
@@ -234,6 +238,58 @@ func TestHostilePass(t *testing.T) {
 	add("advise", "valid plan", ExitOK, "", append(append([]string(nil), ab...), "--rate", "100")...)
 	add("advise", "missing required", ExitUsage, "", "advise")
 
+	// Flags that would be ignored, and advise's own limits (issue 25.6).
+	for _, c := range []struct {
+		name  string
+		extra []string
+		says  string
+	}{
+		{"--distribute local, one shard", []string{"--distribute", "local"}, "--distribute: no run of scenario smoke is sharded"},
+		{"--distribute k8s, one shard", []string{"--distribute", "k8s"}, "would be ignored"},
+		{"--distribute banana", []string{"--distribute", "banana"}, `--distribute "banana": expected one of`},
+		{"--image, one shard", []string{"--image", "i:v"}, "--image: no run of scenario smoke is sharded"},
+		{"--namespace, one shard", []string{"--namespace", "ns"}, "--namespace: no run"},
+		{"--agent-binary, one shard", []string{"--agent-binary", "/bin/true"}, "--agent-binary: no run"},
+		{"--shards 2 --image with local agents", []string{"--shards", "2", "--image", "i:v"}, "--image: only --distribute k8s reads it"},
+		{"--shards 2 --kube-context with local agents", []string{"--shards", "2", "--kube-context", "c"}, "only --distribute k8s"},
+		{"--shards 2 --distribute k8s --agent-binary", []string{"--shards", "2", "--distribute", "k8s", "--agent-binary", "/bin/true", "--image", "i:v"}, "--agent-binary: only --distribute local"},
+	} {
+		add("CLI", "run "+c.name, ExitUsage, c.says, append(append([]string(nil), smoke...), c.extra...)...)
+	}
+	add("CLI", "run --shards 2 (local agents) dry run", ExitOK, "", append(append([]string(nil), smoke...), "--shards", "2")...)
+	for _, c := range []struct {
+		env  string
+		want int
+		says string
+	}{
+		{"SHAREBENCH_PARTITONS=8", ExitUsage, `did you mean "SHAREBENCH_PARTITIONS"`},
+		{"SHAREBENCH_PROVIDER=kfake", ExitUsage, "SHAREBENCH_PROVIDER: names no scenario key"},
+		{"SHAREBENCH_X_TOKEN=" + hostileSecret, ExitUsage, "SHAREBENCH_X_TOKEN"},
+		{"SHAREBENCH_RATE=.inf", ExitUsage, "must be a finite number of records/s"},
+		{"SHAREBENCH_PARTITIONS=8", ExitOK, ""},
+		{"SHAREBENCH_CACHE=" + filepath.Join(dir, "cache"), ExitOK, ""},
+		{"SHAREBENCH_PARTITONS=", ExitOK, ""}, // empty: unset
+	} {
+		addEnv("CLI", "env "+c.env, []string{c.env}, c.want, c.says, smoke...)
+	}
+	add("scenario file", "rate .inf says finite", ExitUsage, "must be a finite number of records/s", "run", "--provider", "kfake", "--dry-run",
+		"--scenario", file("sc/rate_inf2.yaml", "name: t\nrate: .inf\n"))
+	add("scenario file", "over the memory budget", ExitUsage, "half of this host's physical memory", "run", "--provider", "kfake", "--dry-run",
+		"--scenario", file("sc/budget.yaml", "name: t\nrate: 5000000\nduration: 100h\n"))
+	for _, a := range [][]string{
+		{"--rate", "10", "--verify-duration", "10s"}, {"--rate", "10", "--verify-warmup", "5s"},
+		{"--rate", "10", "--verify-where", "latency.completion_ms.p99<=500ms"}, {"--rate", "10", "--set", "members=2"},
+		{"--rate", "10", "--provider", "kfake"}, {"--rate", "10", "--results", dir},
+	} {
+		add("advise", strings.Join(a, " ")+" without --verify", ExitUsage, "only advise --verify reads it", append(append([]string(nil), ab...), a...)...)
+	}
+	add("advise", "--verify --verify-warmup 500ms", ExitUsage, "--verify-warmup: must be 0 (none) or ≥ 1s",
+		append(append([]string(nil), ab...), "--rate", "10", "--verify", "--provider", "kfake", "--verify-warmup", "500ms")...)
+	add("advise", "--processing 1000h --rate 3", ExitUsage, "beyond the harness's limit of 10000 workers per member",
+		"advise", "--processing", "1000h", "--partitions", "4", "--rate", "3")
+	add("advise", "--processing 1000h --rate 2 (8640 workers, within)", ExitOK, "", "advise", "--processing", "1000h", "--partitions", "4", "--rate", "2")
+	add("advise", "--rate 1e-300", ExitUsage, "--rate: must be ≥ 0.001 records/s", append(append([]string(nil), ab...), "--rate", "1e-300")...)
+
 	// Secrets on the console of failing commands.
 	add("secrets", "SHAREBENCH_RATE=token=", ExitUsage, "", "run", "--provider", "kfake", "--scenario", "smoke", "--dry-run", "--set", "rate=token="+hostileSecret)
 	add("secrets", "--thresholds file holding a secret", ExitUsage, "", "compare", "--thresholds", file("th.txt", "password="+hostileSecret+"\n"), base, base)
@@ -253,7 +309,12 @@ func TestHostilePass(t *testing.T) {
 					fmt.Fprintf(&out, "PANIC: %v", p)
 				}
 			}()
-			return runMain(ctx, c.args, nil, &out, &out)
+			for _, kv := range c.env {
+				k, v, _ := strings.Cut(kv, "=")
+				_ = os.Setenv(k, v)
+				defer os.Unsetenv(k)
+			}
+			return runMain(ctx, c.args, c.env, &out, &out)
 		}()
 		cancel()
 		took := time.Since(start)

@@ -118,7 +118,7 @@ func runScenario(cmd *cobra.Command, f runFlags) error {
 	if err != nil {
 		return usageError(err)
 	}
-	if err := preflight(f, sc); err != nil {
+	if err := preflight(f, sc, cmd.Flags().Changed); err != nil {
 		return err
 	}
 	if f.dryRun {
