@@ -16,6 +16,9 @@ const (
 	// AgentClockSkew shifts an agent's clock, for the tests of the clock
 	// offset measurement (cmd/sharebench agent).
 	AgentClockSkew = "SHAREBENCH_AGENT_CLOCK_SKEW"
+	// AgentToken is the token a launcher gives one agent of a sharded run
+	// (campaign/shard): it signs the agent's control messages.
+	AgentToken = "SHAREBENCH_AGENT_TOKEN"
 	// ClusterID is the KRaft cluster id handed to the local broker image's
 	// entrypoint (infra container provider; set in the container only).
 	ClusterID = "SHAREBENCH_CLUSTER_ID"
@@ -31,5 +34,5 @@ const (
 
 // Harness lists the variables above: SHAREBENCH_* names that are not
 // scenario keys and are not refused.
-var Harness = []string{Cache, KafkaImage, RequireBrokers, AgentClockSkew, ClusterID, Screenshots,
+var Harness = []string{Cache, KafkaImage, RequireBrokers, AgentClockSkew, AgentToken, ClusterID, Screenshots,
 	SaveScrape, SaveScrapeDir, InfraTestHelper}
