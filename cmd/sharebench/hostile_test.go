@@ -22,6 +22,8 @@ type hostileCase struct {
 	want        int      // exit status
 	says        string   // the console must contain this ("" = anything)
 	env         []string // NAME=VALUE set in the process environment for the case
+	// check, when set, inspects what the command wrote: "" or why not.
+	check func() string
 }
 
 const hostileSecret = "HostilePw4242"
@@ -290,6 +292,58 @@ func TestHostilePass(t *testing.T) {
 	add("advise", "--processing 1000h --rate 2 (8640 workers, within)", ExitOK, "", "advise", "--processing", "1000h", "--partitions", "4", "--rate", "2")
 	add("advise", "--rate 1e-300", ExitUsage, "--rate: must be ≥ 0.001 records/s", append(append([]string(nil), ab...), "--rate", "1e-300")...)
 
+	// Reports carry the run verdict and the expectations (issue 25.7).
+	withExpect := func(name string, outs ...runs.ExpectationOutcome) string {
+		d := campaignFolder(t, dir, name, good)
+		c, err := runs.ReadCampaign(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Expectations = outs
+		if err := runs.WriteJSON(filepath.Join(d, "campaign.json"), c); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	pageHas := func(d, file string, want []string, not []string) func() string {
+		return func() string {
+			b, err := os.ReadFile(filepath.Join(d, file))
+			if err != nil {
+				return err.Error()
+			}
+			for _, w := range want {
+				if !strings.Contains(string(b), w) {
+					return fmt.Sprintf("%s lacks %q", file, w)
+				}
+			}
+			for _, w := range not {
+				if strings.Contains(string(b), w) {
+					return fmt.Sprintf("%s holds %q", file, w)
+				}
+			}
+			return ""
+		}
+	}
+	notMet := runs.ExpectationOutcome{Name: "<script>alert(1)</script> speed-up", Claim: "share / consumer throughput.completed_per_sec ≥ 100",
+		Measured: []runs.Measured{{Run: "r01-share", Value: 1}}}
+	met := runs.ExpectationOutcome{Name: "no record lost", Claim: "all runs: audit.lost ≤ 0", Met: true,
+		Measured: []runs.Measured{{Run: "r01-share", Value: 0, Met: true}}}
+	nm := withExpect("x-notmet", met, notMet)
+	cases = append(cases, hostileCase{group: "reports", name: "report.html: a NOT MET expectation and the failed verdict", want: ExitOK,
+		args: []string{"report", nm}, check: pageHas(nm, "report.html",
+			[]string{"Run verdict: FAILED, 1 problem(s)", `<span class="notmet">NOT MET</span>`, "expectations: 1 of 2 met"}, []string{"<script>alert(1)"})})
+	cases = append(cases, hostileCase{group: "reports", name: "summary.md: the NOT MET expectation escaped", want: ExitOK,
+		args: []string{"report", nm}, check: pageHas(nm, "summary.md",
+			[]string{"**Run verdict: FAILED, 1 problem(s)", "- **NOT MET** &lt;script&gt;"}, []string{"<script>"})})
+	allMet := withExpect("x-met", met)
+	cases = append(cases, hostileCase{group: "reports", name: "report.html: every expectation met", want: ExitOK,
+		args: []string{"report", allMet}, check: pageHas(allMet, "report.html",
+			[]string{"Run verdict: passed: no record lost, every audit balanced, all 1 expectation(s) met", `<span class="met">MET</span>`}, []string{"FAILED"})})
+	intr := withExpect("x-interrupted", notMet)
+	setStatus(t, intr, "interrupted")
+	cases = append(cases, hostileCase{group: "reports", name: "report.html: interrupted campaign states no verdict", want: ExitOK,
+		args: []string{"report", intr}, check: pageHas(intr, "report.html", []string{"INCOMPLETE CAMPAIGN"}, []string{"Run verdict"})})
+
 	// Secrets on the console of failing commands.
 	add("secrets", "SHAREBENCH_RATE=token=", ExitUsage, "", "run", "--provider", "kfake", "--scenario", "smoke", "--dry-run", "--set", "rate=token="+hostileSecret)
 	add("secrets", "--thresholds file holding a secret", ExitUsage, "", "compare", "--thresholds", file("th.txt", "password="+hostileSecret+"\n"), base, base)
@@ -330,6 +384,11 @@ func TestHostilePass(t *testing.T) {
 		}
 		if took > 20*time.Second {
 			why = append(why, "took "+took.String())
+		}
+		if c.check != nil {
+			if w := c.check(); w != "" {
+				why = append(why, w)
+			}
 		}
 		outcome := "ok"
 		if len(why) > 0 {
