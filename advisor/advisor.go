@@ -67,8 +67,11 @@ const (
 // Sanity limits of the input, far beyond any Kafka cluster, that keep the
 // integer results from overflowing.
 const (
-	MaxRate     = 1e9 // records/s
-	MaxHeadroom = 10  // 1000% above the target rate
+	MaxRate = 1e9 // records/s
+	// MinRate is the smallest target: one record every 1000 s. Below it
+	// every count the plan derives rounds to nothing ("0 records/s").
+	MinRate     = 1e-3 // records/s
+	MaxHeadroom = 10   // 1000% above the target rate
 )
 
 // Names of the bound that set max.poll.records (Advice.MaxPollRecordsBound).
@@ -119,6 +122,8 @@ func (in Input) Validate() error {
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if !(in.Rate > 0) || math.IsInf(in.Rate, 0) {
 		add("--rate: must be > 0 records/s, got %s", num(in.Rate))
+	} else if in.Rate < MinRate {
+		add("--rate: must be ≥ %s records/s (one record every 1000 s), got %s", num(MinRate), num(in.Rate))
 	} else if in.Rate > MaxRate {
 		add("--rate: must be ≤ %s records/s, got %s", num(MaxRate), num(in.Rate))
 	}
@@ -261,7 +266,32 @@ func Advise(in Input) (Advice, error) {
 	a.ceiling()
 	a.verdict()
 	a.ordering(in)
+	if err := a.withinHarness(); err != nil {
+		return Advice{}, err
+	}
 	return a, nil
+}
+
+// withinHarness refuses a plan sharebench could not run or verify: more
+// workers per member, members or partitions than the harness's limits
+// (scenarios.MaxWorkersPerMember, MaxMembers, MaxPartitions), saying which
+// formula asked for it.
+func (a *Advice) withinHarness() error {
+	var errs []error
+	if a.Workers > scenarios.MaxWorkersPerMember {
+		errs = append(errs, fmt.Errorf("the plan needs %d workers per member (%s), beyond the harness's limit of %d workers per member: "+
+			"sharebench cannot run or verify it; lower --rate or --processing, or split the load over several groups",
+			a.Workers, a.Formulas["workers"], scenarios.MaxWorkersPerMember))
+	}
+	if a.Members > scenarios.MaxMembers {
+		errs = append(errs, fmt.Errorf("the plan needs %d members (%s), beyond the harness's limit of %d: sharebench cannot run or verify it",
+			a.Members, a.Formulas["members"], scenarios.MaxMembers))
+	}
+	if a.PartitionsNeeded > scenarios.MaxPartitions {
+		errs = append(errs, fmt.Errorf("the plan needs %d partitions for its record locks (%s), beyond the harness's limit of %d: "+
+			"sharebench cannot run or verify it; lower --rate or --processing", a.PartitionsNeeded, a.Formulas["partitions_needed"], scenarios.MaxPartitions))
+	}
+	return errors.Join(errs...)
 }
 
 func (a *Advice) formula(field, format string, args ...any) {

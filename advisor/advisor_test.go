@@ -479,3 +479,28 @@ func slicesContain(notes []string, sub string) bool {
 	}
 	return false
 }
+
+// A plan beyond the harness's own limits is refused, saying which limit
+// and the formula that asked for it; a rate below MinRate is refused
+// instead of planned as "0 records/s".
+func TestAdviseRefusesPlansBeyondTheHarness(t *testing.T) {
+	in := Defaults()
+	in.Partitions = 4
+	in.Processing = scenarios.Processing{Model: "constant", Time: 1000 * time.Hour}
+	// workers = ceil(rate·1.2·P / (1000·1000 members)), P = 3.6e9 ms: at
+	// 3/s ceil(1.296e7 / 1000) = 12960 > 10000; at 2/s 8640, within.
+	in.Rate = 3
+	_, err := Advise(in)
+	if err == nil || !strings.Contains(err.Error(), "the plan needs 12960 workers per member") ||
+		!strings.Contains(err.Error(), "beyond the harness's limit of 10000 workers per member") {
+		t.Errorf("1000 h at 3/s: %v, want 12960 workers refused at the limit", err)
+	}
+	in.Rate = 2
+	if a, err := Advise(in); err != nil || a.Workers != 8640 {
+		t.Errorf("1000 h at 2/s: %d workers per member, %v; want ceil(2.4·3.6e9/1e6) = 8640", a.Workers, err)
+	}
+	in.Rate = 1e-300
+	if _, err := Advise(in); err == nil || !strings.Contains(err.Error(), "--rate: must be ≥ 0.001 records/s") {
+		t.Errorf("rate 1e-300: %v, want the minimum named", err)
+	}
+}

@@ -3,7 +3,6 @@ package campaign
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,6 +35,14 @@ type AgentOptions struct {
 	// coordinator is measured: for tests only (SHAREBENCH_AGENT_CLOCK_SKEW),
 	// to check that the measured offset recovers it.
 	ClockSkew time.Duration
+	// Token is the shard's token from its launcher (shard.TokenEnv): every
+	// message the agent sends is signed with it. "" sends unsigned (a
+	// launcher that carries no tokens).
+	Token string
+	// tamper, in tests, rewrites every message before it is signed and
+	// sent: an agent that lies (speaks as another shard, claims a clock
+	// offset its pings do not allow).
+	tamper func(*shard.Msg)
 }
 
 // Agent timeouts: each wait for the coordinator is bounded, so an agent
@@ -69,12 +76,15 @@ func Agent(ctx context.Context, o AgentOptions) (err error) {
 		return fmt.Errorf("agent: %w", err)
 	}
 	defer bus.Close()
+	if o.Token != "" {
+		bus.SignWith(o.Token)
+	}
 	a := &agent{o: o, bus: bus, log: log, raw: results.NewClockOffset(int64(o.ClockSkew))}
 	defer func() {
 		if err != nil {
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer cancel()
-			_ = bus.Send(sctx, shard.Msg{Type: shard.TypeFailed, Shard: o.Shard, Error: err.Error()})
+			_ = a.send(sctx, shard.Msg{Type: shard.TypeFailed, Shard: o.Shard, Error: err.Error()})
 		}
 	}()
 	return a.run(ctx)
@@ -91,6 +101,14 @@ type agent struct {
 	conn  clientConn
 	clock *results.Clock // corrected to the coordinator's
 	rec   *results.Recorder
+}
+
+// send signs (the bus does) and sends one of the agent's messages.
+func (a *agent) send(ctx context.Context, m shard.Msg) error {
+	if a.o.tamper != nil {
+		a.o.tamper(&m)
+	}
+	return a.bus.Send(ctx, m)
 }
 
 // next waits for the next coordinator message for this shard.
@@ -115,8 +133,12 @@ func (a *agent) next(ctx context.Context, timeout time.Duration, what string) (s
 
 func (a *agent) run(ctx context.Context) error {
 	host, _ := os.Hostname()
-	if err := a.bus.Send(ctx, shard.Msg{Type: shard.TypeHello, Shard: a.o.Shard, Version: shard.ProtocolVersion,
-		ScenarioHash: a.o.ScenarioHash, PID: os.Getpid(), Host: host}); err != nil {
+	instance, err := shard.NewToken()
+	if err != nil {
+		return err
+	}
+	if err := a.send(ctx, shard.Msg{Type: shard.TypeHello, Shard: a.o.Shard, Version: shard.ProtocolVersion,
+		ScenarioHash: a.o.ScenarioHash, PID: os.Getpid(), Host: host, Instance: instance[:16]}); err != nil {
 		return err
 	}
 	m, err := a.next(ctx, agentRunTimeout, "run")
@@ -161,7 +183,7 @@ func (a *agent) measureOffset(ctx context.Context) (offset, unc int64, n int, er
 	samples := make([]results.OffsetSample, 0, pingRounds)
 	for seq := 1; seq <= pingRounds; seq++ {
 		send := a.raw.Now()
-		if err := a.bus.Send(ctx, shard.Msg{Type: shard.TypePing, Shard: a.o.Shard, Seq: seq, SendNs: send}); err != nil {
+		if err := a.send(ctx, shard.Msg{Type: shard.TypePing, Shard: a.o.Shard, Seq: seq, SendNs: send}); err != nil {
 			return 0, 0, 0, err
 		}
 		for {
@@ -205,7 +227,7 @@ func (a *agent) load(ctx context.Context, ready shard.Msg) error {
 		return &shard.Progress{Acked: c.Acked, Delivered: c.Delivered, Completed: c.Completed,
 			ProducersDone: done, Producers: prods, Members: members, Generation: generation(fl)}
 	}
-	if err := a.bus.Send(ctx, ready); err != nil {
+	if err := a.send(ctx, ready); err != nil {
 		return err
 	}
 	tick := time.NewTicker(progressEvery)
@@ -218,11 +240,11 @@ func (a *agent) load(ctx context.Context, ready shard.Msg) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case err := <-errc:
-			return fmt.Errorf("consumers stopped before the start: %w", err)
+			return consumersStopped(ctx, "before the start", err)
 		case <-deadline.C:
 			return fmt.Errorf("agent: no start from the coordinator within %v", agentStartTimeout)
 		case <-tick.C:
-			if err := a.bus.Send(ctx, shard.Msg{Type: shard.TypeProgress, Shard: a.o.Shard, Progress: progress(false)}); err != nil {
+			if err := a.send(ctx, shard.Msg{Type: shard.TypeProgress, Shard: a.o.Shard, Progress: progress(false)}); err != nil {
 				return err
 			}
 		case m := <-a.bus.Msgs():
@@ -259,10 +281,7 @@ func (a *agent) load(ctx context.Context, ready shard.Msg) error {
 			return ctx.Err()
 		case err := <-errc:
 			errc <- err
-			if err == nil {
-				err = errors.New("every member ended")
-			}
-			return fmt.Errorf("consumers stopped during the run: %w", err)
+			return consumersStopped(ctx, "during the run", err)
 		case err := <-prodc:
 			if err != nil {
 				return fmt.Errorf("producers: %w", err)
@@ -271,13 +290,13 @@ func (a *agent) load(ctx context.Context, ready shard.Msg) error {
 			t := time.NewTimer(sp.DrainTimeout + agentStopMargin)
 			defer t.Stop()
 			stopBy = t.C
-			if err := a.bus.Send(ctx, shard.Msg{Type: shard.TypeProgress, Shard: a.o.Shard, Progress: progress(true)}); err != nil {
+			if err := a.send(ctx, shard.Msg{Type: shard.TypeProgress, Shard: a.o.Shard, Progress: progress(true)}); err != nil {
 				return err
 			}
 		case <-stopBy:
 			return fmt.Errorf("agent: no stop from the coordinator within %v of the producers' end", sp.DrainTimeout+agentStopMargin)
 		case <-tick.C:
-			if err := a.bus.Send(ctx, shard.Msg{Type: shard.TypeProgress, Shard: a.o.Shard, Progress: progress(prodDone)}); err != nil {
+			if err := a.send(ctx, shard.Msg{Type: shard.TypeProgress, Shard: a.o.Shard, Progress: progress(prodDone)}); err != nil {
 				return err
 			}
 		case m := <-a.bus.Msgs():
@@ -339,5 +358,5 @@ func (a *agent) finish(ctx context.Context, stopConsumers context.CancelFunc, er
 	}
 	p.CPUSec, p.MaxRSSBytes = selfUsage()
 	fmt.Fprintf(a.log, "shard %d: done: %d acked, %d completed, %d bytes of results\n", a.o.Shard, p.Acked, p.Completed, len(data))
-	return a.bus.Send(ctx, shard.Msg{Type: shard.TypeDone, Shard: a.o.Shard, Progress: p})
+	return a.send(ctx, shard.Msg{Type: shard.TypeDone, Shard: a.o.Shard, Progress: p})
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/internal/envvars"
 )
 
 // A short share run on the real broker: the JMX exporter scrape must show
@@ -29,7 +31,7 @@ func TestBrokerMetricsShareRun(t *testing.T) {
 	// SHAREBENCH_SAVE_SCRAPE=FILE keeps a broker scrape taken while the
 	// share partitions exist (how collectors/testdata was captured).
 	saved := make(chan []byte, 1)
-	if path := os.Getenv("SHAREBENCH_SAVE_SCRAPE"); path != "" {
+	if path := os.Getenv(envvars.SaveScrape); path != "" {
 		stop := make(chan struct{})
 		defer func() {
 			close(stop)

@@ -124,7 +124,7 @@ func (s *runSetup) formGroup(ctx context.Context, consumerErr chan error, genera
 	err := poll(ctx, groupReadyTimeout, func() (bool, error) {
 		select {
 		case err := <-consumerErr:
-			return false, fmt.Errorf("consumers stopped before the group formed: %w", err)
+			return false, consumersStopped(ctx, "before the group formed", err)
 		default:
 		}
 		g, err := s.adm.snapshot(ctx, s.group, s.topic, s.share, s.spec.GroupProtocol == vocab.ProtocolConsumer)

@@ -15,6 +15,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharebench/sharebench/collectors"
+
+	"github.com/sharebench/sharebench/internal/envvars"
 )
 
 // The broker counters sharebench reads for lock expiry, on the real broker:
@@ -91,7 +93,7 @@ func TestBrokerCountsLockTimeouts(t *testing.T) {
 	if d := b.AcquisitionLockTimeouts - a.AcquisitionLockTimeouts; d != a.InFlightMessages {
 		t.Errorf("AcquisitionLockTimeoutPerSec count %v → %v: want + the %v records in flight", a.AcquisitionLockTimeouts, b.AcquisitionLockTimeouts, a.InFlightMessages)
 	}
-	if dir := os.Getenv("SHAREBENCH_SAVE_SCRAPE_DIR"); dir != "" {
+	if dir := os.Getenv(envvars.SaveScrapeDir); dir != "" {
 		for name, body := range map[string][]byte{"held.prom": rawA, "expired.prom": rawB} {
 			if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
 				t.Error(err)

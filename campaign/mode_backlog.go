@@ -82,16 +82,31 @@ func fillThenDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	return nil
 }
 
-// fill produces the backlog and waits for every acknowledgement.
+// fill produces the backlog and waits for every acknowledgement, bounded by
+// the run's drain_timeout (the dry run states it: "fill and drain each up
+// to"). A fill that outlasts its bound fails the run, naming how much of
+// the backlog was acknowledged; an interrupted fill is the interruption
+// (context.Canceled), never a short backlog handed on to the consumers.
 func fill(ctx context.Context, r *run, pcfg producer.Config) error {
 	s, rc := r.setup, r.rc
-	fmt.Fprintf(s.log, "  %s: filling a backlog of %d records\n", s.id, s.spec.BacklogRecords)
-	s.progress.phase(PhaseFill, 0, rc.rec)
-	if err := producer.Run(ctx, pcfg, rc.rec); err != nil {
-		return fmt.Errorf("producers: %w", err)
-	}
+	bound := s.spec.DrainTimeout
+	fmt.Fprintf(s.log, "  %s: filling a backlog of %d records (bounded by drain_timeout %v)\n", s.id, s.spec.BacklogRecords, bound)
+	s.progress.phase(PhaseFill, bound, rc.rec)
+	fctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	pcfg.FlushTimeout = min(flushOrDefault(pcfg.FlushTimeout), bound)
+	err := producer.Run(fctx, pcfg, rc.rec)
 	r.times.fill = float64(rc.clock.Now()-rc.start) / 1e9
 	acked := rc.rec.Counts().Acked
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case fctx.Err() != nil:
+		return fmt.Errorf("backlog fill: %d of %d records acknowledged when its bound, drain_timeout %v, passed "+
+			"(raise drain_timeout or lower backlog_records)", acked, s.spec.BacklogRecords, bound)
+	case err != nil:
+		return fmt.Errorf("producers: %w", err)
+	}
 	next := "starting the consumers"
 	if s.spec.Client == vocab.ClientJava {
 		next = "the formed group consumes them"
@@ -162,4 +177,12 @@ func formThenFill(ctx context.Context, r *run, pcfg producer.Config) error {
 	r.times.drain = rc.window.Seconds()
 	fmt.Fprintf(s.log, "  %s: drained in %.2fs (fill start, group formed on the empty topic → last completion)\n", s.id, r.times.drain)
 	return nil
+}
+
+// flushOrDefault is producer.Config.FlushTimeout with its default (30 s).
+func flushOrDefault(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 30 * time.Second
+	}
+	return d
 }

@@ -67,7 +67,7 @@ backlog_records: 300
 		t.Errorf("phases %q done %q counts %v, want %q", p.phases, p.done, p.counts, want)
 	}
 	for _, w := range []string{"run 1/2 " + r1 + "\n", "run 2/2 " + r2 + "\n", "  " + r1 + ": producing 100 records/s for 1s warm-up + 1s measurement\n",
-		"  " + r2 + ": filling a backlog of 300 records\n", "  " + r2 + ": draining the backlog (timeout 30s)\n"} {
+		"  " + r2 + ": filling a backlog of 300 records (bounded by drain_timeout 30s)\n", "  " + r2 + ": draining the backlog (timeout 30s)\n"} {
 		if !strings.Contains(log.String(), w) {
 			t.Errorf("log lacks %q:\n%s", w, log.String())
 		}

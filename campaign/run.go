@@ -323,7 +323,7 @@ func drain(ctx context.Context, ledger *results.Ledger, timeout time.Duration, c
 			return ctx.Err()
 		case err := <-consumerErr:
 			consumerErr <- err // keep it for waitConsumers
-			return fmt.Errorf("consumers stopped during drain: %w", err)
+			return consumersStopped(ctx, "during drain", err)
 		case <-tick.C:
 		}
 	}
@@ -385,4 +385,19 @@ func (c *cpuWindow) usage() results.CPUUsage {
 		return results.CPUUsage{}
 	}
 	return collectors.Usage(c.start, c.end)
+}
+
+// consumersStopped is the error of a consumer fleet that ended while the
+// run still needed it (during phase). A fleet that ended because the run
+// was interrupted is the interruption (context.Canceled, exit status 130),
+// never wrapped as a failure; a fleet that ended without an error says so
+// (fmt's %w of a nil error would print "%!w(<nil>)").
+func consumersStopped(ctx context.Context, phase string, err error) error {
+	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled)) {
+		return ctx.Err()
+	}
+	if err == nil {
+		err = errors.New("every member ended without an error")
+	}
+	return fmt.Errorf("consumers stopped %s: %w", phase, err)
 }

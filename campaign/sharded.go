@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -89,10 +91,20 @@ func (rn runner) sharded(ctx context.Context, spec scenarios.RunSpec, runID stri
 	}
 	defer bus.Close()
 	n := spec.ShardCount()
+	var tokens []string // one per shard, when the launcher hands each agent its own
+	if tc, ok := rn.shards.Launcher.(shard.TokenCarrier); ok && tc.CarriesTokens() {
+		for range n {
+			t, err := shard.NewToken()
+			if err != nil {
+				return nil, err
+			}
+			tokens = append(tokens, t)
+		}
+	}
 	fmt.Fprintf(s.log, "  %s: starting %d agents (%s)\n", runID, n, rn.shards.Launcher.Name())
 	agents, err := rn.shards.Launcher.Start(ctx, shard.AgentArgs{Bootstrap: s.cl.Bootstrap(), ControlTopic: control,
 		ResultsTopic: resultsTopic, Shards: n, ConnectionFile: rn.shards.ConnectionFile,
-		ScenarioFile: rn.shards.ScenarioFile, Campaign: runID})
+		ScenarioFile: rn.shards.ScenarioFile, Campaign: runID, Tokens: tokens})
 	if err != nil {
 		return nil, fmt.Errorf("start agents: %w", err)
 	}
@@ -103,7 +115,7 @@ func (rn runner) sharded(ctx context.Context, spec scenarios.RunSpec, runID stri
 			fmt.Fprintf(s.log, "  %s: stop agents: %v\n", runID, err)
 		}
 	}()
-	c := &coord{s: s, bus: bus, agents: agents, n: n, hash: rn.shards.scenarioHash,
+	c := &coord{s: s, bus: bus, agents: agents, n: n, hash: rn.shards.scenarioHash, tokens: tokens, pings: map[int][]pingSeen{},
 		hello: map[int]shard.Msg{}, ready: map[int]shard.Msg{}, progress: map[int]*shard.Progress{},
 		done: map[int]*shard.Progress{}, exited: map[int]bool{}, marks: map[int]map[int]results.LedgerMarks{},
 		exports: map[int][]byte{}, client: map[int][]byte{}, exitc: agents.Exited(), cleanExit: map[int]cleanExit{},
@@ -120,6 +132,12 @@ type coord struct {
 	n      int
 	hash   string
 	clock  *results.Clock // the recording's, once made (pongs read it)
+	// tokens are the shards' tokens (nil: the launcher carries none, and
+	// agents are told apart by their hello only); pings are the pings
+	// each shard sent, with the coordinator's reply time, against which
+	// its ready's clock offset is checked (checkClock).
+	tokens []string
+	pings  map[int][]pingSeen
 
 	hello, ready map[int]shard.Msg
 	progress     map[int]*shard.Progress
@@ -223,8 +241,15 @@ func (c *coord) handle(ctx context.Context, m shard.Msg) error {
 	if m.Shard >= c.n {
 		return fmt.Errorf("a message from shard %d of a run split over %d", m.Shard, c.n)
 	}
+	if c.tokens != nil && !m.SignedBy(c.tokens[m.Shard]) {
+		return c.impostor(m)
+	}
 	switch m.Type {
 	case shard.TypeHello:
+		if prev, ok := c.hello[m.Shard]; ok && prev.Instance != m.Instance {
+			return fmt.Errorf("two agents claim shard %d: %s and %s; refused (one was started twice, or an agent outside this run speaks on its control topic)",
+				m.Shard, agentName(prev), agentName(m))
+		}
 		if m.Version != shard.ProtocolVersion {
 			return fmt.Errorf("shard %d speaks control protocol %d, the coordinator %d: run the same sharebench version everywhere",
 				m.Shard, m.Version, shard.ProtocolVersion)
@@ -237,8 +262,13 @@ func (c *coord) handle(ctx context.Context, m shard.Msg) error {
 		if c.clock == nil {
 			return fmt.Errorf("shard %d pinged before its run was sent", m.Shard)
 		}
-		return c.bus.Send(ctx, shard.Msg{Type: shard.TypePong, Shard: m.Shard, Seq: m.Seq, SendNs: m.SendNs, RemoteNs: c.clock.Now()})
+		now := c.clock.Now()
+		c.pings[m.Shard] = append(c.pings[m.Shard], pingSeen{seq: m.Seq, sendNs: m.SendNs, replyNs: now})
+		return c.bus.Send(ctx, shard.Msg{Type: shard.TypePong, Shard: m.Shard, Seq: m.Seq, SendNs: m.SendNs, RemoteNs: now})
 	case shard.TypeReady:
+		if err := checkClock(m, c.pings[m.Shard]); err != nil {
+			return shardFailed(m.Shard, err.Error(), "")
+		}
 		c.ready[m.Shard] = m
 	case shard.TypeProgress:
 		c.progress[m.Shard] = m.Progress
@@ -253,6 +283,80 @@ func (c *coord) handle(ctx context.Context, m shard.Msg) error {
 		c.progress[m.Shard] = m.Progress
 	case shard.TypeFailed:
 		return shardFailed(m.Shard, m.Error, "")
+	}
+	return nil
+}
+
+// agentName is an agent as its hello names it.
+func agentName(m shard.Msg) string {
+	return fmt.Sprintf("pid %d on host %q (instance %s)", m.PID, m.Host, m.Instance)
+}
+
+// impostor is the error for a message not signed with the token of the
+// shard it names: it names the shard claimed, the sender as far as the
+// message says, and the agent that did say hello as that shard.
+func (c *coord) impostor(m shard.Msg) error {
+	sender := "an unsigned message"
+	if m.Mac != "" {
+		sender = "a message signed with another token"
+	}
+	if m.Type == shard.TypeHello {
+		sender += " from " + agentName(m)
+	}
+	genuine := "no agent has said hello as that shard yet"
+	if h, ok := c.hello[m.Shard]; ok {
+		genuine = "shard " + strconv.Itoa(m.Shard) + " is " + agentName(h)
+	}
+	return fmt.Errorf("a %s message claims to be shard %d but is not signed with the token the launcher gave shard %d: %s; %s. "+
+		"Refused: an agent speaks as another shard, or a process outside this run writes to its control topic",
+		m.Type, m.Shard, m.Shard, sender, genuine)
+}
+
+// pingSeen is one clock ping as the coordinator saw it: the agent's send
+// time (its own clock) and the coordinator's clock when it replied.
+type pingSeen struct {
+	seq             int
+	sendNs, replyNs int64
+}
+
+// clockSlackNs allows for the rounding of the agent's estimate.
+const clockSlackNs = 1000
+
+// checkClock refuses a ready whose clock offset no physical timing of
+// the shard's pings allows. With θ the coordinator's clock minus the
+// agent's: the reply to ping k came after its send, θ ≤ reply_k − send_k;
+// ping k+1 was sent after the reply to ping k arrived, θ ≥ reply_k −
+// send_{k+1}. The claimed offset ± uncertainty must meet that interval;
+// the uncertainty is ≥ 0; the pings counted were sent, in order.
+func checkClock(ready shard.Msg, pings []pingSeen) error {
+	off, unc := ready.OffsetNs, ready.UncertaintyNs
+	switch {
+	case unc < 0:
+		return fmt.Errorf("its clock offset %+d ns has a negative uncertainty (%d ns): a round trip shorter than zero", off, unc)
+	case ready.Pings < 1 || ready.Pings > len(pings):
+		return fmt.Errorf("its clock offset rests on %d pings; the coordinator answered %d", ready.Pings, len(pings))
+	}
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	for k, p := range pings {
+		hi = min(hi, p.replyNs-p.sendNs)
+		if k+1 < len(pings) {
+			next := pings[k+1]
+			if next.sendNs < p.sendNs || next.seq <= p.seq {
+				return fmt.Errorf("its ping %d was sent at %d ns, before its ping %d (%d ns): its clock ran backwards, a reply before its send",
+					next.seq, next.sendNs, p.seq, p.sendNs)
+			}
+			lo = max(lo, p.replyNs-next.sendNs)
+		}
+	}
+	if lo > hi+clockSlackNs {
+		return fmt.Errorf("its pings allow no clock offset (at least %d ns, at most %d ns): a reply before its send", lo, hi)
+	}
+	if off-unc > hi+clockSlackNs || off+unc < lo-clockSlackNs {
+		bound := fmt.Sprintf("at most %d ns", hi)
+		if lo > math.MinInt64 {
+			bound = fmt.Sprintf("between %d and %d ns", lo, hi)
+		}
+		return fmt.Errorf("its clock offset %+d ns ± %d ns is outside what its %d round trips allow (%s)", off, unc, len(pings), bound)
 	}
 	return nil
 }

@@ -19,9 +19,16 @@ type inProcess struct {
 	skewShard int
 	skew      time.Duration
 	fail      int
+	// tokens makes it a shard.TokenCarrier: each agent gets its token;
+	// tamper rewrites one shard's messages before they are signed (an
+	// agent that lies).
+	tokens bool
+	tamper map[int]func(*shard.Msg)
 }
 
 func (p inProcess) Name() string { return "in-process" }
+
+func (p inProcess) CarriesTokens() bool { return p.tokens }
 
 func (p inProcess) Start(ctx context.Context, a shard.AgentArgs) (shard.Agents, error) {
 	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -31,6 +38,10 @@ func (p inProcess) Start(ctx context.Context, a shard.AgentArgs) (shard.Agents, 
 		if i == p.skewShard {
 			o.ClockSkew = p.skew
 		}
+		if i < len(a.Tokens) {
+			o.Token = a.Tokens[i]
+		}
+		o.tamper = p.tamper[i]
 		ag.wg.Add(1)
 		go func() {
 			defer ag.wg.Done()
@@ -89,7 +100,9 @@ func TestShardedProtocolOnKfake(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	const skew = 1500 * time.Millisecond
-	m, err := shardedRun(ctx, t, inProcess{skewShard: 2, skew: skew, fail: -1}, 3)
+	// Tokens on: every message is signed and checked, and the skewed
+	// shard's offset passes the coordinator's physical bounds.
+	m, err := shardedRun(ctx, t, inProcess{skewShard: 2, skew: skew, fail: -1, tokens: true}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,10 +123,11 @@ func CheckBudget(sc *scenarios.Scenario, budget uint64) error {
 	}
 	return fmt.Errorf("%s: run %s needs about %s of memory, over the budget of %s: "+
 		"ledger %s (%d records), time series %s (%d s), histograms %s, clients %s (%d goroutines); "+
-		"lower rate, duration, backlog_records, members or workers, or raise the budget with --memory-budget",
+		"lower rate, duration, backlog_records, members or workers (the budget is half of this host's physical memory, "+
+		"MemTotal in /proc/meminfo, %s where it cannot be read: a larger host raises it; no flag does)",
 		sc.Source, worstID, FormatBytes(worst.Total), FormatBytes(budget),
 		FormatBytes(worst.LedgerBytes), worst.Records, FormatBytes(worst.SeriesBytes), worst.Seconds,
-		FormatBytes(worst.HistogramBytes), FormatBytes(worst.ClientBytes), worst.Goroutines)
+		FormatBytes(worst.HistogramBytes), FormatBytes(worst.ClientBytes), worst.Goroutines, FormatBytes(fallbackBudget))
 }
 
 // FormatBytes writes a byte count in binary units (KiB, MiB, GiB, TiB).

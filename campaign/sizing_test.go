@@ -73,6 +73,10 @@ func TestCheckBudgetRefusesHugeRuns(t *testing.T) {
 			if !strings.Contains(err.Error(), "big.yaml") {
 				t.Errorf("error does not name the file: %v", err)
 			}
+			// It names where the budget comes from, never a flag no command has.
+			if strings.Contains(err.Error(), "--memory-budget") || !strings.Contains(err.Error(), "half of this host's physical memory") {
+				t.Errorf("error misstates the budget's source: %v", err)
+			}
 		})
 	}
 	sc, err := scenarios.Builtin("smoke")

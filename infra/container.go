@@ -19,6 +19,8 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
 	tcnetwork "github.com/testcontainers/testcontainers-go/network"
+
+	"github.com/sharebench/sharebench/internal/envvars"
 )
 
 // ContainerProvider starts Apache Kafka clusters as Docker containers
@@ -247,7 +249,7 @@ func (c *containerCluster) create(ctx context.Context, n *ctrNode, kraftID strin
 		Name:           name,
 		Entrypoint:     []string{},
 		Cmd:            cmd,
-		Env:            map[string]string{"SHAREBENCH_CLUSTER_ID": kraftID},
+		Env:            map[string]string{envvars.ClusterID: kraftID},
 		Labels:         ownLabels(c.id),
 		Networks:       []string{c.network},
 		NetworkAliases: map[string][]string{c.network: {c.alias(n)}},

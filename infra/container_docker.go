@@ -14,6 +14,8 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
+
+	"github.com/sharebench/sharebench/internal/envvars"
 )
 
 // Labels on every container and network the container provider creates.
@@ -66,7 +68,7 @@ func dockerClient(ctx context.Context) (*testcontainers.DockerClient, error) {
 
 // ImageEnv names the environment variable that forces the container
 // provider's image.
-const ImageEnv = "SHAREBENCH_KAFKA_IMAGE"
+const ImageEnv = envvars.KafkaImage
 
 // ContainerImage reports whether the container provider can run brokers of
 // version here: a Docker engine answers and a broker image is usable

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/internal/testkit"
+
+	"github.com/sharebench/sharebench/internal/envvars"
 )
 
 // The integration tests below (build tag integration) start real Kafka
@@ -30,7 +32,7 @@ import (
 // later runs reuse it.
 
 // helperEnv makes the test binary act as a tiny harness (see TestMain).
-const helperEnv = "SHAREBENCH_INFRA_TEST_HELPER"
+const helperEnv = envvars.InfraTestHelper
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(helperEnv); mode != "" {

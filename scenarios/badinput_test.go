@@ -113,7 +113,7 @@ func TestBadInputNamesTheCause(t *testing.T) {
 				"raise rate or duration, or lower producers"}},
 		{"rate above the limit", "name: x\nrate: 1e8\n", nil, nil,
 			[]string{"scenario.yaml:2: rate: must be ≤ 10000000 records/s (the harness's limit), got 100000000"}},
-		{"rate .inf", "name: x\nrate: .inf\n", nil, nil, []string{"scenario.yaml:2: rate: must be > 0 records/s, got +Inf"}},
+		{"rate .inf", "name: x\nrate: .inf\n", nil, nil, []string{"scenario.yaml:2: rate: must be a finite number of records/s, ≤ 10000000 (the harness's limit), got +Inf"}},
 		{"rate .nan", "name: x\nrate: .nan\n", nil, nil, []string{"scenario.yaml:2: rate: must be > 0 records/s, got NaN"}},
 		{"rate -1e300", "name: x\nrate: -1e300\n", nil, nil, []string{"scenario.yaml:2: rate: must be > 0 records/s, got -1e+300"}},
 		{"backlog above the limit", "name: x\nload_mode: backlog\nbacklog_records: 20000000000\n", nil, nil,

@@ -7,14 +7,19 @@ import (
 	"strings"
 
 	"github.com/spf13/viper"
+
+	"github.com/sharebench/sharebench/internal/envvars"
 )
 
 // EnvPrefix starts the environment variables that override scenario keys:
 // SHAREBENCH_<KEY>, the key upper-cased with dots written as underscores
 // (SHAREBENCH_MAX_POLL_RECORDS=50, SHAREBENCH_PROCESSING_TIME=5ms,
-// SHAREBENCH_BROKER_CONFIG_GROUP_SHARE_MAX_SIZE=500). Variables with the
-// prefix that name no scenario key are left alone: they may belong to the CLI.
-const EnvPrefix = "SHAREBENCH_"
+// SHAREBENCH_BROKER_CONFIG_GROUP_SHARE_MAX_SIZE=500). A variable with the
+// prefix that names no scenario key and is none of the harness's own
+// (envvars.Harness: the cache, the broker image, the broker requirement of
+// the tests, the agents' clock skew...) is refused: a misspelt name would
+// otherwise change nothing without a word.
+const EnvPrefix = envvars.Prefix
 
 // Load reads a scenario file and returns it validated and expanded into runs.
 //
@@ -110,13 +115,38 @@ func (l *loader) applyEnv(env []string) error {
 			ok = true
 		}
 		if !ok {
-			continue
+			if slices.Contains(envvars.Harness, name) {
+				continue
+			}
+			return unknownEnv(l.src, name)
 		}
 		if err := l.override(path, raw, origin); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// unknownEnv refuses a SHAREBENCH_* variable that names neither a
+// scenario key nor a harness setting, suggesting the nearest names. Only
+// the name is quoted: the value may be a secret.
+func unknownEnv(src, name string) error {
+	valid := slices.Clone(envvars.Harness)
+	for _, k := range topLevelKeys() {
+		if !slices.Contains(fileOnlyKeys, k) {
+			valid = append(valid, EnvPrefix+strings.ToUpper(k))
+		}
+	}
+	for _, k := range processingKeys {
+		valid = append(valid, EnvPrefix+"PROCESSING_"+strings.ToUpper(k))
+	}
+	hint := suggest(name, valid)
+	if strings.HasPrefix(hint, " (valid keys") {
+		hint = " (a scenario key upper-cased, SHAREBENCH_BROKER_CONFIG_<SETTING>, SHAREBENCH_GROUP_CONFIG_<SETTING>, or one of " +
+			strings.Join(envvars.Harness, ", ") + ")"
+	}
+	return fmt.Errorf("%s: environment variable %s: names no scenario key and no sharebench setting%s; unset it or correct the name",
+		src, name, hint)
 }
 
 // envPath maps the lower-cased remainder of a SHAREBENCH_ variable to a key

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sharebench/sharebench/internal/envvars"
 )
 
 // load is LoadBytes for a test scenario named scenario.yaml.
@@ -198,8 +200,8 @@ func TestEnvOverride(t *testing.T) {
 		"SHAREBENCH_MAX_POLL_RECORDS=50",
 		"SHAREBENCH_PROCESSING_TIME=5ms",
 		"SHAREBENCH_BROKER_CONFIG_GROUP_SHARE_PARTITION_MAX_RECORD_LOCKS=500",
-		"SHAREBENCH_PROVIDER=kfake", // not a scenario key: left for the CLI
-		"SHAREBENCH_RATE=",          // empty: unset
+		"SHAREBENCH_CACHE=/tmp/cache", // a harness setting, not a scenario key: left alone
+		"SHAREBENCH_RATE=",            // empty: unset
 		"SHAREBENCH_CONSUMER_TYPE=[share]",
 	}
 	s := mustLoad(t, "name: x\nmax_poll_records: 10\nrate: 300\n", env, nil)
@@ -642,4 +644,31 @@ func TestLoadAndOpen(t *testing.T) {
 	if _, err := Load(filepath.Join(dir, "missing.yaml"), nil, nil); err == nil {
 		t.Error("Load of a missing file: want an error")
 	}
+}
+
+// A SHAREBENCH_* variable that is neither a scenario key nor one of the
+// harness's own settings (envvars.Harness) is refused, naming it (never
+// its value, which may be a secret) and the nearest valid name.
+func TestUnknownEnvRefused(t *testing.T) {
+	for _, c := range []struct{ env, want string }{
+		{"SHAREBENCH_PARTITONS=8", `environment variable SHAREBENCH_PARTITONS: names no scenario key and no sharebench setting (did you mean "SHAREBENCH_PARTITIONS"`},
+		{"SHAREBENCH_PROVIDER=kfake", "environment variable SHAREBENCH_PROVIDER: names no scenario key"},
+		{"SHAREBENCH_CAHCE=/x", `(did you mean "SHAREBENCH_CACHE"`},
+		{"SHAREBENCH_ZZZZZZZZZZZZZZZZZZZZZZZZ=token-Secret77", "one of SHAREBENCH_CACHE, SHAREBENCH_KAFKA_IMAGE"},
+	} {
+		_, err := load(t, "name: x\n", []string{c.env}, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.env, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "Secret77") {
+			t.Errorf("%s: the value is quoted: %v", c.env, err)
+		}
+	}
+	// Every harness variable, and an empty unknown one (unset), pass.
+	var env []string
+	for _, n := range envvars.Harness {
+		env = append(env, n+"=1")
+	}
+	env = append(env, "SHAREBENCH_PARTITONS=", "NOT_OURS=1")
+	mustLoad(t, "name: x\n", env, nil)
 }

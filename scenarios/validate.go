@@ -37,6 +37,14 @@ const (
 	maxBatchSize      = 1 << 30 // batch_size: 1GiB
 )
 
+// The harness's limits a plan made elsewhere (the advisor) must stay
+// within to be runnable: workers per member, members and partitions.
+const (
+	MaxWorkersPerMember = maxWorkersLimit
+	MaxMembers          = maxMembersLimit
+	MaxPartitions       = maxPartitionLimit
+)
+
 // Kafka broker settings the scenario validates, with Kafka 4.2's ranges
 // and defaults (ShareGroupConfig and GroupCoordinatorConfig).
 const (
@@ -177,6 +185,8 @@ func (r RunSpec) checkProducers(p *problems) {
 	atLeast(p, "producers", r.Producers, 1, "")
 	atMost(p, "producers", r.Producers, maxProducersLimit, "")
 	switch {
+	case math.IsInf(r.Rate, 1):
+		p.addf("rate", "must be a finite number of records/s, ≤ %d (the harness's limit), got %s", maxRateLimit, num(r.Rate))
 	case !(r.Rate > 0) || math.IsInf(r.Rate, 0):
 		p.addf("rate", "must be > 0 records/s, got %s", num(r.Rate))
 	case r.Rate > maxRateLimit:

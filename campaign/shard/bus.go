@@ -25,7 +25,12 @@ type Bus struct {
 	blobs        chan Blob
 	errs         chan error
 	done         chan struct{}
+	token        string // SignWith
 }
+
+// SignWith makes Send sign every message with token (an agent's, given by
+// its launcher: Msg.Signed). Call it before the first Send.
+func (b *Bus) SignWith(token string) { b.token = token }
 
 // NewBus connects to the run's topics (control, results) with the given
 // client options (connection settings) and starts reading them.
@@ -116,6 +121,9 @@ func (b *Bus) read(ctx context.Context) {
 // acknowledgement.
 func (b *Bus) Send(ctx context.Context, m Msg) error {
 	m.Run = b.run
+	if b.token != "" {
+		m = m.Signed(b.token)
+	}
 	v, err := m.Encode()
 	if err != nil {
 		return err

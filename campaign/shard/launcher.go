@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 	"strings"
+
+	"github.com/sharebench/sharebench/internal/envvars"
 )
 
 // AgentArgs is what every agent of a sharded campaign is started with. The
@@ -26,6 +28,22 @@ type AgentArgs struct {
 	ScenarioFile string
 	// Campaign names the campaign (labels, log lines).
 	Campaign string
+	// Tokens, when set, hold each shard's token (index: shard), drawn by
+	// the coordinator for this run. A launcher that carries them
+	// (TokenCarrier) hands shard i Tokens[i] alone, never on the command
+	// line: the agent signs its messages with it (Msg.Mac) and the
+	// coordinator refuses a message not signed by the shard it names.
+	Tokens []string
+}
+
+// TokenEnv is the variable a launcher gives an agent its token in.
+const TokenEnv = envvars.AgentToken
+
+// TokenCarrier is a Launcher that hands every agent its own token
+// (AgentArgs.Tokens). The coordinator requires signed messages only from
+// the agents of such a launcher.
+type TokenCarrier interface {
+	CarriesTokens() bool
 }
 
 // Argv is the agent's command line after the program name. shard < 0 leaves

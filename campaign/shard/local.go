@@ -27,6 +27,10 @@ type Local struct {
 // Name is "local".
 func (l *Local) Name() string { return "local" }
 
+// CarriesTokens is true: each process gets its shard's token, alone, in
+// its environment (TokenEnv).
+func (l *Local) CarriesTokens() bool { return true }
+
 // tailBytes is how much of an agent's output an exit keeps.
 const tailBytes = 4 << 10
 
@@ -45,6 +49,9 @@ func (l *Local) Start(ctx context.Context, a AgentArgs) (Agents, error) {
 	for i := range a.Shards {
 		cmd := exec.Command(l.Binary, a.Argv(i)...)
 		cmd.Env = os.Environ()
+		if i < len(a.Tokens) {
+			cmd.Env = append(cmd.Env, TokenEnv+"="+a.Tokens[i])
+		}
 		if l.ShardEnv != nil {
 			cmd.Env = append(cmd.Env, l.ShardEnv(i)...)
 		}

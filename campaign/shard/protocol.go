@@ -1,6 +1,10 @@
 package shard
 
 import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,6 +56,9 @@ type Msg struct {
 	ScenarioHash string `json:"scenario_hash,omitempty"` // hello: sha256 of --scenario, "" without
 	PID          int    `json:"pid,omitempty"`           // hello
 	Host         string `json:"host,omitempty"`          // hello
+	// Instance is a random id an agent draws at its start (hello): two
+	// agents claiming one shard differ in it even in one process.
+	Instance string `json:"instance,omitempty"`
 
 	Setup *Setup `json:"setup,omitempty"` // run
 
@@ -69,6 +76,41 @@ type Msg struct {
 
 	Progress *Progress `json:"progress,omitempty"` // progress, done
 	Error    string    `json:"error,omitempty"`    // failed
+
+	// Mac binds an agent's message to its shard: the HMAC-SHA256, keyed
+	// with the token the launcher gave that shard alone, of the message's
+	// JSON without Mac (Signed, SignedBy). Other agents read the control
+	// topic too, but cannot sign as another shard.
+	Mac string `json:"mac,omitempty"`
+}
+
+// NewToken draws a shard's token: 32 random bytes, hex.
+func NewToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("shard: token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// mac is m's HMAC under token, m.Mac left out.
+func (m Msg) mac(token string) string {
+	m.Mac = ""
+	b, _ := json.Marshal(m) // a Msg always marshals
+	h := hmac.New(sha256.New, []byte(token))
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Signed is m with its Mac under token.
+func (m Msg) Signed(token string) Msg {
+	m.Mac = m.mac(token)
+	return m
+}
+
+// SignedBy reports whether m carries a valid Mac under token.
+func (m Msg) SignedBy(token string) bool {
+	return m.Mac != "" && hmac.Equal([]byte(m.Mac), []byte(m.mac(token)))
 }
 
 // Setup is what a shard runs: the run spec as JSON (scenarios.RunSpec,

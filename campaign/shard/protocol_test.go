@@ -102,3 +102,36 @@ func TestChunksReassemble(t *testing.T) {
 		t.Fatal("chunk 7 of 1 accepted")
 	}
 }
+
+// A message signed with one shard's token verifies with it alone, and any
+// change to it (the shard it names, its offset) breaks the signature; the
+// signature survives the trip through JSON.
+func TestSignedMessages(t *testing.T) {
+	t0, _ := NewToken()
+	t1, _ := NewToken()
+	if t0 == t1 || len(t0) != 64 {
+		t.Fatalf("tokens %q %q", t0, t1)
+	}
+	m := Msg{Type: TypeReady, Run: "r", Shard: 0, OffsetNs: 12, UncertaintyNs: 3, Pings: 12}.Signed(t0)
+	b, err := m.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(b)
+	if err != nil || !got.SignedBy(t0) {
+		t.Fatalf("decoded %+v %v: not signed by its token", got, err)
+	}
+	if got.SignedBy(t1) {
+		t.Error("signed by another shard's token")
+	}
+	for name, change := range map[string]func(*Msg){"shard": func(m *Msg) { m.Shard = 1 }, "offset": func(m *Msg) { m.OffsetNs = 1e18 }} {
+		c := got
+		change(&c)
+		if c.SignedBy(t0) {
+			t.Errorf("a changed %s still verifies", name)
+		}
+	}
+	if (Msg{Type: TypeHello, Run: "r"}).SignedBy(t0) {
+		t.Error("an unsigned message verifies")
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/sharebench/sharebench/advisor"
 	"github.com/sharebench/sharebench/results/runs"
@@ -23,6 +24,7 @@ func newAdviseCmd() *cobra.Command {
 	var processing string
 	var asJSON, verify bool
 	var rf runFlags
+	var verifyOnly []string // set below, once the flags are registered
 	vopt := advisor.DefaultVerifyOptions()
 	cmd := &cobra.Command{
 		Use:   "advise",
@@ -46,6 +48,9 @@ func newAdviseCmd() *cobra.Command {
 			}
 			if len(missing) > 0 {
 				return usageError(errors.Join(missing...))
+			}
+			if err := ignoredWithoutVerify(cmd, verify, verifyOnly); err != nil {
+				return usageError(err)
 			}
 			if err := adviseFlagBounds(cmd); err != nil {
 				return usageError(err)
@@ -94,8 +99,32 @@ func newAdviseCmd() *cobra.Command {
 	f.DurationVar(&vopt.Warmup, "verify-warmup", vopt.Warmup, "--verify: warm-up of each run")
 	f.DurationVar(&vopt.Duration, "verify-duration", vopt.Duration, "--verify: measurement window of each run")
 	f.StringArrayVar(&vopt.Where, "verify-where", nil, "--verify: a constraint the measured best must meet, e.g. 'latency.completion_ms.p99<=500ms' (repeatable)")
+	before := map[string]bool{}
+	f.VisitAll(func(fl *pflag.Flag) { before[fl.Name] = true })
 	rf.register(cmd)
+	verifyOnly = []string{"verify-warmup", "verify-duration", "verify-where"}
+	f.VisitAll(func(fl *pflag.Flag) {
+		if !before[fl.Name] {
+			verifyOnly = append(verifyOnly, fl.Name)
+		}
+	})
 	return cmd
+}
+
+// ignoredWithoutVerify refuses the verify-only flags (the verify-* flags
+// and the provider flags of run) given without --verify: the plan alone
+// runs nothing, so they would change nothing.
+func ignoredWithoutVerify(cmd *cobra.Command, verify bool, verifyOnly []string) error {
+	if verify {
+		return nil
+	}
+	var errs []error
+	for _, name := range verifyOnly {
+		if cmd.Flags().Changed(name) {
+			errs = append(errs, fmt.Errorf("--%s: only advise --verify reads it (without --verify nothing runs, so it would be ignored); add --verify or drop it", name))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Bounds of advise's numeric flags: the advisor's own limits, and the
@@ -141,6 +170,11 @@ func adviseFlagBounds(cmd *cobra.Command) error {
 	duration("lock-duration", advisor.MinLockDuration, advisor.MaxLockDuration)
 	duration("poll-overhead", 0, advisePollOverMax)
 	duration("verify-warmup", 0, adviseVerifyMax)
+	if v, _ := f.GetDuration("verify-warmup"); v > 0 && v < time.Second {
+		// The verify scenario's warmup: 0 or ≥ 1 s, checked here so the
+		// error names the flag, not a line of the generated scenario.
+		errs = append(errs, fmt.Errorf("--verify-warmup: must be 0 (none) or ≥ 1s: the time series has one-second resolution, got %s", val("verify-warmup")))
+	}
 	duration("verify-duration", time.Second, adviseVerifyMax)
 	return errors.Join(errs...)
 }

@@ -16,11 +16,13 @@ import (
 	"github.com/sharebench/sharebench/campaign/shard"
 	"github.com/sharebench/sharebench/connection"
 	"github.com/sharebench/sharebench/scenarios"
+
+	"github.com/sharebench/sharebench/internal/envvars"
 )
 
 // clockSkewEnv shifts an agent's clock: for tests only, to check that the
 // measured clock offset recovers an injected one (docs/distributed-runs.md).
-const clockSkewEnv = "SHAREBENCH_AGENT_CLOCK_SKEW"
+const clockSkewEnv = envvars.AgentClockSkew
 
 func init() {
 	launchers["local"] = func(d distributeFlags) (shard.Launcher, error) {
@@ -91,6 +93,7 @@ func newAgentCmd() *cobra.Command {
 				}
 				o.ClockSkew = d
 			}
+			o.Token = os.Getenv(shard.TokenEnv)
 			fmt.Fprintf(cmd.ErrOrStderr(), "sharebench agent: shard %d of %d, run %s, control topic %s\n", idx, shards, name, control)
 			return campaign.Agent(cmd.Context(), o)
 		},

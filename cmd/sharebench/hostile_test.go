@@ -19,8 +19,11 @@ import (
 type hostileCase struct {
 	group, name string
 	args        []string
-	want        int    // exit status
-	says        string // the console must contain this ("" = anything)
+	want        int      // exit status
+	says        string   // the console must contain this ("" = anything)
+	env         []string // NAME=VALUE set in the process environment for the case
+	// check, when set, inspects what the command wrote: "" or why not.
+	check func() string
 }
 
 const hostileSecret = "HostilePw4242"
@@ -42,7 +45,10 @@ func TestHostilePass(t *testing.T) {
 	}
 	var cases []hostileCase
 	add := func(group, name string, want int, says string, args ...string) {
-		cases = append(cases, hostileCase{group, name, args, want, says})
+		cases = append(cases, hostileCase{group: group, name: name, args: args, want: want, says: says})
+	}
+	addEnv := func(group, name string, env []string, want int, says string, args ...string) {
+		cases = append(cases, hostileCase{group: group, name: name, args: args, want: want, says: says, env: env})
 	}
 
 	// Scenario files: every bad one is exit 2 naming the file (dry run).
@@ -234,6 +240,110 @@ func TestHostilePass(t *testing.T) {
 	add("advise", "valid plan", ExitOK, "", append(append([]string(nil), ab...), "--rate", "100")...)
 	add("advise", "missing required", ExitUsage, "", "advise")
 
+	// Flags that would be ignored, and advise's own limits (issue 25.6).
+	for _, c := range []struct {
+		name  string
+		extra []string
+		says  string
+	}{
+		{"--distribute local, one shard", []string{"--distribute", "local"}, "--distribute: no run of scenario smoke is sharded"},
+		{"--distribute k8s, one shard", []string{"--distribute", "k8s"}, "would be ignored"},
+		{"--distribute banana", []string{"--distribute", "banana"}, `--distribute "banana": expected one of`},
+		{"--image, one shard", []string{"--image", "i:v"}, "--image: no run of scenario smoke is sharded"},
+		{"--namespace, one shard", []string{"--namespace", "ns"}, "--namespace: no run"},
+		{"--agent-binary, one shard", []string{"--agent-binary", "/bin/true"}, "--agent-binary: no run"},
+		{"--shards 2 --image with local agents", []string{"--shards", "2", "--image", "i:v"}, "--image: only --distribute k8s reads it"},
+		{"--shards 2 --kube-context with local agents", []string{"--shards", "2", "--kube-context", "c"}, "only --distribute k8s"},
+		{"--shards 2 --distribute k8s --agent-binary", []string{"--shards", "2", "--distribute", "k8s", "--agent-binary", "/bin/true", "--image", "i:v"}, "--agent-binary: only --distribute local"},
+	} {
+		add("CLI", "run "+c.name, ExitUsage, c.says, append(append([]string(nil), smoke...), c.extra...)...)
+	}
+	add("CLI", "run --shards 2 (local agents) dry run", ExitOK, "", append(append([]string(nil), smoke...), "--shards", "2")...)
+	for _, c := range []struct {
+		env  string
+		want int
+		says string
+	}{
+		{"SHAREBENCH_PARTITONS=8", ExitUsage, `did you mean "SHAREBENCH_PARTITIONS"`},
+		{"SHAREBENCH_PROVIDER=kfake", ExitUsage, "SHAREBENCH_PROVIDER: names no scenario key"},
+		{"SHAREBENCH_X_TOKEN=" + hostileSecret, ExitUsage, "SHAREBENCH_X_TOKEN"},
+		{"SHAREBENCH_RATE=.inf", ExitUsage, "must be a finite number of records/s"},
+		{"SHAREBENCH_PARTITIONS=8", ExitOK, ""},
+		{"SHAREBENCH_CACHE=" + filepath.Join(dir, "cache"), ExitOK, ""},
+		{"SHAREBENCH_PARTITONS=", ExitOK, ""}, // empty: unset
+	} {
+		addEnv("CLI", "env "+c.env, []string{c.env}, c.want, c.says, smoke...)
+	}
+	add("scenario file", "rate .inf says finite", ExitUsage, "must be a finite number of records/s", "run", "--provider", "kfake", "--dry-run",
+		"--scenario", file("sc/rate_inf2.yaml", "name: t\nrate: .inf\n"))
+	add("scenario file", "over the memory budget", ExitUsage, "half of this host's physical memory", "run", "--provider", "kfake", "--dry-run",
+		"--scenario", file("sc/budget.yaml", "name: t\nrate: 5000000\nduration: 100h\n"))
+	for _, a := range [][]string{
+		{"--rate", "10", "--verify-duration", "10s"}, {"--rate", "10", "--verify-warmup", "5s"},
+		{"--rate", "10", "--verify-where", "latency.completion_ms.p99<=500ms"}, {"--rate", "10", "--set", "members=2"},
+		{"--rate", "10", "--provider", "kfake"}, {"--rate", "10", "--results", dir},
+	} {
+		add("advise", strings.Join(a, " ")+" without --verify", ExitUsage, "only advise --verify reads it", append(append([]string(nil), ab...), a...)...)
+	}
+	add("advise", "--verify --verify-warmup 500ms", ExitUsage, "--verify-warmup: must be 0 (none) or ≥ 1s",
+		append(append([]string(nil), ab...), "--rate", "10", "--verify", "--provider", "kfake", "--verify-warmup", "500ms")...)
+	add("advise", "--processing 1000h --rate 3", ExitUsage, "beyond the harness's limit of 10000 workers per member",
+		"advise", "--processing", "1000h", "--partitions", "4", "--rate", "3")
+	add("advise", "--processing 1000h --rate 2 (8640 workers, within)", ExitOK, "", "advise", "--processing", "1000h", "--partitions", "4", "--rate", "2")
+	add("advise", "--rate 1e-300", ExitUsage, "--rate: must be ≥ 0.001 records/s", append(append([]string(nil), ab...), "--rate", "1e-300")...)
+
+	// Reports carry the run verdict and the expectations (issue 25.7).
+	withExpect := func(name string, outs ...runs.ExpectationOutcome) string {
+		d := campaignFolder(t, dir, name, good)
+		c, err := runs.ReadCampaign(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Expectations = outs
+		if err := runs.WriteJSON(filepath.Join(d, "campaign.json"), c); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	pageHas := func(d, file string, want []string, not []string) func() string {
+		return func() string {
+			b, err := os.ReadFile(filepath.Join(d, file))
+			if err != nil {
+				return err.Error()
+			}
+			for _, w := range want {
+				if !strings.Contains(string(b), w) {
+					return fmt.Sprintf("%s lacks %q", file, w)
+				}
+			}
+			for _, w := range not {
+				if strings.Contains(string(b), w) {
+					return fmt.Sprintf("%s holds %q", file, w)
+				}
+			}
+			return ""
+		}
+	}
+	notMet := runs.ExpectationOutcome{Name: "<script>alert(1)</script> speed-up", Claim: "share / consumer throughput.completed_per_sec ≥ 100",
+		Measured: []runs.Measured{{Run: "r01-share", Value: 1}}}
+	met := runs.ExpectationOutcome{Name: "no record lost", Claim: "all runs: audit.lost ≤ 0", Met: true,
+		Measured: []runs.Measured{{Run: "r01-share", Value: 0, Met: true}}}
+	nm := withExpect("x-notmet", met, notMet)
+	cases = append(cases, hostileCase{group: "reports", name: "report.html: a NOT MET expectation and the failed verdict", want: ExitOK,
+		args: []string{"report", nm}, check: pageHas(nm, "report.html",
+			[]string{"Run verdict: FAILED, 1 problem(s)", `<span class="notmet">NOT MET</span>`, "expectations: 1 of 2 met"}, []string{"<script>alert(1)"})})
+	cases = append(cases, hostileCase{group: "reports", name: "summary.md: the NOT MET expectation escaped", want: ExitOK,
+		args: []string{"report", nm}, check: pageHas(nm, "summary.md",
+			[]string{"**Run verdict: FAILED, 1 problem(s)", "- **NOT MET** &lt;script&gt;"}, []string{"<script>"})})
+	allMet := withExpect("x-met", met)
+	cases = append(cases, hostileCase{group: "reports", name: "report.html: every expectation met", want: ExitOK,
+		args: []string{"report", allMet}, check: pageHas(allMet, "report.html",
+			[]string{"Run verdict: passed: no record lost, every audit balanced, all 1 expectation(s) met", `<span class="met">MET</span>`}, []string{"FAILED"})})
+	intr := withExpect("x-interrupted", notMet)
+	setStatus(t, intr, "interrupted")
+	cases = append(cases, hostileCase{group: "reports", name: "report.html: interrupted campaign states no verdict", want: ExitOK,
+		args: []string{"report", intr}, check: pageHas(intr, "report.html", []string{"INCOMPLETE CAMPAIGN"}, []string{"Run verdict"})})
+
 	// Secrets on the console of failing commands.
 	add("secrets", "SHAREBENCH_RATE=token=", ExitUsage, "", "run", "--provider", "kfake", "--scenario", "smoke", "--dry-run", "--set", "rate=token="+hostileSecret)
 	add("secrets", "--thresholds file holding a secret", ExitUsage, "", "compare", "--thresholds", file("th.txt", "password="+hostileSecret+"\n"), base, base)
@@ -253,7 +363,12 @@ func TestHostilePass(t *testing.T) {
 					fmt.Fprintf(&out, "PANIC: %v", p)
 				}
 			}()
-			return runMain(ctx, c.args, nil, &out, &out)
+			for _, kv := range c.env {
+				k, v, _ := strings.Cut(kv, "=")
+				_ = os.Setenv(k, v)
+				defer os.Unsetenv(k)
+			}
+			return runMain(ctx, c.args, c.env, &out, &out)
 		}()
 		cancel()
 		took := time.Since(start)
@@ -269,6 +384,11 @@ func TestHostilePass(t *testing.T) {
 		}
 		if took > 20*time.Second {
 			why = append(why, "took "+took.String())
+		}
+		if c.check != nil {
+			if w := c.check(); w != "" {
+				why = append(why, w)
+			}
 		}
 		outcome := "ok"
 		if len(why) > 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -19,10 +20,12 @@ var kfakeCannot = []string{"broker_kill", "broker_restart", "broker_pause", "bro
 // preflight is the checks run makes before starting anything, shared by
 // --dry-run and the run (one check path): the provider's name, the
 // metrics address, the flags that only mean something with another
-// provider, and the events the provider cannot do. Every failure is a
-// usage error (exit status 2).
-func preflight(f runFlags, sc *scenarios.Scenario) error {
+// provider, the distribute flags that no sharded run would use, and the
+// events the provider cannot do. changed reports whether the user gave a
+// flag. Every failure is a usage error (exit status 2).
+func preflight(f runFlags, sc *scenarios.Scenario, changed func(flag string) bool) error {
 	var errs []string
+	errs = append(errs, distributePreflight(f.dist, sc, changed)...)
 	if !slices.Contains(providers, f.provider) {
 		errs = append(errs, fmt.Sprintf("--provider %q: unknown; expected one of %s", f.provider, strings.Join(providers, ", ")))
 	}
@@ -54,4 +57,43 @@ func preflight(f runFlags, sc *scenarios.Scenario) error {
 		return usageError(fmt.Errorf("%s", strings.Join(errs, "\n  ")))
 	}
 	return nil
+}
+
+// k8sOnlyFlags are the distribute flags only --distribute k8s reads.
+var k8sOnlyFlags = []string{"image", "namespace", "kubeconfig", "kube-context"}
+
+// distributePreflight refuses distribute flags that would change nothing:
+// --distribute and the agent flags when no run of the scenario is sharded
+// (every run in this process), the Kubernetes flags with local agents and
+// --agent-binary with Kubernetes ones; and an unknown --distribute.
+func distributePreflight(d distributeFlags, sc *scenarios.Scenario, changed func(string) bool) []string {
+	sharded := false
+	if sc != nil {
+		for _, r := range sc.Runs {
+			sharded = sharded || r.ShardCount() > 1
+		}
+	}
+	var errs []string
+	if _, ok := launchers[d.Distribute]; !ok {
+		names := slices.Sorted(maps.Keys(launchers))
+		errs = append(errs, fmt.Sprintf("--distribute %q: expected one of %s", d.Distribute, strings.Join(names, ", ")))
+	}
+	if !sharded && sc != nil {
+		for _, name := range append([]string{"distribute", "agent-binary"}, k8sOnlyFlags...) {
+			if changed(name) {
+				errs = append(errs, fmt.Sprintf("--%s: no run of scenario %s is sharded (shards: 1 and no --shards), so every run is in this process "+
+					"and --%s would be ignored; add --shards N (N ≥ 2) or drop it", name, sc.Name, name))
+			}
+		}
+		return errs
+	}
+	for _, name := range k8sOnlyFlags {
+		if changed(name) && d.Distribute != "k8s" {
+			errs = append(errs, fmt.Sprintf("--%s: only --distribute k8s reads it; with --distribute %s it would be ignored", name, d.Distribute))
+		}
+	}
+	if changed("agent-binary") && d.Distribute == "k8s" {
+		errs = append(errs, "--agent-binary: only --distribute local starts a binary; k8s agents run the image (--image)")
+	}
+	return errs
 }

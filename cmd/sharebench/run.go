@@ -118,7 +118,7 @@ func runScenario(cmd *cobra.Command, f runFlags) error {
 	if err != nil {
 		return usageError(err)
 	}
-	if err := preflight(f, sc); err != nil {
+	if err := preflight(f, sc, cmd.Flags().Changed); err != nil {
 		return err
 	}
 	if f.dryRun {
@@ -145,11 +145,7 @@ func runScenario(cmd *cobra.Command, f runFlags) error {
 // a run that lost records or whose audit does not balance, an expectation
 // NOT MET. Validity flags other than these only warn.
 func verdictProblems(res *campaign.Result) []string {
-	var out []string
-	for _, r := range res.Runs {
-		out = append(out, runs.Problems(r, nil)...)
-	}
-	return append(out, runs.ExpectationProblems(res.Expectations)...)
+	return runs.VerdictProblems(res.Runs, res.Expectations)
 }
 
 // dryRun prints what run would do: every run with its settings, its

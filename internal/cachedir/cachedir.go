@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"github.com/sharebench/sharebench/internal/envvars"
 )
 
 // Root returns the directory where sharebench caches downloads:
@@ -13,7 +15,7 @@ import (
 func Root() (string, error) { return root(os.Getenv, os.UserHomeDir) }
 
 func root(getenv func(string) string, home func() (string, error)) (string, error) {
-	if d := getenv("SHAREBENCH_CACHE"); d != "" {
+	if d := getenv(envvars.Cache); d != "" {
 		return filepath.Abs(d)
 	}
 	if d := getenv("XDG_CACHE_HOME"); d != "" && filepath.IsAbs(d) {

@@ -10,12 +10,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sharebench/sharebench/internal/envvars"
 )
 
 // RequireEnv names the environment variable that turns a missing Java or
 // Maven from a skip into a failure. .ci/run sets it: on this project's
 // machines the process-provider tests must run, never skip.
-const RequireEnv = "SHAREBENCH_REQUIRE_BROKERS"
+const RequireEnv = envvars.RequireBrokers
 
 // Required reports whether RequireEnv is set to 1 (or true).
 func Required() bool {

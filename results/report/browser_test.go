@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/sharebench/sharebench/internal/testkit"
+
+	"github.com/sharebench/sharebench/internal/envvars"
 )
 
 // needChromium returns Debian's chromium (.ci/run installs it). Without
@@ -101,7 +103,7 @@ func checkInBrowser(t *testing.T, browser, page string) []renderedFigure {
 		t.Logf("chart %s (%s): %d points, hover %s", f.id, f.kind, f.points, f.hover)
 	}
 
-	shots := os.Getenv("SHAREBENCH_SCREENSHOTS")
+	shots := os.Getenv(envvars.Screenshots)
 	if shots == "" {
 		shots = t.TempDir()
 	} else if err := os.MkdirAll(shots, 0o755); err != nil {

@@ -13,13 +13,7 @@ func writeExpectations(w io.Writer, outs []runs.ExpectationOutcome) {
 	if len(outs) == 0 {
 		return
 	}
-	met := 0
-	for _, o := range outs {
-		if o.Met {
-			met++
-		}
-	}
-	fmt.Fprintf(w, "\nexpectations: %d of %d met\n", met, len(outs))
+	fmt.Fprintf(w, "\n%s\n", expectationsHeadline(outs))
 	for _, o := range outs {
 		fmt.Fprintf(w, "  %-8s %s\n", o.Status(), o.Line())
 	}
@@ -32,12 +26,43 @@ func writeMarkdownExpectations(w io.Writer, outs []runs.ExpectationOutcome) {
 	}
 	fmt.Fprintln(w, "## Expectations")
 	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%s.\n\n", mdText(expectationsHeadline(outs)))
 	for _, o := range outs {
 		status := "**MET**"
 		if !o.Met {
 			status = "**NOT MET**"
 		}
-		fmt.Fprintf(w, "- %s %s\n", status, o.Line())
+		fmt.Fprintf(w, "- %s %s\n", status, mdText(o.Line()))
 	}
 	fmt.Fprintln(w)
+}
+
+// runVerdict is the campaign's run verdict in words (what sharebench run
+// decides its exit status by: runs.VerdictProblems), for summary.md and
+// report.html; "" for a campaign that did not complete (its banner says
+// so, and its expectations were not evaluated) or has no runs.
+func runVerdict(camp runs.Campaign, recs []runs.Record) (headline string, problems []string) {
+	if len(recs) == 0 || camp.Incomplete() != "" {
+		return "", nil
+	}
+	problems = runs.VerdictProblems(recs, camp.Expectations)
+	if len(problems) > 0 {
+		return fmt.Sprintf("Run verdict: FAILED, %d problem(s) (sharebench run exits 3 on them; --no-fail exits 0)", len(problems)), problems
+	}
+	exp := "no expectations declared"
+	if n := len(camp.Expectations); n > 0 {
+		exp = fmt.Sprintf("all %d expectation(s) met", n)
+	}
+	return fmt.Sprintf("Run verdict: passed: no record lost, every audit balanced, %s", exp), nil
+}
+
+// expectationsHeadline is "expectations: 1 of 2 met".
+func expectationsHeadline(outs []runs.ExpectationOutcome) string {
+	met := 0
+	for _, o := range outs {
+		if o.Met {
+			met++
+		}
+	}
+	return fmt.Sprintf("expectations: %d of %d met", met, len(outs))
 }

@@ -47,3 +47,61 @@ func TestExpectationsRendered(t *testing.T) {
 		t.Errorf("no expectations printed %q", none.String())
 	}
 }
+
+// report.html carries the run verdict and the expectations as summary.md
+// does: a NOT MET claim (exit status 3) is on the page a reviewer opens,
+// with the problem named; a passing campaign says it passed; names are
+// escaped; an incomplete campaign states no verdict.
+func TestHTMLCarriesExpectationsAndVerdict(t *testing.T) {
+	outs := []runs.ExpectationOutcome{
+		{Name: "no record lost", Claim: "all runs: audit.lost ≤ 0", Met: true,
+			Measured: []runs.Measured{{Run: "r01-consumer", Value: 0, Met: true}}},
+		{Name: "<script>alert(1)</script> speed-up", Claim: "share / consumer throughput.completed_per_sec ≥ 100", Met: false,
+			Measured: []runs.Measured{{Run: "r02-share/r01-consumer", Value: 2.5}}},
+	}
+	recs := []runs.Record{runstest.Run("r01-consumer", "consumer", 0, 380, 4e4), runstest.Run("r02-share", "share", 0, 950, 2e4)}
+	render := func(camp runs.Campaign) (page, md string) {
+		var h, m bytes.Buffer
+		if err := HTML("", camp, recs)(&h); err != nil {
+			t.Fatal(err)
+		}
+		if err := Markdown(camp, recs)(&m); err != nil {
+			t.Fatal(err)
+		}
+		return h.String(), m.String()
+	}
+	page, md := render(runs.Campaign{Name: "fixture", Status: runs.StatusComplete, Expectations: outs})
+	for _, w := range []string{
+		`<div class="run-verdict failed" id="run-verdict">Run verdict: FAILED, 1 problem(s) (sharebench run exits 3 on them; --no-fail exits 0)`,
+		`<li>expectation &#34;&lt;script&gt;alert(1)&lt;/script&gt; speed-up&#34; NOT MET (share / consumer throughput.completed_per_sec ≥ 100): r02-share/r01-consumer measured 2.5</li>`,
+		`<h2 id="expectations">Expectations</h2>`, "<p>expectations: 1 of 2 met</p>",
+		`<span class="met">MET</span> no record lost: all runs: audit.lost ≤ 0: measured r01-consumer 0`,
+		`<span class="notmet">NOT MET</span> &lt;script&gt;alert(1)&lt;/script&gt; speed-up: share / consumer throughput.completed_per_sec ≥ 100: measured r02-share/r01-consumer 2.5 ✗`,
+	} {
+		if !strings.Contains(page, w) {
+			t.Errorf("report.html lacks %q", w)
+		}
+	}
+	if strings.Contains(page, "<script>alert(1)") {
+		t.Error("report.html holds the raw <script> of an expectation name")
+	}
+	for _, w := range []string{"**Run verdict: FAILED, 1 problem(s)", "expectations: 1 of 2 met.", "- **NOT MET** &lt;script&gt;alert(1)&lt;/script&gt; speed-up"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("summary.md lacks %q:\n%s", w, md)
+		}
+	}
+
+	page, md = render(runs.Campaign{Name: "fixture", Status: runs.StatusComplete, Expectations: outs[:1]})
+	want := "Run verdict: passed: no record lost, every audit balanced, all 1 expectation(s) met"
+	if !strings.Contains(page, `<div class="run-verdict" id="run-verdict">`+want) || !strings.Contains(md, "**"+want+"**") {
+		t.Errorf("a passing campaign does not say %q", want)
+	}
+	if strings.Contains(page, "FAILED") {
+		t.Error("a passing campaign's page says FAILED")
+	}
+
+	page, md = render(runs.Campaign{Name: "fixture", Status: runs.StatusInterrupted, Expectations: outs})
+	if strings.Contains(page, "Run verdict") || strings.Contains(md, "Run verdict") {
+		t.Error("an interrupted campaign states a run verdict")
+	}
+}

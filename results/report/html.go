@@ -33,14 +33,23 @@ var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#
 type htmlReport struct {
 	Title, Question, Environment string
 	NotKafka, Verdicts           []string
-	Header                       []string   // side-by-side: run ids
-	Rows                         [][]string // side-by-side: label, one cell per run
-	Completion                   *chart     // completion percentiles of every run
-	Sweeps                       []sweepSection
-	Recommendations              []runs.Recommendation
-	MaxRate                      []htmlMaxRate
-	Runs                         []htmlRun
-	Page                         chartPage // the chart library, the page script and every chart's data
+	// RunVerdict and VerdictProblems are the run verdict (runVerdict), as
+	// summary.md states it; Failed styles it.
+	RunVerdict      string
+	VerdictProblems []string
+	Failed          bool
+	// ExpectationsHeadline and Expectations are the scenario's expect:
+	// outcomes, MET or NOT MET, as summary.md lists them.
+	ExpectationsHeadline string
+	Expectations         []htmlExpectation
+	Header               []string   // side-by-side: run ids
+	Rows                 [][]string // side-by-side: label, one cell per run
+	Completion           *chart     // completion percentiles of every run
+	Sweeps               []sweepSection
+	Recommendations      []runs.Recommendation
+	MaxRate              []htmlMaxRate
+	Runs                 []htmlRun
+	Page                 chartPage // the chart library, the page script and every chart's data
 }
 
 type htmlRun struct {
@@ -56,6 +65,12 @@ type htmlRun struct {
 	Spec, Env      string
 	Events         [][]string // the events table, one row per event (eventHeader)
 	Notes          []string   // files that could not be read
+}
+
+// htmlExpectation is one expectation's line on the page.
+type htmlExpectation struct {
+	Status, Line string
+	Met          bool
 }
 
 // svgBar is a horizontal bar segment, in pixels.
@@ -81,6 +96,14 @@ func writeHTML(w io.Writer, dir string, camp runs.Campaign, recs []runs.Record) 
 		rep.Verdicts = append(rep.Verdicts, p.Verdict())
 	}
 	rep.Verdicts = append(rep.Verdicts, brokerCostLines(recs)...) // the broker cost beside the throughput verdicts
+	rep.RunVerdict, rep.VerdictProblems = runVerdict(camp, recs)
+	rep.Failed = len(rep.VerdictProblems) > 0
+	if len(camp.Expectations) > 0 {
+		rep.ExpectationsHeadline = expectationsHeadline(camp.Expectations)
+	}
+	for _, o := range camp.Expectations {
+		rep.Expectations = append(rep.Expectations, htmlExpectation{Status: o.Status(), Line: o.Line(), Met: o.Met})
+	}
 	rep.Header, rep.Rows = sideBySideCells(recs)
 	rep.Sweeps = sweepSections(recs)
 	rep.Recommendations = camp.Recommendations

@@ -44,6 +44,15 @@ func writeMarkdown(w io.Writer, camp runs.Campaign, recs []runs.Record) error {
 		}
 		fmt.Fprintln(bw)
 	}
+	if head, problems := runVerdict(camp, recs); head != "" {
+		fmt.Fprintf(bw, "**%s**\n\n", mdText(head))
+		for _, p := range problems {
+			fmt.Fprintf(bw, "- %s\n", mdText(p))
+		}
+		if len(problems) > 0 {
+			fmt.Fprintln(bw)
+		}
+	}
 	writeMarkdownExpectations(bw, camp.Expectations)
 	writeMarkdownMaxRate(bw, recs)
 	writeMarkdownRecommendations(bw, camp.Recommendations)

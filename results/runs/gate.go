@@ -67,6 +67,19 @@ func Problems(r Record, deny []Code) []string {
 	return out
 }
 
+// VerdictProblems are the reasons a finished campaign fails its run
+// verdict (sharebench run exits 3): a run that lost records, whose audit
+// does not balance or whose record is inconsistent, and every expectation
+// NOT MET. None: the verdict passed. The console, summary.md and
+// report.html state the same list.
+func VerdictProblems(recs []Record, exps []ExpectationOutcome) []string {
+	var out []string
+	for _, r := range recs {
+		out = append(out, Problems(r, nil)...)
+	}
+	return append(out, ExpectationProblems(exps)...)
+}
+
 // ExpectationProblems names every expectation NOT MET, with the runs (or
 // pairs) that missed it and their values, or the reason when none was
 // measured.
