@@ -188,6 +188,20 @@ type fleet struct {
 	fired    []runs.Event
 	drainErr error
 	errs     []string
+	// clientExit is how the consumer client process ended, when it has a
+	// flag of its own (client_close_timeout, client_killed).
+	clientExit *runs.ClientExit
+}
+
+// noteConsumerErr keeps the consumers' end: a client process that did not
+// close within the close timeout or was killed from outside gets its own
+// flag (consumers.RunnerExit), anything else is one of the run's errors.
+func (f *fleet) noteConsumerErr(err error) {
+	if x, ok := consumers.AsRunnerExit(err); ok {
+		f.clientExit = &runs.ClientExit{Killed: !x.CloseTimeoutExceeded(), Message: x.Error()}
+		return
+	}
+	f.errs = append(f.errs, err.Error())
 }
 
 // phaseTimes are the phase lengths a run measures itself, in seconds.
@@ -271,7 +285,7 @@ func drainThenStop(ctx context.Context, s *runSetup, rc *recording, f *fleet, st
 	drainSec := time.Since(producedAt).Seconds()
 	stopConsumers()
 	if cerr := waitConsumers(f.errc, f.drainErr); cerr != nil {
-		f.errs = append(f.errs, cerr.Error())
+		f.noteConsumerErr(cerr)
 	}
 	rc.lag.Stop()
 	rc.scraper.Stop() // a final scrape: the consumers' last acknowledgements are in

@@ -66,6 +66,10 @@ func (c Config) validateClient() error {
 		return fmt.Errorf("consumers: client java does not renew locks yet (renew auto): the Java client hands a renewed record " +
 			"back in a later poll, and the runner's blocking loop does not poll while it holds a batch")
 	}
+	if c.Fetch.Prefetch != nil {
+		return fmt.Errorf("consumers: client java has no prefetch setting (KafkaShareConsumer and KafkaConsumer fetch ahead " +
+			"or not by their own design): use prefetch auto or client franz-go")
+	}
 	if c.KafkaVersion == "" {
 		return fmt.Errorf("consumers: client java needs the Kafka version (kafka-clients to build against)")
 	}

@@ -118,6 +118,7 @@ func (m *member) run(ctx context.Context) error {
 		return err
 	}
 	m.cl = cl
+	m.rec.SetClientSettings(m.franzGoSettings(cl))
 	m.fetches.watchLeaders(ctx, cl, m.c.Topic)
 	defer m.close()
 	if m.hold != nil {

@@ -27,6 +27,8 @@ type Recorder struct {
 	window atomic.Pointer[Window]
 	// clientClock is the Java runner's clock alignment (client.go).
 	clientClock atomic.Pointer[ClientClock]
+	// clientSettings are the consumer client's resolved settings (client.go).
+	clientSettings atomic.Pointer[ClientSettings]
 	Ledger      *Ledger
 	Series      *Series
 
