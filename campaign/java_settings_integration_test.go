@@ -3,6 +3,7 @@
 package campaign
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 	"time"
@@ -17,7 +18,8 @@ import (
 // it (franz-go's OptValue; the Java client's ShareFetchConfig). For
 // franz-go the broker's behaviour confirms it independently: its empty
 // ShareFetches (held by the broker for records that never came) take
-// ≈ 100 ms, not the 500 ms default. The offered rate is low (6 records/s on
+// 100 ms and more on a loaded host (135 and 427 ms measured), below the
+// 500 ms that the default would make each of them last. The offered rate is low (6 records/s on
 // 2 partitions) so that many fetches come back empty.
 func TestClientSweepRunsTheSameFetchWait(t *testing.T) {
 	needJavaClient(t)
@@ -46,13 +48,26 @@ broker_heap: 768m
 		t.Fatalf("%d runs, want one per client", len(sc.Runs))
 	}
 	for i, s := range sc.Runs {
-		r := runSpec(t, s, "fw-"+string(s.Client))
+		// RunOne, not runSpec: the gauge checks are not what this test is
+		// about, and a loaded host misses broker CPU readings.
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		m, err := RunOne(ctx, needKafka(t), s, "fw-"+string(s.Client), testLog(t))
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: %v", s.Client, err)
+		}
+		r := m.Record
+		if !r.Audit.Balanced || r.Audit.CompletedOnce != r.Audit.Produced || len(r.Errors) > 0 {
+			t.Errorf("%s: audit %+v errors %v: want every record completed once", s.Client, r.Audit, r.Errors)
+		}
 		b, err := json.Marshal(r)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var doc struct {
-			Spec   struct{ FetchMaxWait time.Duration `json:"fetch_max_wait"` } `json:"spec"`
+			Spec struct {
+				FetchMaxWait time.Duration `json:"fetch_max_wait"`
+			} `json:"spec"`
 			Client struct {
 				Name     string `json:"name"`
 				Settings *struct {
@@ -87,8 +102,12 @@ broker_heap: 768m
 				t.Logf("franz-go ShareFetch on broker %d: %d requests, empty share %.2f, empty mean %.1f ms", f.Broker, f.Count, f.EmptyShare, f.EmptyMeanMs)
 			}
 		}
-		if empty == 0 || emptyMs < 90 || emptyMs > 300 {
-			t.Errorf("franz-go empty ShareFetches: share %.2f, mean %.1f ms: want some, each held ≈ 100 ms (the default would hold 500 ms)",
+		// The broker answers an empty fetch once fetch.max.wait has passed
+		// (later on a loaded host, never earlier): at the 500 ms default no
+		// empty fetch could take less than 500 ms, so a mean below it shows
+		// the client asked for less.
+		if empty == 0 || emptyMs < 90 || emptyMs >= 500 {
+			t.Errorf("franz-go empty ShareFetches: share %.2f, mean %.1f ms: want some, held ≥ 100 ms and below the 500 ms default",
 				empty, emptyMs)
 		}
 	}

@@ -62,7 +62,7 @@ func (e *RunnerExit) Error() string {
 	}
 }
 
-// CloseTimeout reports whether the runner failed to close within the close
+// CloseTimeoutExceeded reports whether the runner failed to close within the close
 // timeout (the flag client_close_timeout), as opposed to killed from
 // outside (client_killed).
 func (e *RunnerExit) CloseTimeoutExceeded() bool { return e.Reason != ExitKilled }

@@ -24,7 +24,8 @@ func TestFlagCodesCoverCheck(t *testing.T) {
 		ClientExit: &ClientExit{Message: "members did not close"}, Errors: []string{"boom"},
 	})
 	killed := Check(ValidityInput{IsKafka: true, Audit: results.Audit{Balanced: true}, ClientExit: &ClientExit{Killed: true, Message: "killed"}})
-	v.Flag(&killed.Flags[0]) // one client exit per run: the other kind
+	// One client exit per run: the other kind from a second Check.
+	v.Flag(&killed.Flags[0])
 	v.Flag((&GroupInfo{Requested: "consumer", Protocol: "classic", Fallback: true}).FallbackFlag()) // raised beside Check
 	v.Flag(DeadLetterFlag(results.Audit{Archived: 2, DeadLetterAudit: results.ReconcileDeadLetters(results.NewLedger(1, 1), 2, 0, "t", nil, false)}))
 	v.Flag((&Shards{LimitMs: ClockSkewLimitMs, MaxUncertaintyMs: 50}).SkewFlag()) // sharded runs (shards.go)
