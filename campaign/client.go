@@ -35,13 +35,17 @@ func checkClients(ctx context.Context, sc *scenarios.Scenario, log io.Writer) er
 	return nil
 }
 
-// clientRecord is run.json's client: the library, its version and, for the
-// Java runner, its clock alignment.
+// clientRecord is run.json's client: the library, its version, the
+// settings its members reported and, for the Java runner, its clock
+// alignment.
 func clientRecord(s scenarios.RunSpec, rec *results.Recorder) *runs.Client {
 	info := consumers.Config{Client: consumers.Client(s.Client), KafkaVersion: s.KafkaVersion}.Info()
 	c := &runs.Client{Name: info.Name, Version: info.Version, Package: info.Package, Preview: info.Preview}
 	if cc, ok := rec.ClientClock(); ok {
 		c.Clock = &cc
+	}
+	if cs, ok := rec.ClientSettings(); ok {
+		c.Settings = &cs
 	}
 	return c
 }

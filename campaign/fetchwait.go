@@ -3,31 +3,11 @@ package campaign
 import (
 	"context"
 	"slices"
-	"time"
 
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
-
-// Client defaults of fetch.max.wait when the spec sets none: franz-go's
-// FetchMaxWait default and the Java client's fetch.max.wait.ms default.
-const (
-	franzFetchMaxWait = 5 * time.Second
-	javaFetchMaxWait  = 500 * time.Millisecond // fetch.max.wait.ms; librdkafka's fetch.wait.max.ms is 500 ms too
-)
-
-// effectiveFetchMaxWait is how long a broker may hold a member's fetch:
-// fetch_max_wait, else the client's default.
-func effectiveFetchMaxWait(s scenarios.RunSpec) time.Duration {
-	if s.FetchMaxWait > 0 {
-		return s.FetchMaxWait
-	}
-	if s.Client.Runner() { // java, librdkafka
-		return javaFetchMaxWait
-	}
-	return franzFetchMaxWait
-}
 
 // fetchesOneAtATime reports whether a share member fetches from one broker
 // at a time: acquire_mode record_limit without prefetch on (franz-go's
@@ -91,6 +71,6 @@ func fetchWaitInput(s scenarios.RunSpec, members []runs.MemberBrokers) *runs.Fet
 	if len(members) == 0 {
 		return nil
 	}
-	return &runs.FetchWaitInput{MaxWaitMs: float64(effectiveFetchMaxWait(s)) / 1e6,
+	return &runs.FetchWaitInput{MaxWaitMs: float64(s.EffectiveFetchMaxWait()) / 1e6,
 		RecordsPerFetch: float64(s.MaxPollRecords), Members: members}
 }

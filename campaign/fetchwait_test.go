@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -28,17 +29,25 @@ func TestLayoutCountsBrokersAndBusyOnes(t *testing.T) {
 	}
 }
 
+// Both clients are given the same fetch.max.wait: fetch_max_wait, else
+// Kafka's 500 ms (not franz-go's consumer-group 5 s), and the fetch-wait
+// bound is computed with it.
 func TestEffectiveFetchMaxWait(t *testing.T) {
 	for _, tc := range []struct {
 		s    scenarios.RunSpec
 		want time.Duration
 	}{
-		{scenarios.RunSpec{}, 5 * time.Second},
+		{scenarios.RunSpec{}, 500 * time.Millisecond},
 		{scenarios.RunSpec{Client: "java"}, 500 * time.Millisecond},
+		{scenarios.RunSpec{Client: "franz-go", Fetch: scenarios.Fetch{FetchMaxWait: 100 * time.Millisecond}}, 100 * time.Millisecond},
 		{scenarios.RunSpec{Client: "java", Fetch: scenarios.Fetch{FetchMaxWait: 100 * time.Millisecond}}, 100 * time.Millisecond},
 	} {
-		if got := effectiveFetchMaxWait(tc.s); got != tc.want {
-			t.Errorf("%+v: %v, want %v", tc.s.Client, got, tc.want)
+		if got := consumerConfig(tc.s, nil, "t", "g").Fetch.MaxWait; got != tc.want {
+			t.Errorf("%s %v: consumer fetch max wait %v, want %v", tc.s.Client, tc.s.FetchMaxWait, got, tc.want)
+		}
+		in := fetchWaitInput(tc.s, []runs.MemberBrokers{{Brokers: 3, Busy: 1}})
+		if in == nil || in.MaxWaitMs != float64(tc.want)/1e6 {
+			t.Errorf("%s %v: fetch-wait bound input %+v, want max wait %v", tc.s.Client, tc.s.FetchMaxWait, in, tc.want)
 		}
 	}
 }

@@ -193,6 +193,9 @@ type fleet struct {
 	stall      *stallWatch
 	stalled    *runs.Stall
 	stallFiles []runs.RunFile
+	// clientExit is how the consumer client process ended, when it has a
+	// flag of its own (client_close_timeout, client_killed).
+	clientExit *runs.ClientExit
 }
 
 // watchStalls starts the stall watch over the run's consumers.
@@ -206,6 +209,17 @@ func (f *fleet) endStallWatch() {
 	if f.stall != nil && f.stalled == nil {
 		f.stalled, f.stallFiles = f.stall.finish(time.Now())
 	}
+}
+
+// noteConsumerErr keeps the consumers' end: a client process that did not
+// close within the close timeout or was killed from outside gets its own
+// flag (consumers.RunnerExit), anything else is one of the run's errors.
+func (f *fleet) noteConsumerErr(err error) {
+	if x, ok := consumers.AsRunnerExit(err); ok {
+		f.clientExit = &runs.ClientExit{Killed: !x.CloseTimeoutExceeded(), Message: x.Error()}
+		return
+	}
+	f.errs = append(f.errs, err.Error())
 }
 
 // phaseTimes are the phase lengths a run measures itself, in seconds.
@@ -287,7 +301,7 @@ func drainThenStop(ctx context.Context, s *runSetup, rc *recording, f *fleet, st
 	drainSec := time.Since(producedAt).Seconds()
 	stopConsumers()
 	if cerr := waitConsumers(f.errc, f.drainErr); cerr != nil {
-		f.errs = append(f.errs, cerr.Error())
+		f.noteConsumerErr(cerr)
 	}
 	rc.lag.Stop()
 	rc.scraper.Stop() // a final scrape: the consumers' last acknowledgements are in

@@ -45,7 +45,7 @@ func consumerConfig(s scenarios.RunSpec, brokers []string, topic, group string) 
 		SessionTimeout: sessionTimeout(s), LockDuration: s.RecordLockDuration(),
 		Client: s.Client, KafkaVersion: s.KafkaVersion,
 		Fetch: consumers.Fetch{MaxBytes: int32(s.FetchMaxBytes), MaxPartitionBytes: int32(s.FetchMaxPartitionBytes),
-			MaxWait: s.FetchMaxWait, MinBytes: int32(s.FetchMinBytes), Prefetch: s.Prefetch.Forced()},
+			MaxWait: s.EffectiveFetchMaxWait(), MinBytes: int32(s.FetchMinBytes), Prefetch: s.Prefetch.Forced()},
 		Groups: groupKnobs(s),
 	}
 	if s.ConsumerType != consumers.ShareGroup {
@@ -127,7 +127,7 @@ func (r *run) measured() *Measured {
 	in.Lag = rc.lag.Summary(rc.clock.Time(rc.window.End))
 	in.Checks = s.conn.validity(runs.ValidityInput{ // with tls_insecure and throttled from the connection
 		IsKafka: s.cl.IsKafka(), HarnessCPUPercent: in.Resources.HarnessPercent, HostCPUPercent: in.Resources.HostPercent,
-		Errors: f.errs, Collectors: collectorHealth(in.Broker, in.Lag, rc.lag.Missing(rc.clock.Time(rc.window.End))),
+		Errors: f.errs, ClientExit: f.clientExit, Collectors: collectorHealth(in.Broker, in.Lag, rc.lag.Missing(rc.clock.Time(rc.window.End))),
 	})
 	rr := runs.FromMeasurement(in)
 	fillGauges(rc.series, rc.scraper, rc.lag, rc.procs)

@@ -78,6 +78,10 @@ func (c Config) validateClient() error {
 	if c.Style != StyleBlocking {
 		return fmt.Errorf("consumers: client java runs style %s only, got %q", StyleBlocking, c.Style)
 	}
+	if c.Fetch.Prefetch != nil {
+		return fmt.Errorf("consumers: client java has no prefetch setting (KafkaShareConsumer and KafkaConsumer fetch ahead " +
+			"or not by their own design): use prefetch auto or client franz-go")
+	}
 	if c.KafkaVersion == "" {
 		return fmt.Errorf("consumers: client java needs the Kafka version (kafka-clients to build against)")
 	}

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -56,6 +57,13 @@ type javaFleet struct {
 	done     chan struct{} // the JVM was reaped; err is set
 	err      error
 	stopOnce sync.Once
+	// killed: the harness killed the runner; killedAfter > 0: because it
+	// had not exited that long after stop (java_exit.go). Under mu.
+	killed      bool
+	killedAfter time.Duration
+	// settingsFile is where the runner's first member writes the client
+	// settings it resolved (settings.go).
+	settingsFile string
 }
 
 // javaStartTimeout bounds the JVM's start until its hello frame.
@@ -86,7 +94,7 @@ func startRunner(ctx context.Context, c Config, rec *results.Recorder, name stri
 	if err != nil {
 		return nil, err
 	}
-	j := &javaFleet{c: c, name: name, rec: rec, rebal: newRebalanceWatch(rec), cfgFile: cfgFile, stderr: tail.New(8 << 10),
+	j := &javaFleet{c: c, name: name, rec: rec, rebal: newRebalanceWatch(rec), cfgFile: cfgFile, settingsFile: javaSettingsFile(cfgFile), stderr: tail.New(8 << 10),
 		pongs: make(chan javaFrame, 1), hello: make(chan struct{}), readDone: make(chan struct{}), done: make(chan struct{})}
 	j.cmd = command(cfgFile)
 	j.cmd.SysProcAttr = javaProcAttr()
@@ -142,16 +150,12 @@ func (j *javaFleet) startProc(stdout io.Reader) error {
 		werr := j.cmd.Wait()
 		_ = killJavaGroup(j.cmd.Process.Pid) // anything it left behind
 		os.Remove(j.cfgFile)
+		j.recordSettings()
 		j.mu.Lock()
-		stopping := j.stopping
+		x := javaExit{state: j.cmd.ProcessState, waitErr: werr, stopping: j.stopping, killed: j.killed, killedAfter: j.killedAfter,
+			closeTimeout: j.c.closeTimeout(), stderr: j.stderrTail(), client: j.c.Client}
 		j.mu.Unlock()
-		code := j.cmd.ProcessState.ExitCode()
-		switch {
-		case werr != nil || code != 0:
-			j.err = fmt.Errorf("%s exited with code %d (%v)%s", j.name, code, werr, j.stderrTail())
-		case !stopping:
-			j.err = fmt.Errorf("%s exited with code 0 before it was stopped%s", j.name, j.stderrTail())
-		}
+		j.err = x.exitError()
 		close(j.done)
 	}()
 	return <-started
@@ -202,9 +206,13 @@ func (j *javaFleet) shutdown() {
 		_ = j.stdin.Close()
 		j.inMu.Unlock()
 		go func() {
+			grace := j.c.closeTimeout() + javaKillMargin
 			select {
 			case <-j.done:
-			case <-time.After(j.c.closeTimeout() + 15*time.Second):
+			case <-time.After(grace):
+				j.mu.Lock()
+				j.killedAfter = grace
+				j.mu.Unlock()
 				j.kill()
 			}
 		}()
@@ -213,13 +221,31 @@ func (j *javaFleet) shutdown() {
 
 // kill ends the runner at once (its whole process group).
 func (j *javaFleet) kill() {
+	j.killGroup()
+	<-j.done
+}
+
+// killGroup kills the runner's process group, noting that the harness did.
+func (j *javaFleet) killGroup() {
 	j.mu.Lock()
-	j.stopping = true
+	j.stopping, j.killed = true, true
 	j.mu.Unlock()
 	if j.cmd.Process != nil {
 		_ = killJavaGroup(j.cmd.Process.Pid)
 	}
-	<-j.done
+}
+
+// recordSettings hands the client settings the runner wrote to the
+// recorder (run.json client.settings) and removes their file.
+func (j *javaFleet) recordSettings() {
+	s, ok, err := readJavaSettings(j.settingsFile)
+	os.Remove(j.settingsFile)
+	switch {
+	case err != nil && j.c.Log != nil:
+		fmt.Fprintf(j.c.Log, "  %v (run.json gets no client.settings)\n", err)
+	case ok:
+		j.rec.SetClientSettings(s)
+	}
 }
 
 // Wait waits until the runner has exited and returns why it failed (nil
@@ -244,7 +270,7 @@ func (j *javaFleet) read(r io.Reader) {
 		f, err := decodeJavaFrame(buf)
 		if err != nil {
 			fmt.Fprintf(j.stderr, "\nsharebench: %v\n", err)
-			_ = killJavaGroup(j.cmd.Process.Pid) // a corrupt stream: nothing after it can be trusted
+			j.killGroup() // a corrupt stream: nothing after it can be trusted
 			return
 		}
 		j.apply(f)
@@ -257,7 +283,7 @@ func (j *javaFleet) apply(f javaFrame) {
 	case frameHello:
 		if f.N != javaFrameProtocol {
 			fmt.Fprintf(j.stderr, "\nsharebench: %s speaks protocol %d, want %d\n", j.name, f.N, javaFrameProtocol)
-			_ = killJavaGroup(j.cmd.Process.Pid)
+			j.killGroup()
 			return
 		}
 		close(j.hello)
@@ -469,6 +495,10 @@ func writeRunnerConfig(c Config, run uint64) (string, error) {
 		"poison_rate=" + strconv.FormatFloat(c.PoisonRate, 'g', -1, 64),
 		"renew=" + strconv.FormatBool(c.Renew),
 		"close_timeout_ns=" + strconv.FormatInt(int64(c.closeTimeout()), 10),
+		"fetch_max_wait_ns=" + strconv.FormatInt(int64(c.Fetch.MaxWait), 10),
+		"fetch_min_bytes=" + strconv.FormatInt(int64(c.Fetch.MinBytes), 10),
+		"fetch_max_bytes=" + strconv.FormatInt(int64(c.Fetch.MaxBytes), 10),
+		"fetch_max_partition_bytes=" + strconv.FormatInt(int64(c.Fetch.MaxPartitionBytes), 10),
 		"session_timeout_ns=" + strconv.FormatInt(int64(c.SessionTimeout), 10),
 		"lock_ns=" + strconv.FormatInt(int64(c.LockDuration), 10),
 		"group_protocol=" + string(cmp.Or(c.Groups.Protocol, ProtocolClassic)),
@@ -490,6 +520,7 @@ func writeRunnerConfig(c Config, run uint64) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("client runner: config: %w", err)
 	}
+	lines = append(lines, "settings_file="+filepath.ToSlash(javaSettingsFile(f.Name())))
 	// Properties files escape backslashes; none of these values has one
 	// (broker addresses, generated names, numbers).
 	if _, err := f.WriteString(strings.Join(lines, "\n") + "\n"); err != nil {

@@ -85,8 +85,9 @@ func TestJavaRunnerClockAlignment(t *testing.T) {
 	checkGone(t, j.cmd.Process.Pid)
 }
 
-// TestJavaRunnerKilled: a runner that dies makes Wait fail with its exit
-// code and the end of its stderr, and leaves no process behind.
+// TestJavaRunnerKilled: a runner killed by a signal the harness did not send
+// makes Wait fail saying so (RunnerExit ExitKilled: the flag client_killed),
+// and leaves no process behind.
 func TestJavaRunnerKilled(t *testing.T) {
 	needJavaTools(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -100,7 +101,8 @@ func TestJavaRunnerKilled(t *testing.T) {
 	go func() { done <- j.Wait() }()
 	select {
 	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "java runner exited with code") {
+		if x, ok := AsRunnerExit(err); !ok || x.Reason != ExitKilled ||
+			!strings.Contains(err.Error(), "java runner was killed by signal killed, which the harness did not send") {
 			t.Errorf("Wait after kill: %v", err)
 		}
 	case <-time.After(30 * time.Second):

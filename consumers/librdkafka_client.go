@@ -42,6 +42,9 @@ func (c Config) validateLibrdkafka() error {
 	case c.Type == ConsumerGroup && c.Groups.Protocol != ProtocolConsumer && c.Groups.Assignor == AssignorSticky:
 		return fmt.Errorf("consumers: client librdkafka: assignor %s: librdkafka has no eager sticky assignor "+
 			"(it has %s, %s and %s)", AssignorSticky, AssignorCooperativeSticky, AssignorRange, AssignorRoundRobin)
+	case c.Fetch.Prefetch != nil:
+		return fmt.Errorf("consumers: client librdkafka has no prefetch setting (its consumers fetch ahead by their own " +
+			"design): use prefetch auto or client franz-go")
 	case c.Groups.RebalanceTimeout > 0:
 		return fmt.Errorf("consumers: client librdkafka: rebalance_timeout: librdkafka has no rebalance timeout of its own " +
 			"(it sends max.poll.interval.ms); leave rebalance_timeout out or use client franz-go")

@@ -124,6 +124,7 @@ func (m *member) run(ctx context.Context) error {
 	}
 	m.cl = cl
 	m.client.Store(cl)
+	m.rec.SetClientSettings(m.franzGoSettings(cl))
 	m.fetches.watchLeaders(ctx, cl, m.c.Topic)
 	defer m.close()
 	if m.hold != nil {

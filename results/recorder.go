@@ -41,6 +41,9 @@ type Recorder struct {
 	order orderTracker // order per key and partition (order.go)
 
 	absorbed absorbedState // shard exports absorbed (absorb.go)
+
+	// clientSettings are the consumer client's resolved settings (client.go).
+	clientSettings atomic.Pointer[ClientSettings]
 }
 
 // NewRecorder prepares a recorder; series covers the run's maximum length.

@@ -76,6 +76,21 @@ func (r RunSpec) RecordLockDuration() time.Duration {
 	return time.Duration(r.effectiveInt(GroupKeyRecordLockDuration, KeyRecordLockDuration)) * time.Millisecond
 }
 
+// DefaultFetchMaxWait is fetch_max_wait's default, for both clients:
+// Kafka's fetch.max.wait.ms (the Java client's, librdkafka's and franz-go's
+// share-group default), not franz-go's consumer-group 5s.
+const DefaultFetchMaxWait = 500 * time.Millisecond
+
+// EffectiveFetchMaxWait is the fetch.max.wait every member client of the
+// run is given: fetch_max_wait, or DefaultFetchMaxWait when unset (a spec
+// built in code).
+func (r RunSpec) EffectiveFetchMaxWait() time.Duration {
+	if r.FetchMaxWait > 0 {
+		return r.FetchMaxWait
+	}
+	return DefaultFetchMaxWait
+}
+
 // ShareGroupMaxSize is group.share.max.size: members per share group;
 // default 200.
 func (r RunSpec) ShareGroupMaxSize() int { return r.brokerInt(KeyShareGroupMaxSize) }

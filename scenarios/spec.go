@@ -317,7 +317,9 @@ type Fetch struct {
 	// meanwhile, and their locks run while they wait in the client), "off"
 	// (a fetch only when the member polls) or "auto" (franz-go's default:
 	// on, off with acquire_mode record_limit, which sets
-	// ShareMaxRecordsStrict). [prefetch: auto]
+	// ShareMaxRecordsStrict). client java takes auto only: neither
+	// KafkaShareConsumer nor KafkaConsumer has a setting for it.
+	// [prefetch: auto]
 	Prefetch vocab.Prefetch `mapstructure:"prefetch" json:"prefetch,omitempty"`
 
 	// FetchMaxBytes is fetch.max.bytes, the most a fetch response carries
@@ -330,9 +332,14 @@ type Fetch struct {
 	FetchMaxPartitionBytes int `mapstructure:"fetch_max_partition_bytes" json:"fetch_max_partition_bytes,omitempty"`
 
 	// FetchMaxWait is fetch.max.wait.ms, how long the broker may hold a
-	// fetch that has less than fetch_min_bytes; a Go duration, 0 to 30s.
-	// While a share fetch waits, the member's acknowledgements wait too.
-	// [fetch_max_wait: 5s]
+	// fetch that has less than fetch_min_bytes; a Go duration, 10ms
+	// (franz-go's minimum) to 30s. While a share fetch waits, the member's
+	// acknowledgements wait too. Both clients get it: the default is
+	// Kafka's (the Java client's and librdkafka's 500ms, also franz-go's
+	// for share groups), not franz-go's consumer-group 5s, so that the
+	// clients compare at the same wait and a record_limit member whose
+	// partitions sit on several brokers is not held 5s at each idle one
+	// (docs/java-client.md). [fetch_max_wait: 500ms]
 	FetchMaxWait time.Duration `mapstructure:"fetch_max_wait" json:"fetch_max_wait,omitempty"`
 
 	// FetchMinBytes is fetch.min.bytes, what the broker gathers before it
@@ -517,7 +524,7 @@ func Defaults() map[string]any {
 		"prefetch":                  "auto",
 		"fetch_max_bytes":           52428800,
 		"fetch_max_partition_bytes": 1048576,
-		"fetch_max_wait":            "5s",
+		"fetch_max_wait":            DefaultFetchMaxWait.String(),
 		"fetch_min_bytes":           1,
 		"group_config":              map[string]any{},
 

@@ -254,8 +254,12 @@ func (r RunSpec) checkConsumers(p *problems) {
 	}
 }
 
-// maxFetchWait is fetch_max_wait's limit (Kafka's request timeout is 30s).
-const maxFetchWait = 30 * time.Second
+// fetch_max_wait's range: franz-go refuses a FetchMaxWait below 10ms, and
+// Kafka's request timeout is 30s.
+const (
+	minFetchWait = 10 * time.Millisecond
+	maxFetchWait = 30 * time.Second
+)
 
 // checkFetch checks the client's fetch settings.
 func (r RunSpec) checkFetch(p *problems) {
@@ -266,8 +270,12 @@ func (r RunSpec) checkFetch(p *problems) {
 	atMost(p, "fetch_max_partition_bytes", r.FetchMaxPartitionBytes, maxBatchSize, " bytes")
 	atLeast(p, "fetch_min_bytes", r.FetchMinBytes, 1, " bytes")
 	atMost(p, "fetch_min_bytes", r.FetchMinBytes, maxBatchSize, " bytes")
-	if r.FetchMaxWait < 0 || r.FetchMaxWait > maxFetchWait {
-		p.addf("fetch_max_wait", "must be between 0 and %v, got %v", maxFetchWait, r.FetchMaxWait)
+	if r.FetchMaxWait != 0 && (r.FetchMaxWait < minFetchWait || r.FetchMaxWait > maxFetchWait) {
+		p.addf("fetch_max_wait", "must be between %v (franz-go's minimum) and %v, got %v", minFetchWait, maxFetchWait, r.FetchMaxWait)
+	}
+	if r.Client == vocab.ClientJava && (r.Prefetch == vocab.PrefetchOn || r.Prefetch == vocab.PrefetchOff) {
+		p.addf("prefetch", "client java has no prefetch setting (KafkaShareConsumer and KafkaConsumer fetch ahead or not "+
+			"by their own design, see docs/java-client.md), so prefetch %s cannot be run with it; use prefetch auto or client franz-go", r.Prefetch)
 	}
 }
 
@@ -499,6 +507,10 @@ func (r RunSpec) checkLibrdkafka(p *problems) {
 	if r.ConsumerType == vocab.ShareGroup && r.AcquireMode != "" && r.AcquireMode != vocab.AcquireBatchOptimized {
 		p.addf("acquire_mode", "client librdkafka has no share.acquire.mode (librdkafka cannot ask for record limits); "+
 			"use acquire_mode batch_optimized or client franz-go")
+	}
+	if r.Prefetch.Forced() != nil {
+		p.addf("prefetch", "client librdkafka has no prefetch setting (its consumers fetch ahead by their own design): "+
+			"use prefetch auto or client franz-go")
 	}
 	if r.Backlog() {
 		p.addf("load_mode", "client librdkafka: the runner's members do not hold consumption while the group forms (librdkafka's "+

@@ -195,6 +195,10 @@ class Config:
         self.close_timeout_ns = int(p.get("close_timeout_ns", "10000000000"))
         self.session_timeout_ns = ns("session_timeout_ns")
         self.lock_ns = ns("lock_ns")
+        self.fetch_max_wait_ns = ns("fetch_max_wait_ns")
+        self.fetch_min_bytes = int(p.get("fetch_min_bytes", "0"))
+        self.fetch_max_bytes = int(p.get("fetch_max_bytes", "0"))
+        self.fetch_max_partition_bytes = int(p.get("fetch_max_partition_bytes", "0"))
         self.run = int(req("run"))
         self.group_protocol = p.get("group_protocol", "classic")
         self.remote_assignor = p.get("remote_assignor", "uniform")
@@ -227,15 +231,32 @@ class Config:
         return self.ack_mode == "explicit"
 
 
+def fetch_properties(cfg):
+    """The fetch settings both clients are given (0: librdkafka's default):
+    fetch_max_wait as fetch.wait.max.ms, and the byte limits."""
+    p = {}
+    if cfg.fetch_max_wait_ns > 0:
+        p["fetch.wait.max.ms"] = max(1, cfg.fetch_max_wait_ns // 1_000_000)
+    if cfg.fetch_min_bytes > 0:
+        p["fetch.min.bytes"] = cfg.fetch_min_bytes
+    if cfg.fetch_max_bytes > 0:
+        p["fetch.max.bytes"] = cfg.fetch_max_bytes
+    if cfg.fetch_max_partition_bytes > 0:
+        p["max.partition.fetch.bytes"] = cfg.fetch_max_partition_bytes
+    return p
+
+
 def share_properties(cfg, mid):
     """The ShareConsumer settings of member mid."""
-    return {
+    p = {
         "bootstrap.servers": cfg.bootstrap,
         "group.id": cfg.group,
         "client.id": "sharebench-librdkafka-%d" % mid,
         "share.acknowledgement.mode": cfg.ack_mode,
         "max.poll.records": str(cfg.max_poll_records),
     }
+    p.update(fetch_properties(cfg))
+    return p
 
 
 def consumer_properties(cfg, mid):
@@ -269,6 +290,7 @@ def consumer_properties(cfg, mid):
             p["session.timeout.ms"] = ms
             p["heartbeat.interval.ms"] = ms // 3
         p["max.poll.interval.ms"] = ms  # as the Java runner: a crashed member leaves after it
+    p.update(fetch_properties(cfg))
     return p
 
 

@@ -101,6 +101,17 @@ class Properties(unittest.TestCase):
         self.assertEqual(p["max.poll.records"], "7")
         self.assertEqual(p["group.id"], "g")
         self.assertNotIn("session.timeout.ms", p)  # librdkafka refuses it for a share consumer
+        self.assertNotIn("fetch.wait.max.ms", p)  # none set: librdkafka's own defaults
+
+    def test_fetch_settings_reach_both_clients(self):
+        fetch = dict(fetch_max_wait_ns="100000000", fetch_min_bytes="1", fetch_max_bytes="1048576",
+                     fetch_max_partition_bytes="65536")
+        for props in (runner.share_properties(runner.Config(base_props(**fetch)), 1),
+                      runner.consumer_properties(runner.Config(base_props(type="consumer", **fetch)), 1)):
+            self.assertEqual(props["fetch.wait.max.ms"], 100)
+            self.assertEqual(props["fetch.min.bytes"], 1)
+            self.assertEqual(props["fetch.max.bytes"], 1048576)
+            self.assertEqual(props["max.partition.fetch.bytes"], 65536)
 
     def test_classic(self):
         cfg = runner.Config(base_props(type="consumer", assignor="roundrobin", static_membership="true",

@@ -20,4 +20,9 @@ type Client struct {
 	// readings and the alignment's error bound (half the smallest ping round
 	// trip); absent for franz-go, whose members read the harness's clock.
 	Clock *results.ClientClock `json:"clock,omitempty"`
+	// Settings are the consumer client's settings as the client resolved
+	// them (franz-go's option values, the Java client's ConsumerConfig
+	// values): what the run ran, beside what spec asked for. Absent from
+	// records written before they were recorded, and from sharded runs.
+	Settings *results.ClientSettings `json:"settings,omitempty"`
 }

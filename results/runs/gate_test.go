@@ -21,9 +21,12 @@ func TestFlagCodesCoverCheck(t *testing.T) {
 		CompletedThirds: [3]int64{1, 1, 1000}, Collectors: []CollectorHealth{{Name: "broker", Attempts: 1, Failures: 1}},
 		LockExpiry:  LockExpiryInput{LockDurationMs: 30000, RecordsPerAcquisition: 200, ProcessingMs: 200, Workers: 1},
 		TLSInsecure: true, Throttle: ThrottleSummary{Count: 1, Total: time.Second, Longest: time.Second},
-		Stall:  &Stall{BoundSec: 20, QuietSec: 21, Outstanding: 5, Lag: -1},
-		Errors: []string{"boom"},
+		Stall:      &Stall{BoundSec: 20, QuietSec: 21, Outstanding: 5, Lag: -1},
+		ClientExit: &ClientExit{Message: "members did not close"}, Errors: []string{"boom"},
 	})
+	killed := Check(ValidityInput{IsKafka: true, Audit: results.Audit{Balanced: true}, ClientExit: &ClientExit{Killed: true, Message: "killed"}})
+	// One client exit per run: the other kind from a second Check.
+	v.Flag(&killed.Flags[0])
 	v.Flag((&GroupInfo{Requested: "consumer", Protocol: "classic", Fallback: true}).FallbackFlag()) // raised beside Check
 	v.Flag(DeadLetterFlag(results.Audit{Archived: 2, DeadLetterAudit: results.ReconcileDeadLetters(results.NewLedger(1, 1), 2, 0, "t", nil, false)}))
 	v.Flag((&Shards{LimitMs: ClockSkewLimitMs, MaxUncertaintyMs: 50}).SkewFlag()) // sharded runs (shards.go)

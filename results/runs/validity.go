@@ -66,12 +66,20 @@ const (
 	// than the run's stall bound (run.json stall, with the brokers' thread
 	// dumps and the clients' state beside it).
 	CodeStalled Code = "stalled"
+	// client_close_timeout: the consumer client process (the Java runner)
+	// did not close its members within the close timeout: it said which
+	// members were still closing, or the harness killed it after the
+	// close timeout and its margin.
+	CodeClientCloseTimeout Code = "client_close_timeout"
+	// client_killed: the consumer client process was killed by a signal
+	// the harness did not send (the kernel's OOM killer, another process).
+	CodeClientKilled Code = "client_killed"
 )
 
 // FlagCodes are the validity flag codes a run can carry, in the order
 // errors and help list them.
 var FlagCodes = []Code{
-	CodeNotKafka, CodeAuditUnbalanced, CodeLostRecords, CodeDrainTimeout, CodeScheduleLag, CodeHarnessCPU, CodeHostCPU, CodeAboveCeiling, CodeWarmupShort, CodeLockExpiryRisk, CodeClientErrors, CodeProduceFailed, CodeCollectorFailed, CodeTLSInsecure, CodeThrottled, CodeError, CodeProtocolFallback, CodeDeadLetterUnreconciled, CodeClockSkew, CodeUnexplained, CodeStalled,
+	CodeNotKafka, CodeAuditUnbalanced, CodeLostRecords, CodeDrainTimeout, CodeScheduleLag, CodeHarnessCPU, CodeHostCPU, CodeAboveCeiling, CodeWarmupShort, CodeLockExpiryRisk, CodeClientErrors, CodeProduceFailed, CodeCollectorFailed, CodeTLSInsecure, CodeThrottled, CodeError, CodeProtocolFallback, CodeDeadLetterUnreconciled, CodeClockSkew, CodeUnexplained, CodeStalled, CodeClientCloseTimeout, CodeClientKilled,
 }
 
 // Codes spells strings (a command line's) as codes, unchecked
@@ -121,8 +129,20 @@ type ValidityInput struct {
 	// (quotas), from franz-go's broker-throttle hook.
 	Throttle ThrottleSummary
 	// Stall is the run's stall (nil: none).
-	Stall  *Stall
-	Errors []string
+	Stall *Stall
+	// ClientExit is how the consumer client process (the Java runner)
+	// ended when it did not stop cleanly and the run can say why; nil
+	// otherwise.
+	ClientExit *ClientExit
+	Errors     []string
+}
+
+// ClientExit is a consumer client process's end that has a flag of its
+// own: Killed, a signal the harness did not send (client_killed); else its
+// members did not close within the close timeout (client_close_timeout).
+type ClientExit struct {
+	Killed  bool
+	Message string
 }
 
 // ThrottleSummary counts the throttles brokers imposed on a run's clients.
@@ -259,6 +279,13 @@ func Check(in ValidityInput) Validity {
 	if t := in.Throttle; t.Count > 0 {
 		add(CodeThrottled, "brokers throttled the run's clients %d time(s), %v in all (longest %v): a quota shaped the numbers",
 			t.Count, t.Total.Round(time.Millisecond), t.Longest.Round(time.Millisecond))
+	}
+	if x := in.ClientExit; x != nil {
+		code := CodeClientCloseTimeout
+		if x.Killed {
+			code = CodeClientKilled
+		}
+		add(code, "%s", x.Message)
 	}
 	for _, e := range in.Errors {
 		add(CodeError, "%s", e)

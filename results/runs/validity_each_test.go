@@ -43,6 +43,10 @@ func TestEachValidityFlagOnAndOff(t *testing.T) {
 			func(v *ValidityInput) { v.Collectors = []CollectorHealth{{Name: "lag", Attempts: 8, Failures: 2}} }},
 		{"stalled", func(v *ValidityInput) { v.Stall = &Stall{BoundSec: 20, QuietSec: 25, Outstanding: 3, Lag: 3} }, func(v *ValidityInput) { v.Stall = nil }},
 		{"error", func(v *ValidityInput) { v.Errors = []string{"boom"} }, func(v *ValidityInput) { v.Errors = nil }},
+		{"client_close_timeout", func(v *ValidityInput) { v.ClientExit = &ClientExit{Message: "members did not close"} },
+			func(v *ValidityInput) { v.ClientExit = nil }},
+		{"client_killed", func(v *ValidityInput) { v.ClientExit = &ClientExit{Killed: true, Message: "killed by signal killed"} },
+			func(v *ValidityInput) { v.ClientExit = nil }},
 	} {
 		on, off := clean(), clean()
 		if tc.code == "above_ceiling" && tc.on != nil {

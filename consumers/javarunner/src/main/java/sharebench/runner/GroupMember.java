@@ -43,6 +43,7 @@ final class GroupMember extends Member {
     void run() throws Exception {
         Properties p = consumerProperties(cfg, id);
         c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        ClientSettings.report(main, p, false);
         c.subscribe(List.of(cfg.topic), new ConsumerRebalanceListener() {
             @Override
             public void onPartitionsAssigned(Collection<TopicPartition> parts) {
@@ -99,6 +100,7 @@ final class GroupMember extends Member {
         }
         p.put("auto.offset.reset", "earliest");
         p.put("max.poll.records", Integer.toString(cfg.maxPollRecords));
+        ClientSettings.fetch(p, cfg);
         if (cfg.sessionTimeoutNs > 0) {
             long ms = TimeUnit.NANOSECONDS.toMillis(cfg.sessionTimeoutNs);
             if (!kip848) {
@@ -240,17 +242,18 @@ final class GroupMember extends Member {
         });
     }
 
+    /** Commits what is complete and closes the client, both within one close timeout. */
     private void close() {
-        Duration d = Duration.ofNanos(cfg.closeTimeoutNs);
+        long end = System.nanoTime() + cfg.closeTimeoutNs;
         try {
             if (!latest.isEmpty()) {
-                c.commitSync(latest, d);
+                c.commitSync(latest, Duration.ofNanos(cfg.closeTimeoutNs));
             }
         } catch (RuntimeException e) {
             frames.write(Frames.ACK_ERROR, 0, id, 1, null, clock.now(), 0);
         }
         try {
-            c.close(d);
+            c.close(Duration.ofNanos(Math.max(0, end - System.nanoTime())));
         } catch (RuntimeException e) {
             System.err.println("java runner: member " + id + ": close: " + e);
         }

@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The runner's entry point: java -cp ... sharebench.runner.Main CONFIG.
@@ -20,14 +22,23 @@ import java.util.concurrent.ConcurrentHashMap;
  * harness dies the runner ends too. stdout carries only event frames
  * (Frames); System.out is redirected to stderr so no library can corrupt
  * the stream. Exit status 0 after a stop with every member closed; 2 on a
- * bad config; 3 when a member failed (the reason on stderr).
+ * bad config; 3 when a member failed (the reason on stderr); 4 when a member
+ * did not close within the close timeout (which members, and where they
+ * were, on stderr).
  */
 public final class Main {
+    /** Exit status: some member did not close its client within the close timeout (consumers.javaExitCloseTimeout). */
+    static final int EXIT_CLOSE_TIMEOUT = 4;
+    /** What stopAll allows beyond the close timeout (the members stop their workers and poll first). */
+    static final long CLOSE_MARGIN_NS = 2_000_000_000L;
+
     final RunnerConfig cfg;
     final Clock clock = new Clock();
     final Frames frames;
     final Map<Integer, Member> members = new ConcurrentHashMap<>();
     final List<Member> all = new ArrayList<>();
+    /** Set once the first member's client settings were written (ClientSettings.report). */
+    final AtomicBoolean settingsReported = new AtomicBoolean();
     volatile double slowFactor = 1;
     volatile long slowUntil;
 
@@ -104,7 +115,13 @@ public final class Main {
         m.start();
     }
 
-    /** Stops every member still running and waits for them (crashed ones are abandoned). */
+    /**
+     * Stops every member still running and waits for them (crashed ones are
+     * abandoned), all within one close timeout and CLOSE_MARGIN_NS: a member
+     * that has not closed its client by then is named on stderr with its
+     * thread's stack, and the runner exits with EXIT_CLOSE_TIMEOUT, which
+     * the harness reports as client_close_timeout.
+     */
     void stopAll() throws InterruptedException {
         List<Member> ms;
         synchronized (all) {
@@ -113,9 +130,31 @@ public final class Main {
         for (Member m : ms) {
             m.stop();
         }
+        long deadline = System.nanoTime() + cfg.closeTimeoutNs + CLOSE_MARGIN_NS;
+        List<Member> open = new ArrayList<>();
         for (Member m : ms) {
-            m.join();
+            if (!m.join(deadline)) {
+                open.add(m);
+            }
         }
+        if (open.isEmpty()) {
+            return;
+        }
+        StringBuilder ids = new StringBuilder();
+        for (Member m : open) {
+            ids.append(ids.length() == 0 ? "" : ", ").append(m.id);
+        }
+        System.err.printf("java runner: member(s) %s did not close within the close timeout (%d ms + %d ms margin)%n",
+                ids, TimeUnit.NANOSECONDS.toMillis(cfg.closeTimeoutNs), TimeUnit.NANOSECONDS.toMillis(CLOSE_MARGIN_NS));
+        for (Member m : open) {
+            System.err.println("member " + m.id + " is at:");
+            for (StackTraceElement e : m.stack()) {
+                System.err.println("\tat " + e);
+            }
+        }
+        System.err.flush();
+        frames.flush();
+        Runtime.getRuntime().halt(EXIT_CLOSE_TIMEOUT);
     }
 
     /** A member failed beyond what it can count: the runner exits, the harness fails the run. */

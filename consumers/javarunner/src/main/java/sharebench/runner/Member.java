@@ -120,21 +120,67 @@ abstract class Member {
         crashed = true;
         stopNow = true;
         stopPolling = true;
-        pool.shutdownNow();
+        abortWorkers();
         wakeup();
     }
 
     void stop() {
         stopPolling = true;
         stopNow = true;
-        pool.shutdownNow();
+        abortWorkers();
         wakeup();
     }
 
-    void join() throws InterruptedException {
-        if (!crashed) {
-            thread.join(TimeUnit.NANOSECONDS.toMillis(cfg.closeTimeoutNs) + 5000);
+    /**
+     * Interrupts the workers and hands every record still queued for one
+     * back to the poll thread as abandoned: shutdownNow drops queued tasks
+     * unrun, and the poll thread waits for an outcome of every record of its
+     * batch, so a dropped record would hold it (and the client's close)
+     * forever.
+     */
+    private void abortWorkers() {
+        for (Runnable r : pool.shutdownNow()) {
+            if (r instanceof Task t) {
+                done.add(t.h);
+            }
         }
+    }
+
+    /** A worker's job: one record through handle, its outcome back to the poll thread. */
+    private final class Task implements Runnable {
+        final Handled h;
+
+        Task(Handled h) {
+            this.h = h;
+        }
+
+        @Override
+        public void run() {
+            try {
+                handle(h, rng.get());
+            } catch (RuntimeException e) {
+                h.outcome = ABANDONED;
+            } finally {
+                done.add(h);
+            }
+        }
+    }
+
+    /** Waits until the member's thread ended (crashed members are abandoned) or System.nanoTime() passes deadline; reports whether it ended. */
+    boolean join(long deadline) throws InterruptedException {
+        if (crashed) {
+            return true;
+        }
+        long left = deadline - System.nanoTime();
+        if (left > 0) {
+            thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        }
+        return !thread.isAlive();
+    }
+
+    /** The member thread's stack, for a member that does not end. */
+    StackTraceElement[] stack() {
+        return thread.getStackTrace();
     }
 
     private void runSafe() {
@@ -180,15 +226,7 @@ abstract class Member {
                 continue;
             }
             try {
-                pool.execute(() -> {
-                    try {
-                        handle(h, rng.get());
-                    } catch (RuntimeException e) {
-                        h.outcome = ABANDONED;
-                    } finally {
-                        done.add(h);
-                    }
-                });
+                pool.execute(new Task(h));
                 pending++;
             } catch (RejectedExecutionException e) {
                 finished(h); // abandoned: the pool is shut down

@@ -21,6 +21,11 @@ public final class RunnerConfig {
     public final boolean renew;
     public final long closeTimeoutNs, sessionTimeoutNs, run;
     public final Processing processing;
+    /** Fetch settings (consumers.Fetch; 0: the client's default). */
+    public final long fetchMaxWaitNs;
+    public final int fetchMinBytes, fetchMaxBytes, fetchMaxPartitionBytes;
+    /** Where the first member writes the client settings it resolved (ClientSettings); "" for none. */
+    public final String settingsFile;
 
     public RunnerConfig(Properties p) {
         bootstrap = req(p, "bootstrap");
@@ -44,6 +49,11 @@ public final class RunnerConfig {
         staticMembership = Boolean.parseBoolean(p.getProperty("static_membership", "false"));
         autoCommit = Boolean.parseBoolean(p.getProperty("auto_commit", "false"));
         autoCommitIntervalNs = Long.parseLong(p.getProperty("auto_commit_interval_ns", "5000000000"));
+        fetchMaxWaitNs = ns(p, "fetch_max_wait_ns");
+        fetchMinBytes = Integer.parseInt(p.getProperty("fetch_min_bytes", "0"));
+        fetchMaxBytes = Integer.parseInt(p.getProperty("fetch_max_bytes", "0"));
+        fetchMaxPartitionBytes = Integer.parseInt(p.getProperty("fetch_max_partition_bytes", "0"));
+        settingsFile = p.getProperty("settings_file", "");
         processing = new Processing(p.getProperty("processing.model", "none"), ns(p, "processing.time"), ns(p, "processing.min"),
                 ns(p, "processing.max"), ns(p, "processing.mean"), ns(p, "processing.median"), ns(p, "processing.p99"));
         if (!type.equals("share") && !type.equals("consumer")) {

@@ -63,7 +63,9 @@ final class ShareMember extends Member {
         p.put("share.acknowledgement.mode", cfg.ackMode);
         p.put("share.acquire.mode", cfg.acquireMode);
         p.put("max.poll.records", Integer.toString(cfg.maxPollRecords));
+        ClientSettings.fetch(p, cfg);
         c = new KafkaShareConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        ClientSettings.report(main, p, true);
         c.setAcknowledgementCommitCallback((offsets, ex) -> {
             if (ex != null && !crashed) {
                 frames.write(Frames.ACK_ERROR, 0, id, 1, null, clock.now(), 0);
