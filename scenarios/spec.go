@@ -21,9 +21,10 @@ type RunSpec struct {
 
 	// Client is the client library the consumers run on: "franz-go" (in
 	// the harness process) or "java" (the Apache Kafka Java client of
-	// kafka_version, KafkaShareConsumer / KafkaConsumer, all members in one
-	// JVM; needs a JDK (javac) and Maven, builds its runner once into the
-	// cache; style blocking and renew none only). The producers are
+	// kafka_version, KafkaShareConsumer / KafkaConsumer, the members in one
+	// JVM, those a crash event takes each in a JVM of its own, one runner
+	// per agent of a sharded run; needs a JDK (javac) and Maven, builds its
+	// runner once into the cache; style blocking and renew none only). The producers are
 	// franz-go either way.
 	// Sweep it to compare the clients; see docs/java-client.md.
 	// [client: franz-go]

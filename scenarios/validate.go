@@ -135,9 +135,6 @@ func (r RunSpec) checkShards(p *problems) {
 	if r.LoadMode != LoadRate {
 		p.addf("shards", "%d shards need load_mode rate (backlog and max_rate run in one process); got load_mode %s", r.Shards, r.LoadMode)
 	}
-	if r.Client == vocab.ClientJava {
-		p.addf("shards", "%d shards need client franz-go (the Java runner is one JVM beside one process)", r.Shards)
-	}
 	if len(r.Events) > 0 {
 		p.addf("shards", "%d shards cannot run events: (an event acts on one fleet and one clock); use shards: 1", r.Shards)
 	}

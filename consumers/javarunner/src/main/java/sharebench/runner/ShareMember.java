@@ -49,6 +49,7 @@ final class ShareMember extends Member {
         p.put("share.acknowledgement.mode", cfg.ackMode);
         p.put("share.acquire.mode", cfg.acquireMode);
         p.put("max.poll.records", Integer.toString(cfg.maxPollRecords));
+        ClientSecurity.apply(p);
         c = new KafkaShareConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         c.setAcknowledgementCommitCallback((offsets, ex) -> {
             if (ex != null && !crashed) {

@@ -1,0 +1,75 @@
+package consumers
+
+import (
+	"context"
+	"fmt"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// A crash in production kills the consumer's process: its connections
+// close, nothing more reaches the broker, and the broker notices by
+// timeouts (the session timeout, the share group's session timeout and
+// acquisition locks). A member crashed inside the shared runner JVM only
+// freezes its poll thread: the Java client's background thread keeps
+// heartbeating, so the broker keeps it as a member. The members a run's
+// crash events take (Config.OwnJVM) therefore each run in a JVM of their
+// own, started with the fleet, which Crash SIGKILLs.
+
+// startOwn starts one JVM, with no member yet, for each of c.OwnJVM; each
+// member joins its own when Join reaches its id.
+func (j *javaFleet) startOwn(ctx context.Context, dir string) error {
+	if len(j.c.OwnJVM) == 0 {
+		return nil
+	}
+	own := make([]*javaFleet, len(j.c.OwnJVM))
+	var g errgroup.Group
+	for i, id := range j.c.OwnJVM {
+		g.Go(func() error {
+			o, err := startJavaJVM(ctx, j.c, j.rec, j.rebal, dir, false)
+			if err != nil {
+				return fmt.Errorf("java runner of member %d (a JVM of its own, for its crash): %w", id, err)
+			}
+			own[i] = o
+			return nil
+		})
+	}
+	err := g.Wait()
+	j.own = map[int]*javaFleet{}
+	for i, o := range own {
+		if o == nil {
+			continue
+		}
+		if err != nil {
+			o.kill()
+			continue
+		}
+		j.own[j.c.OwnJVM[i]] = o
+	}
+	if err != nil {
+		j.own = nil
+	}
+	return err
+}
+
+// crashKill SIGKILLs this JVM (its process group) on purpose and waits until
+// it is reaped; its end is not an error.
+func (j *javaFleet) crashKill() {
+	j.mu.Lock()
+	j.killed = true
+	j.mu.Unlock()
+	j.kill()
+}
+
+// OwnJVMPids are the process ids of the JVMs of their own (Config.OwnJVM),
+// by member id: what a crash kills (for tests).
+func (f *Fleet) OwnJVMPids() map[int]int {
+	if f.java == nil {
+		return nil
+	}
+	out := map[int]int{}
+	for id, o := range f.java.own {
+		out[id] = o.cmd.Process.Pid
+	}
+	return out
+}
