@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
-	"maps"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -38,8 +38,8 @@ type javaFleet struct {
 	// it (its hello), and again when it exits.
 	cfgDir string
 	stderr *tail.Writer
-	inMu    sync.Mutex
-	stdin   io.WriteCloser
+	inMu   sync.Mutex
+	stdin  io.WriteCloser
 
 	// offset is added to runner clock readings to get harness Clock ns;
 	// bound is half the round trip it was measured with: the alignment's
