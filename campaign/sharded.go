@@ -70,9 +70,9 @@ func (rn runner) sharded(ctx context.Context, spec scenarios.RunSpec, runID stri
 			spec.ShardCount(), s.conn.conn.Describe())
 	}
 	if spec.Client == consumers.ClientJava {
-		if _, local := rn.shards.Launcher.(*shard.Local); !local {
+		if name := rn.shards.Launcher.Name(); name != (&shard.Local{}).Name() {
 			return nil, fmt.Errorf("shards %d with client java: agents launched by %s have no JDK or Maven for the Java runner "+
-				"(the agent image carries the sharebench binary only); use --distribute local or client franz-go", spec.ShardCount(), rn.shards.Launcher.Name())
+				"(the agent image carries the sharebench binary only); use --distribute local or client franz-go", spec.ShardCount(), name)
 		}
 		// Local agents share this host's cache: build the Java runner
 		// once, here, rather than in every agent within its ready bound.
