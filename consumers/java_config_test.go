@@ -61,3 +61,18 @@ func TestRunnerConfigRefusesWhatJavaCannotTake(t *testing.T) {
 		t.Errorf("AWS_MSK_IAM: %v", err)
 	}
 }
+
+func TestOwnJVMValidation(t *testing.T) {
+	c := Config{Members: 3, Workers: 1, MaxPollRecords: 1, Style: StyleBlocking, Type: ConsumerGroup, OwnJVM: []int{0}}
+	if err := c.validate(); err == nil || !strings.Contains(err.Error(), "need client java") {
+		t.Errorf("franz-go with OwnJVM: %v", err)
+	}
+	c.Client, c.KafkaVersion = ClientJava, "4.2.2"
+	if err := c.validate(); err != nil {
+		t.Errorf("java with OwnJVM [0]: %v", err)
+	}
+	c.OwnJVM = []int{1, 1}
+	if err := c.validate(); err == nil || !strings.Contains(err.Error(), "distinct") {
+		t.Errorf("OwnJVM [1 1]: %v", err)
+	}
+}
