@@ -39,8 +39,9 @@ func watchJVMs(ctx context.Context) *jvmWatch {
 	return w
 }
 
-// crashKills counts JVMs that started with another (within 10 s) and ended
-// at least 3 s before it: a member's JVM of its own, killed at its crash,
+// crashKills counts JVMs that ended at least 3 s before another JVM that
+// ran through all of their life (seen by their first sighting, started at
+// most 5 s after them): a member's JVM of its own, killed at its crash,
 // while the fleet's JVM ran on.
 func (w *jvmWatch) crashKills() int {
 	w.mu.Lock()
@@ -48,7 +49,7 @@ func (w *jvmWatch) crashKills() int {
 	n := 0
 	for a, fa := range w.first {
 		for b, fb := range w.first {
-			if a != b && fb.Sub(fa).Abs() < 10*time.Second && w.last[b].Sub(w.last[a]) >= 3*time.Second {
+			if a != b && fb.Before(fa.Add(5*time.Second)) && w.last[b].Sub(w.last[a]) >= 3*time.Second {
 				n++
 				break
 			}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/sharebench/sharebench/results"
 )
 
 // A crash in production kills the consumer's process: its connections
@@ -16,17 +18,21 @@ import (
 // crash events take (Config.OwnJVM) therefore each run in a JVM of their
 // own, started with the fleet, which Crash SIGKILLs.
 
+// ownJVMs are the JVMs startOwn started, by member id, and why one failed.
+type ownJVMs struct {
+	jvms map[int]*javaFleet
+	err  error
+}
+
 // startOwn starts one JVM, with no member yet, for each of c.OwnJVM; each
-// member joins its own when Join reaches its id.
-func (j *javaFleet) startOwn(ctx context.Context, dir string) error {
-	if len(j.c.OwnJVM) == 0 {
-		return nil
-	}
-	own := make([]*javaFleet, len(j.c.OwnJVM))
+// member joins its own when Join reaches its id. On error the JVMs that
+// did start are returned too, for the caller to kill.
+func startOwn(ctx context.Context, c Config, rec *results.Recorder, rebal *rebalanceWatch, dir string) ownJVMs {
+	own := make([]*javaFleet, len(c.OwnJVM))
 	var g errgroup.Group
-	for i, id := range j.c.OwnJVM {
+	for i, id := range c.OwnJVM {
 		g.Go(func() error {
-			o, err := startJavaJVM(ctx, j.c, j.rec, j.rebal, dir, false)
+			o, err := startJavaJVM(ctx, c, rec, rebal, dir, false)
 			if err != nil {
 				return fmt.Errorf("java runner of member %d (a JVM of its own, for its crash): %w", id, err)
 			}
@@ -34,22 +40,13 @@ func (j *javaFleet) startOwn(ctx context.Context, dir string) error {
 			return nil
 		})
 	}
-	err := g.Wait()
-	j.own = map[int]*javaFleet{}
+	out := ownJVMs{jvms: map[int]*javaFleet{}, err: g.Wait()}
 	for i, o := range own {
-		if o == nil {
-			continue
+		if o != nil {
+			out.jvms[c.OwnJVM[i]] = o
 		}
-		if err != nil {
-			o.kill()
-			continue
-		}
-		j.own[j.c.OwnJVM[i]] = o
 	}
-	if err != nil {
-		j.own = nil
-	}
-	return err
+	return out
 }
 
 // crashKill SIGKILLs this JVM (its process group) on purpose and waits until

@@ -84,14 +84,23 @@ func startJava(ctx context.Context, c Config, rec *results.Recorder) (*javaFleet
 		return nil, err
 	}
 	rebal := newRebalanceWatch(rec)
+	own := make(chan ownJVMs, 1)
+	go func() { own <- startOwn(ctx, c, rec, rebal, dir) }() // beside the fleet's JVM: JVMs start slowly
 	j, err := startJavaJVM(ctx, c, rec, rebal, dir, true)
+	o := <-own
+	if err == nil {
+		err = o.err
+	}
 	if err != nil {
+		for _, f := range o.jvms {
+			f.kill()
+		}
+		if j != nil {
+			j.kill()
+		}
 		return nil, err
 	}
-	if err := j.startOwn(ctx, dir); err != nil {
-		j.kill()
-		return nil, err
-	}
+	j.own = o.jvms
 	j.Join(c.Members)
 	return j, nil
 }
