@@ -453,19 +453,31 @@ func (j *javaFleet) Crash(ctx context.Context, n int) ([]int, error) {
 	now := j.rec.Clock.Now()
 	for _, id := range ids {
 		o := j.owner(id)
-		o.shard(id).Crashed(now)
-		j.rebal.crashed(id, now)
+		if o == j {
+			j.crashed(id, now)
+		}
 		_ = o.send("crash %d", id)
 	}
 	if err := j.waitExited(ctx, ids); err != nil {
 		return ids, err
 	}
+	// A member in its own JVM is marked crashed once it has stopped (its
+	// exited frame: every event it wrote before has been applied), so what
+	// it held counts what it had not finished then; then its JVM dies.
+	now = j.rec.Clock.Now()
 	for _, id := range ids {
 		if o := j.own[id]; o != nil {
+			j.crashed(id, now)
 			o.crashKill()
 		}
 	}
 	return ids, nil
+}
+
+// crashed records member id's crash at now.
+func (j *javaFleet) crashed(id int, now int64) {
+	j.owner(id).shard(id).Crashed(now)
+	j.rebal.crashed(id, now)
 }
 
 // waitExited waits until each of ids has exited (its exited frame), or its
