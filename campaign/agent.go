@@ -214,7 +214,7 @@ func (a *agent) load(ctx context.Context, ready shard.Msg) error {
 	var fl *consumers.Fleet
 	if len(members) > 0 {
 		ccfg := consumerConfig(sp, a.o.Bootstrap, a.setup.Topic, a.setup.Group)
-		ccfg.Conn, ccfg.TLS = a.conn.noTLS, a.conn.tls
+		ccfg.Conn, ccfg.TLS, ccfg.Connection = a.conn.noTLS, a.conn.tls, a.conn.conn
 		ccfg.Members, ccfg.IDs, ccfg.Hold = len(members), members, true
 		var err error
 		if fl, err = consumers.Start(cctx, ccfg, a.rec); err != nil {

@@ -40,8 +40,13 @@ func connOf(cl infra.Cluster, spec scenarios.RunSpec) (clientConn, error) {
 // read from its --connection file).
 func connFrom(conn connection.Settings, spec scenarios.RunSpec) (clientConn, error) {
 	c := clientConn{conn: conn, throttle: &throttleHook{}}
-	if spec.Client.Runner() && c.conn.Secured() {
-		return c, fmt.Errorf("client %s: connection settings (%s) are not passed to the %s runner yet: run client franz-go on a secured cluster",
+	switch {
+	case spec.Client == consumers.ClientJava:
+		if _, err := c.conn.JavaProperties(); err != nil { // what the Java client cannot take, said before the run
+			return c, fmt.Errorf("client java: %w", err)
+		}
+	case spec.Client.Runner() && c.conn.Secured():
+		return c, fmt.Errorf("client %s: connection settings (%s) are not passed to the %s runner yet: run client franz-go or java on a secured cluster",
 			spec.Client, c.conn.Describe(), spec.Client)
 	}
 	var err error
@@ -80,7 +85,7 @@ func (s *runSetup) producerConfig() producer.Config {
 // consumerConfig is the run's consumer fleet with the connection.
 func (s *runSetup) consumerConfig() consumers.Config {
 	c := consumerConfig(s.spec, s.cl.Bootstrap(), s.topic, s.group)
-	c.Conn, c.TLS = s.conn.noTLS, s.conn.tls
+	c.Conn, c.TLS, c.Connection = s.conn.noTLS, s.conn.tls, s.conn.conn
 	c.Log = s.log
 	return c
 }

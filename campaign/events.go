@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -258,4 +259,40 @@ func joinInts(v []int) string {
 		s[i] = strconv.Itoa(x)
 	}
 	return strings.Join(s, ",")
+}
+
+// crashTargets are the ids of the members the run's crash events will take:
+// each event acts on the oldest members at its time (joins get the next
+// ids, leaves and crashes remove the oldest), so replaying the events in
+// time order on the initial ids 0..members-1 names them. The Java runner
+// starts those in JVMs of their own, which a crash kills
+// (consumers.Config.OwnJVM).
+func crashTargets(s scenarios.RunSpec) []int {
+	evs := slices.Clone(s.Events)
+	slices.SortStableFunc(evs, func(a, b scenarios.Event) int { return cmp.Compare(a.At, b.At) })
+	active := make([]int, s.Members)
+	for i := range active {
+		active[i] = i
+	}
+	next := s.Members
+	var out []int
+	for _, e := range evs {
+		n := max(e.Members, 1)
+		switch e.Action {
+		case scenarios.ActionJoin:
+			for range n {
+				active = append(active, next)
+				next++
+			}
+		case scenarios.ActionLeave, scenarios.ActionCrash:
+			if n >= len(active) {
+				continue // refused by the fleet (one member must stay): nobody leaves
+			}
+			if e.Action == scenarios.ActionCrash {
+				out = append(out, active[:n]...)
+			}
+			active = active[n:]
+		}
+	}
+	return out
 }

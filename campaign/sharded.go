@@ -71,6 +71,17 @@ func (rn runner) sharded(ctx context.Context, spec scenarios.RunSpec, runID stri
 		return nil, fmt.Errorf("shards %d: the cluster's connection (%s) must reach the agents as a file: give it with --connection FILE",
 			spec.ShardCount(), s.conn.conn.Describe())
 	}
+	if spec.Client == consumers.ClientJava {
+		if name := rn.shards.Launcher.Name(); name != (&shard.Local{}).Name() {
+			return nil, fmt.Errorf("shards %d with client java: agents launched by %s have no JDK or Maven for the Java runner "+
+				"(the agent image carries the sharebench binary only); use --distribute local or client franz-go", spec.ShardCount(), name)
+		}
+		// Local agents share this host's cache: build the Java runner
+		// once, here, rather than in every agent within its ready bound.
+		if _, err := consumers.JavaRunnerDir(ctx, spec.KafkaVersion, s.log); err != nil {
+			return nil, err
+		}
+	}
 	s.progress.phase(PhaseSetup, groupReadyTimeout, nil)
 	if err := s.createTopicAndGroup(ctx); err != nil {
 		return nil, err

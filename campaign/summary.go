@@ -48,6 +48,9 @@ func consumerConfig(s scenarios.RunSpec, brokers []string, topic, group string) 
 			MaxWait: s.EffectiveFetchMaxWait(), MinBytes: int32(s.FetchMinBytes), Prefetch: s.Prefetch.Forced()},
 		Groups: groupKnobs(s),
 	}
+	if s.Client == vocab.ClientJava {
+		c.OwnJVM = crashTargets(s)
+	}
 	if s.ConsumerType != consumers.ShareGroup {
 		c.Type = consumers.ConsumerGroup
 	}

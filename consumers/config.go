@@ -9,6 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/sharebench/sharebench/connection"
 	"github.com/sharebench/sharebench/vocab"
 )
 
@@ -46,6 +47,10 @@ type Config struct {
 	// plaintext.
 	Conn []kgo.Opt
 	TLS  *tls.Config
+	// Connection are the same settings for the Java runner (ClientJava),
+	// whose clients take them as Java client properties
+	// (connection.Settings.JavaProperties).
+	Connection connection.Settings
 	// Log receives the harness's progress lines (the Java runner's first
 	// build); nil discards them.
 	Log     io.Writer
@@ -122,6 +127,11 @@ type Config struct {
 	// Groups are the consumer group's protocol knobs (group_protocol.go);
 	// ignored by share groups. ClientJava runs the defaults only.
 	Groups GroupKnobs
+	// OwnJVM are the ids of members that run in a JVM of their own
+	// (ClientJava): the members the run's crash events take. Crash kills
+	// such a member's JVM (SIGKILL), so the broker sees a crash as it
+	// would in production; the other members share one JVM.
+	OwnJVM []int
 }
 
 // Fetch are a member client's fetch settings. Zero values keep franz-go's
@@ -166,6 +176,18 @@ func (c Config) validate() error {
 		for _, id := range c.IDs {
 			if id < 0 || seen[id] {
 				return fmt.Errorf("consumers: member ids must be distinct and ≥ 0, got %v", c.IDs)
+			}
+			seen[id] = true
+		}
+	}
+	if len(c.OwnJVM) > 0 {
+		if c.Client != ClientJava {
+			return fmt.Errorf("consumers: members in a JVM of their own (%v) need client java", c.OwnJVM)
+		}
+		seen := map[int]bool{}
+		for _, id := range c.OwnJVM {
+			if id < 0 || seen[id] {
+				return fmt.Errorf("consumers: the ids of members in a JVM of their own must be distinct and ≥ 0, got %v", c.OwnJVM)
 			}
 			seen[id] = true
 		}

@@ -30,8 +30,10 @@
 //     Java client instead (javarunner/, a Maven project embedded and built
 //     on first use): java_fleet.go starts it, sends scale events as
 //     commands, aligns its clock and turns its event frames
-//     (java_frames.go) into the same recorder calls; see
-//     docs/java-client.md.
+//     (java_frames.go) into the same recorder calls; java_crash.go runs
+//     the members a crash will take (Config.OwnJVM) in JVMs of their own
+//     and SIGKILLs them at the crash; the clients connect with
+//     connection.Settings.JavaProperties; see docs/java-client.md.
 //
 // Each member's join, first-record and leave times are recorded.
 //

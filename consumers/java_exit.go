@@ -81,6 +81,7 @@ type javaExit struct {
 	waitErr      error
 	stopping     bool          // the harness had asked it to stop (or killed it)
 	killed       bool          // the harness killed it (after stop, or on a broken start or event stream)
+	crashed      bool          // the harness killed it for a crash event (a JVM of its own): not an error
 	killedAfter  time.Duration // > 0: the harness killed it this long after stop
 	closeTimeout time.Duration
 	stderr       string // ": the last lines of its stderr", or ""
@@ -97,6 +98,8 @@ func (x javaExit) exitError() error {
 	client := cmp.Or(x.client, ClientJava)
 	base := RunnerExit{Client: client, Signal: sig, CloseTimeout: x.closeTimeout, Detail: x.stderr}
 	switch {
+	case x.crashed:
+		return nil
 	case x.killedAfter > 0:
 		base.Reason, base.Grace = ExitKilledAfterStop, x.killedAfter
 		return &base

@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,11 +36,14 @@ type javaFleet struct {
 	rec   *results.Recorder
 	rebal *rebalanceWatch
 
-	cmd     *exec.Cmd
-	cfgFile string
-	stderr  *tail.Writer
-	inMu    sync.Mutex
-	stdin   io.WriteCloser
+	cmd *exec.Cmd
+	// cfgDir (mode 0700) holds the runner's configuration file (0600),
+	// connection secrets included; it is removed once the runner has read
+	// it (its hello), and again when it exits.
+	cfgDir string
+	stderr *tail.Writer
+	inMu   sync.Mutex
+	stdin  io.WriteCloser
 
 	// offset is added to runner clock readings to get harness Clock ns;
 	// bound is half the round trip it was measured with: the alignment's
@@ -48,10 +53,17 @@ type javaFleet struct {
 	hello         chan struct{}
 
 	mu       sync.RWMutex
-	shards   []*results.MemberRecorder // by member id
+	shards   []*results.MemberRecorder // by member id (nil: not this JVM's)
 	exited   []chan struct{}           // by member id
-	active   []int                     // oldest first
+	active   []int                     // oldest first, in every JVM of the fleet
 	stopping bool
+	// crashKilled: this JVM was SIGKILLed on purpose (a crash, java_crash.go):
+	// its end is not an error.
+	crashKilled bool
+	// own are the JVMs of their own of the members a crash will take
+	// (Config.OwnJVM), by member id (java_crash.go); nil in those JVMs.
+	own            map[int]*javaFleet
+	nextID, joined int // the next member's id; members started (Config.IDs)
 
 	readDone chan struct{} // the event stream ended
 	done     chan struct{} // the JVM was reaped; err is set
@@ -73,43 +85,79 @@ const javaStartTimeout = 60 * time.Second
 // with the smallest round trip is kept.
 const javaPingRounds = 16
 
-// startJava builds (on first use) and starts the Java runner (see
-// startRunner).
+// startJava builds (on first use) and starts the runner, and the JVMs of
+// their own of the members a crash will take (Config.OwnJVM), aligns their
+// clocks with rec's and joins c.Members members. The runners stop when ctx
+// ends.
 func startJava(ctx context.Context, c Config, rec *results.Recorder) (*javaFleet, error) {
 	dir, err := JavaRunnerDir(ctx, c.KafkaVersion, c.Log)
 	if err != nil {
 		return nil, err
 	}
-	return startRunner(ctx, c, rec, "java runner", func(cfgFile string) *exec.Cmd {
+	command := func(cfgFile string) *exec.Cmd {
 		return exec.Command("java", "-Xss512k", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
 			"-Dorg.slf4j.simpleLogger.logFile=System.err", "-cp", javaClasspath(dir), "sharebench.runner.Main", cfgFile)
-	})
+	}
+	rebal := newRebalanceWatch(rec)
+	own := make(chan ownJVMs, 1)
+	go func() { own <- startOwn(ctx, c, rec, rebal, command) }() // beside the fleet's JVM: JVMs start slowly
+	j, err := startRunnerProc(ctx, c, rec, rebal, "java runner", command, true)
+	o := <-own
+	if err == nil {
+		err = o.err
+	}
+	if err != nil {
+		for _, f := range o.jvms {
+			f.kill()
+		}
+		if j != nil {
+			j.kill()
+		}
+		return nil, err
+	}
+	j.own = o.jvms
+	j.Join(c.Members)
+	return j, nil
 }
 
-// startRunner starts a client runner (the command command makes for the
-// runner's configuration file), aligns its clock with rec's and joins
-// c.Members members. The runner stops when ctx ends.
+// startRunner starts a client runner with every member in one process (the
+// command command makes for the runner's configuration file), aligns its
+// clock with rec's and joins c.Members members. The runner stops when ctx
+// ends.
 func startRunner(ctx context.Context, c Config, rec *results.Recorder, name string, command func(cfgFile string) *exec.Cmd) (*javaFleet, error) {
+	j, err := startRunnerProc(ctx, c, rec, newRebalanceWatch(rec), name, command, true)
+	if err != nil {
+		return nil, err
+	}
+	j.Join(c.Members)
+	return j, nil
+}
+
+// startRunnerProc starts one runner process with no member and aligns its
+// clock (recorded as the run's client clock when record is set).
+func startRunnerProc(ctx context.Context, c Config, rec *results.Recorder, rebal *rebalanceWatch, name string,
+	command func(cfgFile string) *exec.Cmd, record bool) (*javaFleet, error) {
 	cfgFile, err := writeRunnerConfig(c, rec.Run)
 	if err != nil {
 		return nil, err
 	}
-	j := &javaFleet{c: c, name: name, rec: rec, rebal: newRebalanceWatch(rec), cfgFile: cfgFile, settingsFile: javaSettingsFile(cfgFile), stderr: tail.New(8 << 10),
+	cfgDir := filepath.Dir(cfgFile)
+	j := &javaFleet{c: c, name: name, rec: rec, rebal: rebal, cfgDir: cfgDir, settingsFile: javaSettingsFile(cfgFile), stderr: tail.New(8 << 10),
 		pongs: make(chan javaFrame, 1), hello: make(chan struct{}), readDone: make(chan struct{}), done: make(chan struct{})}
 	j.cmd = command(cfgFile)
 	j.cmd.SysProcAttr = javaProcAttr()
 	j.cmd.Stderr = j.stderr
 	if j.stdin, err = j.cmd.StdinPipe(); err != nil {
-		os.Remove(cfgFile)
+		os.RemoveAll(cfgDir)
 		return nil, err
 	}
 	stdout, err := j.cmd.StdoutPipe()
 	if err != nil {
-		os.Remove(cfgFile)
+		os.RemoveAll(cfgDir)
 		return nil, err
 	}
 	if err := j.startProc(stdout); err != nil {
-		os.Remove(cfgFile)
+		os.RemoveAll(cfgDir)
 		return nil, fmt.Errorf("%s: start: %w", j.name, err)
 	}
 	go func() {
@@ -123,13 +171,18 @@ func startRunner(ctx context.Context, c Config, rec *results.Recorder, name stri
 		j.kill()
 		return nil, err
 	}
+	// Read: the secrets in the configuration are not left on disk. The
+	// directory (0700) stays for the settings file the runner writes when it
+	// ends (settings.go), and goes when the runner is reaped.
+	os.Remove(cfgFile)
 	j.offset, j.bound, err = alignClocks(rec.Clock.Now, j.ping, j.pongs, j.readDone, javaPingRounds, 5*time.Second)
 	if err != nil {
 		j.kill()
 		return nil, fmt.Errorf("%s: clock alignment: %w%s", j.name, err, j.stderrTail())
 	}
-	rec.SetClientClock(results.ClientClock{OffsetNs: j.offset, BoundNs: j.bound})
-	j.Join(c.Members)
+	if record {
+		rec.SetClientClock(results.ClientClock{OffsetNs: j.offset, BoundNs: j.bound})
+	}
 	return j, nil
 }
 
@@ -149,11 +202,11 @@ func (j *javaFleet) startProc(stdout io.Reader) error {
 		<-j.readDone
 		werr := j.cmd.Wait()
 		_ = killJavaGroup(j.cmd.Process.Pid) // anything it left behind
-		os.Remove(j.cfgFile)
 		j.recordSettings()
+		os.RemoveAll(j.cfgDir)
 		j.mu.Lock()
 		x := javaExit{state: j.cmd.ProcessState, waitErr: werr, stopping: j.stopping, killed: j.killed, killedAfter: j.killedAfter,
-			closeTimeout: j.c.closeTimeout(), stderr: j.stderrTail(), client: j.c.Client}
+			crashed: j.crashKilled, closeTimeout: j.c.closeTimeout(), stderr: j.stderrTail(), client: j.c.Client}
 		j.mu.Unlock()
 		j.err = x.exitError()
 		close(j.done)
@@ -248,11 +301,15 @@ func (j *javaFleet) recordSettings() {
 	}
 }
 
-// Wait waits until the runner has exited and returns why it failed (nil
-// after a clean stop).
+// Wait waits until the runner (and every JVM of its own) has exited and
+// returns why one failed (nil after a clean stop).
 func (j *javaFleet) Wait() error {
 	<-j.done
-	return j.err
+	errs := []error{j.err}
+	for _, id := range slices.Sorted(maps.Keys(j.own)) {
+		errs = append(errs, j.own[id].Wait())
+	}
+	return errors.Join(errs...)
 }
 
 // read decodes the event stream until it ends.
@@ -297,12 +354,7 @@ func (j *javaFleet) apply(f javaFrame) {
 	case frameBye:
 		return
 	}
-	j.mu.RLock()
-	var s *results.MemberRecorder
-	if int(f.Member) < len(j.shards) {
-		s = j.shards[f.Member]
-	}
-	j.mu.RUnlock()
+	s := j.shard(int(f.Member))
 	if s == nil {
 		fmt.Fprintf(j.stderr, "\nsharebench: %s: frame %d for unknown member %d\n", j.name, f.Kind, f.Member)
 		return
@@ -343,7 +395,9 @@ func (j *javaFleet) apply(f javaFrame) {
 	}
 }
 
-// Join starts n more members in the runner and returns their ids.
+// Join starts n more members and returns their ids (Config.IDs first,
+// then ids above the largest): each in the runner, or in its JVM of its
+// own (Config.OwnJVM).
 func (j *javaFleet) Join(n int) []int {
 	j.mu.Lock()
 	if j.stopping {
@@ -352,19 +406,54 @@ func (j *javaFleet) Join(n int) []int {
 	}
 	var ids []int
 	for range n {
-		id := len(j.shards)
-		s := j.rec.MemberRecorder()
-		s.Joined(id, j.rec.Clock.Now())
-		j.shards = append(j.shards, s)
-		j.exited = append(j.exited, make(chan struct{}))
+		id := j.nextID
+		if j.joined < len(j.c.IDs) {
+			id = j.c.IDs[j.joined]
+		}
+		j.joined++
+		j.nextID = max(j.nextID, id) + 1
 		j.active = append(j.active, id)
 		ids = append(ids, id)
 	}
 	j.mu.Unlock()
 	for _, id := range ids {
-		_ = j.send("join %d", id) // a runner gone is reported by Wait
+		s := j.rec.MemberRecorder()
+		s.Joined(id, j.rec.Clock.Now())
+		o := j.owner(id)
+		o.add(id, s)
+		_ = o.send("join %d", id) // a runner gone is reported by Wait
 	}
 	return ids
+}
+
+// add makes member id one of this JVM's.
+func (j *javaFleet) add(id int, s *results.MemberRecorder) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for len(j.shards) <= id {
+		j.shards = append(j.shards, nil)
+		j.exited = append(j.exited, nil)
+	}
+	j.shards[id] = s
+	j.exited[id] = make(chan struct{})
+}
+
+// shard is member id's recorder, nil when id is not this JVM's.
+func (j *javaFleet) shard(id int) *results.MemberRecorder {
+	j.mu.RLock()
+	defer j.mu.RUnlock()
+	if id < 0 || id >= len(j.shards) {
+		return nil
+	}
+	return j.shards[id]
+}
+
+// owner is the JVM that runs member id.
+func (j *javaFleet) owner(id int) *javaFleet {
+	if o := j.own[id]; o != nil {
+		return o
+	}
+	return j
 }
 
 // Members is the number of members running now.
@@ -393,15 +482,17 @@ func (j *javaFleet) Leave(ctx context.Context, n int) ([]int, error) {
 		return nil, err
 	}
 	for _, id := range ids {
-		_ = j.send("leave %d", id)
+		_ = j.owner(id).send("leave %d", id)
 	}
 	return ids, j.waitExited(ctx, ids)
 }
 
 // Crash stops the n oldest members dead: they stop polling, acknowledging
-// and committing at once, and never close their clients (see
-// docs/java-client.md for how that differs from franz-go's frozen
-// connections).
+// and committing at once. A member in a JVM of its own (Config.OwnJVM) then
+// has its JVM SIGKILLed: nothing of it reaches the broker any more, which
+// notices by timeouts, as with a crash in production. A member in the
+// shared JVM never closes its client, but its heartbeat thread lives on
+// (see docs/java-client.md).
 func (j *javaFleet) Crash(ctx context.Context, n int) ([]int, error) {
 	ids, err := j.take(n)
 	if err != nil {
@@ -409,25 +500,46 @@ func (j *javaFleet) Crash(ctx context.Context, n int) ([]int, error) {
 	}
 	now := j.rec.Clock.Now()
 	for _, id := range ids {
-		j.mu.RLock()
-		s := j.shards[id]
-		j.mu.RUnlock()
-		s.Crashed(now)
-		j.rebal.crashed(id, now)
-		_ = j.send("crash %d", id)
+		o := j.owner(id)
+		if o == j {
+			j.crashed(id, now)
+		}
+		_ = o.send("crash %d", id)
 	}
-	return ids, j.waitExited(ctx, ids)
+	if err := j.waitExited(ctx, ids); err != nil {
+		return ids, err
+	}
+	// A member in its own JVM is marked crashed once it has stopped (its
+	// exited frame: every event it wrote before has been applied), so what
+	// it held counts what it had not finished then; then its JVM dies.
+	now = j.rec.Clock.Now()
+	for _, id := range ids {
+		if o := j.own[id]; o != nil {
+			j.crashed(id, now)
+			o.crashKill()
+		}
+	}
+	return ids, nil
 }
 
+// crashed records member id's crash at now.
+func (j *javaFleet) crashed(id int, now int64) {
+	j.owner(id).shard(id).Crashed(now)
+	j.rebal.crashed(id, now)
+}
+
+// waitExited waits until each of ids has exited (its exited frame), or its
+// JVM has ended.
 func (j *javaFleet) waitExited(ctx context.Context, ids []int) error {
 	for _, id := range ids {
-		j.mu.RLock()
-		ch := j.exited[id]
-		j.mu.RUnlock()
+		o := j.owner(id)
+		o.mu.RLock()
+		ch := o.exited[id]
+		o.mu.RUnlock()
 		select {
 		case <-ch:
-		case <-j.done:
-			return j.err
+		case <-o.done:
+			return o.err
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -437,7 +549,9 @@ func (j *javaFleet) waitExited(ctx context.Context, ids []int) error {
 
 // SlowDown multiplies every processing time by factor for d, from now.
 func (j *javaFleet) SlowDown(factor float64, d time.Duration) {
-	_ = j.send("slow %s %d", strconv.FormatFloat(factor, 'g', -1, 64), int64(d))
+	for _, o := range append([]*javaFleet{j}, slices.Collect(maps.Values(j.own))...) {
+		_ = o.send("slow %s %d", strconv.FormatFloat(factor, 'g', -1, 64), int64(d))
+	}
 }
 
 // alignClocks measures the offset between the harness clock (now) and the
@@ -477,9 +591,19 @@ func alignClocks(now func() int64, ping func(int) error, pongs <-chan javaFrame,
 	return offset, bound, nil
 }
 
+// runnerConfigName is the runner's configuration file in its directory.
+const runnerConfigName = "runner.properties"
+
 // writeRunnerConfig writes a client runner's configuration (RunnerConfig.java,
-// runner.py's Config) to a temporary properties file.
+// runner.py's Config,
+// and the Java client's connection settings under "client.",
+// ClientSecurity.java) to a properties file of mode 0600 in a new
+// directory of mode 0700 of its own, and returns the file's path.
 func writeRunnerConfig(c Config, run uint64) (string, error) {
+	conn, err := c.Connection.JavaProperties()
+	if err != nil {
+		return "", fmt.Errorf("client java: %w", err)
+	}
 	p := c.Processing
 	lines := []string{
 		"bootstrap=" + strings.Join(c.Brokers, ","),
@@ -516,17 +640,40 @@ func writeRunnerConfig(c Config, run uint64) (string, error) {
 		"processing.median=" + strconv.FormatInt(int64(p.Median), 10),
 		"processing.p99=" + strconv.FormatInt(int64(p.P99), 10),
 	}
-	f, err := os.CreateTemp("", "sharebench-javarunner-*.properties")
+	for _, k := range slices.Sorted(maps.Keys(conn)) {
+		lines = append(lines, propertyKey(javaClientPrefix+k)+"="+propertyValue(conn[k]))
+	}
+	dir, err := os.MkdirTemp("", "sharebench-javarunner-") // mode 0700
 	if err != nil {
 		return "", fmt.Errorf("client runner: config: %w", err)
 	}
-	lines = append(lines, "settings_file="+filepath.ToSlash(javaSettingsFile(f.Name())))
-	// Properties files escape backslashes; none of these values has one
-	// (broker addresses, generated names, numbers).
-	if _, err := f.WriteString(strings.Join(lines, "\n") + "\n"); err != nil {
-		f.Close()
-		os.Remove(f.Name())
+	lines = append(lines, "settings_file="+filepath.ToSlash(javaSettingsFile(filepath.Join(dir, runnerConfigName))))
+	// Properties files escape backslashes; the values above have none
+	// (broker addresses, generated names, numbers), the connection's are
+	// escaped.
+	body := strings.Join(lines, "\n") + "\n"
+	if err := os.WriteFile(filepath.Join(dir, runnerConfigName), []byte(body), 0o600); err != nil {
+		os.RemoveAll(dir)
 		return "", fmt.Errorf("client runner: config: %w", err)
 	}
-	return f.Name(), f.Close()
+	return filepath.Join(dir, runnerConfigName), nil
+}
+
+// javaClientPrefix marks the Java client properties in the runner's
+// configuration (ClientSecurity.java copies them into every client).
+const javaClientPrefix = "client."
+
+// propertyValue escapes v for a java.util.Properties file: backslashes,
+// line ends and a leading space.
+func propertyValue(v string) string {
+	v = strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`, "\t", `\t`).Replace(v)
+	if strings.HasPrefix(v, " ") {
+		v = `\` + v
+	}
+	return v
+}
+
+// propertyKey escapes k for a java.util.Properties file.
+func propertyKey(k string) string {
+	return strings.NewReplacer(`\`, `\\`, "=", `\=`, ":", `\:`, " ", `\ `, "\n", `\n`).Replace(k)
 }

@@ -17,7 +17,7 @@ func TestLibrdkafkaValidation(t *testing.T) {
 			"assignor: client librdkafka has no eager sticky assignor"},
 		{"rebalance timeout", "name: x\nclient: librdkafka\nconsumer_type: consumer\nrebalance_timeout: 30s\n",
 			"rebalance_timeout: client librdkafka has no rebalance timeout"},
-		{"shards", "name: x\nclient: librdkafka\nshards: 2\n", "shards: 2 shards need client franz-go (the librdkafka runner"},
+		{"shards", "name: x\nclient: librdkafka\nshards: 2\n", "shards: 2 shards need client franz-go or java (the librdkafka runner"},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,10 @@
 package scenarios
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sharebench/sharebench/vocab"
+)
 
 // shards: refuses what a sharded run cannot do, naming the file, line and
 // key, and accepts the shapes it supports.
@@ -10,7 +14,6 @@ func TestShardsValidation(t *testing.T) {
 		{"too many", "name: x\nshards: 65\n", "scenario.yaml:2: shards: expected an integer from 1 to 64 (agents a run is split over), got 65"},
 		{"backlog", "name: x\nshards: 2\nload_mode: backlog\nbacklog_records: 1000\n", "shards: 2 shards need load_mode rate"},
 		{"max_rate", "name: x\nshards: 2\nload_mode: max_rate\nmax_rate: {start: 100, step: 100, max: 300}\n", "shards: 2 shards need load_mode rate"},
-		{"java", "name: x\nshards: 2\nclient: java\n", "shards: 2 shards need client franz-go"},
 		{"events", "name: x\nconsumer_type: share\nshards: 2\nevents:\n  - {at: 1s, action: join, members: 1}\n",
 			"shards: 2 shards cannot run events:"},
 	}
@@ -25,6 +28,9 @@ func TestShardsValidation(t *testing.T) {
 		if r.Shards != 3 || r.ShardCount() != 3 {
 			t.Fatalf("shards: 3 loaded as %d (count %d)", r.Shards, r.ShardCount())
 		}
+	}
+	if s := mustLoad(t, "name: x\nshards: 2\nclient: java\n", nil, nil); s.Runs[0].Client != vocab.ClientJava {
+		t.Fatalf("shards with client java (each agent runs its own Java runner): %+v", s.Runs[0])
 	}
 	if s := mustLoad(t, "name: x\n", nil, []string{"shards=2"}); s.Runs[0].Shards != 2 {
 		t.Fatalf("--set shards=2 gave %d", s.Runs[0].Shards)

@@ -28,9 +28,10 @@ type RunSpec struct {
 	ConsumerType vocab.GroupType `mapstructure:"consumer_type" json:"consumer_type"`
 	// Client is the client library the consumers run on: "franz-go" (in
 	// the harness process), "java" (the Apache Kafka Java client of
-	// kafka_version, KafkaShareConsumer / KafkaConsumer, all members in one
-	// JVM; needs a JDK (javac) and Maven, builds its runner once into the
-	// cache; style blocking only), or "librdkafka"
+	// kafka_version, KafkaShareConsumer / KafkaConsumer, the members in one
+	// JVM, those a crash event takes each in a JVM of its own, one runner
+	// per agent of a sharded run; needs a JDK (javac) and Maven, builds its
+	// runner once into the cache; style blocking only), or "librdkafka"
 	// (confluent-kafka's ShareConsumer / Consumer, all members in one Python
 	// process; needs python3 with venv, installs confluent-kafka once into
 	// the cache; its share consumer is a preview; style blocking, renew none

@@ -145,8 +145,8 @@ func (r RunSpec) checkShards(p *problems) {
 	if r.ShardCount() == 1 {
 		return
 	}
-	if r.Client.Runner() {
-		p.addf("shards", "%d shards need client franz-go (the %s runner is one process beside one harness process)", r.Shards, r.Client)
+	if r.Client == vocab.ClientLibrdkafka {
+		p.addf("shards", "%d shards need client franz-go or java (the %s runner is one process beside one harness process)", r.Shards, r.Client)
 	}
 	if len(r.Events) > 0 {
 		p.addf("shards", "%d shards cannot run events: (an event acts on one fleet and one clock); use shards: 1", r.Shards)

@@ -101,6 +101,7 @@ final class GroupMember extends Member {
         p.put("auto.offset.reset", "earliest");
         p.put("max.poll.records", Integer.toString(cfg.maxPollRecords));
         ClientSettings.fetch(p, cfg);
+        ClientSecurity.apply(p);
         if (cfg.sessionTimeoutNs > 0) {
             long ms = TimeUnit.NANOSECONDS.toMillis(cfg.sessionTimeoutNs);
             if (!kip848) {

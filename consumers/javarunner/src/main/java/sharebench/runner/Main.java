@@ -57,6 +57,7 @@ public final class Main {
         RunnerConfig cfg;
         try {
             cfg = RunnerConfig.load(args[0]);
+            ClientSecurity.load(args[0]);
         } catch (Exception e) {
             System.err.println("java runner: config " + args[0] + ": " + e.getMessage());
             System.exit(2);
