@@ -113,3 +113,37 @@ func TestCheckClockBounds(t *testing.T) {
 		t.Errorf("a ping sent before the one before it: %v", err)
 	}
 }
+
+// A results blob (export, ledger marks, client statistics) is taken only
+// from the shard whose token signed it: one signed by another shard's
+// token, unsigned, or from a shard outside the run is refused, naming the
+// shard it claims; without tokens (a launcher that carries none) any
+// in-range blob is taken.
+func TestShardResultsMustBeSigned(t *testing.T) {
+	t0, _ := shard.NewToken()
+	t1, _ := shard.NewToken()
+	tokens := []string{t0, t1}
+	data := []byte("an export")
+	signed := func(token string, sh int) shard.Blob {
+		return shard.Blob{Shard: sh, Kind: shard.KindExport, Data: data, Mac: shard.BlobMac(token, "run", sh, shard.KindExport, 0, data)}
+	}
+	if err := checkBlob(signed(t1, 1), 2, "run", tokens); err != nil {
+		t.Errorf("shard 1's own blob refused: %v", err)
+	}
+	for name, c := range map[string]struct {
+		b    shard.Blob
+		want string
+	}{
+		"another shard's token": {signed(t1, 0), "claim to be shard 0's but are signed with another token: refused"},
+		"unsigned":              {shard.Blob{Shard: 1, Kind: shard.KindMarks, Data: data}, "claim to be shard 1's but are unsigned: refused"},
+		"outside the run":       {signed(t1, 5), "from shard 5 of a run split over 2"},
+	} {
+		err := checkBlob(c.b, 2, "run", tokens)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+	if err := checkBlob(shard.Blob{Shard: 1, Kind: shard.KindExport, Data: data}, 2, "run", nil); err != nil {
+		t.Errorf("no tokens: %v", err)
+	}
+}

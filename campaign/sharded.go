@@ -189,6 +189,9 @@ func (c *coord) step(ctx context.Context, wait <-chan time.Time) (timedOut bool,
 	case <-c.tick.C:
 		return false, c.lateDone()
 	case b := <-c.bus.Blobs():
+		if err := checkBlob(b, c.n, c.bus.Run(), c.tokens); err != nil {
+			return false, err
+		}
 		switch b.Kind {
 		case shard.KindExport:
 			c.exports[b.Shard] = b.Data
@@ -301,6 +304,24 @@ func (c *coord) handle(ctx context.Context, m shard.Msg) error {
 // agentName is an agent as its hello names it.
 func agentName(m shard.Msg) string {
 	return fmt.Sprintf("pid %d on host %q (instance %s)", m.PID, m.Host, m.Instance)
+}
+
+// checkBlob refuses a results blob of run from a shard outside the n of
+// the run, or, with tokens, one not signed by the token of the shard it
+// names: a forged export or ledger marks would change the run's figures.
+func checkBlob(b shard.Blob, n int, run string, tokens []string) error {
+	if b.Shard >= n {
+		return fmt.Errorf("results (%s) from shard %d of a run split over %d", b.Kind, b.Shard, n)
+	}
+	if tokens == nil || b.SignedBy(run, tokens[b.Shard]) {
+		return nil
+	}
+	sender := "unsigned"
+	if b.Mac != "" {
+		sender = "signed with another token"
+	}
+	return fmt.Errorf("results (%s %d, %d bytes) claim to be shard %d's but are %s: refused (an agent writes as another shard, "+
+		"or a process outside this run writes to its results topic)", b.Kind, b.Seq, len(b.Data), b.Shard, sender)
 }
 
 // impostor is the error for a message not signed with the token of the

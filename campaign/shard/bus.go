@@ -28,7 +28,7 @@ type Bus struct {
 	token        string // SignWith
 }
 
-// SignWith makes Send sign every message with token (an agent's, given by
+// SignWith makes Send sign every message, and SendBlob every blob, with token (an agent's, given by
 // its launcher: Msg.Signed). Call it before the first Send.
 func (b *Bus) SignWith(token string) { b.token = token }
 
@@ -52,6 +52,10 @@ func NewBus(ctx context.Context, bootstrap []string, control, results string, op
 	go b.read(ctx)
 	return b, nil
 }
+
+// Run is the run the bus carries (its control topic's name): what its
+// messages and blobs are signed for.
+func (b *Bus) Run() string { return b.run }
 
 // Msgs delivers the run's control messages in topic order (both sides').
 func (b *Bus) Msgs() <-chan Msg { return b.msgs }
@@ -134,9 +138,10 @@ func (b *Bus) Send(ctx context.Context, m Msg) error {
 	return nil
 }
 
-// SendBlob writes a blob to the results topic in chunks.
+// SendBlob writes a blob to the results topic in chunks, signed like Send's
+// messages (SignWith).
 func (b *Bus) SendBlob(ctx context.Context, shard int, kind string, seq int, data []byte) error {
-	recs := Chunks(b.run, shard, kind, seq, data)
+	recs := Chunks(b.run, shard, kind, seq, data, b.token)
 	for _, r := range recs {
 		r.Topic = b.results
 	}

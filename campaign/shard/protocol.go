@@ -207,7 +207,9 @@ func (m Msg) For(shard int) bool { return m.Shard == All || m.Shard == shard }
 // Results-topic chunks. A shard's blob (its encoded export at the end, its
 // ledger marks at a drain check) is cut into chunks of at most ChunkBytes,
 // each a record whose headers say run, shard, kind, sequence and chunk i
-// of n.
+// of n, and, when the agent has a token, the blob's HMAC (BlobMac) on
+// every chunk: the coordinator takes a blob only from the shard whose
+// token signed it, as it takes control messages.
 const (
 	ChunkBytes  = 512 << 10
 	KindExport  = "export"
@@ -219,35 +221,63 @@ const (
 	headerSeq   = "sharebench-seq"
 	headerChunk = "sharebench-chunk"
 	headerOf    = "sharebench-chunks"
+	headerMac   = "sharebench-mac"
 )
 
-// Chunks cuts data into records for the results topic.
-func Chunks(run string, shard int, kind string, seq int, data []byte) []*kgo.Record {
+// BlobMac is the HMAC-SHA256, keyed by a shard's token, of a blob and what
+// names it (run, shard, kind, sequence): a blob replayed under another
+// shard, kind or sequence does not verify.
+func BlobMac(token, run string, shard int, kind string, seq int, data []byte) string {
+	h := hmac.New(sha256.New, []byte(token))
+	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%d\x00", run, shard, kind, seq)
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Chunks cuts data into records for the results topic, signed with token
+// (BlobMac) unless it is empty.
+func Chunks(run string, shard int, kind string, seq int, data []byte, token string) []*kgo.Record {
 	n := max(1, (len(data)+ChunkBytes-1)/ChunkBytes)
+	var mac string
+	if token != "" {
+		mac = BlobMac(token, run, shard, kind, seq, data)
+	}
 	out := make([]*kgo.Record, 0, n)
 	for i := range n {
 		part := data[min(i*ChunkBytes, len(data)):min((i+1)*ChunkBytes, len(data))]
-		out = append(out, &kgo.Record{Key: []byte(run + "/" + strconv.Itoa(shard)), Value: part, Headers: []kgo.RecordHeader{
+		hs := []kgo.RecordHeader{
 			{Key: headerRun, Value: []byte(run)}, {Key: headerShard, Value: []byte(strconv.Itoa(shard))},
 			{Key: headerKind, Value: []byte(kind)}, {Key: headerSeq, Value: []byte(strconv.Itoa(seq))},
 			{Key: headerChunk, Value: []byte(strconv.Itoa(i))}, {Key: headerOf, Value: []byte(strconv.Itoa(n))},
-		}})
+		}
+		if mac != "" {
+			hs = append(hs, kgo.RecordHeader{Key: headerMac, Value: []byte(mac)})
+		}
+		out = append(out, &kgo.Record{Key: []byte(run + "/" + strconv.Itoa(shard)), Value: part, Headers: hs})
 	}
 	return out
 }
 
-// Blob is a shard's reassembled blob.
+// Blob is a shard's reassembled blob, with the MAC its chunks carried
+// ("" when unsigned).
 type Blob struct {
 	Shard int
 	Kind  string
 	Seq   int
 	Data  []byte
+	Mac   string
+}
+
+// SignedBy reports whether b carries a valid MAC of run under token.
+func (b Blob) SignedBy(run, token string) bool {
+	return b.Mac != "" && hmac.Equal([]byte(b.Mac), []byte(BlobMac(token, run, b.Shard, b.Kind, b.Seq, b.Data)))
 }
 
 type blobKey struct {
 	shard int
 	kind  string
 	seq   int
+	mac   string // chunks signed differently are different blobs
 }
 
 // Assembler puts chunks back together, for one run.
@@ -288,7 +318,7 @@ func (a *Assembler) Add(r *kgo.Record) (*Blob, error) {
 	if a.parts == nil {
 		a.parts = map[blobKey][][]byte{}
 	}
-	k := blobKey{shard, h[headerKind], seq}
+	k := blobKey{shard, h[headerKind], seq, h[headerMac]}
 	ps := a.parts[k]
 	if ps == nil {
 		ps = make([][]byte, n)
@@ -310,5 +340,5 @@ func (a *Assembler) Add(r *kgo.Record) (*Blob, error) {
 	for _, p := range ps {
 		data = append(data, p...)
 	}
-	return &Blob{Shard: shard, Kind: k.kind, Seq: seq, Data: data}, nil
+	return &Blob{Shard: shard, Kind: k.kind, Seq: seq, Data: data, Mac: k.mac}, nil
 }

@@ -70,7 +70,7 @@ func TestMessagesRefused(t *testing.T) {
 // in; chunks of another run are skipped; bad headers are refused.
 func TestChunksReassemble(t *testing.T) {
 	data := bytes.Repeat([]byte("0123456789"), ChunkBytes/5+7) // a little over 2 chunks
-	recs := Chunks("c", 3, KindExport, 0, data)
+	recs := Chunks("c", 3, KindExport, 0, data, "")
 	if len(recs) != 3 {
 		t.Fatalf("%d bytes in %d chunks, want 3", len(data), len(recs))
 	}
@@ -92,11 +92,11 @@ func TestChunksReassemble(t *testing.T) {
 	if err != nil || b == nil || b.Shard != 3 || b.Kind != KindExport || !bytes.Equal(b.Data, data) {
 		t.Fatalf("blob %v err %v, want shard 3's %d bytes", b != nil, err, len(data))
 	}
-	empty := Chunks("c", 0, KindMarks, 4, nil)
+	empty := Chunks("c", 0, KindMarks, 4, nil, "")
 	if b, err := a.Add(empty[0]); err != nil || b == nil || len(b.Data) != 0 || b.Seq != 4 {
 		t.Fatalf("an empty blob: %v %v", b, err)
 	}
-	bad := Chunks("c", 0, KindMarks, 1, []byte("x"))[0]
+	bad := Chunks("c", 0, KindMarks, 1, []byte("x"), "")[0]
 	bad.Headers[4].Value = []byte("7")
 	if _, err := a.Add(bad); err == nil {
 		t.Fatal("chunk 7 of 1 accepted")
@@ -133,5 +133,53 @@ func TestSignedMessages(t *testing.T) {
 	}
 	if (Msg{Type: TypeHello, Run: "r"}).SignedBy(t0) {
 		t.Error("an unsigned message verifies")
+	}
+}
+
+// TestSignedBlobs: a blob reassembled from chunks signed with a shard's
+// token verifies under that token only, and not when its data, shard,
+// kind or sequence changed; an unsigned blob never verifies.
+func TestSignedBlobs(t *testing.T) {
+	t0, _ := NewToken()
+	t1, _ := NewToken()
+	data := make([]byte, 2*ChunkBytes+10)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	var a Assembler
+	a.Run = "r"
+	var got *Blob
+	for _, rec := range Chunks("r", 2, KindExport, 0, data, t0) {
+		b, err := a.Add(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b != nil {
+			got = b
+		}
+	}
+	if got == nil || !got.SignedBy("r", t0) {
+		t.Fatalf("blob %v: not signed by its shard's token", got != nil)
+	}
+	if got.SignedBy("r", t1) || got.SignedBy("other-run", t0) {
+		t.Error("verifies under another token or run")
+	}
+	for name, change := range map[string]func(*Blob){
+		"data":  func(b *Blob) { b.Data = append([]byte{}, b.Data...); b.Data[5] ^= 1 },
+		"shard": func(b *Blob) { b.Shard = 1 },
+		"kind":  func(b *Blob) { b.Kind = KindMarks },
+		"seq":   func(b *Blob) { b.Seq = 3 },
+	} {
+		c := *got
+		change(&c)
+		if c.SignedBy("r", t0) {
+			t.Errorf("a changed %s still verifies", name)
+		}
+	}
+	var u Assembler
+	u.Run = "r"
+	b, err := u.Add(Chunks("r", 0, KindMarks, 1, []byte("x"), "")[0])
+	if err != nil || b == nil || b.Mac != "" || b.SignedBy("r", t0) {
+		t.Errorf("unsigned blob %+v %v", b, err)
 	}
 }
