@@ -335,7 +335,7 @@ type Fetch struct {
 	// FetchMaxWait is fetch.max.wait.ms, how long the broker may hold a
 	// fetch that has less than fetch_min_bytes; a Go duration, 10ms
 	// (franz-go's minimum) to 30s. While a share fetch waits, the member's
-	// acknowledgements wait too. Both clients get it: the default is
+	// acknowledgements wait too. Every client gets it: the default is
 	// Kafka's (the Java client's and librdkafka's 500ms, also franz-go's
 	// for share groups), not franz-go's consumer-group 5s, so that the
 	// clients compare at the same wait and a record_limit member whose
