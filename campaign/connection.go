@@ -40,14 +40,16 @@ func connOf(cl infra.Cluster, spec scenarios.RunSpec) (clientConn, error) {
 // read from its --connection file).
 func connFrom(conn connection.Settings, spec scenarios.RunSpec) (clientConn, error) {
 	c := clientConn{conn: conn, throttle: &throttleHook{}}
-	switch {
-	case spec.Client == consumers.ClientJava:
-		if _, err := c.conn.JavaProperties(); err != nil { // what the Java client cannot take, said before the run
+	// What a runner's client cannot take, said before the run.
+	switch spec.Client {
+	case consumers.ClientJava:
+		if _, err := c.conn.JavaProperties(); err != nil {
 			return c, fmt.Errorf("client java: %w", err)
 		}
-	case spec.Client.Runner() && c.conn.Secured():
-		return c, fmt.Errorf("client %s: connection settings (%s) are not passed to the %s runner yet: run client franz-go or java on a secured cluster",
-			spec.Client, c.conn.Describe(), spec.Client)
+	case consumers.ClientLibrdkafka:
+		if _, err := c.conn.LibrdkafkaProperties(); err != nil {
+			return c, fmt.Errorf("client librdkafka: %w", err)
+		}
 	}
 	var err error
 	if c.noTLS, err = c.conn.WithoutTLS(); err != nil {

@@ -47,9 +47,10 @@ type Config struct {
 	// plaintext.
 	Conn []kgo.Opt
 	TLS  *tls.Config
-	// Connection are the same settings for the Java runner (ClientJava),
-	// whose clients take them as Java client properties
-	// (connection.Settings.JavaProperties).
+	// Connection are the same settings for the runners, whose clients take
+	// them as their own properties: Java client properties for ClientJava
+	// (connection.Settings.JavaProperties), librdkafka's for
+	// ClientLibrdkafka (connection.Settings.LibrdkafkaProperties).
 	Connection connection.Settings
 	// Log receives the harness's progress lines (the Java runner's first
 	// build); nil discards them.

@@ -595,14 +595,15 @@ func alignClocks(now func() int64, ping func(int) error, pongs <-chan javaFrame,
 const runnerConfigName = "runner.properties"
 
 // writeRunnerConfig writes a client runner's configuration (RunnerConfig.java,
-// runner.py's Config,
-// and the Java client's connection settings under "client.",
-// ClientSecurity.java) to a properties file of mode 0600 in a new
-// directory of mode 0700 of its own, and returns the file's path.
+// runner.py's Config) and the client's connection settings under "client."
+// (the Java client's, ClientSecurity.java copies them into every client;
+// librdkafka's, runner.py's client_properties) to a properties file of
+// mode 0600 in a new directory of mode 0700 of its own, and returns the
+// file's path.
 func writeRunnerConfig(c Config, run uint64) (string, error) {
-	conn, err := c.Connection.JavaProperties()
+	conn, err := runnerConnection(c)
 	if err != nil {
-		return "", fmt.Errorf("client java: %w", err)
+		return "", err
 	}
 	p := c.Processing
 	lines := []string{
@@ -659,8 +660,25 @@ func writeRunnerConfig(c Config, run uint64) (string, error) {
 	return filepath.Join(dir, runnerConfigName), nil
 }
 
-// javaClientPrefix marks the Java client properties in the runner's
-// configuration (ClientSecurity.java copies them into every client).
+// runnerConnection are the connection settings of c's runner client as
+// that client's properties (secrets registered with redact).
+func runnerConnection(c Config) (map[string]string, error) {
+	var conn map[string]string
+	var err error
+	if c.Client == ClientLibrdkafka {
+		conn, err = c.Connection.LibrdkafkaProperties()
+	} else {
+		conn, err = c.Connection.JavaProperties()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("client %s: %w", cmp.Or(c.Client, ClientJava), err)
+	}
+	return conn, nil
+}
+
+// javaClientPrefix marks the client properties in a runner's
+// configuration (ClientSecurity.java and runner.py's client_properties
+// copy them into every client).
 const javaClientPrefix = "client."
 
 // propertyValue escapes v for a java.util.Properties file: backslashes,

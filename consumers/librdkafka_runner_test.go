@@ -2,6 +2,7 @@ package consumers
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/connection"
 	"github.com/sharebench/sharebench/internal/testkit"
 	"github.com/sharebench/sharebench/results"
 )
@@ -146,5 +148,65 @@ func TestLibrdkafkaRunnerName(t *testing.T) {
 	librdkafkaRunnerSrc = append([]byte("# changed\n"), old...)
 	if b := librdkafkaRunnerName(); b == a {
 		t.Errorf("a changed runner keeps the name %q", a)
+	}
+}
+
+// TestLibrdkafkaRunnerConfigConnection: the runner configuration written
+// for client librdkafka carries librdkafka's connection properties (not the
+// Java client's) under client., and runner.py reads back every one exactly,
+// a password with a backslash, blanks, "=" and a tab, and a multi-line PEM
+// CA among them.
+func TestLibrdkafkaRunnerConfigConnection(t *testing.T) {
+	needPython(t)
+	dir := t.TempDir()
+	ca := filepath.Join(dir, "ca.pem")
+	pem := "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2AbCQ==\n-----END CERTIFICATE-----"
+	if err := os.WriteFile(ca, []byte(pem+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pw := ` p\a=ss` + "\t" + `w0rd-rdk `
+	c := Config{Brokers: []string{"127.0.0.1:9093"}, Topic: "t", Group: "g", Type: ShareGroup, Workers: 1, MaxPollRecords: 1,
+		Ack: AckImplicit, Acquire: AcquireBatchOptimized, Processing: Processing{Model: ModelNone}, Client: ClientLibrdkafka, Connection: connection.Settings{TLS: &connection.TLS{CAFile: ca},
+			SASL: &connection.SASL{Mechanism: connection.MechScram256, Username: "bench", Password: pw}, DialTimeout: 4 * time.Second}}
+	f, err := writeRunnerConfig(c, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(filepath.Dir(f))
+	b, _ := os.ReadFile(f)
+	if strings.Contains(string(b), "jaas") {
+		t.Errorf("client librdkafka got Java client properties:\n%s", b)
+	}
+	want, err := c.Connection.LibrdkafkaProperties()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `import json, sys, runner
+cfg = runner.Config(runner.load_properties(sys.argv[1]))
+print(json.dumps({"share": runner.share_properties(cfg, 0), "client": cfg.client}))`
+	cmd := exec.Command("python3", "-B", "-c", script, f)
+	cmd.Dir = "rdkafkarunner"
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("runner.py reading %s: %v\n%s", f, err, stderr)
+	}
+	var got struct{ Share, Client map[string]any }
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(got.Client) != len(want) {
+		t.Errorf("runner read %d client properties, want %d: %v", len(got.Client), len(want), got.Client)
+	}
+	for k, v := range want {
+		if got.Share[k] != v {
+			t.Errorf("ShareConsumer %s = %q, want %q", k, got.Share[k], v)
+		}
+	}
+	if want["sasl.password"] != pw || want["ssl.ca.pem"] != pem {
+		t.Errorf("properties %q", want)
 	}
 }

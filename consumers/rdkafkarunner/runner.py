@@ -153,18 +153,60 @@ class Processing:
         return 0
 
 
+PROPERTY_ESCAPES = {"n": "\n", "r": "\r", "t": "\t"}
+
+
+def unescape(s):
+    """A java.util.Properties key or value as the harness escapes it
+    (consumers/java_fleet.go propertyValue, propertyKey): backslash n, r, t
+    are line end, carriage return and tab; a backslash before any other
+    character is that character."""
+    out, i = [], 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\" and i + 1 < len(s):
+            i += 1
+            c = PROPERTY_ESCAPES.get(s[i], s[i])
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def split_property(line):
+    """key, value at the first '=' not escaped by a backslash (None if none)."""
+    i = 0
+    while i < len(line):
+        if line[i] == "\\":
+            i += 2
+            continue
+        if line[i] == "=":
+            return line[:i], line[i + 1:]
+        i += 1
+    return None
+
+
 def load_properties(path):
+    """The runner's configuration file: key=value lines, # comments; the
+    value keeps trailing blanks (a password may end in one), and leading
+    blanks unless escaped."""
     props = {}
     with open(path, encoding="utf-8") as f:
         for line in f:
-            line = line.strip()
+            line = line.rstrip("\r\n").lstrip()
             if not line or line.startswith("#"):
                 continue
-            k, sep, v = line.partition("=")
-            if not sep:
+            kv = split_property(line)
+            if kv is None:
                 raise ValueError("line %r: want key=value" % line)
-            props[k.strip()] = v.strip()
+            props[unescape(kv[0].strip())] = unescape(kv[1].lstrip())
     return props
+
+
+# CLIENT_PREFIX marks the client's connection settings in the configuration
+# (security.protocol, ssl.*, sasl.*, socket.connection.setup.timeout.ms:
+# connection.Settings.LibrdkafkaProperties); every one is given to every
+# ShareConsumer and Consumer as it is.
+CLIENT_PREFIX = "client."
 
 
 # What librdkafka (confluent-kafka 2.16) does not have; the harness refuses
@@ -200,6 +242,7 @@ class Config:
         self.fetch_max_bytes = int(p.get("fetch_max_bytes", "0"))
         self.fetch_max_partition_bytes = int(p.get("fetch_max_partition_bytes", "0"))
         self.run = int(req("run"))
+        self.client = {k[len(CLIENT_PREFIX):]: v for k, v in p.items() if k.startswith(CLIENT_PREFIX)}
         self.group_protocol = p.get("group_protocol", "classic")
         self.remote_assignor = p.get("remote_assignor", "uniform")
         self.assignor = p.get("assignor", "cooperative-sticky")
@@ -246,15 +289,21 @@ def fetch_properties(cfg):
     return p
 
 
+def client_properties(cfg):
+    """The connection settings every client is given (the client.* lines)."""
+    return dict(cfg.client)
+
+
 def share_properties(cfg, mid):
     """The ShareConsumer settings of member mid."""
-    p = {
+    p = client_properties(cfg)
+    p.update({
         "bootstrap.servers": cfg.bootstrap,
         "group.id": cfg.group,
         "client.id": "sharebench-librdkafka-%d" % mid,
         "share.acknowledgement.mode": cfg.ack_mode,
         "max.poll.records": str(cfg.max_poll_records),
-    }
+    })
     p.update(fetch_properties(cfg))
     return p
 
@@ -266,7 +315,8 @@ def consumer_properties(cfg, mid):
     are the broker's), static membership, and the commit mode. Offsets are
     stored by the runner after processing (enable.auto.offset.store false),
     so auto-commit commits processed records only."""
-    p = {
+    p = client_properties(cfg)
+    p.update({
         "bootstrap.servers": cfg.bootstrap,
         "group.id": cfg.group,
         "client.id": "sharebench-librdkafka-%d" % mid,
@@ -274,7 +324,7 @@ def consumer_properties(cfg, mid):
         "enable.auto.commit": cfg.auto_commit,
         "enable.auto.offset.store": False,
         "auto.offset.reset": "earliest",
-    }
+    })
     kip848 = cfg.group_protocol == "consumer"
     if kip848:
         p["group.remote.assignor"] = cfg.remote_assignor

@@ -150,6 +150,51 @@ class ProcessingModels(unittest.TestCase):
         self.assertEqual(runner.Processing("none", 5, 0, 0, 0, 0, 0).sample(r), 0)
 
 
+class ClientProperties(unittest.TestCase):
+    """The client.* lines (connection.Settings.LibrdkafkaProperties, escaped
+    by consumers/java_fleet.go propertyValue) reach both clients as written."""
+
+    PEM = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"
+
+    def write(self, body):
+        import tempfile
+        fd, path = tempfile.mkstemp()
+        self.addCleanup(os.remove, path)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(body)
+        return path
+
+    def test_escaped_lines_read_back(self):
+        lines = ["%s=%s" % (k, v) for k, v in base_props().items()]
+        lines += [
+            "client.security.protocol=SASL_SSL",
+            "client.sasl.mechanisms=SCRAM-SHA-512",
+            "client.sasl.username=bench",
+            # propertyValue: backslash doubled, a leading blank escaped, "=" kept, trailing blank kept
+            "client.sasl.password=\\ p\\\\a=ss\\tw ",
+            "client.ssl.ca.pem=-----BEGIN CERTIFICATE-----\\nMIIB\\n-----END CERTIFICATE-----",
+            "client.socket.connection.setup.timeout.ms=3000",
+        ]
+        cfg = runner.Config(runner.load_properties(self.write("\n".join(lines) + "\n")))
+        want = {"security.protocol": "SASL_SSL", "sasl.mechanisms": "SCRAM-SHA-512", "sasl.username": "bench",
+                "sasl.password": " p\\a=ss\tw ", "ssl.ca.pem": self.PEM, "socket.connection.setup.timeout.ms": "3000"}
+        self.assertEqual(cfg.client, want)
+        share = runner.share_properties(cfg, 1)
+        group = runner.consumer_properties(runner.Config(dict(base_props(type="consumer"), **{
+            "client." + k: v for k, v in want.items()})), 2)
+        for p in (share, group):
+            for k, v in want.items():
+                self.assertEqual(p[k], v, k)
+            self.assertEqual(p["bootstrap.servers"], "127.0.0.1:9092")
+        self.assertEqual(share["client.id"], "sharebench-librdkafka-1")  # the runner's own client.id, not a prefix slip
+
+    def test_none_without_connection(self):
+        cfg = runner.Config(base_props())
+        self.assertEqual(cfg.client, {})
+        self.assertNotIn("security.protocol", runner.share_properties(cfg, 0))
+        self.assertNotIn("security.protocol", runner.consumer_properties(runner.Config(base_props(type="consumer")), 0))
+
+
 class Commands(unittest.TestCase):
     def test_ping_slow_stop(self):
         r, w = os.pipe()

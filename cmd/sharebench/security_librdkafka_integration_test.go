@@ -1,0 +1,113 @@
+//go:build integration
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sharebench/sharebench/consumers"
+	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/internal/testkit/kafkatest"
+)
+
+// needLibrdkafka skips without python3 and its venv module (the librdkafka
+// runner).
+func needLibrdkafka(t *testing.T) {
+	t.Helper()
+	if err := consumers.CheckLibrdkafkaClient(); err != nil {
+		t.Skip(err)
+	}
+}
+
+// assertLibrdkafkaRunsClean checks that the smoke scenario's two runs ran
+// on the librdkafka client with balanced audits.
+func assertLibrdkafkaRunsClean(t *testing.T, results string) {
+	t.Helper()
+	recs := readRuns(t, results)
+	if len(recs) != 2 {
+		t.Fatalf("want 2 runs, got %d", len(recs))
+	}
+	for _, r := range recs {
+		if r.Client == nil || r.Client.Name != "librdkafka" {
+			t.Errorf("run %s: client %+v, want librdkafka", r.RunID, r.Client)
+		}
+		if !r.Audit.Balanced || r.Audit.Lost != 0 || r.Audit.CompletedOnce == 0 || r.Audit.CompletedOnce != r.Audit.Produced {
+			t.Errorf("run %s audit %+v", r.RunID, r.Audit)
+		}
+	}
+}
+
+// assertNoRunnerFileHolds: no runner configuration directory under the
+// temporary directory (the librdkafka runner's are made as the Java
+// runner's) holds s.
+func assertNoRunnerFileHolds(t *testing.T, what, s string) {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "sharebench-javarunner-*"))
+	for _, d := range dirs {
+		_ = filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
+			if err != nil || e.IsDir() {
+				return nil
+			}
+			if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), s) {
+				t.Errorf("%s still holds the %s", p, what)
+			}
+			return nil
+		})
+	}
+}
+
+// The smoke scenario on the librdkafka client over SASL_SSL with
+// SCRAM-SHA-512 (password from the environment through the connection
+// file): both runs balance, and the planted password is in no file of the
+// campaign folder, not on the console, and in no runner configuration left
+// behind. A wrong password fails the run.
+func TestSecuredSASLSSLLibrdkafka(t *testing.T) {
+	needLibrdkafka(t)
+	cl := kafkatest.StartProcess(t, infra.ClusterSpec{Security: &infra.ClusterSecurity{
+		Mode: infra.SecuritySASLSSL, Authorizer: true, Users: map[string]string{"sharebench": plantedPassword}}})
+	ca := infra.ConnectionOf(cl).TLS.CAFile
+	dir := t.TempDir()
+	t.Setenv("SB_TEST_SASL_PASSWORD", plantedPassword)
+	good := writeConn(t, dir, "good.yaml", "tls:\n  ca_file: "+ca+"\nsasl:\n  mechanism: SCRAM-SHA-512\n  username: sharebench\n  password: ${SB_TEST_SASL_PASSWORD}\n")
+	results := filepath.Join(dir, "results")
+	out, _, err := runExternal(t, results, cl.Bootstrap(), "--connection", good, "--set", "client=librdkafka")
+	if err != nil {
+		t.Fatalf("smoke over SASL_SSL with librdkafka: %v", err)
+	}
+	assertLibrdkafkaRunsClean(t, results)
+	assertNoSecret(t, out, dir)
+	assertNoRunnerFileHolds(t, "planted password", plantedPassword)
+
+	bad := writeConn(t, dir, "bad.yaml", "tls: {ca_file: "+ca+"}\nsasl: {mechanism: SCRAM-SHA-512, username: sharebench, password: not-the-password}\n")
+	out, _, err = runExternal(t, filepath.Join(dir, "fail"), cl.Bootstrap(), "--connection", bad, "--set", "client=librdkafka", "--set", "drain_timeout=5s")
+	if err == nil {
+		t.Error("a wrong password: the run succeeded")
+	}
+	assertNoSecret(t, out, dir)
+}
+
+// The smoke scenario on the librdkafka client over mutual TLS with the
+// generated client certificate (flags, no connection file); the client's
+// private key is in no runner configuration left behind.
+func TestSecuredMTLSLibrdkafka(t *testing.T) {
+	needLibrdkafka(t)
+	cl := kafkatest.StartProcess(t, infra.ClusterSpec{Security: &infra.ClusterSecurity{Mode: infra.SecurityMTLS}})
+	tl := infra.ConnectionOf(cl).TLS
+	results := filepath.Join(t.TempDir(), "results")
+	if _, _, err := runExternal(t, results, cl.Bootstrap(), "--tls-ca", tl.CAFile, "--tls-cert", tl.CertFile, "--tls-key", tl.KeyFile,
+		"--set", "client=librdkafka"); err != nil {
+		t.Fatalf("smoke over mTLS with librdkafka: %v", err)
+	}
+	assertLibrdkafkaRunsClean(t, results)
+	// The key as the runner's configuration carries it: one line of its
+	// base64 body (PKCS#8, as connection.Settings.LibrdkafkaProperties
+	// writes it).
+	if p, err := infra.ConnectionOf(cl).LibrdkafkaProperties(); err == nil {
+		if lines := strings.Split(p["ssl.key.pem"], "\n"); len(lines) > 2 {
+			assertNoRunnerFileHolds(t, "client private key", lines[1])
+		}
+	}
+}

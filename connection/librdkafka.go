@@ -1,0 +1,134 @@
+package connection
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/sharebench/sharebench/internal/redact"
+)
+
+// LibrdkafkaProperties are the librdkafka settings that connect as these
+// settings say (security.protocol, ssl.*, sasl.*), for the librdkafka
+// runner (client librdkafka, consumers/rdkafkarunner/runner.py, which
+// copies them into every ShareConsumer and Consumer). Certificates and
+// keys are inlined as PEM (ssl.ca.pem, ssl.certificate.pem and
+// ssl.key.pem, the key re-encoded as PKCS#8), and the password is inlined
+// in sasl.password: the result holds secrets, every one registered with
+// redact, and reaches the runner only through a file of mode 0600 in a
+// directory of mode 0700, removed once read (consumers/java_fleet.go). A
+// password file is read once, here (franz-go reads it at each
+// authentication).
+//
+// The brokers' certificates are checked as franz-go checks them: against
+// the CA file, else the system's roots (ssl.ca.location probe), and
+// against each broker's host name (ssl.endpoint.identification.algorithm
+// https); tls.insecure_skip_verify turns both off
+// (enable.ssl.certificate.verification false, the algorithm none).
+//
+// What librdkafka cannot do is refused, naming the setting:
+// tls.server_name (librdkafka has no override of the name a broker's
+// certificate is checked against), OAUTHBEARER (the runner has no token
+// callback yet) and AWS_MSK_IAM (librdkafka has no such mechanism).
+func (c Settings) LibrdkafkaProperties() (map[string]string, error) {
+	src := c.sourceName()
+	p := map[string]string{}
+	if c.DialTimeout > 0 {
+		p["socket.connection.setup.timeout.ms"] = strconv.FormatInt(c.DialTimeout.Milliseconds(), 10)
+	}
+	if !c.Secured() {
+		return p, nil
+	}
+	switch {
+	case c.TLS != nil && c.SASL != nil:
+		p["security.protocol"] = "SASL_SSL"
+	case c.TLS != nil:
+		p["security.protocol"] = "SSL"
+	default:
+		p["security.protocol"] = "SASL_PLAINTEXT"
+	}
+	if t := c.TLS; t != nil {
+		if err := librdkafkaTLS(src, t, p); err != nil {
+			return nil, err
+		}
+	}
+	if s := c.SASL; s != nil {
+		if err := librdkafkaSASL(src, s, p); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func librdkafkaTLS(src string, t *TLS, p map[string]string) error {
+	if t.ServerName != "" {
+		return fmt.Errorf("%s: tls.server_name: client librdkafka cannot take it (librdkafka checks each broker's certificate "+
+			"against the broker's own address and has no override); leave it out, or use client franz-go", src)
+	}
+	if t.InsecureSkipVerify {
+		p["enable.ssl.certificate.verification"] = "false"
+		p["ssl.endpoint.identification.algorithm"] = "none"
+	} else {
+		p["ssl.endpoint.identification.algorithm"] = "https"
+	}
+	if t.CAFile != "" {
+		b, err := os.ReadFile(t.CAFile)
+		if err != nil {
+			return fmt.Errorf("%s: tls.ca_file: %w", src, err)
+		}
+		certs := pemBlocks(b, "CERTIFICATE")
+		if certs == "" {
+			return fmt.Errorf("%s: tls.ca_file %s: no PEM certificate in it", src, t.CAFile)
+		}
+		p["ssl.ca.pem"] = certs
+	} else if !t.InsecureSkipVerify {
+		p["ssl.ca.location"] = "probe" // the system's roots, as franz-go
+	}
+	if t.CertFile != "" {
+		pair, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		if err != nil {
+			return fmt.Errorf("%s: tls.cert_file/tls.key_file: %w", src, err)
+		}
+		der, err := x509.MarshalPKCS8PrivateKey(pair.PrivateKey)
+		if err != nil {
+			return fmt.Errorf("%s: tls.key_file %s: %w", src, t.KeyFile, err)
+		}
+		key := strings.TrimSpace(string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})))
+		redact.AddSecret(key)
+		var chain []string
+		for _, c := range pair.Certificate {
+			chain = append(chain, strings.TrimSpace(string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c}))))
+		}
+		p["ssl.certificate.pem"] = strings.Join(chain, "\n")
+		p["ssl.key.pem"] = key
+	}
+	return nil
+}
+
+func librdkafkaSASL(src string, s *SASL, p map[string]string) error {
+	switch s.Mechanism {
+	case MechPlain, MechScram256, MechScram512:
+		pw, err := s.password()
+		if err != nil {
+			return fmt.Errorf("%s: %w", src, err)
+		}
+		redact.AddSecret(pw)
+		p["sasl.mechanisms"] = s.Mechanism
+		p["sasl.username"] = s.Username
+		p["sasl.password"] = pw
+		return nil
+	case MechOAuthBearer:
+		return fmt.Errorf("%s: sasl.mechanism %s: client librdkafka: the librdkafka runner has no token callback "+
+			"(confluent-kafka's oauth_cb) to take sasl.token, sasl.token_file or sasl.token_command yet; "+
+			"use client franz-go or java", src, MechOAuthBearer)
+	case MechAWSMSKIAM:
+		return fmt.Errorf("%s: sasl.mechanism %s: client librdkafka: librdkafka has no %s mechanism "+
+			"(it refuses it as unsupported); use client franz-go (it signs MSK IAM itself)", src, MechAWSMSKIAM, MechAWSMSKIAM)
+	default:
+		return fmt.Errorf("%s: sasl.mechanism %q: expected one of %s", src, s.Mechanism, strings.Join(mechanisms, ", "))
+	}
+}
