@@ -105,9 +105,13 @@ func TestSecuredMTLSLibrdkafka(t *testing.T) {
 	// The key as the runner's configuration carries it: one line of its
 	// base64 body (PKCS#8, as connection.Settings.LibrdkafkaProperties
 	// writes it).
-	if p, err := infra.ConnectionOf(cl).LibrdkafkaProperties(); err == nil {
-		if lines := strings.Split(p["ssl.key.pem"], "\n"); len(lines) > 2 {
-			assertNoRunnerFileHolds(t, "client private key", lines[1])
-		}
+	p, err := infra.ConnectionOf(cl).LibrdkafkaProperties()
+	if err != nil {
+		t.Fatal(err)
 	}
+	lines := strings.Split(p["ssl.key.pem"], "\n")
+	if len(lines) < 3 {
+		t.Fatalf("ssl.key.pem %d lines: want a PEM block", len(lines))
+	}
+	assertNoRunnerFileHolds(t, "client private key", lines[1])
 }
