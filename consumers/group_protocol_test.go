@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -122,7 +123,7 @@ func TestJavaGroupKnobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.Remove(path)
+	defer os.RemoveAll(filepath.Dir(path)) // the config's own directory (writeRunnerConfig)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +139,7 @@ func TestJavaGroupKnobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.Remove(path2)
+	defer os.RemoveAll(filepath.Dir(path2))
 	b, _ = os.ReadFile(path2)
 	for _, want := range []string{"group_protocol=classic\n", "assignor=roundrobin\n", "static_membership=false\n", "auto_commit=false\n"} {
 		if !strings.Contains(string(b), want) {

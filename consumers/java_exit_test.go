@@ -5,6 +5,7 @@ package consumers
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -90,7 +91,7 @@ func TestJavaRunnerConfigFetchAndSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.Remove(path)
+	defer os.RemoveAll(filepath.Dir(path)) // the config's own directory (writeRunnerConfig)
 	b, _ := os.ReadFile(path)
 	for _, want := range []string{"fetch_max_wait_ns=100000000\n", "fetch_min_bytes=10\n", "fetch_max_bytes=2097152\n",
 		"fetch_max_partition_bytes=65536\n", "settings_file=" + javaSettingsFile(path) + "\n"} {
