@@ -183,7 +183,11 @@ func TestLibrdkafkaScaleEvents(t *testing.T) {
 				{At: 5 * time.Second, Action: scenarios.ActionSlow, Factor: 2, Duration: time.Second},
 			}
 			r := runSpec(t, s, "lrev-"+ctype)
-			if r.Audit.CompletedOnce != r.Audit.Produced || r.Audit.Duplicates != 0 {
+			// Every record completed; a consumer group's rebalances (the join,
+			// the leave) may hand a partition over with records processed but
+			// not yet committed, which complete again (at-least-once): there
+			// duplicates are allowed, in a share group not.
+			if r.Audit.CompletedOnce+r.Audit.Duplicates != r.Audit.Produced || (ctype == "share" && r.Audit.Duplicates != 0) {
 				t.Errorf("completed once %d of %d, duplicates %d", r.Audit.CompletedOnce, r.Audit.Produced, r.Audit.Duplicates)
 			}
 			if len(r.PerMember) != 4 {
@@ -264,11 +268,14 @@ func TestLibrdkafkaRunnerKilledMidRun(t *testing.T) {
 		msg = strings.Join(m.Record.Errors, "; ")
 	}
 	t.Logf("killed runner %d; run: %s", pid, msg)
-	if !strings.Contains(msg, "librdkafka runner exited with code") {
-		t.Errorf("run error %q does not say the librdkafka runner exited", msg)
+	// A signal the harness did not send: the run says so with its own flag
+	// (client_killed), naming the runner.
+	if err != nil {
+		t.Fatalf("run failed instead of flagging the kill: %v", err)
 	}
-	if err == nil && !slices.ContainsFunc(m.Record.Validity.Flags, func(f runs.Flag) bool { return f.Code == runs.CodeError }) {
-		t.Errorf("validity flags %v: want error", m.Record.Validity.Flags)
+	i := slices.IndexFunc(m.Record.Validity.Flags, func(f runs.Flag) bool { return f.Code == runs.CodeClientKilled })
+	if i < 0 || !strings.Contains(m.Record.Validity.Flags[i].Message, "librdkafka runner was killed by signal") {
+		t.Errorf("validity flags %v: want client_killed naming the librdkafka runner", m.Record.Validity.Flags)
 	}
 	if left := childPIDs(marker); len(left) != 0 {
 		t.Errorf("runner processes left: %v", left)
