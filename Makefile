@@ -5,7 +5,7 @@ ARGS ?=
 KAFKA_VERSION ?=
 GO ?= go
 
-.PHONY: bench test test-race test-unit test-short build vet lint gofmt-check bench-go mutate clean image agent-image docs k8s-e2e
+.PHONY: bench test test-long test-race test-unit test-short build vet lint gofmt-check bench-go mutate clean image agent-image docs k8s-e2e
 
 ## bench: built-in consumer-group vs share-group comparison on a Kafka 4.2 cluster it starts itself
 # Built, not `go run`: a built binary carries its VCS revision, which run records keep.
@@ -20,6 +20,12 @@ bench: build
 # that their throughput and latency assertions measure.
 test: vet test-race
 	$(GO) test -tags integration -p 1 -timeout 45m -count=1 ./...
+
+## test-long: the integration tests plus the long ones (build tags integration and long): measurements
+# such as the client runners' CPU per record and the mutual-TLS runs of the client runners. On demand,
+# not part of `make test` (docs/testing.md).
+test-long:
+	$(GO) test -tags 'integration long' -p 1 -timeout 90m -count=1 ./...
 
 ## test-race: the unit tests under -race (no build tag, no broker): the hot path is atomics and
 # lock striping, and kfake runs drive it from many goroutines. About 7.5 min on 2 cores,
@@ -73,10 +79,11 @@ docs:
 build:
 	$(GO) build -o bin/sharebench ./cmd/sharebench
 
-## vet: both builds, with and without the integration tests
+## vet: the three builds: without the integration tests, with them, and with the long ones too
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./...
+	$(GO) vet -tags 'integration long' ./...
 
 ## lint: gofmt check, go vet and staticcheck, each over both builds (with and without the integration
 # tests). staticcheck is the tool pinned in go.mod (`tool` directive, checksums in go.sum), so
@@ -85,6 +92,7 @@ GOFMT ?= $(shell $(GO) env GOROOT)/bin/gofmt
 lint: gofmt-check vet
 	$(GO) tool staticcheck ./...
 	$(GO) tool staticcheck -tags integration ./...
+	$(GO) tool staticcheck -tags 'integration long' ./...
 
 ## gofmt-check: fails listing the files gofmt would change (the first step of lint)
 gofmt-check:

@@ -87,17 +87,3 @@ func TestSecuredSASLSSLJava(t *testing.T) {
 	}
 	assertNoSecret(t, out, dir)
 }
-
-// The smoke scenario on the Java client over mutual TLS with the generated
-// client certificate (flags, no connection file).
-func TestSecuredMTLSJava(t *testing.T) {
-	needJava(t)
-	cl := kafkatest.StartProcess(t, infra.ClusterSpec{Security: &infra.ClusterSecurity{Mode: infra.SecurityMTLS}})
-	tl := infra.ConnectionOf(cl).TLS
-	results := filepath.Join(t.TempDir(), "results")
-	if _, _, err := runExternal(t, results, cl.Bootstrap(), "--tls-ca", tl.CAFile, "--tls-cert", tl.CertFile, "--tls-key", tl.KeyFile,
-		"--set", "client=java"); err != nil {
-		t.Fatalf("smoke over mTLS with java: %v", err)
-	}
-	assertJavaRunsClean(t, results)
-}
