@@ -7,7 +7,12 @@ package campaign
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -64,3 +69,51 @@ func TestClientRunnerCPU(t *testing.T) {
 		}
 	}
 }
+
+// childCPU samples the CPU time (user + system, from /proc/PID/stat) of
+// this test process's children whose command line holds marker, and keeps
+// the last reading of each until stop is called: a runner's CPU is read
+// while it runs, since it is gone once the run ends.
+func childCPU(marker string) (stop func() time.Duration) {
+	done := make(chan struct{})
+	last := map[int]time.Duration{}
+	var mu sync.Mutex
+	tick := clockTicks()
+	go func() {
+		for {
+			for _, pid := range childPIDs(marker) {
+				stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+				if err != nil {
+					continue
+				}
+				f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+				if len(f) < 13 {
+					continue
+				}
+				ut, _ := strconv.ParseInt(f[11], 10, 64)
+				st, _ := strconv.ParseInt(f[12], 10, 64)
+				mu.Lock()
+				last[pid] = time.Duration(ut+st) * tick
+				mu.Unlock()
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	return func() time.Duration {
+		close(done)
+		mu.Lock()
+		defer mu.Unlock()
+		var sum time.Duration
+		for _, v := range last {
+			sum += v
+		}
+		return sum
+	}
+}
+
+// clockTicks is the duration of one /proc clock tick (USER_HZ, 100 on Linux).
+func clockTicks() time.Duration { return 10 * time.Millisecond }
