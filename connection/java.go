@@ -36,6 +36,16 @@ const JavaTokenHandler = "sharebench.runner.TokenLoginHandler"
 // certificate) and AWS_MSK_IAM (Amazon's aws-msk-iam-auth library is not
 // on the runner's class path).
 func (c Settings) JavaProperties() (map[string]string, error) {
+	return c.runnerProperties(javaTLS, javaSASL)
+}
+
+// runnerProperties are a client runner's connection properties, the same
+// keys in the Java client and librdkafka: socket.connection.setup.timeout.ms
+// from dial_timeout, security.protocol from which of TLS and SASL are set,
+// then what the client's own tls and sasl mappers add (or refuse). src
+// names the settings' source in their errors.
+func (c Settings) runnerProperties(tls func(src string, t *TLS, p map[string]string) error,
+	sasl func(src string, s *SASL, p map[string]string) error) (map[string]string, error) {
 	src := c.sourceName()
 	p := map[string]string{}
 	if c.DialTimeout > 0 {
@@ -52,13 +62,13 @@ func (c Settings) JavaProperties() (map[string]string, error) {
 	default:
 		p["security.protocol"] = "SASL_PLAINTEXT"
 	}
-	if t := c.TLS; t != nil {
-		if err := javaTLS(src, t, p); err != nil {
+	if c.TLS != nil {
+		if err := tls(src, c.TLS, p); err != nil {
 			return nil, err
 		}
 	}
-	if s := c.SASL; s != nil {
-		if err := javaSASL(src, s, p); err != nil {
+	if c.SASL != nil {
+		if err := sasl(src, c.SASL, p); err != nil {
 			return nil, err
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/pem"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/sharebench/sharebench/internal/redact"
@@ -35,33 +34,7 @@ import (
 // certificate is checked against), OAUTHBEARER (the runner has no token
 // callback yet) and AWS_MSK_IAM (librdkafka has no such mechanism).
 func (c Settings) LibrdkafkaProperties() (map[string]string, error) {
-	src := c.sourceName()
-	p := map[string]string{}
-	if c.DialTimeout > 0 {
-		p["socket.connection.setup.timeout.ms"] = strconv.FormatInt(c.DialTimeout.Milliseconds(), 10)
-	}
-	if !c.Secured() {
-		return p, nil
-	}
-	switch {
-	case c.TLS != nil && c.SASL != nil:
-		p["security.protocol"] = "SASL_SSL"
-	case c.TLS != nil:
-		p["security.protocol"] = "SSL"
-	default:
-		p["security.protocol"] = "SASL_PLAINTEXT"
-	}
-	if t := c.TLS; t != nil {
-		if err := librdkafkaTLS(src, t, p); err != nil {
-			return nil, err
-		}
-	}
-	if s := c.SASL; s != nil {
-		if err := librdkafkaSASL(src, s, p); err != nil {
-			return nil, err
-		}
-	}
-	return p, nil
+	return c.runnerProperties(librdkafkaTLS, librdkafkaSASL)
 }
 
 func librdkafkaTLS(src string, t *TLS, p map[string]string) error {
