@@ -67,17 +67,8 @@ func fillThenDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	}
 	rc.cpu.start = collectors.ReadCPU(rc.cpu.pids())
 	released := fl.Release()
-	r.watchStalls(ctx)
 	fmt.Fprintf(s.log, "  %s: draining the backlog (timeout %v)\n", s.id, s.spec.DrainTimeout)
-	drainThenStop(ctx, s, rc, f, stopConsumers)
-	rc.cpu.end = collectors.ReadCPU(rc.cpu.pids())
-	close(rc.cpu.done)
-	last := rc.clock.Now()
-	if _, l, ok := rc.rec.Span(); ok {
-		last = l
-	}
-	rc.window = results.Window{Start: released, End: max(last, released+int64(time.Millisecond))}
-	r.times.drain = rc.window.Seconds()
+	drainFrom(ctx, r, stopConsumers, released)
 	fmt.Fprintf(s.log, "  %s: drained in %.2fs (release of the formed group → last completion)\n", s.id, r.times.drain)
 	return nil
 }
@@ -164,17 +155,8 @@ func formThenFill(ctx context.Context, r *run, pcfg producer.Config) error {
 		return err
 	}
 	s.progress.phase(PhaseDrain, s.spec.DrainTimeout, rc.rec)
-	r.watchStalls(ctx)
 	fmt.Fprintf(s.log, "  %s: backlog filled; draining (timeout %v)\n", s.id, s.spec.DrainTimeout)
-	drainThenStop(ctx, s, rc, f, stopConsumers)
-	rc.cpu.end = collectors.ReadCPU(rc.cpu.pids())
-	close(rc.cpu.done)
-	last := rc.clock.Now()
-	if _, l, ok := rc.rec.Span(); ok {
-		last = l
-	}
-	rc.window = results.Window{Start: rc.start, End: max(last, rc.start+int64(time.Millisecond))}
-	r.times.drain = rc.window.Seconds()
+	drainFrom(ctx, r, stopConsumers, rc.start)
 	fmt.Fprintf(s.log, "  %s: drained in %.2fs (fill start, group formed on the empty topic → last completion)\n", s.id, r.times.drain)
 	return nil
 }
@@ -185,4 +167,22 @@ func flushOrDefault(d time.Duration) time.Duration {
 		return 30 * time.Second
 	}
 	return d
+}
+
+// drainFrom is a backlog drain's end, the same for both ways a drain
+// starts: it watches for stalls, drains and stops the consumers, closes the
+// CPU window, and makes the window start (Clock ns) → the last completion
+// or archive the drain's measured window.
+func drainFrom(ctx context.Context, r *run, stopConsumers context.CancelFunc, start int64) {
+	s, rc, f := r.setup, r.rc, r.fleet
+	r.watchStalls(ctx)
+	drainThenStop(ctx, s, rc, f, stopConsumers)
+	rc.cpu.end = collectors.ReadCPU(rc.cpu.pids())
+	close(rc.cpu.done)
+	last := rc.clock.Now()
+	if _, l, ok := rc.rec.Span(); ok {
+		last = l
+	}
+	rc.window = results.Window{Start: start, End: max(last, start+int64(time.Millisecond))}
+	r.times.drain = rc.window.Seconds()
 }
