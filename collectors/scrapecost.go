@@ -21,7 +21,8 @@ type ScrapeCost struct {
 	// IdleCores and ScrapedCores are the brokers' CPU seconds per second,
 	// summed over brokers, without and with scraping.
 	IdleCores, ScrapedCores float64
-	// Scrapes is the number of scrapes taken in the scraped phases.
+	// Scrapes is the number of scrapes completed in the scraped phases; a
+	// scrape still under way when its phase ends is abandoned, not counted.
 	Scrapes int
 }
 

@@ -40,9 +40,14 @@ func TestMeasureScrapeCostScrapesOnlyInScrapedPhases(t *testing.T) {
 		t.Fatal(err)
 	}
 	// one scrape at each scraped phase's start, then every 50 ms for 300 ms:
-	// about 7 per phase (a loaded host may lose ticks, never add them)
-	if n := hits.Load(); n != int64(c.Scrapes) || c.Scrapes < rounds || c.Scrapes > rounds*(int(phase/interval)+2) {
-		t.Errorf("scrapes %d (server saw %d), want between %d and %d", c.Scrapes, n, rounds, rounds*(int(phase/interval)+2))
+	// about 7 per phase (a loaded host may lose ticks, never add them). A
+	// scrape under way when a phase ends is abandoned and not counted, so
+	// the server may have seen up to one request per phase more.
+	if c.Scrapes < rounds || c.Scrapes > rounds*(int(phase/interval)+2) {
+		t.Errorf("scrapes %d, want between %d and %d", c.Scrapes, rounds, rounds*(int(phase/interval)+2))
+	}
+	if n := hits.Load(); n < int64(c.Scrapes) || n > int64(c.Scrapes+rounds) {
+		t.Errorf("server saw %d requests for %d scrapes counted, want %d to %d", n, c.Scrapes, c.Scrapes, c.Scrapes+rounds)
 	}
 	if c.IdleCores < 0 || c.ScrapedCores < 0 || c.Interval != interval || c.Phase != phase || c.Rounds != rounds {
 		t.Errorf("calibration %+v", c)
