@@ -266,3 +266,41 @@ func fsSafe(s string) string {
 	}
 	return string(b)
 }
+
+// ValueKeys lists the keys Value reads one knob's value from: RunSpec's
+// scalar fields (those of its embedded groups included), hot_keys, and
+// processing.<param> (not "processing" as a whole). The list is read off
+// the struct tags, so a field added to RunSpec is a key here with no other
+// edit; broker_config and group_config settings are maps, listed per run by
+// their own keys.
+func ValueKeys() []string {
+	var out []string
+	var walk func(t reflect.Type, prefix string)
+	walk = func(t reflect.Type, prefix string) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			key := f.Tag.Get("mapstructure")
+			switch {
+			case f.Anonymous && f.Type.Kind() == reflect.Struct:
+				walk(f.Type, prefix)
+				continue
+			case key == "" || key == "-":
+				continue
+			case f.Type == reflect.TypeOf(Processing{}): // its parameters, not the model as a whole
+				walk(f.Type, key+".")
+				continue
+			}
+			switch f.Type.Kind() {
+			case reflect.Map, reflect.Slice, reflect.Pointer:
+				continue
+			case reflect.Struct:
+				if f.Type != reflect.TypeOf(HotKeys{}) {
+					continue
+				}
+			}
+			out = append(out, prefix+key)
+		}
+	}
+	walk(reflect.TypeOf(RunSpec{}), "")
+	return out
+}

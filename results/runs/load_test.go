@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -52,36 +53,83 @@ func TestLoadOldRunJSON(t *testing.T) {
 			t.Errorf("SpecValue(%s) = %q, want %q", key, got, want)
 		}
 	}
-	if v := SpecValues(r.Spec); v["processing.min"] != "" || v["renew"] != "" || v["members"] != "4" {
-		t.Errorf("SpecValues %v: empty omitted fields must stay absent", v)
+	v := SpecValues(r.Spec)
+	if _, ok := v["processing.min"]; ok || v["renew"] != "" || v["members"] != "4" {
+		t.Errorf("SpecValues %v: the model's missing parameters stay absent, unset knobs are empty", v)
 	}
 }
 
-// The accessor table reads every knob as scenarios.RunSpec.Value formats
-// it, the form where: selectors are normalized to.
-func TestSpecValueMatchesRunSpecValue(t *testing.T) {
-	s := scenarios.RunSpec{ConsumerType: "share", Partitions: 4,
+// SpecValues has every scalar key of a run spec: held against the keys
+// encoding/json writes for a spec whose every field is set (maps, lists and
+// the events are not knobs), so a field added to RunSpec cannot be missing
+// from where: selectors, sweeps and recommendations. The keys the hand-kept
+// list once lacked (prefetch, fetch_*, stuck_rate, shards) are read.
+func TestSpecValuesHaveEveryScalarKey(t *testing.T) {
+	s := scenarios.RunSpec{ConsumerType: "share", Client: "java", Partitions: 4, Shards: 2,
 		Producer: scenarios.Producer{Producers: 2, Rate: 1500.5, MessageSize: 512,
 			KeyMode: "random", Acks: "all", Linger: 5 * time.Millisecond, BatchSize: 16384},
 		Fleet:       scenarios.Fleet{Members: 8, Workers: 2, MaxPollRecords: 200},
 		Acquisition: scenarios.Acquisition{AcquireMode: "record_limit", AckMode: "explicit", Renew: "auto"},
 		Parallelism: scenarios.Parallelism{Style: "blocking", MaxInFlight: 3},
-		Failures:    scenarios.Failures{TransientRate: 0.01, PoisonRate: 0.001},
+		Failures:    scenarios.Failures{TransientRate: 0.01, PoisonRate: 0.001, StuckRate: 0.002},
 		Phases: scenarios.Phases{Warmup: 5 * time.Second, Duration: 20 * time.Second,
 			DrainTimeout: 2 * time.Minute, LoadMode: "backlog", BacklogRecords: 1000},
 		Cluster: scenarios.Cluster{Nodes: 3, KafkaVersion: "4.2.2",
 			BrokerHeap: "1g", BrokerConfig: map[string]string{"group.share.max.size": "500"}},
+		Fetch: scenarios.Fetch{Prefetch: "off", FetchMaxBytes: 1 << 20, FetchMaxPartitionBytes: 1 << 18,
+			FetchMaxWait: 100 * time.Millisecond, FetchMinBytes: 1},
+		ConsumerGroup: scenarios.ConsumerGroup{GroupProtocol: "classic", RemoteAssignor: "uniform", Assignor: "range",
+			StaticMembership: true, Commit: "auto", AutoCommitInterval: time.Second,
+			SessionTimeout: 6 * time.Second, RebalanceTimeout: 9 * time.Second},
+		HashedKeys: scenarios.HashedKeys{Keys: 10, HotKeys: scenarios.HotKeys{Share: 0.5, Keys: 2}},
 		Processing: scenarios.Processing{Model: "uniform", Min: time.Millisecond, Max: 3 * time.Millisecond}}
-	keys := []string{"processing", "broker_config.group.share.max.size"}
-	for _, k := range knobs {
-		keys = append(keys, k.key)
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, k := range processingKnobs {
-		keys = append(keys, "processing."+k.key)
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
 	}
-	for _, k := range keys {
-		if got, want := SpecValue(s, k), s.Value(k); got != want {
-			t.Errorf("%s: %q, RunSpec.Value %q", k, got, want)
+	got := SpecValues(&s)
+	for k, v := range doc {
+		switch v.(type) {
+		case []any:
+			continue
+		case map[string]any:
+			if k != "hot_keys" {
+				continue
+			}
 		}
+		if k == "trial" {
+			continue
+		}
+		if _, ok := got[k]; !ok {
+			t.Errorf("run.json key %q (value %v) is not in SpecValues", k, v)
+		}
+	}
+	for k, want := range map[string]string{"prefetch": "off", "fetch_max_wait": "100ms", "fetch_min_bytes": "1",
+		"fetch_max_bytes": "1048576", "fetch_max_partition_bytes": "262144", "stuck_rate": "0.002", "shards": "2",
+		"processing.min": "1ms", "processing.max": "3ms", "processing.model": "uniform", "hot_keys": "50%-2",
+		"broker_config.group.share.max.size": "500", "members": "8"} {
+		if got[k] != want {
+			t.Errorf("SpecValues[%s] = %q, want %q", k, got[k], want)
+		}
+		if v := SpecValue(s, k); v != want {
+			t.Errorf("SpecValue(%s) = %q, want %q", k, v, want)
+		}
+	}
+	if _, ok := got["processing.time"]; ok {
+		t.Error("processing.time: a parameter the uniform model does not have is listed")
+	}
+}
+
+// A sweep through zero is a dimension: 0 is a value like any other.
+func TestSweptDimensionsThroughZero(t *testing.T) {
+	a, b := scenarios.RunSpec{}, scenarios.RunSpec{}
+	b.TransientRate = 0.01
+	keys, values := SweptDimensions([]map[string]string{SpecValues(&a), SpecValues(&b)})
+	if len(keys) != 1 || keys[0] != "transient_rate" || len(values["transient_rate"]) != 2 {
+		t.Errorf("swept %v %v, want transient_rate [0 0.01]", keys, values["transient_rate"])
 	}
 }

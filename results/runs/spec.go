@@ -9,129 +9,31 @@ import (
 	"github.com/sharebench/sharebench/scenarios"
 )
 
-// knob reads one scenario key of a run spec, formatted as a scenario file
-// writes it ("share", "20", "0.5", "10ms"). omitEmpty knobs are absent from
-// a spec's values when zero, as they are from run.json.
-type knob struct {
-	key       string
-	value     func(scenarios.RunSpec) string
-	omitEmpty bool
-}
-
-func itoa(v int) string           { return strconv.Itoa(v) }
-func ftoa(v float64) string       { return strconv.FormatFloat(v, 'f', -1, 64) }
-func dtoa(v time.Duration) string { return v.String() }
-
-// knobs are the scalar scenario keys of a run spec; processing.<param> and
-// broker_config.<setting> are read by SpecValue apart.
-var knobs = []knob{
-	{"consumer_type", func(s scenarios.RunSpec) string { return string(s.ConsumerType) }, false},
-	{"client", func(s scenarios.RunSpec) string { return string(s.Client) }, true},
-	{"partitions", func(s scenarios.RunSpec) string { return itoa(s.Partitions) }, false},
-	{"producers", func(s scenarios.RunSpec) string { return itoa(s.Producers) }, false},
-	{"rate", func(s scenarios.RunSpec) string { return ftoa(s.Rate) }, false},
-	{"message_size", func(s scenarios.RunSpec) string { return itoa(s.MessageSize) }, false},
-	{"key_mode", func(s scenarios.RunSpec) string { return s.KeyMode }, false},
-	{"acks", func(s scenarios.RunSpec) string { return s.Acks }, false},
-	{"linger", func(s scenarios.RunSpec) string { return dtoa(s.Linger) }, false},
-	{"batch_size", func(s scenarios.RunSpec) string { return itoa(s.BatchSize) }, false},
-	{"members", func(s scenarios.RunSpec) string { return itoa(s.Members) }, false},
-	{"workers", func(s scenarios.RunSpec) string { return itoa(s.Workers) }, false},
-	{"max_poll_records", func(s scenarios.RunSpec) string { return itoa(s.MaxPollRecords) }, false},
-	{"acquire_mode", func(s scenarios.RunSpec) string { return string(s.AcquireMode) }, false},
-	{"ack_mode", func(s scenarios.RunSpec) string { return string(s.AckMode) }, false},
-	{"renew", func(s scenarios.RunSpec) string { return string(s.Renew) }, true},
-	{"style", func(s scenarios.RunSpec) string { return string(s.Style) }, true},
-	{"max_in_flight", func(s scenarios.RunSpec) string { return itoa(s.MaxInFlight) }, true},
-	{"transient_rate", func(s scenarios.RunSpec) string { return ftoa(s.TransientRate) }, false},
-	{"poison_rate", func(s scenarios.RunSpec) string { return ftoa(s.PoisonRate) }, false},
-	{"warmup", func(s scenarios.RunSpec) string { return dtoa(s.Warmup) }, false},
-	{"duration", func(s scenarios.RunSpec) string { return dtoa(s.Duration) }, false},
-	{"drain_timeout", func(s scenarios.RunSpec) string { return dtoa(s.DrainTimeout) }, false},
-	{"load_mode", func(s scenarios.RunSpec) string { return string(s.LoadMode) }, false},
-	{"backlog_records", func(s scenarios.RunSpec) string { return itoa(s.BacklogRecords) }, true},
-	{"nodes", func(s scenarios.RunSpec) string { return itoa(s.Nodes) }, false},
-	{"kafka_version", func(s scenarios.RunSpec) string { return s.KafkaVersion }, false},
-	{"broker_heap", func(s scenarios.RunSpec) string { return s.BrokerHeap }, false},
-	{"group_protocol", func(s scenarios.RunSpec) string { return string(s.GroupProtocol) }, true},
-	{"remote_assignor", func(s scenarios.RunSpec) string { return s.RemoteAssignor }, true},
-	{"assignor", func(s scenarios.RunSpec) string { return s.Assignor }, true},
-	{"static_membership", func(s scenarios.RunSpec) string { return strconv.FormatBool(s.StaticMembership) }, true},
-	{"commit", func(s scenarios.RunSpec) string { return string(s.Commit) }, true},
-	{"auto_commit_interval", func(s scenarios.RunSpec) string { return dtoa(s.AutoCommitInterval) }, true},
-	{"session_timeout", func(s scenarios.RunSpec) string { return dtoa(s.SessionTimeout) }, true},
-	{"rebalance_timeout", func(s scenarios.RunSpec) string { return dtoa(s.RebalanceTimeout) }, true},
-	{"keys", func(s scenarios.RunSpec) string { return itoa(s.Keys) }, true},
-	{"hot_keys", func(s scenarios.RunSpec) string { return s.HotKeys.String() }, true},
-}
-
-// processingKnobs are the parameters of the processing-time model; all but
-// model are absent from a spec's values when zero.
-var processingKnobs = []knob{
-	{"model", func(s scenarios.RunSpec) string { return s.Processing.Model }, false},
-	{"time", func(s scenarios.RunSpec) string { return dtoa(s.Processing.Time) }, true},
-	{"min", func(s scenarios.RunSpec) string { return dtoa(s.Processing.Min) }, true},
-	{"max", func(s scenarios.RunSpec) string { return dtoa(s.Processing.Max) }, true},
-	{"mean", func(s scenarios.RunSpec) string { return dtoa(s.Processing.Mean) }, true},
-	{"median", func(s scenarios.RunSpec) string { return dtoa(s.Processing.Median) }, true},
-	{"p99", func(s scenarios.RunSpec) string { return dtoa(s.Processing.P99) }, true},
-}
-
-func findKnob(list []knob, key string) (knob, bool) {
-	for _, k := range list {
-		if k.key == key {
-			return k, true
-		}
-	}
-	return knob{}, false
-}
-
 // SpecValue is the spec's value of a scenario key as a scenario file (and a
 // where: selector) writes it: "share", "20", "10ms", "0.5";
 // "processing.time" for a model parameter, "broker_config.<setting>" for a
-// broker setting ("" when unset). Unknown keys give "".
-func SpecValue(s scenarios.RunSpec, key string) string {
-	top, sub, nested := strings.Cut(key, ".")
-	switch {
-	case top == "broker_config" && nested:
-		return s.BrokerConfig[sub]
-	case top == "group_config" && nested:
-		return s.GroupConfig[sub]
-	case top == "processing" && !nested:
-		return s.Processing.String()
-	case top == "processing":
-		if k, ok := findKnob(processingKnobs, sub); ok {
-			return k.value(s)
-		}
-		return ""
-	case nested:
-		return ""
-	}
-	if k, ok := findKnob(knobs, top); ok {
-		return k.value(s)
-	}
-	return ""
-}
+// broker setting ("" when unset). Unknown keys give "". It is
+// scenarios.RunSpec.Value: one reading of a spec for selectors, sweeps and
+// recommendations.
+func SpecValue(s scenarios.RunSpec, key string) string { return s.Value(key) }
 
-// SpecValues are the spec's keys (processing.<param> and
-// broker_config.<setting> for the nested ones, without the trial) with
-// their values; nil without a spec.
+// SpecValues are the spec's keys (scenarios.ValueKeys, and
+// broker_config.<setting> and group_config.<setting> for the maps; not the
+// trial) with their values, zero and unset values included so that a sweep
+// through 0 (transient_rate: [0, 0.01]) is a dimension, except the
+// processing parameters the model does not have (0s); nil without a spec.
 func SpecValues(s *scenarios.RunSpec) map[string]string {
 	if s == nil {
 		return nil
 	}
 	out := map[string]string{}
-	add := func(prefix string, list []knob) {
-		for _, k := range list {
-			v := k.value(*s)
-			if k.omitEmpty && (v == "" || v == "0" || v == "0s") {
-				continue
-			}
-			out[prefix+k.key] = v
+	for _, k := range scenarios.ValueKeys() {
+		v := s.Value(k)
+		if strings.HasPrefix(k, "processing.") && v == "0s" {
+			continue // a parameter the model does not have
 		}
+		out[k] = v
 	}
-	add("", knobs)
-	add("processing.", processingKnobs)
 	for k, v := range s.BrokerConfig {
 		out["broker_config."+k] = v
 	}
