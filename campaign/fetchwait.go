@@ -7,13 +7,14 @@ import (
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // fetchesOneAtATime reports whether a share member fetches from one broker
 // at a time: acquire_mode record_limit without prefetch on (franz-go's
 // ShareMaxRecordsStrict allows one fetch per poll).
 func fetchesOneAtATime(s scenarios.RunSpec) bool {
-	return s.ConsumerType == "share" && s.AcquireMode == "record_limit" && s.Prefetch != "on"
+	return s.ConsumerType == vocab.ShareGroup && s.AcquireMode == vocab.AcquireRecordLimit && s.Prefetch != vocab.PrefetchOn
 }
 
 // memberBrokers is, per member of the formed group, the brokers leading its

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sharebench/sharebench/scenarios"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // ExpectationOutcome is an evaluated expectation: campaign.json
@@ -192,7 +193,7 @@ func pairBy(runs []Record, num, den scenarios.RunSelector) [][2]Record {
 	var out [][2]Record
 	if len(num.Where) == 0 && len(den.Where) == 0 && typePair(num.Runs, den.Runs) {
 		for _, p := range Pairs(runs) {
-			if num.Runs == "share" {
+			if num.Runs == string(vocab.ShareGroup) {
 				out = append(out, [2]Record{p.Share, p.Consumer})
 			} else {
 				out = append(out, [2]Record{p.Consumer, p.Share})

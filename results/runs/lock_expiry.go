@@ -48,7 +48,7 @@ func (c *Ceiling) applyLockExpiry(in CeilingInput) {
 // expired (counted, then redone), so completions reach the rate before the
 // redone work is taken off.
 func (c Ceiling) CompletionsCeiling() float64 {
-	if c.Bound == "lock_expiry" && c.UsefulShare > 0 {
+	if c.Bound == BoundLockExpiry && c.UsefulShare > 0 {
 		return c.RecordsPerSec / c.UsefulShare
 	}
 	return c.RecordsPerSec

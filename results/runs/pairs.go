@@ -74,7 +74,7 @@ func (p Pair) Verdict() string {
 		line += fmt.Sprintf(": share/consumer = %.2fx", s.Throughput.CompletedPerSec/c.Throughput.CompletedPerSec)
 	}
 	for _, r := range []Record{c, s} {
-		if r.Ceiling.Move != "" && r.Ceiling.HeldBound() != "producer" {
+		if r.Ceiling.Move != "" && r.Ceiling.HeldBound() != BoundProducer {
 			line += fmt.Sprintf("; %s: %s would move it (%s)", r.RunID, r.Ceiling.Move, r.Ceiling.Evidence)
 		}
 	}
