@@ -44,7 +44,7 @@ type eventRunner struct {
 	broker func(ctx context.Context, target string) (int, error)
 	clock  *results.Clock
 	log    io.Writer
-	// now and sleep replace clock.Now and sleepCtx (tests drive time with a
+	// now and sleep replace clock.Now and retry.Sleep (tests drive time with a
 	// manual clock); nil: the run's Clock and a real timer.
 	now   func() int64
 	sleep func(ctx context.Context, d time.Duration) bool

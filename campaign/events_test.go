@@ -96,7 +96,7 @@ func (m *manualTime) Now() int64 {
 	return m.now
 }
 
-// Sleep is sleepCtx on manual time.
+// Sleep is retry.Sleep on manual time.
 func (m *manualTime) Sleep(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return ctx.Err() == nil

@@ -28,7 +28,7 @@ var phaseRunners = map[scenarios.LoadMode]phaseRunner{
 func modeOf(s scenarios.RunSpec) (phaseRunner, error) {
 	m, ok := s.Mode()
 	if !ok {
-		return nil, fmt.Errorf("load_mode %q: expected rate, backlog or max_rate", s.LoadMode)
+		return nil, s.ValidateMode() // names the modes there are
 	}
 	if err := s.ValidateMode(); err != nil {
 		return nil, fmt.Errorf("load_mode %s: %w", m.Name(), err)

@@ -13,7 +13,7 @@ import (
 // Footprint is what one run holds in memory while it runs, computed before
 // anything starts: the audit ledger (4 bits per record the run may produce),
 // the one-second time series and interval logs over the run's longest
-// length, the HDR histograms of every producer and member shard, and the
+// length, the HDR histograms of every producer and member recorder, and the
 // clients and goroutines of the fleets. The figures come from the same
 // sizing the recorder uses (runSizes) and the measurement model's own byte
 // counts (results.LedgerBytes and friends); client memory is an estimate
@@ -43,7 +43,7 @@ const (
 func modeSizing(s scenarios.RunSpec) (scenarios.Sizing, error) {
 	m, ok := s.Mode()
 	if !ok {
-		return scenarios.Sizing{}, fmt.Errorf("load_mode %q: expected rate, backlog or max_rate", s.LoadMode)
+		return scenarios.Sizing{}, s.ValidateMode() // names the modes there are
 	}
 	return m.Sizing(s)
 }
