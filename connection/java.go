@@ -1,12 +1,8 @@
 package connection
 
 import (
-	"crypto/tls"
-	"crypto/x509"
-	"encoding/pem"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,53 +81,23 @@ func javaTLS(src string, t *TLS, p map[string]string) error {
 			"any certificate); give tls.ca_file with the brokers' CA, or use client franz-go", src)
 	}
 	if t.CAFile != "" {
-		b, err := os.ReadFile(t.CAFile)
+		certs, err := caPEM(src, t)
 		if err != nil {
-			return fmt.Errorf("%s: tls.ca_file: %w", src, err)
-		}
-		certs := pemBlocks(b, "CERTIFICATE")
-		if certs == "" {
-			return fmt.Errorf("%s: tls.ca_file %s: no PEM certificate in it", src, t.CAFile)
+			return err
 		}
 		p["ssl.truststore.type"] = "PEM"
 		p["ssl.truststore.certificates"] = certs
 	}
 	if t.CertFile != "" {
-		pair, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		key, chain, err := clientPEM(src, t)
 		if err != nil {
-			return fmt.Errorf("%s: tls.cert_file/tls.key_file: %w", src, err)
-		}
-		der, err := x509.MarshalPKCS8PrivateKey(pair.PrivateKey)
-		if err != nil {
-			return fmt.Errorf("%s: tls.key_file %s: %w", src, t.KeyFile, err)
-		}
-		key := strings.TrimSpace(string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})))
-		redact.AddSecret(key)
-		var chain []string
-		for _, c := range pair.Certificate {
-			chain = append(chain, strings.TrimSpace(string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c}))))
+			return err
 		}
 		p["ssl.keystore.type"] = "PEM"
-		p["ssl.keystore.certificate.chain"] = strings.Join(chain, "\n")
+		p["ssl.keystore.certificate.chain"] = chain
 		p["ssl.keystore.key"] = key
 	}
 	return nil
-}
-
-// pemBlocks are the PEM blocks of type typ in b, re-encoded, one after
-// another ("" when there is none).
-func pemBlocks(b []byte, typ string) string {
-	var out []string
-	for {
-		var blk *pem.Block
-		blk, b = pem.Decode(b)
-		if blk == nil {
-			return strings.Join(out, "\n")
-		}
-		if blk.Type == typ {
-			out = append(out, strings.TrimSpace(string(pem.EncodeToMemory(blk))))
-		}
-	}
 }
 
 func javaSASL(src string, s *SASL, p map[string]string) error {

@@ -1,11 +1,7 @@
 package connection
 
 import (
-	"crypto/tls"
-	"crypto/x509"
-	"encoding/pem"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/sharebench/sharebench/internal/redact"
@@ -49,34 +45,20 @@ func librdkafkaTLS(src string, t *TLS, p map[string]string) error {
 		p["ssl.endpoint.identification.algorithm"] = "https"
 	}
 	if t.CAFile != "" {
-		b, err := os.ReadFile(t.CAFile)
+		certs, err := caPEM(src, t)
 		if err != nil {
-			return fmt.Errorf("%s: tls.ca_file: %w", src, err)
-		}
-		certs := pemBlocks(b, "CERTIFICATE")
-		if certs == "" {
-			return fmt.Errorf("%s: tls.ca_file %s: no PEM certificate in it", src, t.CAFile)
+			return err
 		}
 		p["ssl.ca.pem"] = certs
 	} else if !t.InsecureSkipVerify {
 		p["ssl.ca.location"] = "probe" // the system's roots, as franz-go
 	}
 	if t.CertFile != "" {
-		pair, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		key, chain, err := clientPEM(src, t)
 		if err != nil {
-			return fmt.Errorf("%s: tls.cert_file/tls.key_file: %w", src, err)
+			return err
 		}
-		der, err := x509.MarshalPKCS8PrivateKey(pair.PrivateKey)
-		if err != nil {
-			return fmt.Errorf("%s: tls.key_file %s: %w", src, t.KeyFile, err)
-		}
-		key := strings.TrimSpace(string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})))
-		redact.AddSecret(key)
-		var chain []string
-		for _, c := range pair.Certificate {
-			chain = append(chain, strings.TrimSpace(string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c}))))
-		}
-		p["ssl.certificate.pem"] = strings.Join(chain, "\n")
+		p["ssl.certificate.pem"] = chain
 		p["ssl.key.pem"] = key
 	}
 	return nil
