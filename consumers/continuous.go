@@ -51,13 +51,13 @@ func (g *consumerGroupMember) runContinuous(ctx context.Context, rngs []*rand.Ra
 		if err != nil {
 			// Counted; records that came with the error are still handed
 			// out (the client's position is past them).
-			g.shard.PollErrors.Add(1)
+			g.memberRec.PollErrors.Add(1)
 			if len(recs) == 0 {
 				retry.Sleep(ctx, 100*time.Millisecond)
 				continue
 			}
 		}
-		g.shard.RecordPoll(len(recs))
+		g.memberRec.RecordPoll(len(recs))
 		for _, r := range recs {
 			g.offsets.handed(r.Partition, r.Offset, r.LeaderEpoch)
 			slots <- struct{}{}
@@ -125,9 +125,9 @@ func (g *consumerGroupMember) commitDone(ctx context.Context, sync bool) {
 				keep = append(keep, h)
 			case h.foreign:
 			case h.outcome == accepted:
-				g.shard.RecordCompletion(h.st, h.delivered, now, false)
+				g.memberRec.RecordCompletion(h.st, h.delivered, now, false)
 			case h.outcome == rejected:
-				g.shard.RecordReject(h.st, now)
+				g.memberRec.RecordReject(h.st, now)
 			}
 		}
 		g.done[p] = keep

@@ -169,20 +169,20 @@ func (f *Fleet) Join(n int) []int {
 		f.nextID = max(f.nextID, id) + 1
 		mctx, stop := context.WithCancel(f.gctx)
 		pctx, stopPolling := context.WithCancel(mctx)
-		m := &member{id: id, c: f.c, sampler: f.sampler, rec: f.rec, shard: f.rec.MemberRecorder(),
+		m := &member{id: id, c: f.c, sampler: f.sampler, rec: f.rec, memberRec: f.rec.MemberRecorder(),
 			slow: &f.slow, pollCtx: pctx, stopPolling: stopPolling, stop: stop,
 			dialer: &crashDialer{}, exited: make(chan struct{}), hold: f.holding()}
 		m.fetches = newFetchWatch(f.rec.Clock)
 		f.watches = append(f.watches, m.fetches)
 		m.group = f.newGroupMember(m)
-		m.shard.Joined(id, f.rec.Clock.Now())
+		m.memberRec.Joined(id, f.rec.Clock.Now())
 		f.active = append(f.active, m)
 		f.g.Go(func() error {
 			defer close(m.exited)
 			defer stop()
 			err := m.run(mctx)
 			if mctx.Err() == nil && !m.crashed.Load() {
-				m.shard.Left(f.rec.Clock.Now()) // left gracefully (Leave)
+				m.memberRec.Left(f.rec.Clock.Now()) // left gracefully (Leave)
 			}
 			if err != nil && !errors.Is(err, context.Canceled) {
 				return fmt.Errorf("member %d: %w", id, err)
@@ -250,7 +250,7 @@ func (f *Fleet) Crash(ctx context.Context, n int) ([]int, error) {
 	for _, m := range ms {
 		m.crashed.Store(true)
 		m.dialer.crash()
-		m.shard.Crashed(now)
+		m.memberRec.Crashed(now)
 		f.rebal.crashed(m.id, now)
 		m.stop()
 	}

@@ -87,7 +87,7 @@ func (g *consumerGroupMember) handle(ctx context.Context, h *handled, rng *rand.
 		if h.outcome = g.verdict(poison, rng); h.outcome != released {
 			break
 		}
-		g.shard.RecordRetry(g.rec.Clock.Now())
+		g.memberRec.RecordRetry(g.rec.Clock.Now())
 	}
 	g.processed(h)
 	if g.c.Style == StyleContinuous {
@@ -162,14 +162,14 @@ func (g *consumerGroupMember) countCommitErrors(ctx context.Context, resp *kmsg.
 	}
 	if err != nil {
 		if ctx.Err() == nil {
-			g.shard.AckErrors.Add(1)
+			g.memberRec.AckErrors.Add(1)
 		}
 		return
 	}
 	for _, t := range resp.Topics {
 		for _, p := range t.Partitions {
 			if p.ErrorCode != 0 {
-				g.shard.AckErrors.Add(1)
+				g.memberRec.AckErrors.Add(1)
 			}
 		}
 	}

@@ -52,11 +52,11 @@ type javaFleet struct {
 	pongs         chan javaFrame
 	hello         chan struct{}
 
-	mu       sync.RWMutex
-	shards   []*results.MemberRecorder // by member id (nil: not this JVM's)
-	exited   []chan struct{}           // by member id
-	active   []int                     // oldest first, in every JVM of the fleet
-	stopping bool
+	mu         sync.RWMutex
+	memberRecs []*results.MemberRecorder // by member id (nil: not this JVM's)
+	exited     []chan struct{}           // by member id
+	active     []int                     // oldest first, in every JVM of the fleet
+	stopping   bool
 	// crashKilled: this JVM was SIGKILLed on purpose (a crash, java_crash.go):
 	// its end is not an error.
 	crashKilled bool
@@ -354,7 +354,7 @@ func (j *javaFleet) apply(f javaFrame) {
 	case frameBye:
 		return
 	}
-	s := j.shard(int(f.Member))
+	s := j.memberRec(int(f.Member))
 	if s == nil {
 		fmt.Fprintf(j.stderr, "\nsharebench: %s: frame %d for unknown member %d\n", j.name, f.Kind, f.Member)
 		return
@@ -430,22 +430,22 @@ func (j *javaFleet) Join(n int) []int {
 func (j *javaFleet) add(id int, s *results.MemberRecorder) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	for len(j.shards) <= id {
-		j.shards = append(j.shards, nil)
+	for len(j.memberRecs) <= id {
+		j.memberRecs = append(j.memberRecs, nil)
 		j.exited = append(j.exited, nil)
 	}
-	j.shards[id] = s
+	j.memberRecs[id] = s
 	j.exited[id] = make(chan struct{})
 }
 
-// shard is member id's recorder, nil when id is not this JVM's.
-func (j *javaFleet) shard(id int) *results.MemberRecorder {
+// memberRec is member id's recorder, nil when id is not this JVM's.
+func (j *javaFleet) memberRec(id int) *results.MemberRecorder {
 	j.mu.RLock()
 	defer j.mu.RUnlock()
-	if id < 0 || id >= len(j.shards) {
+	if id < 0 || id >= len(j.memberRecs) {
 		return nil
 	}
-	return j.shards[id]
+	return j.memberRecs[id]
 }
 
 // owner is the JVM that runs member id.
@@ -524,7 +524,7 @@ func (j *javaFleet) Crash(ctx context.Context, n int) ([]int, error) {
 
 // crashed records member id's crash at now.
 func (j *javaFleet) crashed(id int, now int64) {
-	j.owner(id).shard(id).Crashed(now)
+	j.owner(id).memberRec(id).Crashed(now)
 	j.rebal.crashed(id, now)
 }
 

@@ -53,7 +53,7 @@ func newTestJavaFleet(t *testing.T, members int, offset int64) (*javaFleet, *res
 	for id := range members {
 		s := rec.MemberRecorder()
 		s.Joined(id, clock.Now())
-		j.shards = append(j.shards, s)
+		j.memberRecs = append(j.memberRecs, s)
 		j.exited = append(j.exited, make(chan struct{}))
 		j.active = append(j.active, id)
 	}

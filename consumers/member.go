@@ -42,13 +42,13 @@ type groupMember interface {
 
 // member is one group member: a client, its poll loop and its workers.
 type member struct {
-	id      int
-	c       Config
-	sampler Sampler
-	rec     *results.Recorder
-	shard   *results.MemberRecorder
-	cl      *kgo.Client
-	group   groupMember // the group-type half, chosen once by the fleet
+	id        int
+	c         Config
+	sampler   Sampler
+	rec       *results.Recorder
+	memberRec *results.MemberRecorder // this member's counters and histograms
+	cl        *kgo.Client
+	group     groupMember // the group-type half, chosen once by the fleet
 
 	// Scale events (see Fleet).
 	slow        *slowState
@@ -106,9 +106,9 @@ func (m *member) recordSettled(batch []handled, onAbandoned func(*handled)) {
 		}
 		switch h.outcome {
 		case accepted:
-			m.shard.RecordCompletion(h.st, h.delivered, now, h.lockExpired(now))
+			m.memberRec.RecordCompletion(h.st, h.delivered, now, h.lockExpired(now))
 		case rejected:
-			m.shard.RecordReject(h.st, now)
+			m.memberRec.RecordReject(h.st, now)
 		case abandoned:
 			if onAbandoned != nil {
 				onAbandoned(h)
@@ -195,7 +195,7 @@ func (m *member) pollLoop(ctx context.Context, rngs []*rand.Rand, n int) error {
 			// Records that came with the error are processed below: the
 			// client's position is already past them, so dropping them
 			// would leave them unread until the partition moved.
-			m.shard.PollErrors.Add(1)
+			m.memberRec.PollErrors.Add(1)
 		}
 		if len(recs) == 0 {
 			// Nothing to settle: let a rebalance that waited for this poll
@@ -205,11 +205,11 @@ func (m *member) pollLoop(ctx context.Context, rngs []*rand.Rand, n int) error {
 			if err != nil {
 				retry.Sleep(ctx, 100*time.Millisecond)
 			} else {
-				m.shard.RecordPoll(0)
+				m.memberRec.RecordPoll(0)
 			}
 			continue
 		}
-		m.shard.RecordPoll(len(recs))
+		m.memberRec.RecordPoll(len(recs))
 		m.fetches.settle(false)
 		m.group.received(recs)
 		m.group.settle(ctx, m.processBatch(ctx, recs, rngs))
@@ -272,7 +272,7 @@ func (m *member) begin(h *handled) bool {
 	h.st = st
 	h.delivered = m.rec.Clock.Now()
 	m.fetches.handed(h.r, h.delivered)
-	m.shard.RecordDelivery(st, h.r.DeliveryCount(), h.r.Timestamp.UnixNano(), h.delivered)
+	m.memberRec.RecordDelivery(st, h.r.DeliveryCount(), h.r.Timestamp.UnixNano(), h.delivered)
 	return true
 }
 

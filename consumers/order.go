@@ -12,7 +12,7 @@ func (m *member) processed(h *handled) {
 	if h.outcome != accepted || h.foreign || m.crashed.Load() {
 		return
 	}
-	m.shard.RecordProcessed(h.st, orderPoint(h))
+	m.memberRec.RecordProcessed(h.st, orderPoint(h))
 }
 
 // orderPoint reads a record's key id and key sequence (key_mode hashed) and

@@ -30,7 +30,7 @@ func (s *shareGroupMember) options() []kgo.Opt {
 		kgo.ShareAckCallback(func(_ *kgo.Client, res kgo.ShareAckResults) {
 			for _, r := range res {
 				if r.Err != nil && !s.crashed.Load() {
-					s.shard.AckErrors.Add(1)
+					s.memberRec.AckErrors.Add(1)
 				}
 			}
 		})}
@@ -92,13 +92,13 @@ func (s *shareGroupMember) ackNow(h *handled) {
 	switch h.outcome {
 	case accepted:
 		h.r.Ack(kgo.AckAccept)
-		s.shard.RecordCompletion(h.st, h.delivered, now, h.lockExpired(now))
+		s.memberRec.RecordCompletion(h.st, h.delivered, now, h.lockExpired(now))
 	case released:
 		h.r.Ack(kgo.AckRelease)
-		s.shard.RecordRelease(h.st, now, int(h.r.DeliveryCount()) >= s.c.DeliveryLimit)
+		s.memberRec.RecordRelease(h.st, now, int(h.r.DeliveryCount()) >= s.c.DeliveryLimit)
 	case rejected:
 		h.r.Ack(kgo.AckReject)
-		s.shard.RecordReject(h.st, now)
+		s.memberRec.RecordReject(h.st, now)
 	}
 }
 
@@ -191,7 +191,7 @@ const renewTimeout = time.Second
 func (s *shareGroupMember) renew(ctx context.Context, h *handled) {
 	sent := s.rec.Clock.Now()
 	h.r.Ack(kgo.AckRenew)
-	s.shard.Renewals.Add(1)
+	s.memberRec.Renewals.Add(1)
 	fctx, cancel := context.WithTimeout(ctx, renewTimeout)
 	err := s.cl.FlushAcks(fctx)
 	cancel()

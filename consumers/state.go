@@ -43,7 +43,7 @@ func (f *Fleet) MemberStates() []MemberState {
 	for _, m := range ms {
 		st := MemberState{ID: m.id, Crashed: m.crashed.Load(), Left: m.pollCtx != nil && m.pollCtx.Err() != nil,
 			BusyWorkers: m.busy.Load(), WedgedWorkers: m.wedged.Load()}
-		if sh := m.shard; sh != nil {
+		if sh := m.memberRec; sh != nil {
 			st.Polls, st.Delivered, st.Completed = sh.Polls.Load(), sh.Delivered.Load(), sh.Completed.Load()
 			st.Held = sh.Polled.Load() - st.Completed - sh.Released.Load() - sh.Rejected.Load()
 			st.LastDeliveryNs, st.LastFinishNs = sh.LastTimes()

@@ -161,9 +161,9 @@ func Run(ctx context.Context, c Config, rec *results.Recorder) error {
 	return g.Wait()
 }
 
-func produce(ctx context.Context, cl *kgo.Client, c Config, id uint32, s Schedule, shard *results.ProducerRecorder, rec *results.Recorder) error {
+func produce(ctx context.Context, cl *kgo.Client, c Config, id uint32, s Schedule, pr *results.ProducerRecorder, rec *results.Recorder) error {
 	if c.Backlog > 0 {
-		return produceBacklog(ctx, cl, c, id, shard, rec)
+		return produceBacklog(ctx, cl, c, id, pr, rec)
 	}
 	count := s.CountWithin(c.Duration)
 	rng := rand.New(rand.NewPCG(uint64(id), rec.Run))
@@ -185,14 +185,14 @@ func produce(ctx context.Context, cl *kgo.Client, c Config, id uint32, s Schedul
 		} else if ctx.Err() != nil {
 			return flush(cl, c, true)
 		}
-		send(ctx, cl, c, rng, kg, results.Stamp{Run: rec.Run, Producer: id, Seq: seq, Intended: due, Sent: rec.Clock.Now()}, shard, rec)
+		send(ctx, cl, c, rng, kg, results.Stamp{Run: rec.Run, Producer: id, Seq: seq, Intended: due, Sent: rec.Clock.Now()}, pr, rec)
 	}
 	return flush(cl, c, false)
 }
 
 // produceBacklog sends this producer's share of the backlog without pacing:
 // Produce blocks only when the client's buffer is full.
-func produceBacklog(ctx context.Context, cl *kgo.Client, c Config, id uint32, shard *results.ProducerRecorder, rec *results.Recorder) error {
+func produceBacklog(ctx context.Context, cl *kgo.Client, c Config, id uint32, pr *results.ProducerRecorder, rec *results.Recorder) error {
 	rng := rand.New(rand.NewPCG(uint64(id), rec.Run))
 	kg, err := newKeyGen(c)
 	if err != nil {
@@ -203,13 +203,13 @@ func produceBacklog(ctx context.Context, cl *kgo.Client, c Config, id uint32, sh
 			return flush(cl, c, true)
 		}
 		now := rec.Clock.Now()
-		send(ctx, cl, c, rng, kg, results.Stamp{Run: rec.Run, Producer: id, Seq: seq, Intended: now, Sent: now}, shard, rec)
+		send(ctx, cl, c, rng, kg, results.Stamp{Run: rec.Run, Producer: id, Seq: seq, Intended: now, Sent: now}, pr, rec)
 	}
 	return flush(cl, c, false)
 }
 
 // send produces one stamped record and counts its acknowledgement.
-func send(ctx context.Context, cl *kgo.Client, c Config, rng *rand.Rand, kg *keyGen, st results.Stamp, shard *results.ProducerRecorder, rec *results.Recorder) {
+func send(ctx context.Context, cl *kgo.Client, c Config, rng *rand.Rand, kg *keyGen, st results.Stamp, pr *results.ProducerRecorder, rec *results.Recorder) {
 	r := &kgo.Record{Value: make([]byte, c.MessageSize)}
 	if c.KeyMode == "random" {
 		r.Key = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, rng.Uint64()), rng.Uint64())
@@ -217,13 +217,13 @@ func send(ctx context.Context, cl *kgo.Client, c Config, rng *rand.Rand, kg *key
 		kg.key(r, rng)
 	}
 	st.Put(r.Value)
-	shard.Sent.Add(1)
+	pr.Sent.Add(1)
 	cl.Produce(ctx, r, func(_ *kgo.Record, err error) {
 		if err != nil {
-			shard.RecordFailure()
+			pr.RecordFailure()
 			return
 		}
-		shard.RecordAck(st, rec.Clock.Now())
+		pr.RecordAck(st, rec.Clock.Now())
 	})
 }
 
