@@ -118,7 +118,7 @@ func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID strin
 	}
 	r.reconcileDeadLetters(ctx) // deadletter.go
 	r.checkUndelivered(ctx)     // undelivered.go: lost or still deliverable
-	return r.measured(), nil
+	return r.measured(nil), nil
 }
 
 // predictedCeiling is the run's ceiling before it runs: the predicted

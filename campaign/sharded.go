@@ -481,9 +481,7 @@ func (c *coord) run(ctx context.Context) (*Measured, error) {
 	}
 	r.reconcileDeadLetters(ctx) // deadletter.go
 	r.checkUndelivered(ctx)     // undelivered.go: lost or still deliverable
-	m := r.measured()
-	m.Record.Shards = c.record()
-	m.Record.Validity.Flag(m.Record.Shards.SkewFlag())
+	m := r.measured(c.record())
 	fmt.Fprintf(s.log, "  %s: sharded over %d agents (%s); largest clock uncertainty ±%.1f ms\n",
 		s.id, c.n, s.shardsLauncher(), m.Record.Shards.MaxUncertaintyMs)
 	return m, nil

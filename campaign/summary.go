@@ -100,7 +100,7 @@ func crashGrace(s scenarios.RunSpec) time.Duration {
 
 // measured hands what the run measured to runs.FromMeasurement, which
 // builds its record.
-func (r *run) measured() *Measured {
+func (r *run) measured(shards *runs.Shards) *Measured {
 	s, rc, f := r.setup, r.rc, r.fleet
 	m := rc.rec.Merge()
 	in := runs.Measurement{Spec: s.spec, RunID: s.id, Merged: m, Audit: rc.rec.Ledger.Audit(), DeadLetter: s.dlq,
@@ -109,7 +109,8 @@ func (r *run) measured() *Measured {
 		GroupConfig: s.groupCfg, Group: s.groupInfo, PerPartition: r.times.form.perPartition,
 		FormationSec: r.times.form.sec, FormationRounds: r.times.form.rounds, FillSec: r.times.fill,
 		DrainSec: r.times.drain, DrainTimedOut: errors.Is(f.drainErr, errDrainTimeout),
-		Stall: f.stalled, Fired: f.fired, CrashGrace: crashGrace(s.spec), Errors: f.errs, ProduceOnly: r.times.produceOnly}
+		Stall: f.stalled, Fired: f.fired, CrashGrace: crashGrace(s.spec), Errors: f.errs, ProduceOnly: r.times.produceOnly,
+		Shards: shards}
 	if f.fl != nil || f.merged.Buffered != nil {
 		cs := f.merged
 		if f.fl != nil {

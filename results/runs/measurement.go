@@ -72,6 +72,9 @@ type Measurement struct {
 	// the measured figures.
 	Checks ValidityInput
 	Errors []string
+	// Shards is how a sharded run was split over its agents (nil: one
+	// process); its clock uncertainty is the clock_skew flag's input.
+	Shards *Shards
 }
 
 // ClientHistograms are a fleet's client-side histograms.
@@ -138,6 +141,8 @@ func FromMeasurement(in Measurement) Record {
 	rr.Validity = Check(v)
 	rr.Validity.Flag(rr.Group.FallbackFlag())
 	rr.Validity.Flag(DeadLetterFlag(rr.Audit))
+	rr.Shards = in.Shards
+	rr.Validity.Flag(in.Shards.SkewFlag())
 	rr.Resources = in.Resources
 	rr.Errors = in.Errors
 	return rr

@@ -42,4 +42,11 @@ func TestFromMeasurement(t *testing.T) {
 	if r := FromMeasurement(in); len(r.Validity.Flags) != 1 || r.Validity.Flags[0].Code != CodeDrainTimeout {
 		t.Errorf("drain timed out: %+v", r.Validity)
 	}
+	in.DrainTimedOut = false
+	in.Shards = &Shards{Count: 2, LimitMs: ClockSkewLimitMs, MaxUncertaintyMs: ClockSkewLimitMs + 5,
+		PerShard: []ShardStats{{Shard: 0}, {Shard: 1, UncertaintyMs: ClockSkewLimitMs + 5}}}
+	r = FromMeasurement(in)
+	if r.Shards != in.Shards || len(r.Validity.Flags) != 1 || r.Validity.Flags[0].Code != CodeClockSkew {
+		t.Errorf("sharded, clock uncertainty over the limit: shards %v, validity %+v, want clock_skew only", r.Shards, r.Validity)
+	}
 }
