@@ -512,11 +512,6 @@ func (r RunSpec) checkLibrdkafka(p *problems) {
 		p.addf("prefetch", "client librdkafka has no prefetch setting (its consumers fetch ahead by their own design): "+
 			"use prefetch auto or client franz-go")
 	}
-	if r.Backlog() {
-		p.addf("load_mode", "client librdkafka: the runner's members do not hold consumption while the group forms (librdkafka's "+
-			"ShareConsumer has no pause, and the runner does not pause its Consumer either), so a backlog drain would include "+
-			"group formation; use load_mode rate or client franz-go")
-	}
 	if r.ConsumerType == vocab.ConsumerGroup && r.GroupProtocol != vocab.ProtocolConsumer && r.Assignor == "sticky" {
 		p.addf("assignor", "client librdkafka has no eager sticky assignor (its classic assignors are cooperative-sticky, range, roundrobin)")
 	}
