@@ -212,8 +212,9 @@ func (c Config) validate() error {
 	if c.StuckRate < 0 || c.StuckRate >= 1 {
 		return fmt.Errorf("consumers: stuck_rate: must be in [0, 1), got %v", c.StuckRate)
 	}
-	if c.Client == ClientJava && c.StuckRate > 0 {
-		return errors.New("consumers: stuck_rate: the Java runner does not wedge workers; use client franz-go or stuck_rate 0")
+	if c.Client.Runner() && c.StuckRate > 0 {
+		return fmt.Errorf("consumers: stuck_rate: client %s does not wedge workers (its runner has no such outcome); "+
+			"use client franz-go or stuck_rate 0", c.Client)
 	}
 	if c.Groups.AutoCommit && c.Style == StyleContinuous {
 		return errors.New("consumers: commit auto needs style blocking: autocommit commits what was polled, which a continuous member may still be processing")
