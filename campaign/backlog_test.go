@@ -95,3 +95,19 @@ func TestBacklogDrainFloor(t *testing.T) {
 		t.Errorf("consumer 8 members on 2 partitions × 2 workers: %v s, want 10", got)
 	}
 }
+
+// A backlog drain on a client runner (java, librdkafka) forms its group on
+// the empty topic and starts its clock at the fill (formThenFill), since
+// neither runner can hold consumption; franz-go's members join held after
+// the fill.
+func TestBacklogFormsOnEmptyTopicPerClient(t *testing.T) {
+	for client, want := range map[vocab.Client]bool{vocab.ClientFranzGo: false, "": false, vocab.ClientJava: true, vocab.ClientLibrdkafka: true} {
+		for _, typ := range []vocab.GroupType{vocab.ShareGroup, vocab.ConsumerGroup} {
+			s := backlogSpec(typ, 800)
+			s.Client = client
+			if got := formsOnEmptyTopic(s); got != want {
+				t.Errorf("client %q, %s: forms on the empty topic %v, want %v", client, typ, got, want)
+			}
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/scenarios"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // crashTargets replays the events on the fleet's oldest-first order: joins
@@ -31,6 +32,20 @@ func TestCrashTargets(t *testing.T) {
 		got := crashTargets(scenarios.RunSpec{Fleet: scenarios.Fleet{Members: c.members}, Events: c.events})
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%d members, %v: %v, want %v", c.members, c.events, got, c.want)
+		}
+	}
+}
+
+// The members a crash takes run in a runner process of their own with both
+// client runners (java, librdkafka); franz-go freezes a crashed member's
+// connections in the harness process instead.
+func TestCrashTargetsPerClient(t *testing.T) {
+	crash := []scenarios.Event{{At: 8 * time.Second, Action: scenarios.ActionCrash, Members: 1}}
+	for client, want := range map[vocab.Client][]int{vocab.ClientJava: {0}, vocab.ClientLibrdkafka: {0}, vocab.ClientFranzGo: nil} {
+		s := scenarios.RunSpec{Fleet: scenarios.Fleet{Members: 3}, Events: crash}
+		s.Client = client
+		if got := consumerConfig(s, nil, "t", "g").OwnJVM; !slices.Equal(got, want) {
+			t.Errorf("client %s: members in a process of their own %v, want %v", client, got, want)
 		}
 	}
 }

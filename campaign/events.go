@@ -264,9 +264,9 @@ func joinInts(v []int) string {
 // crashTargets are the ids of the members the run's crash events will take:
 // each event acts on the oldest members at its time (joins get the next
 // ids, leaves and crashes remove the oldest), so replaying the events in
-// time order on the initial ids 0..members-1 names them. The Java runner
-// starts those in JVMs of their own, which a crash kills
-// (consumers.Config.OwnJVM).
+// time order on the initial ids 0..members-1 names them. The client
+// runners (java, librdkafka) start those in processes of their own, which
+// a crash kills (consumers.Config.OwnJVM).
 func crashTargets(s scenarios.RunSpec) []int {
 	evs := slices.Clone(s.Events)
 	slices.SortStableFunc(evs, func(a, b scenarios.Event) int { return cmp.Compare(a.At, b.At) })

@@ -129,8 +129,9 @@ func childPIDs(marker string) []int {
 }
 
 // TestLibrdkafkaRunnerKilledMidRun kills the librdkafka runner in the
-// middle of a run: the run reports "librdkafka runner exited with code …"
-// and the error flag, and no runner process is left.
+// middle of a run: the run gets the client_killed flag, whose message says
+// "librdkafka runner was killed by signal …", and no runner process is
+// left.
 func TestLibrdkafkaRunnerKilledMidRun(t *testing.T) {
 	if err := consumers.CheckLibrdkafkaClient(); err != nil {
 		t.Skip(err)

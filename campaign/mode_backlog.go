@@ -11,7 +11,6 @@ import (
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
-	"github.com/sharebench/sharebench/vocab"
 )
 
 // backlogMode runs load_mode backlog: the producers send backlog_records
@@ -29,7 +28,7 @@ func (backlogMode) run(ctx context.Context, rn runner, s scenarios.RunSpec, runI
 // group formation is not part of it.
 func fillThenDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	s, rc, f := r.setup, r.rc, r.fleet
-	if s.spec.Client == vocab.ClientJava {
+	if formsOnEmptyTopic(s.spec) {
 		return formThenFill(ctx, r, pcfg)
 	}
 	// The recorder counts every record and completion; measured() reports
@@ -73,6 +72,13 @@ func fillThenDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	return nil
 }
 
+// formsOnEmptyTopic reports whether s's backlog drain forms its group on
+// the empty topic before the fill (formThenFill): the client runners' (java,
+// librdkafka) share consumers cannot hold consumption, and the runners do
+// not hold their consumer-group members either. franz-go's members join
+// held after the fill.
+func formsOnEmptyTopic(s scenarios.RunSpec) bool { return s.Client.Runner() }
+
 // fill produces the backlog and waits for every acknowledgement, bounded by
 // the run's drain_timeout (the dry run states it: "fill and drain each up
 // to"). A fill that outlasts its bound fails the run, naming how much of
@@ -99,7 +105,7 @@ func fill(ctx context.Context, r *run, pcfg producer.Config) error {
 		return fmt.Errorf("producers: %w", err)
 	}
 	next := "starting the consumers"
-	if s.spec.Client == vocab.ClientJava {
+	if formsOnEmptyTopic(s.spec) {
 		next = "the formed group consumes them"
 	}
 	fmt.Fprintf(s.log, "  %s: %d records acknowledged in %.1fs (%.0f records/s); %s\n",
@@ -107,18 +113,19 @@ func fill(ctx context.Context, r *run, pcfg producer.Config) error {
 	return nil
 }
 
-// formThenFill is the backlog mode's load with client java. The Java share
-// consumer cannot hold consumption: it joins the group on its first poll,
-// and from that poll on its background thread keeps sending ShareFetch
-// requests until one acquires records (kafka-clients 4.2's
-// ShareConsumeRequestManager; KafkaShareConsumer has no pause). So the
+// formThenFill is the backlog mode's load with the client runners (java,
+// librdkafka). The Java share consumer cannot hold consumption: it joins
+// the group on its first poll, and from that poll on its background thread
+// keeps sending ShareFetch requests until one acquires records
+// (kafka-clients 4.2's ShareConsumeRequestManager; KafkaShareConsumer has
+// no pause); librdkafka's ShareConsumer has no pause either. So the
 // members join the empty topic and poll it until the group has formed, seen
 // from the broker's side as for franz-go; only then do the producers fill
 // the backlog. The drain's clock starts when the fill starts, so no record
 // was acquired (share) or fetched (consumer group) before it, and group
 // formation is not part of it. The members consume while the producers
 // fill: the drain includes the fill only where the fill is slower than the
-// consumers (docs/java-client.md, "Backlog drains").
+// consumers (docs/java-client.md, "Backlog drains"; docs/librdkafka-client.md).
 func formThenFill(ctx context.Context, r *run, pcfg producer.Config) error {
 	s, rc, f := r.setup, r.rc, r.fleet
 	cctx, stopConsumers := context.WithCancel(ctx)
@@ -134,7 +141,7 @@ func formThenFill(ctx context.Context, r *run, pcfg producer.Config) error {
 		return err
 	}
 	if n := rc.rec.Counts().Delivered; n != 0 {
-		return fmt.Errorf("java members were handed %d records while the group formed on the empty topic", n)
+		return fmt.Errorf("%s members were handed %d records while the group formed on the empty topic", s.spec.Client, n)
 	}
 	rc.start = rc.clock.Now()
 	rc.rec.SetWindow(results.Window{Start: rc.start, End: math.MaxInt64})

@@ -52,6 +52,23 @@ func ScenarioHash(path string) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
+// runnerAgents refuses a sharded run whose client runner (java,
+// librdkafka) the agents the launcher named starts cannot run: each agent
+// runs its own runner, and only local agents share this host's JDK,
+// python3 and cache; the Kubernetes agent image carries the sharebench
+// binary only.
+func runnerAgents(spec scenarios.RunSpec, launcher string) error {
+	if !spec.Client.Runner() || launcher == (&shard.Local{}).Name() {
+		return nil
+	}
+	needs := "JDK or Maven for the Java runner"
+	if spec.Client == consumers.ClientLibrdkafka {
+		needs = "python3 (with venv) to install confluent-kafka for the librdkafka runner"
+	}
+	return fmt.Errorf("shards %d with client %s: agents launched by %s have no %s (the agent image carries the sharebench "+
+		"binary only); use --distribute local or client franz-go", spec.ShardCount(), spec.Client, launcher, needs)
+}
+
 // sharded runs spec split over spec.Shards agents (docs/distributed-runs.md):
 // the coordinator sets up the topic and group as for a single run, starts
 // the agents through the launcher, forms the group from the broker's side,
@@ -71,13 +88,13 @@ func (rn runner) sharded(ctx context.Context, spec scenarios.RunSpec, runID stri
 		return nil, fmt.Errorf("shards %d: the cluster's connection (%s) must reach the agents as a file: give it with --connection FILE",
 			spec.ShardCount(), s.conn.conn.Describe())
 	}
+	if err := runnerAgents(spec, rn.shards.Launcher.Name()); err != nil {
+		return nil, err
+	}
+	// Local agents share this host's cache: build the Java runner once,
+	// here, rather than in every agent within its ready bound (checkClients
+	// installed the librdkafka runner before the campaign started).
 	if spec.Client == consumers.ClientJava {
-		if name := rn.shards.Launcher.Name(); name != (&shard.Local{}).Name() {
-			return nil, fmt.Errorf("shards %d with client java: agents launched by %s have no JDK or Maven for the Java runner "+
-				"(the agent image carries the sharebench binary only); use --distribute local or client franz-go", spec.ShardCount(), name)
-		}
-		// Local agents share this host's cache: build the Java runner
-		// once, here, rather than in every agent within its ready bound.
 		if _, err := consumers.JavaRunnerDir(ctx, spec.KafkaVersion, s.log); err != nil {
 			return nil, err
 		}

@@ -48,7 +48,7 @@ func consumerConfig(s scenarios.RunSpec, brokers []string, topic, group string) 
 			MaxWait: s.EffectiveFetchMaxWait(), MinBytes: int32(s.FetchMinBytes), Prefetch: s.Prefetch.Forced()},
 		Groups: groupKnobs(s),
 	}
-	if s.Client == vocab.ClientJava {
+	if s.Client.Runner() {
 		c.OwnJVM = crashTargets(s)
 	}
 	if s.ConsumerType != consumers.ShareGroup {

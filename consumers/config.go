@@ -1,6 +1,7 @@
 package consumers
 
 import (
+	"cmp"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -128,10 +129,11 @@ type Config struct {
 	// Groups are the consumer group's protocol knobs (group_protocol.go);
 	// ignored by share groups. ClientJava runs the defaults only.
 	Groups GroupKnobs
-	// OwnJVM are the ids of members that run in a JVM of their own
-	// (ClientJava): the members the run's crash events take. Crash kills
-	// such a member's JVM (SIGKILL), so the broker sees a crash as it
-	// would in production; the other members share one JVM.
+	// OwnJVM are the ids of members that run in a runner process of their
+	// own (ClientJava: a JVM; ClientLibrdkafka: a Python process): the
+	// members the run's crash events take. Crash kills such a member's
+	// process (SIGKILL), so the broker sees a crash as it would in
+	// production; the other members share one process.
 	OwnJVM []int
 }
 
@@ -182,8 +184,9 @@ func (c Config) validate() error {
 		}
 	}
 	if len(c.OwnJVM) > 0 {
-		if c.Client != ClientJava {
-			return fmt.Errorf("consumers: members in a JVM of their own (%v) need client java", c.OwnJVM)
+		if !c.Client.Runner() {
+			return fmt.Errorf("consumers: members in a runner process of their own (%v) need client java or librdkafka "+
+				"(client %s runs its members in the harness process and crashes one by freezing its connections)", c.OwnJVM, cmp.Or(c.Client, ClientFranzGo))
 		}
 		seen := map[int]bool{}
 		for _, id := range c.OwnJVM {
@@ -209,8 +212,9 @@ func (c Config) validate() error {
 	if c.StuckRate < 0 || c.StuckRate >= 1 {
 		return fmt.Errorf("consumers: stuck_rate: must be in [0, 1), got %v", c.StuckRate)
 	}
-	if c.Client == ClientJava && c.StuckRate > 0 {
-		return errors.New("consumers: stuck_rate: the Java runner does not wedge workers; use client franz-go or stuck_rate 0")
+	if c.Client.Runner() && c.StuckRate > 0 {
+		return fmt.Errorf("consumers: stuck_rate: client %s does not wedge workers (its runner has no such outcome); "+
+			"use client franz-go or stuck_rate 0", c.Client)
 	}
 	if c.Groups.AutoCommit && c.Style == StyleContinuous {
 		return errors.New("consumers: commit auto needs style blocking: autocommit commits what was polled, which a continuous member may still be processing")

@@ -32,7 +32,8 @@
 //     commands, aligns its clock and turns its event frames
 //     (java_frames.go) into the same recorder calls; java_crash.go runs
 //     the members a crash will take (Config.OwnJVM) in JVMs of their own
-//     and SIGKILLs them at the crash; the clients connect with
+//     and SIGKILLs them at the crash (the librdkafka runner's crashed
+//     members likewise get a Python process each); the clients connect with
 //     connection.Settings.JavaProperties; see docs/java-client.md.
 //
 // Each member's join, first-record and leave times are recorded.

@@ -76,7 +76,9 @@ func (c Config) validateClient() error {
 		return fmt.Errorf("consumers: client: expected %s, %s or %s, got %q", ClientFranzGo, ClientJava, ClientLibrdkafka, c.Client)
 	}
 	if c.Style != StyleBlocking {
-		return fmt.Errorf("consumers: client java runs style %s only, got %q", StyleBlocking, c.Style)
+		return fmt.Errorf("consumers: client java runs style %s only, got %q: the Java runner polls, processes the batch on its "+
+			"workers, then polls again (it has no loop that polls while records are processed); use style %s or client franz-go",
+			StyleBlocking, c.Style, StyleBlocking)
 	}
 	if c.Fetch.Prefetch != nil {
 		return fmt.Errorf("consumers: client java has no prefetch setting (KafkaShareConsumer and KafkaConsumer fetch ahead " +

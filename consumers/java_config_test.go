@@ -64,8 +64,14 @@ func TestRunnerConfigRefusesWhatJavaCannotTake(t *testing.T) {
 
 func TestOwnJVMValidation(t *testing.T) {
 	c := Config{Members: 3, Workers: 1, MaxPollRecords: 1, Style: StyleBlocking, Type: ConsumerGroup, OwnJVM: []int{0}}
-	if err := c.validate(); err == nil || !strings.Contains(err.Error(), "need client java") {
+	if err := c.validate(); err == nil || !strings.Contains(err.Error(), "need client java or librdkafka") ||
+		!strings.Contains(err.Error(), "client franz-go runs its members in the harness process") {
 		t.Errorf("franz-go with OwnJVM: %v", err)
+	}
+	lc := c
+	lc.Client = ClientLibrdkafka
+	if err := lc.validate(); err != nil {
+		t.Errorf("librdkafka with OwnJVM [0]: %v", err)
 	}
 	c.Client, c.KafkaVersion = ClientJava, "4.2.2"
 	if err := c.validate(); err != nil {
@@ -74,5 +80,29 @@ func TestOwnJVMValidation(t *testing.T) {
 	c.OwnJVM = []int{1, 1}
 	if err := c.validate(); err == nil || !strings.Contains(err.Error(), "distinct") {
 		t.Errorf("OwnJVM [1 1]: %v", err)
+	}
+}
+
+// The Java client's refusals name the client, the knob and why.
+func TestJavaRefusalsSayWhy(t *testing.T) {
+	base := Config{Brokers: []string{"b"}, Topic: "t", Group: "g", Type: ConsumerGroup, Members: 1, Workers: 1, MaxPollRecords: 1,
+		Style: StyleBlocking, Client: ClientJava, KafkaVersion: "4.2.2"}
+	if err := base.validate(); err != nil {
+		t.Fatalf("base: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"continuous", func(c *Config) { c.Style = StyleContinuous },
+			`client java runs style blocking only, got "continuous": the Java runner polls, processes the batch on its workers, then polls again`},
+		{"stuck_rate", func(c *Config) { c.StuckRate = 0.1 }, "stuck_rate: client java does not wedge workers (its runner has no such outcome)"},
+	} {
+		c := base
+		tc.edit(&c)
+		if err := c.validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
+		}
 	}
 }

@@ -17,7 +17,11 @@ import (
 // freezes its poll thread: the Java client's background thread keeps
 // heartbeating, so the broker keeps it as a member. The members a run's
 // crash events take (Config.OwnJVM) therefore each run in a JVM of their
-// own, started with the fleet, which Crash SIGKILLs.
+// own, started with the fleet, which Crash SIGKILLs. The librdkafka runner
+// is the same: librdkafka's threads keep a frozen member's heartbeats (and,
+// for a consumer group, its max.poll.interval.ms leave) going, so its
+// crashed members run in a Python process of their own, killed the same
+// way.
 
 // ownJVMs are the JVMs startOwn started, by member id, and why one failed.
 type ownJVMs struct {
@@ -25,17 +29,19 @@ type ownJVMs struct {
 	err  error
 }
 
-// startOwn starts one JVM, with no member yet, for each of c.OwnJVM; each
-// member joins its own when Join reaches its id. On error the JVMs that
-// did start are returned too, for the caller to kill.
-func startOwn(ctx context.Context, c Config, rec *results.Recorder, rebal *rebalanceWatch, command func(cfgFile string) *exec.Cmd) ownJVMs {
+// startOwn starts one runner process (a JVM, or a Python process for
+// librdkafka), with no member yet, for each of c.OwnJVM; each member joins
+// its own when Join reaches its id. name is the fleet runner's ("java
+// runner"). On error the processes that did start are returned too, for
+// the caller to kill.
+func startOwn(ctx context.Context, c Config, rec *results.Recorder, rebal *rebalanceWatch, name string, command func(cfgFile string) *exec.Cmd) ownJVMs {
 	own := make([]*javaFleet, len(c.OwnJVM))
 	var g errgroup.Group
 	for i, id := range c.OwnJVM {
 		g.Go(func() error {
-			o, err := startRunnerProc(ctx, c, rec, rebal, fmt.Sprintf("java runner of member %d", id), command, false)
+			o, err := startRunnerProc(ctx, c, rec, rebal, fmt.Sprintf("%s of member %d", name, id), command, false)
 			if err != nil {
-				return fmt.Errorf("java runner of member %d (a JVM of its own, for its crash): %w", id, err)
+				return fmt.Errorf("%s of member %d (a process of its own, for its crash): %w", name, id, err)
 			}
 			own[i] = o
 			return nil

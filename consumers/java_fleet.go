@@ -85,23 +85,28 @@ const javaStartTimeout = 60 * time.Second
 // with the smallest round trip is kept.
 const javaPingRounds = 16
 
-// startJava builds (on first use) and starts the runner, and the JVMs of
-// their own of the members a crash will take (Config.OwnJVM), aligns their
-// clocks with rec's and joins c.Members members. The runners stop when ctx
-// ends.
+// startJava builds (on first use) and starts the Java runner (startRunner).
 func startJava(ctx context.Context, c Config, rec *results.Recorder) (*javaFleet, error) {
 	dir, err := JavaRunnerDir(ctx, c.KafkaVersion, c.Log)
 	if err != nil {
 		return nil, err
 	}
-	command := func(cfgFile string) *exec.Cmd {
+	return startRunner(ctx, c, rec, "java runner", func(cfgFile string) *exec.Cmd {
 		return exec.Command("java", "-Xss512k", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
 			"-Dorg.slf4j.simpleLogger.logFile=System.err", "-cp", javaClasspath(dir), "sharebench.runner.Main", cfgFile)
-	}
+	})
+}
+
+// startRunner starts a client runner process for the fleet (the command
+// command makes for the runner's configuration file), and one more process
+// of the same runner for each member a crash will take (Config.OwnJVM,
+// java_crash.go), aligns their clocks with rec's and joins c.Members
+// members. The runners stop when ctx ends.
+func startRunner(ctx context.Context, c Config, rec *results.Recorder, name string, command func(cfgFile string) *exec.Cmd) (*javaFleet, error) {
 	rebal := newRebalanceWatch(rec)
 	own := make(chan ownJVMs, 1)
-	go func() { own <- startOwn(ctx, c, rec, rebal, command) }() // beside the fleet's JVM: JVMs start slowly
-	j, err := startRunnerProc(ctx, c, rec, rebal, "java runner", command, true)
+	go func() { own <- startOwn(ctx, c, rec, rebal, name, command) }() // beside the fleet's process: JVMs start slowly
+	j, err := startRunnerProc(ctx, c, rec, rebal, name, command, true)
 	o := <-own
 	if err == nil {
 		err = o.err
@@ -116,19 +121,6 @@ func startJava(ctx context.Context, c Config, rec *results.Recorder) (*javaFleet
 		return nil, err
 	}
 	j.own = o.jvms
-	j.Join(c.Members)
-	return j, nil
-}
-
-// startRunner starts a client runner with every member in one process (the
-// command command makes for the runner's configuration file), aligns its
-// clock with rec's and joins c.Members members. The runner stops when ctx
-// ends.
-func startRunner(ctx context.Context, c Config, rec *results.Recorder, name string, command func(cfgFile string) *exec.Cmd) (*javaFleet, error) {
-	j, err := startRunnerProc(ctx, c, rec, newRebalanceWatch(rec), name, command, true)
-	if err != nil {
-		return nil, err
-	}
 	j.Join(c.Members)
 	return j, nil
 }
@@ -488,11 +480,11 @@ func (j *javaFleet) Leave(ctx context.Context, n int) ([]int, error) {
 }
 
 // Crash stops the n oldest members dead: they stop polling, acknowledging
-// and committing at once. A member in a JVM of its own (Config.OwnJVM) then
-// has its JVM SIGKILLed: nothing of it reaches the broker any more, which
-// notices by timeouts, as with a crash in production. A member in the
-// shared JVM never closes its client, but its heartbeat thread lives on
-// (see docs/java-client.md).
+// and committing at once. A member in a process of its own (Config.OwnJVM)
+// then has its process SIGKILLed: nothing of it reaches the broker any
+// more and its connections close, as with a crash in production. A member
+// in the shared process never closes its client, but its client's
+// heartbeat thread lives on (see docs/java-client.md).
 func (j *javaFleet) Crash(ctx context.Context, n int) ([]int, error) {
 	ids, err := j.take(n)
 	if err != nil {

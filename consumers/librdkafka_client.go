@@ -32,7 +32,9 @@ func startLibrdkafka(ctx context.Context, c Config, rec *results.Recorder) (*jav
 func (c Config) validateLibrdkafka() error {
 	switch {
 	case c.Style != StyleBlocking:
-		return fmt.Errorf("consumers: client librdkafka runs style %s only, got %q", StyleBlocking, c.Style)
+		return fmt.Errorf("consumers: client librdkafka runs style %s only, got %q: the runner polls, processes the batch on its "+
+			"workers, then polls again (it has no loop that polls while records are processed); use style %s or client franz-go",
+			StyleBlocking, c.Style, StyleBlocking)
 	case c.Renew:
 		return fmt.Errorf("consumers: client librdkafka: renew auto: librdkafka has no RENEW acknowledgement " +
 			"(its AcknowledgeType is ACCEPT, RELEASE or REJECT)")

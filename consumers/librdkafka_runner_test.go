@@ -116,7 +116,8 @@ func TestLibrdkafkaRefusals(t *testing.T) {
 	}{
 		{"renew", func(c *Config) { c.Renew = true }, "renew auto: librdkafka has no RENEW"},
 		{"record_limit", func(c *Config) { c.Acquire = AcquireRecordLimit }, "acquire_mode record_limit: librdkafka has no share.acquire.mode"},
-		{"continuous", func(c *Config) { c.Style = StyleContinuous }, "client librdkafka runs style blocking only"},
+		{"continuous", func(c *Config) { c.Style = StyleContinuous }, "client librdkafka runs style blocking only, got \"continuous\": the runner polls, processes the batch"},
+		{"stuck_rate", func(c *Config) { c.StuckRate = 0.1 }, "stuck_rate: client librdkafka does not wedge workers"},
 		{"sticky", func(c *Config) { c.Type, c.Ack, c.Groups.Assignor = ConsumerGroup, AckImplicit, AssignorSticky }, "assignor sticky: librdkafka has no eager sticky"},
 		{"rebalance timeout", func(c *Config) { c.Type, c.Ack, c.Groups.RebalanceTimeout = ConsumerGroup, AckImplicit, time.Minute }, "rebalance_timeout"},
 	} {

@@ -11,13 +11,10 @@ func TestLibrdkafkaValidation(t *testing.T) {
 		{"record_limit", "name: x\nclient: librdkafka\nconsumer_type: share\nacquire_mode: record_limit\n",
 			"acquire_mode: client librdkafka has no share.acquire.mode"},
 		{"continuous", "name: x\nclient: librdkafka\nstyle: continuous\n", "style: client librdkafka runs style blocking only"},
-		{"backlog", "name: x\nclient: librdkafka\nload_mode: backlog\nbacklog_records: 1000\n",
-			"load_mode: client librdkafka: the runner's members do not hold consumption while the group forms"},
 		{"sticky", "name: x\nclient: librdkafka\nconsumer_type: consumer\nassignor: sticky\n",
 			"assignor: client librdkafka has no eager sticky assignor"},
 		{"rebalance timeout", "name: x\nclient: librdkafka\nconsumer_type: consumer\nrebalance_timeout: 30s\n",
 			"rebalance_timeout: client librdkafka has no rebalance timeout"},
-		{"shards", "name: x\nclient: librdkafka\nshards: 2\n", "shards: 2 shards need client franz-go or java (the librdkafka runner"},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {
@@ -30,6 +27,10 @@ func TestLibrdkafkaValidation(t *testing.T) {
 		"name: x\nclient: librdkafka\nconsumer_type: share\nack_mode: explicit\n",
 		"name: x\nclient: librdkafka\nconsumer_type: consumer\ngroup_protocol: consumer\nremote_assignor: range\n",
 		"name: x\nclient: librdkafka\nconsumer_type: consumer\nassignor: roundrobin\nstatic_membership: true\ncommit: auto\n",
+		// backlog: the members form the group on the empty topic, then the fill starts the clock (campaign.formThenFill)
+		"name: x\nclient: librdkafka\nconsumer_type: [consumer, share]\nload_mode: backlog\nbacklog_records: 1000\n",
+		// shards: each local agent runs its own librdkafka runner, as for java (campaign.sharded)
+		"name: x\nclient: librdkafka\nshards: 2\n",
 	} {
 		s := mustLoad(t, y, nil, nil)
 		if s.Runs[0].Client != "librdkafka" {

@@ -16,7 +16,7 @@ func TestRenewAndStyleValidation(t *testing.T) {
 		{"renew auto java", "name: x\nconsumer_type: share\nack_mode: explicit\nrenew: auto\nclient: java\n", nil},
 		{"backlog java", "name: x\nconsumer_type: [consumer, share]\nload_mode: backlog\nbacklog_records: 800\nclient: java\n", nil},
 		{"continuous java", "name: x\nconsumer_type: consumer\nstyle: continuous\nclient: java\n",
-			[]string{"client:", "java runs style blocking only"}},
+			[]string{"style:", "client java runs style blocking only", "no loop that polls while records are processed"}},
 		{"renew sweep", "name: x\nconsumer_type: share\nrenew: [none, auto]\n", nil},
 		{"renew none consumer", "name: x\nconsumer_type: consumer\nrenew: none\n", nil},
 		{"renew auto consumer group", "name: x\nconsumer_type: consumer\nrenew: auto\n",

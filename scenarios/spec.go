@@ -32,8 +32,9 @@ type RunSpec struct {
 	// JVM, those a crash event takes each in a JVM of its own, one runner
 	// per agent of a sharded run; needs a JDK (javac) and Maven, builds its
 	// runner once into the cache; style blocking only), or "librdkafka"
-	// (confluent-kafka's ShareConsumer / Consumer, all members in one Python
-	// process; needs python3 with venv, installs confluent-kafka once into
+	// (confluent-kafka's ShareConsumer / Consumer, the members in one Python
+	// process, those a crash event takes each in a process of its own, one
+	// runner per agent of a sharded run; needs python3 with venv, installs confluent-kafka once into
 	// the cache; its share consumer is a preview; style blocking, renew none
 	// and acquire_mode batch_optimized only). The producers are franz-go
 	// either way.

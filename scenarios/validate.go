@@ -145,9 +145,6 @@ func (r RunSpec) checkShards(p *problems) {
 	if r.ShardCount() == 1 {
 		return
 	}
-	if r.Client == vocab.ClientLibrdkafka {
-		p.addf("shards", "%d shards need client franz-go or java (the %s runner is one process beside one harness process)", r.Shards, r.Client)
-	}
 	if len(r.Events) > 0 {
 		p.addf("shards", "%d shards cannot run events: (an event acts on one fleet and one clock); use shards: 1", r.Shards)
 	}
@@ -212,11 +209,11 @@ func (r RunSpec) checkConsumers(p *problems) {
 	isOne(p, "consumer_type", r.ConsumerType, vocab.GroupTypes)
 	isOne(p, "client", r.Client, vocab.Clients)
 	if r.Client == vocab.ClientJava && r.Style == vocab.StyleContinuous {
-		p.addf("client", "java runs style blocking only (the Java runner polls, processes the batch on the workers, "+
-			"then polls again); use style blocking or client franz-go")
+		p.addf("style", "client java runs style blocking only (the Java runner polls, processes the batch on the workers, "+
+			"then polls again; it has no loop that polls while records are processed); use style blocking or client franz-go")
 	}
 	if r.Client.Runner() && r.StuckRate > 0 {
-		p.addf("client", "%s does not wedge workers (stuck_rate %s): its runner has no such outcome; "+
+		p.addf("stuck_rate", "client %s does not wedge workers (stuck_rate %s): its runner has no such outcome; "+
 			"use stuck_rate 0 or client franz-go", r.Client, formatScalar(r.StuckRate))
 	}
 	r.checkLibrdkafka(p)
@@ -498,7 +495,7 @@ func (r RunSpec) checkLibrdkafka(p *problems) {
 	}
 	if r.Style == vocab.StyleContinuous {
 		p.addf("style", "client librdkafka runs style blocking only (the runner polls, processes the batch on the workers, "+
-			"then polls again); use style blocking or client franz-go")
+			"then polls again; it has no loop that polls while records are processed); use style blocking or client franz-go")
 	}
 	if r.Renew == vocab.RenewAuto {
 		p.addf("renew", "client librdkafka has no RENEW acknowledgement (librdkafka's AcknowledgeType is ACCEPT, RELEASE or REJECT); "+
@@ -511,11 +508,6 @@ func (r RunSpec) checkLibrdkafka(p *problems) {
 	if r.Prefetch.Forced() != nil {
 		p.addf("prefetch", "client librdkafka has no prefetch setting (its consumers fetch ahead by their own design): "+
 			"use prefetch auto or client franz-go")
-	}
-	if r.Backlog() {
-		p.addf("load_mode", "client librdkafka: the runner's members do not hold consumption while the group forms (librdkafka's "+
-			"ShareConsumer has no pause, and the runner does not pause its Consumer either), so a backlog drain would include "+
-			"group formation; use load_mode rate or client franz-go")
 	}
 	if r.ConsumerType == vocab.ConsumerGroup && r.GroupProtocol != vocab.ProtocolConsumer && r.Assignor == "sticky" {
 		p.addf("assignor", "client librdkafka has no eager sticky assignor (its classic assignors are cooperative-sticky, range, roundrobin)")
