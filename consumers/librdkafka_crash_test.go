@@ -78,7 +78,7 @@ func TestLibrdkafkaCrashKillsItsProcess(t *testing.T) {
 	if len(j.own) != 1 || own == nil || own.cmd.Process.Pid == j.cmd.Process.Pid {
 		t.Fatalf("member 0 runs in %v, want a process of its own", j.own)
 	}
-	if own.shard(0) == nil || j.shard(1) == nil || j.shard(0) != nil {
+	if own.memberRec(0) == nil || j.memberRec(1) == nil || j.memberRec(0) != nil {
 		t.Fatalf("member 0 must be in its own process and member 1 in the fleet's")
 	}
 	pid := own.cmd.Process.Pid
