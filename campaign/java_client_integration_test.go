@@ -54,6 +54,7 @@ func TestJavaClientParity(t *testing.T) {
 		if franz.Client == nil || franz.Client.Name != "franz-go" || franz.Client.Clock != nil {
 			t.Errorf("%s: franz-go run.json client %+v", ctype, franz.Client)
 		}
+		checkJavaRequestRows(t, ctype, java.Requests)
 		if java.Audit.CompletedOnce != java.Audit.Produced || franz.Audit.CompletedOnce != franz.Audit.Produced {
 			t.Errorf("%s: completed once java %d/%d, franz-go %d/%d", ctype, java.Audit.CompletedOnce, java.Audit.Produced,
 				franz.Audit.CompletedOnce, franz.Audit.Produced)
@@ -65,6 +66,26 @@ func TestJavaClientParity(t *testing.T) {
 		if ratio < 0.9 || ratio > 1.1 {
 			t.Errorf("%s: java/franz-go completed per second %.3f, want within 10%%", ctype, ratio)
 		}
+	}
+}
+
+// checkJavaRequestRows requires a Java run's request rows to come from the
+// client's metrics: at least one untimed "all (java client metrics)" row with
+// requests counted, and no row that claims a fetch kind (the Java client
+// reports no per-API counts and no empty fetches).
+func checkJavaRequestRows(t *testing.T, ctype string, reqs []runs.RequestFigure) {
+	t.Helper()
+	var counted bool
+	for _, r := range reqs {
+		if r.Kind == consumers.JavaRequestsKind && r.Count > 0 && r.Untimed && r.PerSec > 0 {
+			counted = true
+		}
+		if runs.IsFetch(r.Kind) || !r.Untimed || r.Broker < 0 {
+			t.Errorf("%s: java request row %+v: want untimed rows of brokers, no fetch kind", ctype, r)
+		}
+	}
+	if !counted {
+		t.Errorf("%s: java run.json requests %+v: want a %q row with count > 0", ctype, reqs, consumers.JavaRequestsKind)
 	}
 }
 

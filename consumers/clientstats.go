@@ -217,9 +217,12 @@ func (w *fetchWatch) settle(final bool) {
 }
 
 // ClientStats merges the members' fetch statistics (members that have
-// stopped included).
+// stopped included); a client runner's fleet has only its request counts.
 func (f *Fleet) ClientStats() ClientStats {
 	out := newClientStats()
+	if f.java != nil { // the runner's request counts (java_requests.go)
+		out.Requests.Merge(f.java.Requests())
+	}
 	f.mu.Lock()
 	watches := append([]*fetchWatch(nil), f.watches...)
 	f.mu.Unlock()

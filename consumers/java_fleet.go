@@ -76,6 +76,9 @@ type javaFleet struct {
 	// settingsFile is where the runner's first member writes the client
 	// settings it resolved (settings.go).
 	settingsFile string
+	// requests are the members' request counts (frameRequests,
+	// java_requests.go); under mu.
+	requests results.RequestTimings
 }
 
 // javaStartTimeout bounds the JVM's start until its hello frame.
@@ -344,6 +347,9 @@ func (j *javaFleet) apply(f javaFrame) {
 		}
 		return
 	case frameBye:
+		return
+	case frameRequests:
+		j.addRequests(f)
 		return
 	}
 	s := j.memberRec(int(f.Member))

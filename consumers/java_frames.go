@@ -27,6 +27,13 @@ import (
 //	 41  i64 at        (event time, runner clock ns)
 //	 49  i64 aux       (delivery: record timestamp Unix ns; completion: delivered at, runner clock ns)
 //	 57  u32 CRC-32C (Castagnoli) of bytes 0..56
+//
+// A requests frame (frameRequests, RequestMetrics.java) reuses the layout
+// for one member's request count to one broker, read from its client's
+// metrics as it stops: flags is the frame's record version
+// (javaRequestsVersion), member the member, n the broker id, producer the
+// connection (javaConnData, javaConnCoordinator), run the count; seq,
+// intended and aux are 0 (room for times a later version may carry).
 const (
 	javaFrameMagic = "SBRF"
 	// javaFrameProtocol 2: the frame discipline above (version 1 was
@@ -57,6 +64,7 @@ const (
 	frameLeft
 	frameExited
 	frameBye
+	frameRequests
 )
 
 const (
@@ -101,7 +109,7 @@ func decodeJavaFrame(b []byte) (javaFrame, error) {
 		At:       int64(be.Uint64(body[36:])),
 		Aux:      int64(be.Uint64(body[44:])),
 	}
-	if f.Kind < frameHello || f.Kind > frameBye {
+	if f.Kind < frameHello || f.Kind > frameRequests {
 		return f, fmt.Errorf("runner frame: unknown frame kind %d", f.Kind)
 	}
 	return f, nil

@@ -15,6 +15,10 @@ type RequestKey struct {
 // RequestStat sums the requests of one broker and kind as the client timed
 // them: the request written until its response was read
 // (kgo.BrokerE2E.DurationE2E).
+//
+// An Untimed stat is a count only: the client reported how many requests
+// it sent but not their time (the Java client's per-node metrics); Micros
+// and MaxMicros are then unknown, not 0, and Empty is not counted.
 type RequestStat struct {
 	Count  int64 `json:"count"`
 	Errors int64 `json:"errors,omitempty"` // write or read failed
@@ -24,6 +28,7 @@ type RequestStat struct {
 	Micros      int64 `json:"micros"` // summed time, µs
 	EmptyMicros int64 `json:"empty_micros,omitempty"`
 	MaxMicros   int64 `json:"max_micros"`
+	Untimed     bool  `json:"untimed,omitempty"`
 }
 
 // add folds o into s.
@@ -34,6 +39,7 @@ func (s *RequestStat) add(o RequestStat) {
 	s.Micros += o.Micros
 	s.EmptyMicros += o.EmptyMicros
 	s.MaxMicros = max(s.MaxMicros, o.MaxMicros)
+	s.Untimed = s.Untimed || o.Untimed
 }
 
 // RequestTimings are a client's requests summed per broker and kind; they

@@ -222,8 +222,11 @@ func writeMarkdownRequests(w io.Writer, recs []runs.Record) {
 			if runs.IsFetch(q.Kind) {
 				empty, emptyMs = fmt.Sprintf("%.0f%%", 100*q.EmptyShare), fmt.Sprintf("%.0f", q.EmptyMeanMs)
 			}
-			mdRow(w, r.RunID, fmt.Sprint(q.Broker), q.Kind, fmt.Sprintf("%.1f", q.PerSec), empty, emptyMs,
-				fmt.Sprintf("%.1f", q.MeanMs), fmt.Sprintf("%.1f", q.WaitSec))
+			mean, wait := fmt.Sprintf("%.1f", q.MeanMs), fmt.Sprintf("%.1f", q.WaitSec)
+			if q.Untimed { // counted, not timed (the Java client's per-node metrics)
+				empty, emptyMs, mean, wait = "-", "-", "-", "-"
+			}
+			mdRow(w, r.RunID, fmt.Sprint(q.Broker), q.Kind, fmt.Sprintf("%.1f", q.PerSec), empty, emptyMs, mean, wait)
 		}
 	}
 	fmt.Fprintln(w)

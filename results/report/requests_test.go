@@ -27,3 +27,15 @@ func TestMarkdownRequestsTable(t *testing.T) {
 		t.Errorf("no requests: wrote %q", b.String())
 	}
 }
+
+// The Java client's rows count requests without timing them: the table
+// prints their rate and "-" for what is unknown, never 0.
+func TestMarkdownRequestsUntimed(t *testing.T) {
+	var b bytes.Buffer
+	writeMarkdownRequests(&b, []runs.Record{{RunID: "r02", Requests: []runs.RequestFigure{
+		{Broker: 1, Kind: "all (java client metrics)", Count: 40, PerSec: 4, Untimed: true},
+	}}})
+	if want := "| r02 | 1 | all (java client metrics) | 4.0 | - | - | - | - |"; !strings.Contains(b.String(), want) {
+		t.Errorf("missing %q in\n%s", want, b.String())
+	}
+}

@@ -1,6 +1,10 @@
 package runs
 
-import "github.com/sharebench/sharebench/results"
+import (
+	"encoding/json"
+
+	"github.com/sharebench/sharebench/results"
+)
 
 // RequestFigure is one broker × request kind of the consumers' requests
 // (run.json requests), timed by the client from the request written to its
@@ -22,6 +26,31 @@ type RequestFigure struct {
 	// WaitSec is the summed time of the kind's requests, s: for fetches,
 	// the time the members spent waiting on this broker.
 	WaitSec float64 `json:"wait_s"`
+	// Untimed rows count requests without timing them (the Java client's
+	// per-node metrics, results.RequestStat.Untimed): MeanMs, MaxMs and
+	// WaitSec are unknown, and run.json leaves them out.
+	Untimed bool `json:"untimed,omitempty"`
+}
+
+// untimedFigure is an untimed RequestFigure as run.json writes it: without
+// the times it does not know.
+type untimedFigure struct {
+	Broker  int32   `json:"broker"`
+	Kind    string  `json:"kind"`
+	Count   int64   `json:"count"`
+	PerSec  float64 `json:"per_sec"`
+	Errors  int64   `json:"errors,omitempty"`
+	Untimed bool    `json:"untimed"`
+}
+
+// MarshalJSON writes an untimed row without mean_ms, max_ms and wait_s
+// (unknown, not 0); a timed row as its fields say.
+func (f RequestFigure) MarshalJSON() ([]byte, error) {
+	if !f.Untimed {
+		type plain RequestFigure
+		return json.Marshal(plain(f))
+	}
+	return json.Marshal(untimedFigure{Broker: f.Broker, Kind: f.Kind, Count: f.Count, PerSec: f.PerSec, Errors: f.Errors, Untimed: true})
 }
 
 // RequestFigures summarizes request timings over secs of consuming, sorted
@@ -37,6 +66,11 @@ func RequestFigures(t results.RequestTimings, secs float64) []RequestFigure {
 			MaxMs: float64(r.MaxMicros) / 1e3, WaitSec: float64(r.Micros) / 1e6}
 		if secs > 0 {
 			f.PerSec = float64(r.Count) / secs
+		}
+		if r.Untimed {
+			f.MaxMs, f.WaitSec, f.Untimed = 0, 0, true
+			out = append(out, f)
+			continue
 		}
 		if r.Count > 0 {
 			f.MeanMs = float64(r.Micros) / 1e3 / float64(r.Count)
@@ -65,7 +99,7 @@ type FetchTotals struct {
 func SumFetches(reqs []RequestFigure) (t FetchTotals, ok bool) {
 	var empty float64
 	for _, r := range reqs {
-		if !IsFetch(r.Kind) {
+		if !IsFetch(r.Kind) || r.Untimed {
 			continue
 		}
 		ok = true

@@ -28,6 +28,11 @@ import java.util.zip.CRC32C;
  *  57  u32 CRC-32C (Castagnoli) of bytes 0..56
  * </pre>
  *
+ * <p>A REQUESTS frame (RequestMetrics) reuses the layout: flags is its
+ * record version (REQUESTS_VERSION), member the member whose client it
+ * read, n the broker id, producer the connection (RequestMetrics.DATA or
+ * COORDINATOR), run the request count; seq, intended and aux are 0.
+ *
  * Writes are buffered and flushed every few milliseconds (times are taken
  * when events happen, not when they are written); control frames flush at
  * once.
@@ -39,7 +44,10 @@ public final class Frames implements AutoCloseable {
 
     public static final byte HELLO = 1, PONG = 2, POLL = 3, DELIVERY = 4, COMPLETION = 5, RELEASE = 6, REJECT = 7,
             RETRY = 8, FOREIGN = 9, POLL_ERROR = 10, ACK_ERROR = 11, RENEWAL = 12, ASSIGNED = 13, REVOKED = 14,
-            LEFT = 15, EXITED = 16, BYE = 17;
+            LEFT = 15, EXITED = 16, BYE = 17, REQUESTS = 18;
+
+    /** The record version a REQUESTS frame carries in its flags byte. */
+    public static final int REQUESTS_VERSION = 1;
 
     public static final int FLAG_LOCK_EXPIRED = 1, FLAG_ARCHIVED = 2;
 
@@ -69,6 +77,16 @@ public final class Frames implements AutoCloseable {
 
     /** Encodes one frame into b (big-endian, as ByteBuffer is by default) at its position. */
     public static void encode(ByteBuffer b, byte kind, int flags, int member, int n, Stamp st, long at, long aux) {
+        if (st == null) {
+            encode(b, kind, flags, member, n, 0, 0, 0, 0, at, aux);
+        } else {
+            encode(b, kind, flags, member, n, st.producer, st.run, st.seq, st.intended, at, aux);
+        }
+    }
+
+    /** Encodes one frame from its fields (a REQUESTS frame puts its own values in the stamp's). */
+    static void encode(ByteBuffer b, byte kind, int flags, int member, int n, int producer, long run, long seq, long intended,
+            long at, long aux) {
         int start = b.position();
         b.putInt(MAGIC);
         b.put((byte) PROTOCOL);
@@ -76,10 +94,10 @@ public final class Frames implements AutoCloseable {
         b.put((byte) flags);
         b.putShort((short) member);
         b.putInt(n);
-        b.putInt(st == null ? 0 : st.producer);
-        b.putLong(st == null ? 0 : st.run);
-        b.putLong(st == null ? 0 : st.seq);
-        b.putLong(st == null ? 0 : st.intended);
+        b.putInt(producer);
+        b.putLong(run);
+        b.putLong(seq);
+        b.putLong(intended);
         b.putLong(at);
         b.putLong(aux);
         CRC32C crc = new CRC32C();
@@ -93,6 +111,16 @@ public final class Frames implements AutoCloseable {
                 flushLocked();
             }
             encode(buf, kind, flags, member, n, st, at, aux);
+        }
+    }
+
+    /** Writes one REQUESTS frame: member's client sent count requests on connection to broker. */
+    public void requests(int member, int broker, int connection, long count, long at) {
+        synchronized (this) {
+            if (buf.remaining() < SIZE) {
+                flushLocked();
+            }
+            encode(buf, REQUESTS, REQUESTS_VERSION, member, broker, connection, count, 0, 0, at, 0);
         }
     }
 

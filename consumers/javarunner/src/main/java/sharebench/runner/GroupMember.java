@@ -65,6 +65,7 @@ final class GroupMember extends Member {
         try {
             loop();
         } finally {
+            reportRequests(c::metrics);
             if (!crashed) {
                 close();
             }

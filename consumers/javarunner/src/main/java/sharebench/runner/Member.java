@@ -2,6 +2,7 @@ package sharebench.runner;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -11,7 +12,10 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 
 /**
  * What both group types share, as consumers/member.go: a poll thread that
@@ -176,6 +180,22 @@ abstract class Member {
             thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
         }
         return !thread.isAlive();
+    }
+
+    /**
+     * Writes the requests the member's client has sent (RequestMetrics) as
+     * REQUESTS frames. The poll thread calls it as the member stops (a
+     * stop, a leave or a crash), before the client closes: a closed
+     * client's metrics are gone, so what the close itself sends is not
+     * counted. A failure is reported on stderr: the run goes on without
+     * this member's counts.
+     */
+    void reportRequests(Supplier<Map<MetricName, ? extends Metric>> metrics) {
+        try {
+            RequestMetrics.write(frames, id, RequestMetrics.read(metrics.get()), clock.now());
+        } catch (RuntimeException e) {
+            System.err.println("java runner: member " + id + ": request metrics: " + e);
+        }
     }
 
     /** The member thread's stack, for a member that does not end. */

@@ -76,6 +76,7 @@ final class ShareMember extends Member {
         try {
             loop();
         } finally {
+            reportRequests(c::metrics);
             if (!crashed) {
                 close();
             }

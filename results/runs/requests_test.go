@@ -1,0 +1,51 @@
+package runs
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/sharebench/sharebench/results"
+)
+
+// An untimed row (the Java client's per-node request counts) keeps its
+// count and rate; its times are unknown, so run.json leaves them out, and
+// the fetch totals do not take it for a fetch with no empty response.
+func TestRequestFiguresUntimed(t *testing.T) {
+	tm := results.RequestTimings{
+		{Broker: 1, Kind: "all (java client metrics)"}: {Count: 40, Untimed: true},
+		{Broker: 1, Kind: "ShareFetch"}:                {Count: 4, Micros: 2_000_000, MaxMicros: 900_000, Empty: 2, EmptyMicros: 1_000_000},
+	}
+	figs := RequestFigures(tm, 10)
+	if len(figs) != 2 {
+		t.Fatalf("figures %+v", figs)
+	}
+	java := figs[1]
+	if java.Kind != "all (java client metrics)" || !java.Untimed || java.Count != 40 || java.PerSec != 4 ||
+		java.MeanMs != 0 || java.MaxMs != 0 || java.WaitSec != 0 || java.EmptyShare != 0 {
+		t.Errorf("java row %+v", java)
+	}
+	b, err := json.Marshal(figs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	want := `{"broker":1,"kind":"all (java client metrics)","count":40,"per_sec":4,"untimed":true}`
+	if !strings.Contains(s, want) {
+		t.Errorf("json %s\nwant the untimed row as %s", s, want)
+	}
+	if !strings.Contains(s, `"kind":"ShareFetch","count":4,"per_sec":0.4,"empty_share":0.5,"empty_mean_ms":500,"mean_ms":500,"max_ms":900,"wait_s":2}`) {
+		t.Errorf("timed row changed: %s", s)
+	}
+	var back []RequestFigure
+	if err := json.Unmarshal(b, &back); err != nil || len(back) != 2 || !back[1].Untimed || back[1].Count != 40 {
+		t.Errorf("round trip %+v, %v", back, err)
+	}
+	tot, ok := SumFetches(figs)
+	if !ok || tot.Count != 4 || tot.EmptyShare != 0.5 {
+		t.Errorf("fetch totals %+v %v, want the ShareFetch row only", tot, ok)
+	}
+	if _, ok := SumFetches(figs[1:]); ok {
+		t.Error("an untimed row counted as a fetch")
+	}
+}
