@@ -176,6 +176,19 @@ func TestHostilePass(t *testing.T) {
 		setStatus(t, cand, st)
 		add("result folders", "compare: campaign status "+st, ExitUsage, "", "compare", base, cand)
 	}
+	for _, kind := range []string{"link to /dev/zero", "64 MiB + 1"} {
+		cand := campaignFolder(t, dir, "cj-"+strings.ReplaceAll(kind, " ", "-"), good)
+		p := filepath.Join(cand, "campaign.json")
+		_ = os.Remove(p)
+		if kind == "link to /dev/zero" {
+			_ = os.Symlink("/dev/zero", p)
+		} else {
+			f, _ := os.Create(p)
+			_ = f.Truncate(runs.MaxRecordFileBytes + 1)
+			_ = f.Close()
+		}
+		add("result folders", "compare: campaign.json is a "+kind, ExitUsage, "campaign.json", "compare", base, cand)
+	}
 	add("result folders", "compare: no such folder", ExitUsage, "", "compare", base, filepath.Join(dir, "nope"))
 	add("result folders", "compare: empty folder", ExitUsage, "", "compare", base, t.TempDir())
 	add("result folders", "compare: itself", ExitOK, "", "compare", base, base)
@@ -184,21 +197,25 @@ func TestHostilePass(t *testing.T) {
 
 	// The gate recomputes: an inconsistent record is a named failure (exit 1).
 	gate := map[string]func(*runs.Record){
-		"produced 300, completed 200, balanced": func(r *runs.Record) { r.Audit.Produced, r.Audit.CompletedOnce = 300, 200 },
-		"audit.lost -5":                         func(r *runs.Record) { r.Audit.Lost = -5; r.Audit.Produced = 95 },
-		"completed_once -1":                     func(r *runs.Record) { r.Audit.CompletedOnce = -1 },
-		"duplicates -3":                         func(r *runs.Record) { r.Audit.Duplicates = -3 },
-		"in_flight -1":                          func(r *runs.Record) { r.Audit.InFlight = -1 },
-		"foreign 2 but balanced":                func(r *runs.Record) { r.Audit.Foreign = 2 },
-		"unacknowledged 1 but balanced":         func(r *runs.Record) { r.Audit.Unacknowledged = 1 },
-		"throughput 1.7e308":                    func(r *runs.Record) { r.Throughput.CompletedPerSec = 1.7e308 },
-		"throughput -100":                       func(r *runs.Record) { r.Throughput.CompletedPerSec = -100 },
-		"produced_per_sec -1":                   func(r *runs.Record) { r.Throughput.ProducedPerSec = -1 },
-		"completed_ratio -1":                    func(r *runs.Record) { r.Throughput.CompletedRatio = -1 },
-		"completions beyond produced":           func(r *runs.Record) { r.Throughput.CompletedPerSec = 5000 },
-		"produced beyond counted":               func(r *runs.Record) { r.Throughput.ProducedPerSec = 1e6 },
-		"lost 5 unbalanced":                     func(r *runs.Record) { r.Audit.Lost = 5; r.Audit.Balanced = false },
-		"balanced false":                        func(r *runs.Record) { r.Audit.Balanced = false },
+		"produced 300, completed 200, balanced":   func(r *runs.Record) { r.Audit.Produced, r.Audit.CompletedOnce = 300, 200 },
+		"audit.lost -5":                           func(r *runs.Record) { r.Audit.Lost = -5; r.Audit.Produced = 95 },
+		"completed_once -1":                       func(r *runs.Record) { r.Audit.CompletedOnce = -1 },
+		"duplicates -3":                           func(r *runs.Record) { r.Audit.Duplicates = -3 },
+		"in_flight -1":                            func(r *runs.Record) { r.Audit.InFlight = -1 },
+		"foreign 2 but balanced":                  func(r *runs.Record) { r.Audit.Foreign = 2 },
+		"unacknowledged 1 but balanced":           func(r *runs.Record) { r.Audit.Unacknowledged = 1 },
+		"throughput 1.7e308":                      func(r *runs.Record) { r.Throughput.CompletedPerSec = 1.7e308 },
+		"throughput -100":                         func(r *runs.Record) { r.Throughput.CompletedPerSec = -100 },
+		"produced_per_sec -1":                     func(r *runs.Record) { r.Throughput.ProducedPerSec = -1 },
+		"completed_ratio -1":                      func(r *runs.Record) { r.Throughput.CompletedRatio = -1 },
+		"completions beyond produced":             func(r *runs.Record) { r.Throughput.CompletedPerSec = 5000 },
+		"produced beyond counted":                 func(r *runs.Record) { r.Throughput.ProducedPerSec = 1e6 },
+		"lost 5 unbalanced":                       func(r *runs.Record) { r.Audit.Lost = 5; r.Audit.Balanced = false },
+		"balanced false":                          func(r *runs.Record) { r.Audit.Balanced = false },
+		"undelivered -5 balancing 105% completed": func(r *runs.Record) { r.Audit.CompletedOnce += 5; r.Audit.Undelivered = -5 },
+		"phases 0, completed_per_sec 1.7e308":     func(r *runs.Record) { r.Phases.MeasureSec = 0; r.Throughput.CompletedPerSec = 1.7e308 },
+		"phases 0, produced_per_sec 1e9":          func(r *runs.Record) { r.Phases.MeasureSec = 0; r.Throughput.ProducedPerSec = 1e9 },
+		"measure_s -1":                            func(r *runs.Record) { r.Phases.MeasureSec = -1 },
 	}
 	for name, mut := range gate {
 		r := good

@@ -15,7 +15,7 @@ import (
 
 	"github.com/sharebench/sharebench/campaign/shard"
 	"github.com/sharebench/sharebench/campaign/shard/k8s"
-	"github.com/sharebench/sharebench/scenarios"
+	"github.com/sharebench/sharebench/connection"
 )
 
 func init() {
@@ -126,7 +126,7 @@ func renderK8s(cmd *cobra.Command, f k8sRenderFlags) error {
 		p.AgentArgs.ResultsTopic = p.Name + "-results"
 	}
 	if f.connection != "" {
-		b, err := scenarios.ReadFileLimited(f.connection)
+		b, err := connection.ReadFile(f.connection)
 		if err != nil {
 			return usageError(fmt.Errorf("--connection: %w", err))
 		}
