@@ -361,6 +361,17 @@ func TestHostilePass(t *testing.T) {
 	cases = append(cases, hostileCase{group: "reports", name: "report.html: interrupted campaign states no verdict", want: ExitOK,
 		args: []string{"report", intr}, check: pageHas(intr, "report.html", []string{"INCOMPLETE CAMPAIGN"}, []string{"Run verdict"})})
 
+	// A corrupt run among good ones: the pages name it and never say passed.
+	two := good
+	two.RunID = "r02-share"
+	corruptRep := campaignFolder(t, dir, "x-corrupt", good, two)
+	_ = os.WriteFile(filepath.Join(corruptRep, "runs", "r02-share", "run.json"), []byte(`{"schema_version": 1, "run_id": "r02-`), 0o644)
+	for _, f := range []string{"report.html", "summary.md"} {
+		cases = append(cases, hostileCase{group: "reports", name: f + ": a truncated run.json makes the verdict FAILED", want: ExitOK, says: "skipped:",
+			args: []string{"report", corruptRep}, check: pageHas(corruptRep, f,
+				[]string{"Run verdict: FAILED, 1 problem(s)", "run r02-share skipped"}, []string{"Run verdict: passed"})})
+	}
+
 	// Secrets on the console of failing commands.
 	add("secrets", "SHAREBENCH_RATE=token=", ExitUsage, "", "run", "--provider", "kfake", "--scenario", "smoke", "--dry-run", "--set", "rate=token="+hostileSecret)
 	add("secrets", "--thresholds file holding a secret", ExitUsage, "", "compare", "--thresholds", file("th.txt", "password="+hostileSecret+"\n"), base, base)
