@@ -46,17 +46,23 @@ throughput and efficiency, higher latency, CPU, memory and lag).`,
 				return err
 			}
 			var camps []report.HistoryCampaign
+			var leftOut []string // on stderr now, and on history.html
+			note := func(format string, a ...any) {
+				line := fmt.Sprintf(format, a...)
+				leftOut = append(leftOut, line)
+				fmt.Fprintln(cmd.ErrOrStderr(), line)
+			}
 			for _, d := range dirs {
 				c, err := report.LoadHistoryCampaign(d, out)
 				if err != nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "skipping %s: %v\n", d, err)
+					note("skipping %s: %v", d, err)
 					continue
 				}
 				for _, sk := range c.Camp.Skipped {
-					fmt.Fprintf(cmd.ErrOrStderr(), "corrupt run left out: %s\n", sk)
+					note("corrupt run left out: %s", sk)
 				}
 				if st := c.Camp.EffectiveStatus(); st != runs.StatusComplete && !includeIncomplete {
-					fmt.Fprintf(cmd.ErrOrStderr(), "excluded %s: status %s (only complete campaigns are points; --include-incomplete draws them)\n", d, st)
+					note("excluded %s: status %s (only complete campaigns are points; --include-incomplete draws them)", d, st)
 					continue
 				}
 				camps = append(camps, c)
@@ -68,6 +74,7 @@ throughput and efficiency, higher latency, CPU, memory and lag).`,
 			if err != nil {
 				return err
 			}
+			h.LeftOut = leftOut
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
 			}

@@ -51,6 +51,26 @@ func TestHostilePass(t *testing.T) {
 		cases = append(cases, hostileCase{group: group, name: name, args: args, want: want, says: says, env: env})
 	}
 
+	pageHas := func(d, file string, want []string, not []string) func() string {
+		return func() string {
+			b, err := os.ReadFile(filepath.Join(d, file))
+			if err != nil {
+				return err.Error()
+			}
+			for _, w := range want {
+				if !strings.Contains(string(b), w) {
+					return fmt.Sprintf("%s lacks %q", file, w)
+				}
+			}
+			for _, w := range not {
+				if strings.Contains(string(b), w) {
+					return fmt.Sprintf("%s holds %q", file, w)
+				}
+			}
+			return ""
+		}
+	}
+
 	// Scenario files: every bad one is exit 2 naming the file (dry run).
 	badScenarios := map[string]string{
 		"empty name": "name: ''\n", "no name": "rate: 5\n", "name with slash": "name: a/b\n", "name 300 chars": "name: " + strings.Repeat("n", 300) + "\n",
@@ -242,6 +262,30 @@ func TestHostilePass(t *testing.T) {
 	setStatus(t, inter, "interrupted")
 	add("history", "interrupted only", ExitError, "excluded", "history", "--out", filepath.Join(dir, "hout2"), inter)
 	add("history", "interrupted drawn with flag", ExitOK, "", "history", "--include-incomplete", "--out", filepath.Join(dir, "hout3"), inter)
+	for _, st := range []string{"running", "banana"} {
+		d := campaignFolder(t, dir, "h-"+st, good)
+		setStatus(t, d, st)
+		hout := filepath.Join(dir, "hout-"+st)
+		cases = append(cases, hostileCase{group: "history", name: "status " + st + " beside a complete one: excluded, listed on the page", want: ExitOK,
+			says: "status " + st, args: []string{"history", "--out", hout, hist, d},
+			check: pageHas(hout, "history.html", []string{"Left out", "status " + st}, []string{"INCOMPLETE"})})
+	}
+	withCorrupt := campaignFolder(t, dir, "h-corrupt", good, func() runs.Record { r := good; r.RunID = "r02-share"; return r }())
+	_ = os.WriteFile(filepath.Join(withCorrupt, "runs", "r02-share", "run.json"), []byte("{}"), 0o644)
+	cases = append(cases, hostileCase{group: "history", name: "a corrupt run: listed on the page", want: ExitOK,
+		says: "corrupt run left out", args: []string{"history", "--out", filepath.Join(dir, "hout-corrupt"), withCorrupt},
+		check: pageHas(filepath.Join(dir, "hout-corrupt"), "history.html", []string{"corrupt run left out", "run r02-share skipped"}, nil)})
+	lostOne := good
+	lostOne.Audit.Lost, lostOne.Audit.CompletedOnce = 50, good.Audit.CompletedOnce-50
+	fromZero := []string{campaignFolder(t, dir, "hz-1", good), campaignFolder(t, dir, "hz-2", lostOne)}
+	for i, d := range fromZero {
+		c, _ := runs.ReadCampaign(d)
+		c.StartedAt = fmt.Sprintf("2026-01-0%dT00:00:00Z", i+1)
+		_ = runs.WriteJSON(filepath.Join(d, "campaign.json"), c)
+	}
+	cases = append(cases, hostileCase{group: "history", name: "audit.lost 0 → 50: a regression from 0", want: ExitOK,
+		says: "audit.lost: 50 (from 0 in the previous campaign)", args: []string{"history", "--out", filepath.Join(dir, "hout-zero"), "--figure", "audit.lost", fromZero[0], fromZero[1]},
+		check: pageHas(filepath.Join(dir, "hout-zero"), "history.html", []string{`class="regression">50 (from 0)`}, nil)})
 	add("history", "no such folder", ExitError, "", "history", "--out", filepath.Join(dir, "hout4"), filepath.Join(dir, "nope"))
 
 	// Advise.
@@ -321,25 +365,6 @@ func TestHostilePass(t *testing.T) {
 			t.Fatal(err)
 		}
 		return d
-	}
-	pageHas := func(d, file string, want []string, not []string) func() string {
-		return func() string {
-			b, err := os.ReadFile(filepath.Join(d, file))
-			if err != nil {
-				return err.Error()
-			}
-			for _, w := range want {
-				if !strings.Contains(string(b), w) {
-					return fmt.Sprintf("%s lacks %q", file, w)
-				}
-			}
-			for _, w := range not {
-				if strings.Contains(string(b), w) {
-					return fmt.Sprintf("%s holds %q", file, w)
-				}
-			}
-			return ""
-		}
 	}
 	notMet := runs.ExpectationOutcome{Name: "<script>alert(1)</script> speed-up", Claim: "share / consumer throughput.completed_per_sec ≥ 100",
 		Measured: []runs.Measured{{Run: "r01-share", Value: 1}}}
