@@ -43,7 +43,7 @@ throughput and efficiency, higher latency, CPU, memory and lag).`,
 			}
 			dirs, err := report.FindCampaigns(args)
 			if err != nil {
-				return err
+				return usageError(err) // bad input, as docs/ci.md says
 			}
 			var camps []report.HistoryCampaign
 			var leftOut []string // on stderr now, and on history.html
@@ -68,11 +68,11 @@ throughput and efficiency, higher latency, CPU, memory and lag).`,
 				camps = append(camps, c)
 			}
 			if len(camps) == 0 {
-				return fmt.Errorf("no campaign could be read")
+				return usageError(fmt.Errorf("nothing to draw: none of the %d campaign folder(s) is a complete campaign that could be read (each is listed above with why; --include-incomplete draws incomplete ones)", len(dirs)))
 			}
 			h, err := report.BuildHistory(camps, opts)
 			if err != nil {
-				return err
+				return usageError(err) // a figure no run has, or no figure of that name
 			}
 			h.LeftOut = leftOut
 			if err := os.MkdirAll(out, 0o755); err != nil {

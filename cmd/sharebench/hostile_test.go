@@ -212,7 +212,8 @@ func TestHostilePass(t *testing.T) {
 	add("result folders", "compare: no such folder", ExitUsage, "", "compare", base, filepath.Join(dir, "nope"))
 	add("result folders", "compare: empty folder", ExitUsage, "", "compare", base, t.TempDir())
 	add("result folders", "compare: itself", ExitOK, "", "compare", base, base)
-	add("result folders", "report: no such folder", ExitError, "", "report", filepath.Join(dir, "nope"))
+	add("result folders", "report: no such folder", ExitUsage, "no such directory", "report", filepath.Join(dir, "nope"))
+	add("result folders", "report: a folder without runs", ExitUsage, "no runs", "report", t.TempDir())
 	add("result folders", "report: good folder", ExitOK, "wrote", "report", campaignFolder(t, dir, "rep", good))
 
 	// The gate recomputes: an inconsistent record is a named failure (exit 1).
@@ -260,7 +261,7 @@ func TestHostilePass(t *testing.T) {
 	add("history", "good folder", ExitOK, "1 campaign(s)", "history", "--out", filepath.Join(dir, "hout"), hist)
 	inter := campaignFolder(t, dir, "h-int", good)
 	setStatus(t, inter, "interrupted")
-	add("history", "interrupted only", ExitError, "excluded", "history", "--out", filepath.Join(dir, "hout2"), inter)
+	add("history", "interrupted only", ExitUsage, "nothing to draw", "history", "--out", filepath.Join(dir, "hout2"), inter)
 	add("history", "interrupted drawn with flag", ExitOK, "", "history", "--include-incomplete", "--out", filepath.Join(dir, "hout3"), inter)
 	for _, st := range []string{"running", "banana"} {
 		d := campaignFolder(t, dir, "h-"+st, good)
@@ -286,7 +287,7 @@ func TestHostilePass(t *testing.T) {
 	cases = append(cases, hostileCase{group: "history", name: "audit.lost 0 → 50: a regression from 0", want: ExitOK,
 		says: "audit.lost: 50 (from 0 in the previous campaign)", args: []string{"history", "--out", filepath.Join(dir, "hout-zero"), "--figure", "audit.lost", fromZero[0], fromZero[1]},
 		check: pageHas(filepath.Join(dir, "hout-zero"), "history.html", []string{`class="regression">50 (from 0)`}, nil)})
-	add("history", "no such folder", ExitError, "", "history", "--out", filepath.Join(dir, "hout4"), filepath.Join(dir, "nope"))
+	add("history", "no such folder", ExitUsage, "no such file", "history", "--out", filepath.Join(dir, "hout4"), filepath.Join(dir, "nope"))
 
 	// Advise.
 	ab := []string{"advise", "--processing", "10ms", "--partitions", "4"}
@@ -320,6 +321,33 @@ func TestHostilePass(t *testing.T) {
 		add("CLI", "run "+c.name, ExitUsage, c.says, append(append([]string(nil), smoke...), c.extra...)...)
 	}
 	add("CLI", "run --shards 2 (local agents) dry run", ExitOK, "", append(append([]string(nil), smoke...), "--shards", "2")...)
+
+	// The run's flag checks are the dry run's (preflight): each is refused
+	// with --dry-run too, exit 2 (issue 25.6).
+	connFile := file("conn.yaml", "bootstrap: [h:9093]\nsasl: {mechanism: PLAIN, username: u, password: "+hostileSecret+"}\n")
+	dry := []string{"run", "--scenario", "smoke", "--dry-run"}
+	for _, c := range []struct {
+		name  string
+		extra []string
+		want  int
+		says  string
+	}{
+		{"--cluster beside --provider kfake", []string{"--cluster", "c1", "--provider", "kfake"}, ExitUsage, "--cluster c1: the cluster's state gives the provider"},
+		{"--cluster with --bootstrap", []string{"--cluster", "c1", "--bootstrap", "h:9092"}, ExitUsage, "drop --bootstrap"},
+		{"--cluster with --metrics-url", []string{"--cluster", "c1", "--metrics-url", "http://h:9/m"}, ExitUsage, "drop --metrics-url"},
+		{"--cluster with --connection", []string{"--cluster", "c1", "--connection", connFile}, ExitUsage, "drop --connection"},
+		{"--connection with --provider kfake", []string{"--provider", "kfake", "--connection", connFile}, ExitUsage, "connection flag --connection applies to --provider external"},
+		{"--sasl-password with --provider process", []string{"--provider", "process", "--sasl-password", hostileSecret}, ExitUsage, "connection flag --sasl-password applies"},
+		{"--tls with --provider kfake", []string{"--provider", "kfake", "--tls"}, ExitUsage, "connection flag --tls applies"},
+		{"external --connection /dev/zero", []string{"--provider", "external", "--connection", "/dev/zero"}, ExitUsage, "larger than 64 KiB"},
+		{"external --connection missing file", []string{"--provider", "external", "--connection", filepath.Join(dir, "nope.yaml")}, ExitUsage, "nope.yaml"},
+		{"external --metrics-url unknown naming", []string{"--provider", "external", "--bootstrap", "h:9092", "--metrics-url", "banana=http://h:9/m"}, ExitUsage, "--metrics-url"},
+		{"external --connection valid", []string{"--provider", "external", "--connection", connFile}, ExitOK, ""},
+		{"--shards 2 --distribute k8s without --image", []string{"--provider", "kfake", "--shards", "2", "--distribute", "k8s"}, ExitUsage, "--image: --distribute k8s needs the agent image"},
+		{"--shards 2 --distribute k8s --image", []string{"--provider", "kfake", "--shards", "2", "--distribute", "k8s", "--image", "i:v"}, ExitOK, ""},
+	} {
+		add("CLI", "dry run: "+c.name, c.want, c.says, append(append([]string(nil), dry...), c.extra...)...)
+	}
 	for _, c := range []struct {
 		env  string
 		want int
