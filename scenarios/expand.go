@@ -204,12 +204,20 @@ func (l *loader) secretSweeps(dims []dim) error {
 			continue
 		}
 		top, sub, _ := strings.Cut(d.key, ".")
-		if !redact.IsSecretKey(sub) && !redact.IsSecretKey(top) {
+		if redact.IsSecretKey(sub) || redact.IsSecretKey(top) {
+			errs = append(errs, fmt.Sprintf("%s: %s: a list of %d values for a secret setting (its name marks it as one): "+
+				"each value of a list goes into the run ids, hence folder names, reports and metric labels, where it cannot be masked; give one value",
+				l.whereWithoutValue(d.key), d.key, len(d.values)))
 			continue
 		}
-		errs = append(errs, fmt.Sprintf("%s: %s: a list of %d values for a secret setting (its name marks it as one): "+
-			"each value of a list goes into the run ids, hence folder names, reports and metric labels, where it cannot be masked; give one value",
-			l.whereWithoutValue(d.key), d.key, len(d.values)))
+		for i, v := range d.values {
+			if s := fmt.Sprint(v); redact.Text(s) != s {
+				errs = append(errs, fmt.Sprintf("%s: %s: value %d of the list holds what the redaction masks as a secret (URL userinfo, a password= or token= setting): "+
+					"a swept value goes into the run ids, where it cannot be masked; sweep values without secrets",
+					l.whereWithoutValue(d.key), d.key, i+1))
+				break
+			}
+		}
 	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "\n"))
@@ -224,7 +232,7 @@ func (l *loader) whereWithoutValue(path string) string {
 	top, _, _ := strings.Cut(path, ".")
 	for _, o := range []string{l.origin[path], l.origin[top], l.nested[top]} {
 		if name, _, ok := strings.Cut(o, "="); ok {
-			w = strings.ReplaceAll(w, o, name+"=…")
+			w = strings.ReplaceAll(w, o, name) // "key=" would read as a setting to mask
 		}
 	}
 	return w

@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/internal/redact"
 	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
 )
 
 // hostileCase is one input a new user (or an attacker) could hand
@@ -24,6 +28,10 @@ type hostileCase struct {
 	env         []string // NAME=VALUE set in the process environment for the case
 	// check, when set, inspects what the command wrote: "" or why not.
 	check func() string
+	// secret, when set, is this case's own planted secret (every case
+	// of the secrets group has a distinct one): the console must not
+	// hold it. hostileSecret is checked for every case.
+	secret string
 }
 
 const hostileSecret = "HostilePw4242"
@@ -90,7 +98,8 @@ func TestHostilePass(t *testing.T) {
 		"warmup negative": "name: t\nwarmup: -5s\n", "drain_timeout 0": "name: t\ndrain_timeout: 0s\n", "huge list matrix": "name: t\nmembers: [" + strings.Repeat("1,", 5000) + "1]\n",
 		"deep nesting": "name: t\nprocessing: " + strings.Repeat("[", 200) + strings.Repeat("]", 200) + "\n",
 	}
-	for name, body := range badScenarios {
+	for _, name := range slices.Sorted(maps.Keys(badScenarios)) { // sorted: stable row numbers
+		body := badScenarios[name]
 		p := file("sc/"+strings.ReplaceAll(name, " ", "_")+".yaml", body)
 		add("scenario file", name, ExitUsage, "", "run", "--provider", "kfake", "--dry-run", "--scenario", p)
 	}
@@ -168,7 +177,8 @@ func TestHostilePass(t *testing.T) {
 		"utf-16 BOM":          "\xff\xfe{\x00}\x00",
 		"deep nesting":        `{"schema_version": 1, "run_id": "r01-share", "spec": {}, "x": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + "}",
 	}
-	for name, body := range corrupt {
+	for _, name := range slices.Sorted(maps.Keys(corrupt)) {
+		body := corrupt[name]
 		cand := campaignFolder(t, dir, "c-"+name, good)
 		_ = os.WriteFile(filepath.Join(cand, "runs", "r01-share", "run.json"), []byte(body), 0o644)
 		add("result folders", "compare: run.json "+name, ExitUsage, "run.json", "compare", base, cand)
@@ -238,7 +248,8 @@ func TestHostilePass(t *testing.T) {
 		"phases 0, produced_per_sec 1e9":          func(r *runs.Record) { r.Phases.MeasureSec = 0; r.Throughput.ProducedPerSec = 1e9 },
 		"measure_s -1":                            func(r *runs.Record) { r.Phases.MeasureSec = -1 },
 	}
-	for name, mut := range gate {
+	for _, name := range slices.Sorted(maps.Keys(gate)) {
+		mut := gate[name]
 		r := good
 		mut(&r)
 		add("gate arithmetic", "compare: "+name, ExitError, "", "compare", base, campaignFolder(t, dir, "g-"+strings.ReplaceAll(name, " ", "_"), r))
@@ -361,7 +372,7 @@ func TestHostilePass(t *testing.T) {
 		{"SHAREBENCH_CACHE=" + filepath.Join(dir, "cache"), ExitOK, ""},
 		{"SHAREBENCH_PARTITONS=", ExitOK, ""}, // empty: unset
 	} {
-		addEnv("CLI", "env "+c.env, []string{c.env}, c.want, c.says, smoke...)
+		addEnv("CLI", "env "+strings.ReplaceAll(c.env, dir, "$TMP"), []string{c.env}, c.want, c.says, smoke...)
 	}
 	add("scenario file", "rate .inf says finite", ExitUsage, "must be a finite number of records/s", "run", "--provider", "kfake", "--dry-run",
 		"--scenario", file("sc/rate_inf2.yaml", "name: t\nrate: .inf\n"))
@@ -372,7 +383,7 @@ func TestHostilePass(t *testing.T) {
 		{"--rate", "10", "--verify-where", "latency.completion_ms.p99<=500ms"}, {"--rate", "10", "--set", "members=2"},
 		{"--rate", "10", "--provider", "kfake"}, {"--rate", "10", "--results", dir},
 	} {
-		add("advise", strings.Join(a, " ")+" without --verify", ExitUsage, "only advise --verify reads it", append(append([]string(nil), ab...), a...)...)
+		add("advise", strings.ReplaceAll(strings.Join(a, " "), dir, "$TMP")+" without --verify", ExitUsage, "only advise --verify reads it", append(append([]string(nil), ab...), a...)...)
 	}
 	add("advise", "--verify --verify-warmup 500ms", ExitUsage, "--verify-warmup: must be 0 (none) or ≥ 1s",
 		append(append([]string(nil), ab...), "--rate", "10", "--verify", "--provider", "kfake", "--verify-warmup", "500ms")...)
@@ -425,16 +436,58 @@ func TestHostilePass(t *testing.T) {
 				[]string{"Run verdict: FAILED, 1 problem(s)", "run r02-share skipped"}, []string{"Run verdict: passed"})})
 	}
 
-	// Secrets on the console of failing commands.
-	add("secrets", "SHAREBENCH_RATE=token=", ExitUsage, "", "run", "--provider", "kfake", "--scenario", "smoke", "--dry-run", "--set", "rate=token="+hostileSecret)
-	add("secrets", "--thresholds file holding a secret", ExitUsage, "", "compare", "--thresholds", file("th.txt", "password="+hostileSecret+"\n"), base, base)
-	add("secrets", "--deny-flags secret", ExitUsage, "", "compare", "--deny-flags", "password="+hostileSecret, base, base)
+	// Secrets: each case plants its own secret, and the literal registry
+	// is emptied before every case (redact.ForgetSecrets), so no case is
+	// masked by what an earlier one registered.
+	secretCase := func(name, secret string, env []string, want int, says string, check func() string, args ...string) {
+		cases = append(cases, hostileCase{group: "secrets", name: name, args: args, env: env, want: want, says: says, check: check, secret: secret})
+	}
+	noSecretIn := func(d, secret string) func() string {
+		return func() string {
+			var leak string
+			_ = filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
+				if err == nil && !e.IsDir() {
+					if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(secret)) {
+						leak = p + " holds the secret"
+					}
+				}
+				return nil
+			})
+			return leak
+		}
+	}
+	secretCase("--set rate=token=", "HostileSetRateTok1", nil, ExitUsage, "", nil, append(append([]string(nil), smoke...), "--set", "rate=token=HostileSetRateTok1")...)
+	secretCase("SHAREBENCH_RATE=token=", "HostileEnvRateTok2", []string{"SHAREBENCH_RATE=token=HostileEnvRateTok2"}, ExitUsage, "SHAREBENCH_RATE", nil, smoke...)
+	secretCase("--thresholds file holding a secret", "HostileThreshPw3", nil, ExitUsage, "", nil, "compare", "--thresholds", file("th.txt", "password=HostileThreshPw3\n"), base, base)
+	secretCase("--deny-flags secret", "HostileDenyPw4", nil, ExitUsage, "", nil, "compare", "--deny-flags", "password=HostileDenyPw4", base, base)
+	secretCase("broker_config password swept in the file", "HostileSweepPw5", nil, ExitUsage, "a list of 2 values for a secret setting", nil,
+		"run", "--provider", "kfake", "--dry-run", "--scenario", file("sc/swept_secret.yaml", "name: t\nbroker_config:\n  ssl.keystore.password: [HostileSweepPw5a, HostileSweepPw5b]\n"))
+	secretCase("--set sasl.jaas.config swept", "HostileSweepJaas6", nil, ExitUsage, "(--set broker_config.sasl.jaas.config): broker_config.sasl.jaas.config: a list of 2", nil,
+		append(append([]string(nil), smoke...), "--set", "broker_config.sasl.jaas.config=[HostileSweepJaas6a,HostileSweepJaas6b]")...)
+	secretCase("URL userinfo swept in an ordinary setting", "HostileSweepUrl7", nil, ExitUsage, "holds what the redaction masks as a secret", nil,
+		append(append([]string(nil), smoke...), "--set", "broker_config.some.endpoint=[http://h/,http://bob:HostileSweepUrl7@h/]")...)
+	secretCase("--metrics-addr with userinfo", "HostileMetricsPw8", nil, ExitUsage, "", nil, append(append([]string(nil), smoke...), "--metrics-addr", "http://u:HostileMetricsPw8@10.0.0.1:9")...)
+	secretCase("--set kafka_version URL userinfo", "HostileVersionPw9", nil, ExitUsage, "", nil, append(append([]string(nil), smoke...), "--set", "kafka_version=http://bob:HostileVersionPw9@x/")...)
+	secretCase("--sasl-password with kfake (refused)", "HostileSaslPw10", nil, ExitUsage, "connection flag --sasl-password", nil,
+		append(append([]string(nil), dry...), "--provider", "kfake", "--sasl-password", "HostileSaslPw10")...)
+	secretCase("connection file with a bad mechanism", "HostileConnPw11", nil, ExitUsage, "", nil, append(append([]string(nil), dry...), "--provider", "external",
+		"--connection", file("conn-bad.yaml", "bootstrap: [h:9093]\nsasl: {mechanism: NOPE, username: u, password: HostileConnPw11}\n"))...)
+	leakyDesc := good
+	leakyDesc.Spec = &scenarios.RunSpec{ConsumerType: "share"}
+	leakyDesc.Errors = []string{"dial http://bob:HostileRecordPw12@h/ failed", "token=HostileRecordPw12"}
+	leakyFolder := campaignFolder(t, dir, "s-leaky", leakyDesc)
+	secretCase("report over a run.json holding secrets", "HostileRecordPw12", nil, ExitOK, "wrote", noSecretIn(leakyFolder, "HostileRecordPw12"), "report", leakyFolder)
+	hLeak := filepath.Join(dir, "hout-leak")
+	secretCase("history over a run.json holding secrets", "HostileRecordPw12", nil, ExitOK, "1 campaign(s)", noSecretIn(hLeak, "HostileRecordPw12"),
+		"history", "--out", hLeak, "--figure", "throughput.completed_per_sec", leakyFolder)
+	secretCase("compare over a run.json holding secrets", "HostileRecordPw12", nil, ExitOK, "", nil, "compare", leakyFolder, leakyFolder)
 
 	var table strings.Builder
 	fmt.Fprintf(&table, "| # | group | case | want | got | outcome |\n|---|---|---|---|---|---|\n")
 	failed := 0
 	for i, c := range cases {
 		var out bytes.Buffer
+		redact.ForgetSecrets() // a fresh process registers nothing: no case is masked by an earlier one's secret
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		start := time.Now()
 		code := func() (code int) {
@@ -457,7 +510,7 @@ func TestHostilePass(t *testing.T) {
 		if code != c.want {
 			why = append(why, fmt.Sprintf("exit %d, want %d", code, c.want))
 		}
-		if strings.Contains(out.String(), hostileSecret) {
+		if strings.Contains(out.String(), hostileSecret) || c.secret != "" && strings.Contains(out.String(), c.secret) {
 			why = append(why, "secret on the console")
 		}
 		if c.says != "" && !strings.Contains(out.String(), c.says) {
