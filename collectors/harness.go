@@ -13,6 +13,7 @@ import (
 	promcollectors "github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/sharebench/sharebench/internal/redact"
 	"github.com/sharebench/sharebench/results"
 )
 
@@ -85,7 +86,12 @@ func NewHarnessMetrics() *HarnessMetrics {
 func (h *HarnessMetrics) Registry() *prometheus.Registry { return h.reg }
 
 // Begin makes run the current run; the previous run's series disappear.
+// The labels pass through redact.Text as every other outgoing byte does:
+// a run id is made of the scenario's swept values (scenarios refuses the
+// sweeps of secret settings and of values holding a secret; a secret
+// registered as a literal is masked here too).
 func (h *HarnessMetrics) Begin(run LiveRun) {
+	run.RunID, run.ConsumerType = redact.Text(run.RunID), redact.Text(run.ConsumerType)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.run, h.lag, h.done = &run, nil, false

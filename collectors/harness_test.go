@@ -3,6 +3,7 @@ package collectors
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/sharebench/sharebench/internal/redact"
 	"github.com/sharebench/sharebench/results"
 )
 
@@ -153,5 +155,33 @@ func TestHarnessMetricsLoopbackOnly(t *testing.T) {
 	}
 	if err := s.Close(); err != nil {
 		t.Error(err)
+	}
+}
+
+// The metrics' labels are masked like every other outgoing byte: a run id
+// holding a registered secret or URL userinfo is served masked.
+func TestHarnessMetricsLabelsMasked(t *testing.T) {
+	const secret = "LabelPw77x"
+	redact.AddSecret(secret)
+	h := NewHarnessMetrics()
+	srv, err := h.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for _, id := range []string{"r01-share-v" + secret, "r01-share-http://bob:UrlLabelPw@h/"} {
+		h.Begin(LiveRun{RunID: id, ConsumerType: "share", OfferedPerSec: 10, Recorder: liveRecorder()})
+		for name, fam := range scrape(t, srv.URL()) {
+			for _, m := range fam.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if v := l.GetValue(); strings.Contains(v, secret) || strings.Contains(v, "UrlLabelPw") {
+						t.Errorf("%s label %s = %q holds a secret", name, l.GetName(), v)
+					}
+				}
+			}
+		}
+		if _, ok := metricValue(scrape(t, srv.URL()), "sharebench_offered_records_per_second", map[string]string{"run_id": redact.Text(id)}); !ok {
+			t.Errorf("no series labelled with the masked run id %q", redact.Text(id))
+		}
 	}
 }

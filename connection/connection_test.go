@@ -205,3 +205,23 @@ func TestExpandEnv(t *testing.T) {
 		}
 	}
 }
+
+// A connection file is read with a bound: /dev/zero, a file past
+// MaxFileBytes or a directory fails at once naming the file, instead of
+// being read until memory runs out.
+func TestParseFileBounded(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.yaml")
+	if err := os.WriteFile(big, []byte("bootstrap: h:9092\n# "+strings.Repeat("x", MaxFileBytes)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		"/dev/zero":    "/dev/zero: larger than 64 KiB",
+		big:            "big.yaml: larger than 64 KiB",
+		t.TempDir():    "a directory: expected a connection file",
+		"/nonexistent": "no such file",
+	} {
+		if _, err := ParseFile(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", path, err, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package connection
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"slices"
@@ -34,11 +35,38 @@ func Load(path string) (Settings, error) {
 // ParseFile is Load without Validate, for settings
 // that flags complete.
 func ParseFile(path string) (Settings, error) {
-	b, err := os.ReadFile(path)
+	b, err := ReadFile(path)
 	if err != nil {
 		return Settings{}, fmt.Errorf("connection file: %w", err)
 	}
 	return Parse(path, b, os.LookupEnv)
+}
+
+// MaxFileBytes is the largest connection file read: a real one is a few
+// hundred bytes of YAML (certificates are named by path, not inlined).
+const MaxFileBytes = 64 << 10
+
+// ReadFile reads a connection file of at most MaxFileBytes, reading no
+// more than one byte beyond that from anything (/dev/zero, a FIFO someone
+// keeps writing), so a wrong path fails at once instead of exhausting
+// memory.
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s: a directory: expected a connection file", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(b) > MaxFileBytes {
+		return nil, fmt.Errorf("%s: larger than %d KiB: a connection file is a few hundred bytes of YAML; is this the right file?", path, MaxFileBytes>>10)
+	}
+	return b, nil
 }
 
 // Parse parses connection-file text; name is used in messages,

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/go-viper/mapstructure/v2"
+
+	"github.com/sharebench/sharebench/internal/redact"
 )
 
 // MaxRuns caps the number of runs (matrix × repeat) one scenario may expand to.
@@ -44,7 +46,11 @@ func (l *loader) build() (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	axes, err := groupAxes(collectDims(l.keyOrder(), vals, l.file.sub), s.Together)
+	dims := collectDims(l.keyOrder(), vals, l.file.sub)
+	if err := l.secretSweeps(dims); err != nil {
+		return nil, err
+	}
+	axes, err := groupAxes(dims, s.Together)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", l.where("sweep"), err)
 	}
@@ -182,6 +188,54 @@ func (l *loader) keyOrder() []string {
 		}
 	}
 	return order
+}
+
+// secretSweeps refuses a list of values for a setting whose name marks it
+// secret (redact.IsSecretKey: password, token, jaas, ...), such as
+// broker_config ssl.keystore.password: [a, b]. Each value of a swept key
+// becomes part of the run ids (r01-share-ssl_keystore_password-a), so of
+// the folder names, run.json, reports, the console and the metrics'
+// run_id label, where no masking can find it. The error names where the
+// key was given and why, never the values.
+func (l *loader) secretSweeps(dims []dim) error {
+	var errs []string
+	for _, d := range dims {
+		if len(d.values) < 2 {
+			continue
+		}
+		top, sub, _ := strings.Cut(d.key, ".")
+		if redact.IsSecretKey(sub) || redact.IsSecretKey(top) {
+			errs = append(errs, fmt.Sprintf("%s: %s: a list of %d values for a secret setting (its name marks it as one): "+
+				"each value of a list goes into the run ids, hence folder names, reports and metric labels, where it cannot be masked; give one value",
+				l.whereWithoutValue(d.key), d.key, len(d.values)))
+			continue
+		}
+		for i, v := range d.values {
+			if s := fmt.Sprint(v); redact.Text(s) != s {
+				errs = append(errs, fmt.Sprintf("%s: %s: value %d of the list holds what the redaction masks as a secret (URL userinfo, a password= or token= setting): "+
+					"a swept value goes into the run ids, where it cannot be masked; sweep values without secrets",
+					l.whereWithoutValue(d.key), d.key, i+1))
+				break
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "\n"))
+	}
+	return nil
+}
+
+// whereWithoutValue is where, with the value of an override (--set
+// key=value, SHAREBENCH_X=value) left out: for keys whose value is secret.
+func (l *loader) whereWithoutValue(path string) string {
+	w := l.where(path)
+	top, _, _ := strings.Cut(path, ".")
+	for _, o := range []string{l.origin[path], l.origin[top], l.nested[top]} {
+		if name, _, ok := strings.Cut(o, "="); ok {
+			w = strings.ReplaceAll(w, o, name) // "key=" would read as a setting to mask
+		}
+	}
+	return w
 }
 
 // collectDims lists every list-valued key in expansion order.

@@ -673,3 +673,41 @@ func TestUnknownEnvRefused(t *testing.T) {
 	env = append(env, "SHAREBENCH_PARTITONS=", "NOT_OURS=1")
 	mustLoad(t, "name: x\n", env, nil)
 }
+
+// A secret setting (a name redact.IsSecretKey marks: password, jaas,
+// token...) cannot be swept: its values would become run ids, folder
+// names and metric labels. The error names the file and line (or the
+// --set key), the key and why, and never a value; one value is accepted,
+// and a list for an ordinary setting still sweeps.
+func TestSecretSettingIsNotSwept(t *testing.T) {
+	const v1, v2 = "SweptPwA1b2", "SweptPwC3d4"
+	_, err := load(t, "name: x\nbroker_config:\n  group.share.max.size: 200\n  ssl.keystore.password: ["+v1+", "+v2+"]\n", nil, nil)
+	wantErr(t, err, "scenario.yaml:4: broker_config.ssl.keystore.password: a list of 2 values for a secret setting",
+		"goes into the run ids", "give one value")
+	for _, sets := range [][]string{
+		{"broker_config.sasl.jaas.config=[" + v1 + "," + v2 + "]"},
+		{"broker_config.listener.name.x.oauthbearer.token=[" + v1 + "," + v2 + "]"},
+	} {
+		_, err := load(t, "name: x\n", nil, sets)
+		key, _, _ := strings.Cut(sets[0], "=")
+		wantErr(t, err, "(--set "+key+")", key+": a list of 2 values for a secret setting")
+		if err != nil && (strings.Contains(err.Error(), v1) || strings.Contains(err.Error(), v2)) {
+			t.Errorf("the error holds a secret value: %v", err)
+		}
+	}
+	if err != nil && (strings.Contains(err.Error(), v1) || strings.Contains(err.Error(), v2)) {
+		t.Errorf("the error holds a secret value: %v", err)
+	}
+	// An ordinary setting whose swept value holds a secret (URL userinfo).
+	_, err = load(t, "name: x\nbroker_config:\n  some.endpoint.url: [http://h/, 'http://bob:"+v1+"@h/']\n", nil, nil)
+	wantErr(t, err, "scenario.yaml:3: broker_config.some.endpoint.url: value 2 of the list holds what the redaction masks as a secret")
+	if err != nil && strings.Contains(err.Error(), v1) {
+		t.Errorf("the error holds a secret value: %v", err)
+	}
+	s := mustLoad(t, "name: x\nbroker_config:\n  ssl.keystore.password: "+v1+"\n  group.share.max.size: [200, 300]\n", nil, nil)
+	for i := range s.Runs {
+		if strings.Contains(s.RunName(i), v1) || !strings.Contains(s.RunName(i), "maxsize") {
+			t.Errorf("run %d named %q", i, s.RunName(i))
+		}
+	}
+}

@@ -193,6 +193,12 @@ func verifyAdvice(cmd *cobra.Command, in advisor.Input, a advisor.Advice, opt ad
 	if sc.Recommend == nil {
 		return fmt.Errorf("verify scenario: no recommend block")
 	}
+	if rf.dist.Distribute == "" {
+		rf.dist.Distribute = "local" // advise has no distribute flags: one process
+	}
+	if err := preflight(rf, sc, cmd.Flags().Changed); err != nil {
+		return err
+	}
 	res, err := runCampaign(cmd, sc, rf)
 	if err != nil {
 		return err

@@ -42,6 +42,7 @@ func run(id string, ctype vocab.GroupType, trial int, tput, p99 float64) runs.Re
 	return runs.Record{
 		SchemaVersion: runs.SchemaVersion, RunID: id, ConsumerType: ctype,
 		Spec:       &scenarios.RunSpec{ConsumerType: ctype, Fleet: scenarios.Fleet{Members: 12}, Trial: trial},
+		Phases:     runs.Phases{MeasureSec: 0.05}, // 100 records: a rate needs a window (runs.IntegrityProblems)
 		Throughput: runs.Throughput{OfferedPerSec: 1000, CompletedPerSec: tput},
 		Latency: runs.Latencies{CompletionMs: results.Percentiles{P50: p99 / 4, P99: p99, P999: 2 * p99},
 			DeliveryMs: results.Percentiles{P99: p99}, PublishMs: results.Percentiles{P99: 10}},

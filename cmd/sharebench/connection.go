@@ -43,22 +43,30 @@ func (f *connFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.dialTimeout, "dial-timeout", 0, "external provider: bound on each dial and TLS handshake (default 10s)")
 }
 
-// changed lists the connection flags given on the command line.
-func (f *connFlags) changed(cmd *cobra.Command) []string {
+// connFlagNames are the connection flags, in the order of --help.
+var connFlagNames = []string{"connection", "tls", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure-skip-verify",
+	"sasl-mechanism", "sasl-username", "sasl-password", "sasl-password-file", "sasl-token", "sasl-token-file",
+	"sasl-token-command", "dial-timeout"}
+
+// connFlagsGiven lists the connection flags given on the command line.
+func connFlagsGiven(changed func(string) bool) []string {
 	var out []string
-	cmd.Flags().Visit(func(fl *pflag.Flag) {
-		switch fl.Name {
-		case "connection", "tls", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure-skip-verify",
-			"sasl-mechanism", "sasl-username", "sasl-password", "sasl-password-file", "sasl-token", "sasl-token-file",
-			"sasl-token-command", "dial-timeout":
-			out = append(out, fl.Name)
+	for _, name := range connFlagNames {
+		if changed(name) {
+			out = append(out, name)
 		}
-	})
+	}
 	return out
 }
 
 // connection builds the settings: the file's, then the flags' on top.
 func (f *connFlags) connection(cmd *cobra.Command) (connection.Settings, error) {
+	return f.settings(cmd.Flags().Changed)
+}
+
+// settings is connection with changed telling which flags were given (the
+// preflight checks them this way before the run builds them).
+func (f *connFlags) settings(changed func(string) bool) (connection.Settings, error) {
 	var c connection.Settings
 	if f.file != "" {
 		var err error
@@ -66,7 +74,7 @@ func (f *connFlags) connection(cmd *cobra.Command) (connection.Settings, error) 
 			return c, err
 		}
 	}
-	given := f.changed(cmd)
+	given := connFlagsGiven(changed)
 	if len(given) == 0 || len(given) == 1 && given[0] == "connection" {
 		return c, c.Validate()
 	}

@@ -43,31 +43,38 @@ throughput and efficiency, higher latency, CPU, memory and lag).`,
 			}
 			dirs, err := report.FindCampaigns(args)
 			if err != nil {
-				return err
+				return usageError(err) // bad input, as docs/ci.md says
 			}
 			var camps []report.HistoryCampaign
+			var leftOut []string // on stderr now, and on history.html
+			note := func(format string, a ...any) {
+				line := fmt.Sprintf(format, a...)
+				leftOut = append(leftOut, line)
+				fmt.Fprintln(cmd.ErrOrStderr(), line)
+			}
 			for _, d := range dirs {
 				c, err := report.LoadHistoryCampaign(d, out)
 				if err != nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "skipping %s: %v\n", d, err)
+					note("skipping %s: %v", d, err)
 					continue
 				}
 				for _, sk := range c.Camp.Skipped {
-					fmt.Fprintf(cmd.ErrOrStderr(), "corrupt run left out: %s\n", sk)
+					note("corrupt run left out: %s", sk)
 				}
 				if st := c.Camp.EffectiveStatus(); st != runs.StatusComplete && !includeIncomplete {
-					fmt.Fprintf(cmd.ErrOrStderr(), "excluded %s: status %s (only complete campaigns are points; --include-incomplete draws them)\n", d, st)
+					note("excluded %s: status %s (only complete campaigns are points; --include-incomplete draws them)", d, st)
 					continue
 				}
 				camps = append(camps, c)
 			}
 			if len(camps) == 0 {
-				return fmt.Errorf("no campaign could be read")
+				return usageError(fmt.Errorf("nothing to draw: none of the %d campaign folder(s) is a complete campaign that could be read (each is listed above with why; --include-incomplete draws incomplete ones)", len(dirs)))
 			}
 			h, err := report.BuildHistory(camps, opts)
 			if err != nil {
-				return err
+				return usageError(err) // a figure no run has, or no figure of that name
 			}
+			h.LeftOut = leftOut
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,5 +41,62 @@ func TestHistoryCommand(t *testing.T) {
 	}
 	if _, err := execute(t, "history", "--out", out, "--figure", "no.such", parent); err == nil {
 		t.Error("an unknown figure must fail")
+	}
+}
+
+// history draws complete campaigns only; the interrupted, running and
+// unknown-status ones and a corrupt run are listed as left out on stderr
+// and on history.html. With --include-incomplete they are drawn, marked
+// INCOMPLETE on the page.
+func TestHistoryListsWhatItLeftOut(t *testing.T) {
+	parent := t.TempDir()
+	add := func(name, status string) string {
+		dir := runstest.WriteCampaign(t, runstest.Run("r01-share", "share", 0, 1000, 100), runstest.Run("r02-share", "share", 0, 900, 100))
+		dst := filepath.Join(parent, name)
+		if err := os.Rename(dir, dst); err != nil {
+			t.Fatal(err)
+		}
+		setStatus(t, dst, status)
+		return dst
+	}
+	add("smoke-20260101T000000Z", "complete")
+	corrupt := add("smoke-20260102T000000Z", "complete")
+	if err := os.WriteFile(filepath.Join(corrupt, "runs", "r02-share", "run.json"), []byte("null"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range []string{"interrupted", "running", "banana"} {
+		add(fmt.Sprintf("smoke-2026010%dT000000Z", 3+i), st)
+	}
+	out := filepath.Join(t.TempDir(), "hist")
+	got, err := execute(t, "history", "--out", out, parent)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, got)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "history.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"2 campaign(s)", "corrupt run left out: ", "run r02-share skipped", "smoke-20260103T000000Z: status interrupted",
+		"smoke-20260104T000000Z: status running", "smoke-20260105T000000Z: status banana"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("console lacks %q:\n%s", w, got)
+		}
+		if w != "2 campaign(s)" && !strings.Contains(string(page), w) {
+			t.Errorf("history.html lacks %q", w)
+		}
+	}
+	if strings.Contains(string(page), "INCOMPLETE") {
+		t.Error("history.html marks an incomplete campaign it did not draw")
+	}
+
+	got, err = execute(t, "history", "--include-incomplete", "--out", out, parent)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, got)
+	}
+	page, _ = os.ReadFile(filepath.Join(out, "history.html"))
+	for _, w := range []string{"3 campaign(s) did not complete", "smoke-20260103T000000Z (INCOMPLETE: status interrupted)", "INCOMPLETE: banana"} {
+		if !strings.Contains(string(page), w) {
+			t.Errorf("history.html with --include-incomplete lacks %q", w)
+		}
 	}
 }

@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/internal/redact"
 	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
 )
 
 // hostileCase is one input a new user (or an attacker) could hand
@@ -24,6 +28,10 @@ type hostileCase struct {
 	env         []string // NAME=VALUE set in the process environment for the case
 	// check, when set, inspects what the command wrote: "" or why not.
 	check func() string
+	// secret, when set, is this case's own planted secret (every case
+	// of the secrets group has a distinct one): the console must not
+	// hold it. hostileSecret is checked for every case.
+	secret string
 }
 
 const hostileSecret = "HostilePw4242"
@@ -51,6 +59,26 @@ func TestHostilePass(t *testing.T) {
 		cases = append(cases, hostileCase{group: group, name: name, args: args, want: want, says: says, env: env})
 	}
 
+	pageHas := func(d, file string, want []string, not []string) func() string {
+		return func() string {
+			b, err := os.ReadFile(filepath.Join(d, file))
+			if err != nil {
+				return err.Error()
+			}
+			for _, w := range want {
+				if !strings.Contains(string(b), w) {
+					return fmt.Sprintf("%s lacks %q", file, w)
+				}
+			}
+			for _, w := range not {
+				if strings.Contains(string(b), w) {
+					return fmt.Sprintf("%s holds %q", file, w)
+				}
+			}
+			return ""
+		}
+	}
+
 	// Scenario files: every bad one is exit 2 naming the file (dry run).
 	badScenarios := map[string]string{
 		"empty name": "name: ''\n", "no name": "rate: 5\n", "name with slash": "name: a/b\n", "name 300 chars": "name: " + strings.Repeat("n", 300) + "\n",
@@ -70,7 +98,8 @@ func TestHostilePass(t *testing.T) {
 		"warmup negative": "name: t\nwarmup: -5s\n", "drain_timeout 0": "name: t\ndrain_timeout: 0s\n", "huge list matrix": "name: t\nmembers: [" + strings.Repeat("1,", 5000) + "1]\n",
 		"deep nesting": "name: t\nprocessing: " + strings.Repeat("[", 200) + strings.Repeat("]", 200) + "\n",
 	}
-	for name, body := range badScenarios {
+	for _, name := range slices.Sorted(maps.Keys(badScenarios)) { // sorted: stable row numbers
+		body := badScenarios[name]
 		p := file("sc/"+strings.ReplaceAll(name, " ", "_")+".yaml", body)
 		add("scenario file", name, ExitUsage, "", "run", "--provider", "kfake", "--dry-run", "--scenario", p)
 	}
@@ -148,7 +177,8 @@ func TestHostilePass(t *testing.T) {
 		"utf-16 BOM":          "\xff\xfe{\x00}\x00",
 		"deep nesting":        `{"schema_version": 1, "run_id": "r01-share", "spec": {}, "x": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + "}",
 	}
-	for name, body := range corrupt {
+	for _, name := range slices.Sorted(maps.Keys(corrupt)) {
+		body := corrupt[name]
 		cand := campaignFolder(t, dir, "c-"+name, good)
 		_ = os.WriteFile(filepath.Join(cand, "runs", "r01-share", "run.json"), []byte(body), 0o644)
 		add("result folders", "compare: run.json "+name, ExitUsage, "run.json", "compare", base, cand)
@@ -176,31 +206,50 @@ func TestHostilePass(t *testing.T) {
 		setStatus(t, cand, st)
 		add("result folders", "compare: campaign status "+st, ExitUsage, "", "compare", base, cand)
 	}
+	for _, kind := range []string{"link to /dev/zero", "64 MiB + 1"} {
+		cand := campaignFolder(t, dir, "cj-"+strings.ReplaceAll(kind, " ", "-"), good)
+		p := filepath.Join(cand, "campaign.json")
+		_ = os.Remove(p)
+		if kind == "link to /dev/zero" {
+			_ = os.Symlink("/dev/zero", p)
+		} else {
+			f, _ := os.Create(p)
+			_ = f.Truncate(runs.MaxRecordFileBytes + 1)
+			_ = f.Close()
+		}
+		add("result folders", "compare: campaign.json is a "+kind, ExitUsage, "campaign.json", "compare", base, cand)
+	}
 	add("result folders", "compare: no such folder", ExitUsage, "", "compare", base, filepath.Join(dir, "nope"))
 	add("result folders", "compare: empty folder", ExitUsage, "", "compare", base, t.TempDir())
 	add("result folders", "compare: itself", ExitOK, "", "compare", base, base)
-	add("result folders", "report: no such folder", ExitError, "", "report", filepath.Join(dir, "nope"))
+	add("result folders", "report: no such folder", ExitUsage, "no such directory", "report", filepath.Join(dir, "nope"))
+	add("result folders", "report: a folder without runs", ExitUsage, "no runs", "report", t.TempDir())
 	add("result folders", "report: good folder", ExitOK, "wrote", "report", campaignFolder(t, dir, "rep", good))
 
 	// The gate recomputes: an inconsistent record is a named failure (exit 1).
 	gate := map[string]func(*runs.Record){
-		"produced 300, completed 200, balanced": func(r *runs.Record) { r.Audit.Produced, r.Audit.CompletedOnce = 300, 200 },
-		"audit.lost -5":                         func(r *runs.Record) { r.Audit.Lost = -5; r.Audit.Produced = 95 },
-		"completed_once -1":                     func(r *runs.Record) { r.Audit.CompletedOnce = -1 },
-		"duplicates -3":                         func(r *runs.Record) { r.Audit.Duplicates = -3 },
-		"in_flight -1":                          func(r *runs.Record) { r.Audit.InFlight = -1 },
-		"foreign 2 but balanced":                func(r *runs.Record) { r.Audit.Foreign = 2 },
-		"unacknowledged 1 but balanced":         func(r *runs.Record) { r.Audit.Unacknowledged = 1 },
-		"throughput 1.7e308":                    func(r *runs.Record) { r.Throughput.CompletedPerSec = 1.7e308 },
-		"throughput -100":                       func(r *runs.Record) { r.Throughput.CompletedPerSec = -100 },
-		"produced_per_sec -1":                   func(r *runs.Record) { r.Throughput.ProducedPerSec = -1 },
-		"completed_ratio -1":                    func(r *runs.Record) { r.Throughput.CompletedRatio = -1 },
-		"completions beyond produced":           func(r *runs.Record) { r.Throughput.CompletedPerSec = 5000 },
-		"produced beyond counted":               func(r *runs.Record) { r.Throughput.ProducedPerSec = 1e6 },
-		"lost 5 unbalanced":                     func(r *runs.Record) { r.Audit.Lost = 5; r.Audit.Balanced = false },
-		"balanced false":                        func(r *runs.Record) { r.Audit.Balanced = false },
+		"produced 300, completed 200, balanced":   func(r *runs.Record) { r.Audit.Produced, r.Audit.CompletedOnce = 300, 200 },
+		"audit.lost -5":                           func(r *runs.Record) { r.Audit.Lost = -5; r.Audit.Produced = 95 },
+		"completed_once -1":                       func(r *runs.Record) { r.Audit.CompletedOnce = -1 },
+		"duplicates -3":                           func(r *runs.Record) { r.Audit.Duplicates = -3 },
+		"in_flight -1":                            func(r *runs.Record) { r.Audit.InFlight = -1 },
+		"foreign 2 but balanced":                  func(r *runs.Record) { r.Audit.Foreign = 2 },
+		"unacknowledged 1 but balanced":           func(r *runs.Record) { r.Audit.Unacknowledged = 1 },
+		"throughput 1.7e308":                      func(r *runs.Record) { r.Throughput.CompletedPerSec = 1.7e308 },
+		"throughput -100":                         func(r *runs.Record) { r.Throughput.CompletedPerSec = -100 },
+		"produced_per_sec -1":                     func(r *runs.Record) { r.Throughput.ProducedPerSec = -1 },
+		"completed_ratio -1":                      func(r *runs.Record) { r.Throughput.CompletedRatio = -1 },
+		"completions beyond produced":             func(r *runs.Record) { r.Throughput.CompletedPerSec = 5000 },
+		"produced beyond counted":                 func(r *runs.Record) { r.Throughput.ProducedPerSec = 1e6 },
+		"lost 5 unbalanced":                       func(r *runs.Record) { r.Audit.Lost = 5; r.Audit.Balanced = false },
+		"balanced false":                          func(r *runs.Record) { r.Audit.Balanced = false },
+		"undelivered -5 balancing 105% completed": func(r *runs.Record) { r.Audit.CompletedOnce += 5; r.Audit.Undelivered = -5 },
+		"phases 0, completed_per_sec 1.7e308":     func(r *runs.Record) { r.Phases.MeasureSec = 0; r.Throughput.CompletedPerSec = 1.7e308 },
+		"phases 0, produced_per_sec 1e9":          func(r *runs.Record) { r.Phases.MeasureSec = 0; r.Throughput.ProducedPerSec = 1e9 },
+		"measure_s -1":                            func(r *runs.Record) { r.Phases.MeasureSec = -1 },
 	}
-	for name, mut := range gate {
+	for _, name := range slices.Sorted(maps.Keys(gate)) {
+		mut := gate[name]
 		r := good
 		mut(&r)
 		add("gate arithmetic", "compare: "+name, ExitError, "", "compare", base, campaignFolder(t, dir, "g-"+strings.ReplaceAll(name, " ", "_"), r))
@@ -223,9 +272,33 @@ func TestHostilePass(t *testing.T) {
 	add("history", "good folder", ExitOK, "1 campaign(s)", "history", "--out", filepath.Join(dir, "hout"), hist)
 	inter := campaignFolder(t, dir, "h-int", good)
 	setStatus(t, inter, "interrupted")
-	add("history", "interrupted only", ExitError, "excluded", "history", "--out", filepath.Join(dir, "hout2"), inter)
+	add("history", "interrupted only", ExitUsage, "nothing to draw", "history", "--out", filepath.Join(dir, "hout2"), inter)
 	add("history", "interrupted drawn with flag", ExitOK, "", "history", "--include-incomplete", "--out", filepath.Join(dir, "hout3"), inter)
-	add("history", "no such folder", ExitError, "", "history", "--out", filepath.Join(dir, "hout4"), filepath.Join(dir, "nope"))
+	for _, st := range []string{"running", "banana"} {
+		d := campaignFolder(t, dir, "h-"+st, good)
+		setStatus(t, d, st)
+		hout := filepath.Join(dir, "hout-"+st)
+		cases = append(cases, hostileCase{group: "history", name: "status " + st + " beside a complete one: excluded, listed on the page", want: ExitOK,
+			says: "status " + st, args: []string{"history", "--out", hout, hist, d},
+			check: pageHas(hout, "history.html", []string{"Left out", "status " + st}, []string{"INCOMPLETE"})})
+	}
+	withCorrupt := campaignFolder(t, dir, "h-corrupt", good, func() runs.Record { r := good; r.RunID = "r02-share"; return r }())
+	_ = os.WriteFile(filepath.Join(withCorrupt, "runs", "r02-share", "run.json"), []byte("{}"), 0o644)
+	cases = append(cases, hostileCase{group: "history", name: "a corrupt run: listed on the page", want: ExitOK,
+		says: "corrupt run left out", args: []string{"history", "--out", filepath.Join(dir, "hout-corrupt"), withCorrupt},
+		check: pageHas(filepath.Join(dir, "hout-corrupt"), "history.html", []string{"corrupt run left out", "run r02-share skipped"}, nil)})
+	lostOne := good
+	lostOne.Audit.Lost, lostOne.Audit.CompletedOnce = 50, good.Audit.CompletedOnce-50
+	fromZero := []string{campaignFolder(t, dir, "hz-1", good), campaignFolder(t, dir, "hz-2", lostOne)}
+	for i, d := range fromZero {
+		c, _ := runs.ReadCampaign(d)
+		c.StartedAt = fmt.Sprintf("2026-01-0%dT00:00:00Z", i+1)
+		_ = runs.WriteJSON(filepath.Join(d, "campaign.json"), c)
+	}
+	cases = append(cases, hostileCase{group: "history", name: "audit.lost 0 → 50: a regression from 0", want: ExitOK,
+		says: "audit.lost: 50 (from 0 in the previous campaign)", args: []string{"history", "--out", filepath.Join(dir, "hout-zero"), "--figure", "audit.lost", fromZero[0], fromZero[1]},
+		check: pageHas(filepath.Join(dir, "hout-zero"), "history.html", []string{`class="regression">50 (from 0)`}, nil)})
+	add("history", "no such folder", ExitUsage, "no such file", "history", "--out", filepath.Join(dir, "hout4"), filepath.Join(dir, "nope"))
 
 	// Advise.
 	ab := []string{"advise", "--processing", "10ms", "--partitions", "4"}
@@ -259,6 +332,33 @@ func TestHostilePass(t *testing.T) {
 		add("CLI", "run "+c.name, ExitUsage, c.says, append(append([]string(nil), smoke...), c.extra...)...)
 	}
 	add("CLI", "run --shards 2 (local agents) dry run", ExitOK, "", append(append([]string(nil), smoke...), "--shards", "2")...)
+
+	// The run's flag checks are the dry run's (preflight): each is refused
+	// with --dry-run too, exit 2 (issue 25.6).
+	connFile := file("conn.yaml", "bootstrap: [h:9093]\nsasl: {mechanism: PLAIN, username: u, password: "+hostileSecret+"}\n")
+	dry := []string{"run", "--scenario", "smoke", "--dry-run"}
+	for _, c := range []struct {
+		name  string
+		extra []string
+		want  int
+		says  string
+	}{
+		{"--cluster beside --provider kfake", []string{"--cluster", "c1", "--provider", "kfake"}, ExitUsage, "--cluster c1: the cluster's state gives the provider"},
+		{"--cluster with --bootstrap", []string{"--cluster", "c1", "--bootstrap", "h:9092"}, ExitUsage, "drop --bootstrap"},
+		{"--cluster with --metrics-url", []string{"--cluster", "c1", "--metrics-url", "http://h:9/m"}, ExitUsage, "drop --metrics-url"},
+		{"--cluster with --connection", []string{"--cluster", "c1", "--connection", connFile}, ExitUsage, "drop --connection"},
+		{"--connection with --provider kfake", []string{"--provider", "kfake", "--connection", connFile}, ExitUsage, "connection flag --connection applies to --provider external"},
+		{"--sasl-password with --provider process", []string{"--provider", "process", "--sasl-password", hostileSecret}, ExitUsage, "connection flag --sasl-password applies"},
+		{"--tls with --provider kfake", []string{"--provider", "kfake", "--tls"}, ExitUsage, "connection flag --tls applies"},
+		{"external --connection /dev/zero", []string{"--provider", "external", "--connection", "/dev/zero"}, ExitUsage, "larger than 64 KiB"},
+		{"external --connection missing file", []string{"--provider", "external", "--connection", filepath.Join(dir, "nope.yaml")}, ExitUsage, "nope.yaml"},
+		{"external --metrics-url unknown naming", []string{"--provider", "external", "--bootstrap", "h:9092", "--metrics-url", "banana=http://h:9/m"}, ExitUsage, "--metrics-url"},
+		{"external --connection valid", []string{"--provider", "external", "--connection", connFile}, ExitOK, ""},
+		{"--shards 2 --distribute k8s without --image", []string{"--provider", "kfake", "--shards", "2", "--distribute", "k8s"}, ExitUsage, "--image: --distribute k8s needs the agent image"},
+		{"--shards 2 --distribute k8s --image", []string{"--provider", "kfake", "--shards", "2", "--distribute", "k8s", "--image", "i:v"}, ExitOK, ""},
+	} {
+		add("CLI", "dry run: "+c.name, c.want, c.says, append(append([]string(nil), dry...), c.extra...)...)
+	}
 	for _, c := range []struct {
 		env  string
 		want int
@@ -272,7 +372,7 @@ func TestHostilePass(t *testing.T) {
 		{"SHAREBENCH_CACHE=" + filepath.Join(dir, "cache"), ExitOK, ""},
 		{"SHAREBENCH_PARTITONS=", ExitOK, ""}, // empty: unset
 	} {
-		addEnv("CLI", "env "+c.env, []string{c.env}, c.want, c.says, smoke...)
+		addEnv("CLI", "env "+strings.ReplaceAll(c.env, dir, "$TMP"), []string{c.env}, c.want, c.says, smoke...)
 	}
 	add("scenario file", "rate .inf says finite", ExitUsage, "must be a finite number of records/s", "run", "--provider", "kfake", "--dry-run",
 		"--scenario", file("sc/rate_inf2.yaml", "name: t\nrate: .inf\n"))
@@ -283,7 +383,7 @@ func TestHostilePass(t *testing.T) {
 		{"--rate", "10", "--verify-where", "latency.completion_ms.p99<=500ms"}, {"--rate", "10", "--set", "members=2"},
 		{"--rate", "10", "--provider", "kfake"}, {"--rate", "10", "--results", dir},
 	} {
-		add("advise", strings.Join(a, " ")+" without --verify", ExitUsage, "only advise --verify reads it", append(append([]string(nil), ab...), a...)...)
+		add("advise", strings.ReplaceAll(strings.Join(a, " "), dir, "$TMP")+" without --verify", ExitUsage, "only advise --verify reads it", append(append([]string(nil), ab...), a...)...)
 	}
 	add("advise", "--verify --verify-warmup 500ms", ExitUsage, "--verify-warmup: must be 0 (none) or ≥ 1s",
 		append(append([]string(nil), ab...), "--rate", "10", "--verify", "--provider", "kfake", "--verify-warmup", "500ms")...)
@@ -305,25 +405,6 @@ func TestHostilePass(t *testing.T) {
 		}
 		return d
 	}
-	pageHas := func(d, file string, want []string, not []string) func() string {
-		return func() string {
-			b, err := os.ReadFile(filepath.Join(d, file))
-			if err != nil {
-				return err.Error()
-			}
-			for _, w := range want {
-				if !strings.Contains(string(b), w) {
-					return fmt.Sprintf("%s lacks %q", file, w)
-				}
-			}
-			for _, w := range not {
-				if strings.Contains(string(b), w) {
-					return fmt.Sprintf("%s holds %q", file, w)
-				}
-			}
-			return ""
-		}
-	}
 	notMet := runs.ExpectationOutcome{Name: "<script>alert(1)</script> speed-up", Claim: "share / consumer throughput.completed_per_sec ≥ 100",
 		Measured: []runs.Measured{{Run: "r01-share", Value: 1}}}
 	met := runs.ExpectationOutcome{Name: "no record lost", Claim: "all runs: audit.lost ≤ 0", Met: true,
@@ -344,16 +425,69 @@ func TestHostilePass(t *testing.T) {
 	cases = append(cases, hostileCase{group: "reports", name: "report.html: interrupted campaign states no verdict", want: ExitOK,
 		args: []string{"report", intr}, check: pageHas(intr, "report.html", []string{"INCOMPLETE CAMPAIGN"}, []string{"Run verdict"})})
 
-	// Secrets on the console of failing commands.
-	add("secrets", "SHAREBENCH_RATE=token=", ExitUsage, "", "run", "--provider", "kfake", "--scenario", "smoke", "--dry-run", "--set", "rate=token="+hostileSecret)
-	add("secrets", "--thresholds file holding a secret", ExitUsage, "", "compare", "--thresholds", file("th.txt", "password="+hostileSecret+"\n"), base, base)
-	add("secrets", "--deny-flags secret", ExitUsage, "", "compare", "--deny-flags", "password="+hostileSecret, base, base)
+	// A corrupt run among good ones: the pages name it and never say passed.
+	two := good
+	two.RunID = "r02-share"
+	corruptRep := campaignFolder(t, dir, "x-corrupt", good, two)
+	_ = os.WriteFile(filepath.Join(corruptRep, "runs", "r02-share", "run.json"), []byte(`{"schema_version": 1, "run_id": "r02-`), 0o644)
+	for _, f := range []string{"report.html", "summary.md"} {
+		cases = append(cases, hostileCase{group: "reports", name: f + ": a truncated run.json makes the verdict FAILED", want: ExitOK, says: "skipped:",
+			args: []string{"report", corruptRep}, check: pageHas(corruptRep, f,
+				[]string{"Run verdict: FAILED, 1 problem(s)", "run r02-share skipped"}, []string{"Run verdict: passed"})})
+	}
+
+	// Secrets: each case plants its own secret, and the literal registry
+	// is emptied before every case (redact.ForgetSecrets), so no case is
+	// masked by what an earlier one registered.
+	secretCase := func(name, secret string, env []string, want int, says string, check func() string, args ...string) {
+		cases = append(cases, hostileCase{group: "secrets", name: name, args: args, env: env, want: want, says: says, check: check, secret: secret})
+	}
+	noSecretIn := func(d, secret string) func() string {
+		return func() string {
+			var leak string
+			_ = filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
+				if err == nil && !e.IsDir() {
+					if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(secret)) {
+						leak = p + " holds the secret"
+					}
+				}
+				return nil
+			})
+			return leak
+		}
+	}
+	secretCase("--set rate=token=", "HostileSetRateTok1", nil, ExitUsage, "", nil, append(append([]string(nil), smoke...), "--set", "rate=token=HostileSetRateTok1")...)
+	secretCase("SHAREBENCH_RATE=token=", "HostileEnvRateTok2", []string{"SHAREBENCH_RATE=token=HostileEnvRateTok2"}, ExitUsage, "SHAREBENCH_RATE", nil, smoke...)
+	secretCase("--thresholds file holding a secret", "HostileThreshPw3", nil, ExitUsage, "", nil, "compare", "--thresholds", file("th.txt", "password=HostileThreshPw3\n"), base, base)
+	secretCase("--deny-flags secret", "HostileDenyPw4", nil, ExitUsage, "", nil, "compare", "--deny-flags", "password=HostileDenyPw4", base, base)
+	secretCase("broker_config password swept in the file", "HostileSweepPw5", nil, ExitUsage, "a list of 2 values for a secret setting", nil,
+		"run", "--provider", "kfake", "--dry-run", "--scenario", file("sc/swept_secret.yaml", "name: t\nbroker_config:\n  ssl.keystore.password: [HostileSweepPw5a, HostileSweepPw5b]\n"))
+	secretCase("--set sasl.jaas.config swept", "HostileSweepJaas6", nil, ExitUsage, "(--set broker_config.sasl.jaas.config): broker_config.sasl.jaas.config: a list of 2", nil,
+		append(append([]string(nil), smoke...), "--set", "broker_config.sasl.jaas.config=[HostileSweepJaas6a,HostileSweepJaas6b]")...)
+	secretCase("URL userinfo swept in an ordinary setting", "HostileSweepUrl7", nil, ExitUsage, "holds what the redaction masks as a secret", nil,
+		append(append([]string(nil), smoke...), "--set", "broker_config.some.endpoint=[http://h/,http://bob:HostileSweepUrl7@h/]")...)
+	secretCase("--metrics-addr with userinfo", "HostileMetricsPw8", nil, ExitUsage, "", nil, append(append([]string(nil), smoke...), "--metrics-addr", "http://u:HostileMetricsPw8@10.0.0.1:9")...)
+	secretCase("--set kafka_version URL userinfo", "HostileVersionPw9", nil, ExitUsage, "", nil, append(append([]string(nil), smoke...), "--set", "kafka_version=http://bob:HostileVersionPw9@x/")...)
+	secretCase("--sasl-password with kfake (refused)", "HostileSaslPw10", nil, ExitUsage, "connection flag --sasl-password", nil,
+		append(append([]string(nil), dry...), "--provider", "kfake", "--sasl-password", "HostileSaslPw10")...)
+	secretCase("connection file with a bad mechanism", "HostileConnPw11", nil, ExitUsage, "", nil, append(append([]string(nil), dry...), "--provider", "external",
+		"--connection", file("conn-bad.yaml", "bootstrap: [h:9093]\nsasl: {mechanism: NOPE, username: u, password: HostileConnPw11}\n"))...)
+	leakyDesc := good
+	leakyDesc.Spec = &scenarios.RunSpec{ConsumerType: "share"}
+	leakyDesc.Errors = []string{"dial http://bob:HostileRecordPw12@h/ failed", "token=HostileRecordPw12"}
+	leakyFolder := campaignFolder(t, dir, "s-leaky", leakyDesc)
+	secretCase("report over a run.json holding secrets", "HostileRecordPw12", nil, ExitOK, "wrote", noSecretIn(leakyFolder, "HostileRecordPw12"), "report", leakyFolder)
+	hLeak := filepath.Join(dir, "hout-leak")
+	secretCase("history over a run.json holding secrets", "HostileRecordPw12", nil, ExitOK, "1 campaign(s)", noSecretIn(hLeak, "HostileRecordPw12"),
+		"history", "--out", hLeak, "--figure", "throughput.completed_per_sec", leakyFolder)
+	secretCase("compare over a run.json holding secrets", "HostileRecordPw12", nil, ExitOK, "", nil, "compare", leakyFolder, leakyFolder)
 
 	var table strings.Builder
 	fmt.Fprintf(&table, "| # | group | case | want | got | outcome |\n|---|---|---|---|---|---|\n")
 	failed := 0
 	for i, c := range cases {
 		var out bytes.Buffer
+		redact.ForgetSecrets() // a fresh process registers nothing: no case is masked by an earlier one's secret
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		start := time.Now()
 		code := func() (code int) {
@@ -376,7 +510,7 @@ func TestHostilePass(t *testing.T) {
 		if code != c.want {
 			why = append(why, fmt.Sprintf("exit %d, want %d", code, c.want))
 		}
-		if strings.Contains(out.String(), hostileSecret) {
+		if strings.Contains(out.String(), hostileSecret) || c.secret != "" && strings.Contains(out.String(), c.secret) {
 			why = append(why, "secret on the console")
 		}
 		if c.says != "" && !strings.Contains(out.String(), c.says) {

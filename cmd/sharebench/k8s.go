@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -15,19 +16,23 @@ import (
 
 	"github.com/sharebench/sharebench/campaign/shard"
 	"github.com/sharebench/sharebench/campaign/shard/k8s"
-	"github.com/sharebench/sharebench/scenarios"
+	"github.com/sharebench/sharebench/connection"
 )
 
 func init() {
 	launchers["k8s"] = newK8sLauncher
 }
 
+// k8sNeedsImage is the error of --distribute k8s without --image (the dry
+// run's preflight and the launcher say the same).
+const k8sNeedsImage = "--image: --distribute k8s needs the agent image (build it with make agent-image and push it where the cluster's nodes pull from; see docs/kubernetes.md)"
+
 // newK8sLauncher is --distribute k8s: an Indexed Job in the kube context
 // that --kubeconfig and --kube-context (or $KUBECONFIG and the current
 // context) name.
 func newK8sLauncher(d distributeFlags) (shard.Launcher, error) {
 	if strings.TrimSpace(d.Image) == "" {
-		return nil, usageError(fmt.Errorf("--image: --distribute k8s needs the agent image (build it with make agent-image and push it where the cluster's nodes pull from; see docs/kubernetes.md)"))
+		return nil, usageError(errors.New(k8sNeedsImage))
 	}
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = d.Kubeconfig
@@ -126,7 +131,7 @@ func renderK8s(cmd *cobra.Command, f k8sRenderFlags) error {
 		p.AgentArgs.ResultsTopic = p.Name + "-results"
 	}
 	if f.connection != "" {
-		b, err := scenarios.ReadFileLimited(f.connection)
+		b, err := connection.ReadFile(f.connection)
 		if err != nil {
 			return usageError(fmt.Errorf("--connection: %w", err))
 		}

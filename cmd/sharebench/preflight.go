@@ -18,11 +18,15 @@ var providers = []string{"auto", "process", "container", "kfake", "external"}
 var kfakeCannot = []string{"broker_kill", "broker_restart", "broker_pause", "broker_disconnect"}
 
 // preflight is the checks run makes before starting anything, shared by
-// --dry-run and the run (one check path): the provider's name, the
-// metrics address, the flags that only mean something with another
-// provider, the distribute flags that no sharded run would use, and the
-// events the provider cannot do. changed reports whether the user gave a
-// flag. Every failure is a usage error (exit status 2).
+// --dry-run, the run and advise --verify (one check path): the provider's
+// name, the metrics address, --cluster beside the flags its state replaces,
+// the flags that only mean something with another provider (--bootstrap,
+// --metrics-url, the connection flags), the external provider's
+// --metrics-url values and connection settings (the file read and
+// validated), the distribute flags that no sharded run would use or that a
+// sharded run lacks (--image for k8s agents), and the events the provider
+// cannot do. changed reports whether the user gave a flag. Every failure
+// is a usage error (exit status 2).
 func preflight(f runFlags, sc *scenarios.Scenario, changed func(flag string) bool) error {
 	var errs []string
 	errs = append(errs, distributePreflight(f.dist, sc, changed)...)
@@ -34,12 +38,32 @@ func preflight(f runFlags, sc *scenarios.Scenario, changed func(flag string) boo
 			errs = append(errs, "--metrics-addr: "+err.Error())
 		}
 	}
-	if f.provider != "external" && f.cluster == "" {
+	connGiven := connFlagsGiven(changed)
+	switch {
+	case f.cluster != "":
+		for _, flag := range append([]string{"provider", "bootstrap", "metrics-url"}, connGiven...) {
+			if changed(flag) {
+				errs = append(errs, fmt.Sprintf("--cluster %s: the cluster's state gives the provider, addresses and connection settings; drop --%s", f.cluster, flag))
+			}
+		}
+	case f.provider != "external":
 		if len(f.bootstrap) > 0 {
 			errs = append(errs, fmt.Sprintf("--bootstrap: only the external provider connects to given addresses; --provider %s starts its own cluster (add --provider external)", f.provider))
 		}
 		if len(f.metricURLs) > 0 {
 			errs = append(errs, fmt.Sprintf("--metrics-url: only the external provider scrapes given endpoints; --provider %s scrapes the brokers it starts", f.provider))
+		}
+		if len(connGiven) > 0 {
+			errs = append(errs, fmt.Sprintf("connection flag --%s applies to --provider external (or a secured cluster up) only; the %s provider's brokers are plaintext", connGiven[0], f.provider))
+		}
+	default: // external: what the run would build from the flags
+		for _, u := range f.metricURLs {
+			if _, _, err := collectors.ParseMetricsEndpoint(u); err != nil {
+				errs = append(errs, "--metrics-url: "+err.Error())
+			}
+		}
+		if _, err := f.conn.settings(changed); err != nil {
+			errs = append(errs, err.Error())
 		}
 	}
 	if f.provider == "kfake" && sc != nil {
@@ -94,6 +118,9 @@ func distributePreflight(d distributeFlags, sc *scenarios.Scenario, changed func
 	}
 	if changed("agent-binary") && d.Distribute == "k8s" {
 		errs = append(errs, "--agent-binary: only --distribute local starts a binary; k8s agents run the image (--image)")
+	}
+	if d.Distribute == "k8s" && strings.TrimSpace(d.Image) == "" {
+		errs = append(errs, k8sNeedsImage)
 	}
 	return errs
 }

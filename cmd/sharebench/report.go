@@ -24,7 +24,7 @@ func newReportCmd() *cobra.Command {
 				fmt.Fprintln(cmd.ErrOrStderr(), "skipped:", s)
 			}
 			if err != nil {
-				return err
+				return usageError(err) // no such folder, no readable run: bad input (docs/ci.md)
 			}
 			if banner := camp.Incomplete(); banner != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s\n", banner, dir)

@@ -243,14 +243,10 @@ func printVerdict(w io.Writer, recs []runs.Record) {
 }
 
 // external returns the external provider the flags describe (--provider
-// external, or --cluster NAME, which also sets f.provider), or nil.
+// external, or --cluster NAME, which also sets f.provider), or nil. The
+// flag combinations were checked by preflight.
 func (f *runFlags) external(cmd *cobra.Command) (*infra.ExternalProvider, error) {
 	if f.cluster != "" {
-		for _, flag := range append([]string{"provider", "bootstrap", "metrics-url"}, f.conn.changed(cmd)...) {
-			if cmd.Flags().Changed(flag) {
-				return nil, fmt.Errorf("--cluster %s: the cluster's state gives the provider and addresses; drop --%s", f.cluster, flag)
-			}
-		}
 		_, st, alive, err := openCluster(cmd.ErrOrStderr(), f.cluster)
 		if err != nil {
 			return nil, err
@@ -263,9 +259,6 @@ func (f *runFlags) external(cmd *cobra.Command) (*infra.ExternalProvider, error)
 			Conn: st.Connection.Settings()}, nil
 	}
 	if f.provider != "external" {
-		if given := f.conn.changed(cmd); len(given) > 0 {
-			return nil, fmt.Errorf("--%s: connection settings apply to --provider external (or a secured cluster up); the %s provider's brokers are plaintext", given[0], f.provider)
-		}
 		return nil, nil
 	}
 	conn, err := f.conn.connection(cmd)

@@ -12,20 +12,19 @@ import (
 
 // Distinct secrets, one per place a secret can enter sharebench.
 var planted = map[string]string{
-	"broker_config password in the file":  "FileKeystorePw1",
-	"sasl.jaas.config in the file":        "FileJaasPw2",
-	"--set broker_config password":        "SetTruststorePw3",
-	"SHAREBENCH_ broker_config variable":  "EnvKeyPw4",
-	"URL userinfo in the description":     "UrlUserinfoPw5",
-	"token= in the description":           "DescTokenPw6",
-	"URL userinfo in a failing --set":     "FailingUrlPw7",
-	"--set value password=":               "SetValuePw8",
-	"SHAREBENCH_RATE=token=":              "EnvRateTok9",
-	"--metrics-addr userinfo":             "MetricsAddrPw10",
-	"connection file password (k8s)":      "ConnFilePw12",
-	"k8s render broker_config password":   "RenderKeystorePw13",
-	"k8s render jaas in the scenario":     "RenderJaasPw14",
-	"URL userinfo in --metrics-url (k8s)": "RenderMetricsPw15",
+	"broker_config password in the file": "FileKeystorePw1",
+	"sasl.jaas.config in the file":       "FileJaasPw2",
+	"--set broker_config password":       "SetTruststorePw3",
+	"SHAREBENCH_ broker_config variable": "EnvKeyPw4",
+	"URL userinfo in the description":    "UrlUserinfoPw5",
+	"token= in the description":          "DescTokenPw6",
+	"URL userinfo in a failing --set":    "FailingUrlPw7",
+	"--set value password=":              "SetValuePw8",
+	"SHAREBENCH_RATE=token=":             "EnvRateTok9",
+	"--metrics-addr userinfo":            "MetricsAddrPw10",
+	"connection file password (k8s)":     "ConnFilePw12",
+	"k8s render broker_config password":  "RenderKeystorePw13",
+	"k8s render jaas in the scenario":    "RenderJaasPw14",
 }
 
 // noSecret fails for every planted secret found in text.

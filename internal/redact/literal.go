@@ -75,3 +75,13 @@ func literalSecrets(s string) string {
 	}
 	return r.Replace(s)
 }
+
+// ForgetSecrets drops every value AddSecret registered. A process starts
+// with none; tests that run many sharebench invocations in one process
+// call it between them, so that each invocation is masked by its own
+// registrations and not by a secret an earlier one registered.
+func ForgetSecrets() {
+	literals.Lock()
+	defer literals.Unlock()
+	literals.vals, literals.r = nil, nil
+}

@@ -132,3 +132,20 @@ func TestSettingInsideEscapedJSONStringKeepsJSONValid(t *testing.T) {
 		t.Errorf("masked %s", out)
 	}
 }
+
+// ForgetSecrets makes a registered literal plain text again (as in a new
+// process), and a later AddSecret works as before.
+func TestForgetSecrets(t *testing.T) {
+	AddSecret("ForgetMePw1")
+	if got := Text("x ForgetMePw1 y"); got != "x "+Mask+" y" {
+		t.Fatalf("registered: %q", got)
+	}
+	ForgetSecrets()
+	if got := Text("x ForgetMePw1 y"); got != "x ForgetMePw1 y" {
+		t.Errorf("after ForgetSecrets: %q", got)
+	}
+	AddSecret("ForgetMePw2")
+	if got := Text("ForgetMePw1 ForgetMePw2"); got != "ForgetMePw1 "+Mask {
+		t.Errorf("registered again: %q", got)
+	}
+}

@@ -40,14 +40,24 @@ func writeMarkdownExpectations(w io.Writer, outs []runs.ExpectationOutcome) {
 // runVerdict is the campaign's run verdict in words (what sharebench run
 // decides its exit status by: runs.VerdictProblems), for summary.md and
 // report.html; "" for a campaign that did not complete (its banner says
-// so, and its expectations were not evaluated) or has no runs.
+// so, and its expectations were not evaluated) or has no runs. A run whose
+// record could not be read (camp.Skipped: corrupt, truncated, a run_id
+// that disagrees with its folder) is a problem of its own: the verdict
+// cannot pass over a run it did not see.
 func runVerdict(camp runs.Campaign, recs []runs.Record) (headline string, problems []string) {
 	if len(recs) == 0 || camp.Incomplete() != "" {
 		return "", nil
 	}
-	problems = runs.VerdictProblems(recs, camp.Expectations)
+	for _, s := range camp.Skipped {
+		problems = append(problems, "unreadable run record, left out of every figure: "+s)
+	}
+	problems = append(problems, runs.VerdictProblems(recs, camp.Expectations)...)
 	if len(problems) > 0 {
-		return fmt.Sprintf("Run verdict: FAILED, %d problem(s) (sharebench run exits 3 on them; --no-fail exits 0)", len(problems)), problems
+		how := "sharebench run exits 3 on them; --no-fail exits 0"
+		if len(camp.Skipped) > 0 {
+			how = "a record that cannot be read is never a pass; sharebench compare exits 2 on it"
+		}
+		return fmt.Sprintf("Run verdict: FAILED, %d problem(s) (%s)", len(problems), how), problems
 	}
 	exp := "no expectations declared"
 	if n := len(camp.Expectations); n > 0 {

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -103,5 +105,37 @@ func TestHTMLCarriesExpectationsAndVerdict(t *testing.T) {
 	page, md = render(runs.Campaign{Name: "fixture", Status: runs.StatusInterrupted, Expectations: outs})
 	if strings.Contains(page, "Run verdict") || strings.Contains(md, "Run verdict") {
 		t.Error("an interrupted campaign states a run verdict")
+	}
+}
+
+// A campaign folder with a run.json that cannot be read (here truncated)
+// never reads as passed: report.html and summary.md state a FAILED
+// verdict naming the skipped run, over the runs that could be read.
+func TestVerdictNamesUnreadableRuns(t *testing.T) {
+	dir := runstest.WriteCampaign(t, runstest.Run("r01-consumer", "consumer", 0, 380, 4e4), runstest.Run("r02-share", "share", 0, 950, 2e4))
+	if err := os.WriteFile(filepath.Join(dir, "runs", "r02-share", "run.json"), []byte(`{"schema_version": 1, "run_id": "r02-`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	camp, recs, err := runs.LoadCampaign(dir)
+	if err != nil || len(recs) != 1 || len(camp.Skipped) != 1 {
+		t.Fatalf("load: %v, %d runs, skipped %v", err, len(recs), camp.Skipped)
+	}
+	if _, err := WriteFiles(dir, camp, recs); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"report.html", "summary.md"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := string(b)
+		if strings.Contains(page, "Run verdict: passed") {
+			t.Errorf("%s: a campaign with an unreadable run says it passed", f)
+		}
+		for _, w := range []string{"Run verdict: FAILED, 1 problem(s)", "a record that cannot be read is never a pass", "unreadable run record", "run r02-share skipped"} {
+			if !strings.Contains(page, w) {
+				t.Errorf("%s lacks %q", f, w)
+			}
+		}
 	}
 }

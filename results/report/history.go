@@ -55,11 +55,33 @@ type HistoryCampaign struct {
 	Report   string // link to its report.html from the history's folder
 }
 
+// Incomplete is the campaign's status when it is not complete ("" when it
+// is): such a campaign is drawn only with --include-incomplete, and marked.
+func (c HistoryCampaign) Incomplete() string {
+	if st := c.Camp.EffectiveStatus(); st != runs.StatusComplete {
+		return st
+	}
+	return ""
+}
+
+// Label is the campaign's name, with "(INCOMPLETE: status …)" for a
+// campaign that did not complete.
+func (c HistoryCampaign) Label() string {
+	if st := c.Incomplete(); st != "" {
+		return c.Name + " (INCOMPLETE: status " + st + ")"
+	}
+	return c.Name
+}
+
 // History is the figures of every scenario and run key over the campaigns.
 type History struct {
 	Options   HistoryOptions
 	Campaigns []HistoryCampaign // by start time
 	Series    []HistorySeries   // by scenario, run key, figure
+	// LeftOut says what the history did not draw, one line each: a
+	// campaign excluded for its status or unreadable, a corrupt run.
+	// history.html lists them (the caller fills it in).
+	LeftOut []string
 }
 
 // HistorySeries is one figure of one run key of one scenario over time.
@@ -74,9 +96,14 @@ type HistoryPoint struct {
 	Campaign         int // index into History.Campaigns
 	Value            float64
 	NoiseLo, NoiseHi float64 // min and max of the last Window points, this one included
-	ChangePercent    float64 // vs the previous point; NaN for the first or after a zero
-	Regression       bool
-	NotKafka         bool
+	ChangePercent    float64 // vs the previous point; NaN for the first and for a change from zero (FromZero)
+	// FromZero marks a point whose previous point was 0 while it is not:
+	// a change no percentage can express. A change from 0 in the worse
+	// direction (lost records 0 → 500) is a regression whatever the
+	// threshold.
+	FromZero   bool
+	Regression bool
+	NotKafka   bool
 }
 
 // FindCampaigns returns the campaign folders (those with a campaign.json)
@@ -318,7 +345,10 @@ func allZero(pts []HistoryPoint) bool {
 
 // markNoise sets each point's noise band (min–max of the last Window
 // points, itself included) and marks a regression where the point is worse
-// than the previous one by more than ThresholdPercent.
+// than the previous one by more than ThresholdPercent. After a 0 the change
+// is no percentage: 0 → 0 is a change of 0%, any other value is marked
+// FromZero and is a regression when it is in the worse direction (any
+// worsening from 0 is beyond every threshold).
 func markNoise(s *HistorySeries, opts HistoryOptions) {
 	for i := range s.Points {
 		p := &s.Points[i]
@@ -328,16 +358,29 @@ func markNoise(s *HistorySeries, opts HistoryOptions) {
 		}
 		p.NoiseLo, p.NoiseHi = lo, hi
 		p.ChangePercent = math.NaN()
-		if i == 0 || s.Points[i-1].Value == 0 {
+		if i == 0 {
 			continue
 		}
 		prev := s.Points[i-1].Value
-		p.ChangePercent = 100 * (p.Value - prev) / math.Abs(prev)
-		worse := p.ChangePercent
+		worse := p.Value - prev
 		if s.HigherBetter {
 			worse = -worse
 		}
-		p.Regression = worse > opts.ThresholdPercent
+		if prev == 0 {
+			if p.Value == 0 {
+				p.ChangePercent = 0
+				continue
+			}
+			p.FromZero = true
+			p.Regression = worse > 0
+			continue
+		}
+		p.ChangePercent = 100 * (p.Value - prev) / math.Abs(prev)
+		if s.HigherBetter {
+			p.Regression = -p.ChangePercent > opts.ThresholdPercent
+		} else {
+			p.Regression = p.ChangePercent > opts.ThresholdPercent
+		}
 	}
 }
 
@@ -346,11 +389,15 @@ func (h History) Regressions() []string {
 	var out []string
 	for _, s := range h.Series {
 		for _, p := range s.Points {
-			if p.Regression {
-				c := h.Campaigns[p.Campaign]
-				out = append(out, fmt.Sprintf("%s %s %s: %.4g (%+.1f%% vs the previous campaign) in %s", s.Scenario, s.RunKey, s.Figure,
-					p.Value, p.ChangePercent, c.Name))
+			if !p.Regression {
+				continue
 			}
+			c := h.Campaigns[p.Campaign]
+			change := fmt.Sprintf("%+.1f%% vs the previous campaign", p.ChangePercent)
+			if p.FromZero {
+				change = "from 0 in the previous campaign"
+			}
+			out = append(out, fmt.Sprintf("%s %s %s: %.4g (%s) in %s", s.Scenario, s.RunKey, s.Figure, p.Value, change, c.Label()))
 		}
 	}
 	return out
@@ -361,7 +408,7 @@ func HistoryCSV(h History) Reporter {
 	return func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		_ = cw.Write([]string{"scenario", "run_key", "figure", "campaign", "started_at", "revision", "value",
-			"noise_lo", "noise_hi", "change_percent", "regression", "not_kafka", "report"})
+			"noise_lo", "noise_hi", "change_percent", "regression", "not_kafka", "report", "from_zero", "status"})
 		g := func(v float64) string {
 			if math.IsNaN(v) {
 				return ""
@@ -373,7 +420,7 @@ func HistoryCSV(h History) Reporter {
 				c := h.Campaigns[p.Campaign]
 				_ = cw.Write([]string{s.Scenario, s.RunKey, s.Figure, c.Name, c.Started.Format(time.RFC3339), c.Revision,
 					g(p.Value), g(p.NoiseLo), g(p.NoiseHi), g(p.ChangePercent), strconv.FormatBool(p.Regression),
-					strconv.FormatBool(p.NotKafka), c.Report})
+					strconv.FormatBool(p.NotKafka), c.Report, strconv.FormatBool(p.FromZero), c.Camp.EffectiveStatus()})
 			}
 		}
 		cw.Flush()
@@ -391,6 +438,8 @@ type historyPage struct {
 	Options     HistoryOptions
 	Regressions []string
 	Campaigns   []HistoryCampaign
+	LeftOut     []string
+	Incomplete  int // campaigns drawn though not complete (--include-incomplete)
 	Scenarios   []historyScenario
 	Page        chartPage
 }
@@ -424,7 +473,12 @@ type historyCell struct {
 // same figures as a table linking each campaign's report.html.
 func HistoryHTML(h History) Reporter {
 	return func(w io.Writer) error {
-		page := historyPage{Title: "sharebench history", Options: h.Options, Regressions: h.Regressions(), Campaigns: h.Campaigns}
+		page := historyPage{Title: "sharebench history", Options: h.Options, Regressions: h.Regressions(), Campaigns: h.Campaigns, LeftOut: h.LeftOut}
+		for _, c := range h.Campaigns {
+			if c.Incomplete() != "" {
+				page.Incomplete++
+			}
+		}
 		var charts []*chart
 		for _, s := range h.Series {
 			if n := len(page.Scenarios); n == 0 || page.Scenarios[n-1].Name != s.Scenario {
@@ -461,12 +515,15 @@ func historyChart(h History, s HistorySeries) chart {
 		camp := h.Campaigns[p.Campaign]
 		c.X = append(c.X, float64(camp.Started.Unix()))
 		c.Links = append(c.Links, camp.Report)
-		note := camp.Name
+		note := camp.Label()
 		if camp.Revision != "" {
 			note += " @ " + shortRevision(camp.Revision)
 		}
 		if p.NotKafka {
 			note += " (NOT KAFKA)"
+		}
+		if p.FromZero {
+			note += " (from 0)"
 		}
 		c.Notes = append(c.Notes, note)
 		val, lo, hi = append(val, p.Value), append(lo, p.NoiseLo), append(hi, p.NoiseHi)
@@ -504,7 +561,9 @@ func addHistoryColumn(hr *historyRun, h History, s HistorySeries) {
 			hr.Rows[row].Cells = append(hr.Rows[row].Cells, historyCell{Text: "–"})
 		}
 		text := strconv.FormatFloat(p.Value, 'g', 6, 64)
-		if !math.IsNaN(p.ChangePercent) {
+		if p.FromZero {
+			text += " (from 0)"
+		} else if !math.IsNaN(p.ChangePercent) {
 			text += fmt.Sprintf(" (%+.1f%%)", p.ChangePercent)
 		}
 		if p.NotKafka {

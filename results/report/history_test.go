@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/results/runs/runstest"
@@ -183,5 +186,116 @@ func TestHistoryHTMLInChromium(t *testing.T) {
 	figs := checkInBrowser(t, browser, page)
 	if len(figs) != 4 {
 		t.Errorf("%d charts drawn", len(figs))
+	}
+}
+
+// historyOf builds a history of one run key over synthetic campaigns, one a
+// day, each run changed by its mutator.
+func historyOf(t *testing.T, statuses []string, figures []string, muts ...func(*runs.Record)) History {
+	t.Helper()
+	var camps []HistoryCampaign
+	for i, mut := range muts {
+		r := runstest.Run("r01-share", "share", 0, 1000, 100)
+		mut(&r)
+		name := fmt.Sprintf("smoke-2026010%dT000000Z", i+1)
+		camps = append(camps, HistoryCampaign{Dir: name, Name: name, Recs: []runs.Record{r},
+			Camp:    runs.Campaign{Name: name, Status: statuses[i]},
+			Started: time.Date(2026, 1, i+1, 0, 0, 0, 0, time.UTC), Report: "../" + name + "/report.html"})
+	}
+	h, err := BuildHistory(camps, HistoryOptions{Figures: figures, Window: 3, ThresholdPercent: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// A change from 0 is shown as such ("from 0", never a blank or a NaN
+// percentage) and is a regression when it went the worse way: lost records
+// 0 → 500 is one whatever the threshold; throughput 0 → 1000 is not; 0 → 0
+// is a change of 0%.
+func TestHistoryChangeFromZero(t *testing.T) {
+	complete := []string{runs.StatusComplete, runs.StatusComplete, runs.StatusComplete, runs.StatusComplete}
+	h := historyOf(t, complete, []string{"audit.lost", "throughput.completed_per_sec"},
+		func(r *runs.Record) { r.Throughput.CompletedPerSec = 0 },
+		func(r *runs.Record) { r.Throughput.CompletedPerSec = 0 },
+		func(r *runs.Record) { r.Audit.Lost, r.Audit.CompletedOnce = 500, 24500 },
+		func(r *runs.Record) {})
+	if len(h.Series) != 2 {
+		t.Fatalf("%d series", len(h.Series))
+	}
+	lost, tput := h.Series[0], h.Series[1]
+	if lost.Figure != "audit.lost" || tput.Figure != "throughput.completed_per_sec" {
+		t.Fatalf("series %s, %s", lost.Figure, tput.Figure)
+	}
+	if p := lost.Points[1]; p.ChangePercent != 0 || p.FromZero || p.Regression {
+		t.Errorf("lost 0 → 0: %+v, want a change of 0%%", p)
+	}
+	if p := lost.Points[2]; !p.FromZero || !p.Regression || !math.IsNaN(p.ChangePercent) {
+		t.Errorf("lost 0 → 500: %+v, want a regression from 0", p)
+	}
+	if p := lost.Points[3]; p.FromZero || p.Regression || p.ChangePercent != -100 {
+		t.Errorf("lost 500 → 0: %+v, want -100%%, better for a lower-is-better figure", p)
+	}
+	if p := tput.Points[2]; !p.FromZero || p.Regression {
+		t.Errorf("throughput 0 → 1000: %+v, want from 0, no regression", p)
+	}
+	lines := strings.Join(h.Regressions(), "\n")
+	if want := "smoke r01-share audit.lost: 500 (from 0 in the previous campaign) in smoke-20260103T000000Z"; !strings.Contains(lines, want) || strings.Count(lines, "\n") != 0 {
+		t.Errorf("regression lines %q, want only %q", lines, want)
+	}
+	var page, table bytes.Buffer
+	if err := HistoryHTML(h)(&page); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{`<td class="regression">500 (from 0)</td>`, "<td>1000 (from 0)</td>", "<td>0 (&#43;0.0%)</td>"} {
+		if !strings.Contains(page.String(), w) {
+			t.Errorf("history.html lacks %q", w)
+		}
+	}
+	if err := HistoryCSV(h)(&table); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&table).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, c := range rows[0] {
+		col[c] = i
+	}
+	if r := rows[3]; r[col["figure"]] != "audit.lost" || r[col["value"]] != "500" || r[col["change_percent"]] != "" ||
+		r[col["from_zero"]] != "true" || r[col["regression"]] != "true" {
+		t.Errorf("history.csv row of 0 → 500 lost: %v", r)
+	}
+}
+
+// Campaigns drawn though incomplete (--include-incomplete) are marked on
+// the page and in the CSV; what the command left out is listed on the page.
+func TestHistoryMarksIncompleteAndLeftOut(t *testing.T) {
+	h := historyOf(t, []string{runs.StatusComplete, runs.StatusInterrupted}, nil, func(*runs.Record) {}, func(*runs.Record) {})
+	h.LeftOut = []string{"excluded old-run: status running (only complete campaigns are points; --include-incomplete draws them)",
+		"corrupt run left out: smoke-x: run r02-share skipped: invalid run.json: <truncated>"}
+	var page, table bytes.Buffer
+	if err := HistoryHTML(h)(&page); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"1 campaign(s) did not complete and are drawn only because of\n--include-incomplete",
+		"INCOMPLETE: interrupted</td>", "smoke-20260102T000000Z (INCOMPLETE: status interrupted)</a>",
+		`<h2 id="left-out">Left out</h2>`, "<li>excluded old-run: status running", "run r02-share skipped: invalid run.json: &lt;truncated&gt;</li>"} {
+		if !strings.Contains(page.String(), w) {
+			t.Errorf("history.html lacks %q", w)
+		}
+	}
+	if err := HistoryCSV(h)(&table); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), ",interrupted\n") || !strings.Contains(table.String(), ",complete\n") {
+		t.Errorf("history.csv lacks the status column:\n%s", table.String())
+	}
+	complete := historyOf(t, []string{runs.StatusComplete}, nil, func(*runs.Record) {})
+	page.Reset()
+	_ = HistoryHTML(complete)(&page)
+	if strings.Contains(page.String(), "INCOMPLETE") || strings.Contains(page.String(), "Left out") {
+		t.Error("a history of complete campaigns, nothing left out, marks something")
 	}
 }

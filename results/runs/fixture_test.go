@@ -20,6 +20,7 @@ func fixtureRun(id string, ctype vocab.GroupType, trial int, tput, p99 float64) 
 	return Record{
 		SchemaVersion: SchemaVersion, RunID: id, Campaign: "fixture-20260101T000000Z", ConsumerType: ctype,
 		Spec:       &scenarios.RunSpec{ConsumerType: ctype, Fleet: scenarios.Fleet{Members: 12}, Partitions: 4, Trial: trial},
+		Phases:     Phases{MeasureSec: 10},
 		Throughput: Throughput{OfferedPerSec: 1000, ProducedPerSec: 1000, CompletedPerSec: tput},
 		Latency: Latencies{
 			CompletionMs: results.Percentiles{Count: 20000, P50: p99 / 4, P90: p99 / 2, P99: p99, P999: p99 * 1.5, P9999: p99 * 1.6, Max: p99 * 1.7},

@@ -174,3 +174,32 @@ func TestLoadSideCampaignStatus(t *testing.T) {
 		t.Errorf("no campaign.json: %v", err)
 	}
 }
+
+// LoadSide reads campaign.json as it reads run.json: bounded, a regular
+// file. A link to /dev/zero or a file past the limit is refused at once
+// (before, compare read it whole until memory ran out).
+func TestLoadSideCampaignJSONBounded(t *testing.T) {
+	dir := writeCampaign(t, fixtureRun("r02-share", "share", 0, 1000, 280))
+	camp := filepath.Join(dir, "campaign.json")
+	if err := os.Remove(camp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", camp); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadSide(dir); err == nil || !strings.Contains(err.Error(), "symbolic link") || !strings.Contains(err.Error(), "campaign.json") {
+		t.Errorf("campaign.json -> /dev/zero: %v", err)
+	}
+	os.Remove(camp)
+	f, err := os.Create(camp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(MaxRecordFileBytes + 1); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := LoadSide(dir); err == nil || !strings.Contains(err.Error(), "larger than the 64 MiB") {
+		t.Errorf("campaign.json of 64 MiB + 1: %v", err)
+	}
+}

@@ -195,14 +195,14 @@ func IntegrityProblems(r Record) []string {
 		v    int64
 	}{{"produced", a.Produced}, {"completed_once", a.CompletedOnce}, {"duplicates", a.Duplicates},
 		{"duplicate_completions", a.DuplicateCompletions}, {"archived", a.Archived}, {"in_flight", a.InFlight},
-		{"lost", a.Lost}, {"unacknowledged", a.Unacknowledged}, {"foreign", a.Foreign}} {
+		{"lost", a.Lost}, {"undelivered", a.Undelivered}, {"unacknowledged", a.Unacknowledged}, {"foreign", a.Foreign}} {
 		if c.v < 0 {
 			bad("audit.%s = %d is negative", c.name, c.v)
 		}
 	}
 	if a.Balanced && !a.Balances() {
-		bad("audit.balanced = true but completed_once %d + duplicates %d + archived %d + in_flight %d + lost %d = %d, not produced %d (unacknowledged %d, foreign %d)",
-			a.CompletedOnce, a.Duplicates, a.Archived, a.InFlight, a.Lost, a.Categorized(), a.Produced, a.Unacknowledged, a.Foreign)
+		bad("audit.balanced = true but completed_once %d + duplicates %d + archived %d + in_flight %d + lost %d + undelivered %d = %d, not produced %d (unacknowledged %d, foreign %d)",
+			a.CompletedOnce, a.Duplicates, a.Archived, a.InFlight, a.Lost, a.Undelivered, a.Categorized(), a.Produced, a.Unacknowledged, a.Foreign)
 	}
 	t := r.Throughput
 	rates := []struct {
@@ -214,6 +214,15 @@ func IntegrityProblems(r Record) []string {
 			bad("throughput.%s = %g: expected a finite number ≥ 0", f.name, f.v)
 		}
 	}
+	ph := r.Phases
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"measure_s", ph.MeasureSec}, {"drain_s", ph.DrainSec}, {"fill_s", ph.FillSec}} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
+			bad("phases.%s = %g: expected a finite number of seconds ≥ 0", f.name, f.v)
+		}
+	}
 	if r.MaxRate != nil {
 		return out // the figures are one search step's, the audit the whole run's
 	}
@@ -221,14 +230,24 @@ func IntegrityProblems(r Record) []string {
 	// rate × X is at most the records of the whole run; the shortest phase
 	// that can be the rate's window (the measurement window; the drain for
 	// completions and the fill for production in backlog mode) bounds it.
+	// A rate above 0 with no phase that could be its window (every one 0
+	// or absent) was measured over nothing: the bound cannot be skipped,
+	// the record is refused.
 	const slack = 1.01 // rounding of the window's edges
-	if w := shortest(r.Phases.MeasureSec, r.Phases.DrainSec); w > 0 {
-		if completions := a.CompletedOnce + a.Duplicates + a.DuplicateCompletions; t.CompletedPerSec*w > float64(completions)*slack+1 {
+	completions := a.CompletedOnce + a.Duplicates + a.DuplicateCompletions
+	if w := shortest(ph.MeasureSec, ph.DrainSec); w > 0 {
+		if t.CompletedPerSec*w > float64(completions)*slack+1 {
 			bad("throughput.completed_per_sec = %g over a window of at least %gs makes more than the %d completions counted", t.CompletedPerSec, w, completions)
 		}
+	} else if t.CompletedPerSec > 0 {
+		bad("throughput.completed_per_sec = %g with phases.measure_s and phases.drain_s both 0: a rate with no window to measure it over", t.CompletedPerSec)
 	}
-	if w := shortest(r.Phases.MeasureSec, r.Phases.FillSec); w > 0 && t.ProducedPerSec*w > float64(a.Produced)*slack+1 {
-		bad("throughput.produced_per_sec = %g over a window of at least %gs makes more than the %d records produced", t.ProducedPerSec, w, a.Produced)
+	if w := shortest(ph.MeasureSec, ph.FillSec); w > 0 {
+		if t.ProducedPerSec*w > float64(a.Produced)*slack+1 {
+			bad("throughput.produced_per_sec = %g over a window of at least %gs makes more than the %d records produced", t.ProducedPerSec, w, a.Produced)
+		}
+	} else if t.ProducedPerSec > 0 {
+		bad("throughput.produced_per_sec = %g with phases.measure_s and phases.fill_s both 0: a rate with no window to measure it over", t.ProducedPerSec)
 	}
 	return out
 }

@@ -21,6 +21,13 @@ func TestIntegrityProblems(t *testing.T) {
 	if p := IntegrityProblems(ok); len(p) != 0 {
 		t.Fatalf("consistent record: %v", p)
 	}
+	// A run that measured nothing (every rate 0) over no window is
+	// consistent: the bound only refuses a rate with no window under it.
+	idle := ok
+	idle.Phases, idle.Throughput = Phases{}, Throughput{}
+	if p := IntegrityProblems(idle); len(p) != 0 {
+		t.Fatalf("idle record: %v", p)
+	}
 	for name, tc := range map[string]struct {
 		mut  func(*Record)
 		want string
@@ -31,6 +38,11 @@ func TestIntegrityProblems(t *testing.T) {
 		"throughput 1.7e308":                    {func(r *Record) { r.Throughput.CompletedPerSec = 1.7e308 }, "more than the 100 completions"},
 		"throughput -100":                       {func(r *Record) { r.Throughput.CompletedPerSec = -100 }, "expected a finite number ≥ 0"},
 		"11/s over 10 s":                        {func(r *Record) { r.Throughput.ProducedPerSec = 11 }, "more than the 100 records produced"},
+		"undelivered -5, balanced by it":        {func(r *Record) { r.Audit.CompletedOnce, r.Audit.Undelivered = 105, -5 }, "audit.undelivered = -5 is negative"},
+		"phases 0, completions at 1e9/s":        {func(r *Record) { r.Phases.MeasureSec, r.Throughput.CompletedPerSec = 0, 1e9 }, "completed_per_sec = 1e+09 with phases.measure_s and phases.drain_s both 0"},
+		"phases 0, production at 10/s":          {func(r *Record) { r.Phases.MeasureSec = 0 }, "produced_per_sec = 10 with phases.measure_s and phases.fill_s both 0"},
+		"measure_s NaN":                         {func(r *Record) { r.Phases.MeasureSec = math.NaN() }, "phases.measure_s = NaN"},
+		"drain_s -3":                            {func(r *Record) { r.Phases.DrainSec = -3 }, "phases.drain_s = -3"},
 		"lost absent":                           {func(r *Record) { r.absentAudit = []string{"audit.lost"} }, "audit.lost absent"},
 	} {
 		r := ok

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,7 +106,7 @@ func (l *Launcher) Params(a shard.AgentArgs) (Params, error) {
 		p.ScenarioYAML = b
 	}
 	if len(p.ConnectionYAML) == 0 && a.ConnectionFile != "" {
-		b, err := os.ReadFile(a.ConnectionFile)
+		b, err := connection.ReadFile(a.ConnectionFile)
 		if err != nil {
 			return p, fmt.Errorf("k8s: connection file for the Secret: %w", err)
 		}

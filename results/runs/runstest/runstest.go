@@ -21,6 +21,7 @@ func Run(id string, ctype vocab.GroupType, trial int, tput, p99 float64) runs.Re
 	return runs.Record{
 		SchemaVersion: runs.SchemaVersion, RunID: id, Campaign: "fixture-20260101T000000Z", ConsumerType: ctype,
 		Spec:       &scenarios.RunSpec{ConsumerType: ctype, Fleet: scenarios.Fleet{Members: 12}, Partitions: 4, Trial: trial},
+		Phases:     runs.Phases{MeasureSec: 10},
 		Throughput: runs.Throughput{OfferedPerSec: 1000, ProducedPerSec: 1000, CompletedPerSec: tput},
 		Latency: runs.Latencies{
 			CompletionMs: results.Percentiles{Count: 20000, P50: p99 / 4, P90: p99 / 2, P99: p99, P999: p99 * 1.5, P9999: p99 * 1.6, Max: p99 * 1.7},
