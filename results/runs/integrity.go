@@ -249,6 +249,16 @@ func IntegrityProblems(r Record) []string {
 	} else if t.ProducedPerSec > 0 {
 		bad("throughput.produced_per_sec = %g with phases.measure_s and phases.fill_s both 0: a rate with no window to measure it over", t.ProducedPerSec)
 	}
+	// An open-loop producer sends no record before its intended time, so a
+	// rate run cannot produce more in its window than the spec offered from
+	// the load's start to the window's end: rate × (warmup + duration).
+	if sp := r.Spec; sp != nil && !sp.Backlog() && sp.Rate > 0 && ph.MeasureSec > 0 {
+		span := max((sp.Warmup + sp.Duration).Seconds(), ph.MeasureSec)
+		if offered := sp.Rate * span; t.ProducedPerSec*ph.MeasureSec > offered*slack+float64(max(sp.Producers, 1)) {
+			bad("throughput.produced_per_sec = %g over a %gs window is more than the spec offered (rate %g × %gs = %.0f records)",
+				t.ProducedPerSec, ph.MeasureSec, sp.Rate, span, offered)
+		}
+	}
 	return out
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
@@ -28,6 +29,16 @@ func TestIntegrityProblems(t *testing.T) {
 	if p := IntegrityProblems(idle); len(p) != 0 {
 		t.Fatalf("idle record: %v", p)
 	}
+	// A producer that caught up after falling behind in the warm-up sends
+	// more than the rate in the window, never more than the spec offered
+	// since the load's start.
+	caughtUp := ok
+	caughtUp.Spec = &scenarios.RunSpec{Producer: scenarios.Producer{Rate: 10, Producers: 1},
+		Phases: scenarios.Phases{Warmup: 2 * time.Second, Duration: 10 * time.Second}}
+	caughtUp.Audit.Produced, caughtUp.Audit.CompletedOnce, caughtUp.Throughput.ProducedPerSec = 120, 120, 12
+	if p := IntegrityProblems(caughtUp); len(p) != 0 {
+		t.Fatalf("caught up after the warm-up: %v", p)
+	}
 	for name, tc := range map[string]struct {
 		mut  func(*Record)
 		want string
@@ -43,7 +54,11 @@ func TestIntegrityProblems(t *testing.T) {
 		"phases 0, production at 10/s":          {func(r *Record) { r.Phases.MeasureSec = 0 }, "produced_per_sec = 10 with phases.measure_s and phases.fill_s both 0"},
 		"measure_s NaN":                         {func(r *Record) { r.Phases.MeasureSec = math.NaN() }, "phases.measure_s = NaN"},
 		"drain_s -3":                            {func(r *Record) { r.Phases.DrainSec = -3 }, "phases.drain_s = -3"},
-		"lost absent":                           {func(r *Record) { r.absentAudit = []string{"audit.lost"} }, "audit.lost absent"},
+		"produced 50/s where the spec offers 10/s": {func(r *Record) {
+			r.Spec = &scenarios.RunSpec{Producer: scenarios.Producer{Rate: 10, Producers: 1}, Phases: scenarios.Phases{Duration: 10 * time.Second}}
+			r.Audit.Produced, r.Audit.CompletedOnce, r.Throughput.ProducedPerSec = 1000, 1000, 50
+		}, "more than the spec offered (rate 10 × 10s = 100 records)"},
+		"lost absent": {func(r *Record) { r.absentAudit = []string{"audit.lost"} }, "audit.lost absent"},
 	} {
 		r := ok
 		tc.mut(&r)
