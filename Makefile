@@ -15,7 +15,7 @@ bench: build
 ## test: unit tests under the race detector (test-race), then the unit and integration tests
 # (build tag integration) on real Kafka 4.2 brokers and containers started by the tests.
 # -p 1: the integration packages each start brokers; one package at a time on 2 cores.
-# The second pass runs the unit tests again without -race (about 3 of its ~36 minutes): go test
+# The second pass runs the unit tests again without -race (a few of its minutes): go test
 # cannot select only the tagged tests, and -race over the broker tests would slow the harness
 # that their throughput and latency assertions measure.
 test: vet test-race
