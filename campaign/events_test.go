@@ -181,22 +181,36 @@ func TestEventRunnerDispatch(t *testing.T) {
 		at       time.Duration
 		calls    []string
 		sleepers int // goroutines waiting for a later time
+		ended    int // events whose end is recorded (after their undo, if any)
 	}{
-		{0, []string{"join"}, 5},
-		{39 * ms, []string{"join"}, 5}, // nothing is due before 40 ms
-		{40 * ms, []string{"join", "slow"}, 4},
-		{80 * ms, []string{"join", "slow", "pause 2"}, 4}, // the pause waits 60 ms
-		{120 * ms, []string{"join", "slow", "pause 2", "crash"}, 3},
-		{139 * ms, []string{"join", "slow", "pause 2", "crash"}, 3},
-		{140 * ms, []string{"join", "slow", "pause 2", "crash", "resume 2"}, 2},
-		{160 * ms, []string{"join", "slow", "pause 2", "crash", "resume 2", "kill 1"}, 1},
-		{200 * ms, []string{"join", "slow", "pause 2", "crash", "resume 2", "kill 1", "disconnect 1"}, 1},
-		{210 * ms, []string{"join", "slow", "pause 2", "crash", "resume 2", "kill 1", "disconnect 1", "reconnect 1"}, 0},
+		{0, []string{"join"}, 5, 1},
+		{39 * ms, []string{"join"}, 5, 1}, // nothing is due before 40 ms
+		{40 * ms, []string{"join", "slow"}, 4, 2},
+		{80 * ms, []string{"join", "slow", "pause 2"}, 4, 2}, // the pause waits 60 ms
+		{120 * ms, []string{"join", "slow", "pause 2", "crash"}, 3, 3},
+		{139 * ms, []string{"join", "slow", "pause 2", "crash"}, 3, 3},
+		{140 * ms, []string{"join", "slow", "pause 2", "crash", "resume 2"}, 2, 4},
+		{160 * ms, []string{"join", "slow", "pause 2", "crash", "resume 2", "kill 1"}, 1, 5},
+		{200 * ms, []string{"join", "slow", "pause 2", "crash", "resume 2", "kill 1", "disconnect 1"}, 1, 5},
+		{210 * ms, []string{"join", "slow", "pause 2", "crash", "resume 2", "kill 1", "disconnect 1", "reconnect 1"}, 0, 6},
+	}
+	// An undo is logged before its event's end is read: time moves on only
+	// once the end is recorded, or a slow goroutine would read the next step's.
+	ended := func() int {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		n := 0
+		for _, e := range r.out {
+			if e.EndNs != 0 {
+				n++
+			}
+		}
+		return n
 	}
 	for _, st := range steps {
 		mt.advanceTo(start + int64(st.at))
-		settle(t, fmt.Sprintf("at +%v: calls %v and %d sleepers", st.at, st.calls, st.sleepers), func() bool {
-			return slices.Equal(log.get(), st.calls) && mt.waiting() == st.sleepers
+		settle(t, fmt.Sprintf("at +%v: calls %v, %d sleepers and %d ended", st.at, st.calls, st.sleepers, st.ended), func() bool {
+			return slices.Equal(log.get(), st.calls) && mt.waiting() == st.sleepers && ended() == st.ended
 		})
 	}
 	got := r.stop()
