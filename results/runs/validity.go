@@ -25,7 +25,9 @@ const (
 	CodeNotKafka Code = "not_kafka"
 	// audit_unbalanced: the audit does not balance.
 	CodeAuditUnbalanced Code = "audit_unbalanced"
-	// lost_records: produced records were never delivered.
+	// lost_records: produced records Kafka can no longer deliver (deleted by
+	// retention, or committed past without processing); records still
+	// deliverable when the drain stopped are undelivered, not lost.
 	CodeLostRecords Code = "lost_records"
 	// drain_timeout: the drain timed out with records unfinished.
 	CodeDrainTimeout Code = "drain_timeout"
