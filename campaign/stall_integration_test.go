@@ -104,8 +104,10 @@ drain_timeout: 3m
 	if err := json.Unmarshal(b, &clients); err != nil || len(clients.Members) != 1 {
 		t.Fatalf("%s: stall-clients.json: %v, %d members: %s", stalled.RunID, err, len(clients.Members), b)
 	}
-	if m := clients.Members[0]; m.WedgedWorkers != 1 || m.BusyWorkers != 1 || m.Held < 1 || m.LastFinishNs == 0 {
-		t.Errorf("%s: member state %+v: want its one worker wedged and busy, records held, a last completion", stalled.RunID, m)
+	// The wedge may fall on the very first record (stuck_rate 0.05), so a
+	// completion before it is not required.
+	if m := clients.Members[0]; m.WedgedWorkers != 1 || m.BusyWorkers != 1 || m.Held < 1 || m.Completed >= m.Delivered {
+		t.Errorf("%s: member state %+v: want its one worker wedged and busy, records held, one delivered and not completed", stalled.RunID, m)
 	}
 	t.Logf("%s: flags %v audit %+v", next.RunID, next.Validity.Flags, next.Audit)
 	if next.Stall != nil || next.Audit.CompletedOnce != next.Audit.Produced || next.Audit.Produced == 0 {

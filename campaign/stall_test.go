@@ -115,8 +115,11 @@ func TestStallWatchOnKfake(t *testing.T) {
 	if err := json.Unmarshal(m.Files[0].Data, &clients); err != nil || len(clients.Members) != 1 {
 		t.Fatalf("stall-clients.json: %v: %s", err, m.Files[0].Data)
 	}
-	if mem := clients.Members[0]; mem.WedgedWorkers != 1 || mem.BusyWorkers != 1 || mem.Completed == 0 {
-		t.Errorf("member %+v: want its worker wedged, and completions before", mem)
+	// The wedge falls on a record at random (stuck_rate 0.05): it may be the
+	// very first, so completions before it are not required; the wedged
+	// record is one delivered and not completed.
+	if mem := clients.Members[0]; mem.WedgedWorkers != 1 || mem.BusyWorkers != 1 || mem.Held < 1 || mem.Completed >= mem.Delivered {
+		t.Errorf("member %+v: want its worker wedged on a record delivered and not completed", mem)
 	}
 	if slices.Contains(r.Validity.Codes(), runs.CodeError) {
 		t.Errorf("a stall is no run error: %v", r.Errors)
