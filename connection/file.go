@@ -2,13 +2,14 @@ package connection
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sharebench/sharebench/internal/boundedread"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -51,22 +52,7 @@ const MaxFileBytes = 64 << 10
 // keeps writing), so a wrong path fails at once instead of exhausting
 // memory.
 func ReadFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("%s: a directory: expected a connection file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(b) > MaxFileBytes {
-		return nil, fmt.Errorf("%s: larger than %d KiB: a connection file is a few hundred bytes of YAML; is this the right file?", path, MaxFileBytes>>10)
-	}
-	return b, nil
+	return boundedread.File(path, MaxFileBytes, "connection file", "a few hundred bytes of YAML")
 }
 
 // Parse parses connection-file text; name is used in messages,

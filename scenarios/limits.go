@@ -1,9 +1,7 @@
 package scenarios
 
 import (
-	"fmt"
-	"io"
-	"os"
+	"github.com/sharebench/sharebench/internal/boundedread"
 )
 
 // Size limits of a scenario's inputs, checked before anything is read whole
@@ -24,20 +22,5 @@ const (
 // ReadFileLimited reads a scenario file of at most MaxFileBytes, reading no
 // more than one byte beyond that from anything (a FIFO, /dev/zero).
 func ReadFileLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("%s: a directory: expected a scenario file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(b) > MaxFileBytes {
-		return nil, fmt.Errorf("%s: larger than %d KiB: a scenario file is a few KiB of YAML; is this the right file?", path, MaxFileBytes>>10)
-	}
-	return b, nil
+	return boundedread.File(path, MaxFileBytes, "scenario file", "a few KiB of YAML")
 }
