@@ -27,6 +27,9 @@ var now = time.Now
 type folder struct {
 	dir  string
 	camp runs.Campaign
+	// madeParent is the results folder when createFolder made it: a
+	// campaign removed before its first run takes it too if it is empty.
+	madeParent string
 }
 
 // createFolder makes <parent>/<name>-<UTC second> exclusively (os.Mkdir,
@@ -35,6 +38,10 @@ type folder struct {
 // campaign.json with status running at once.
 func createFolder(parent string, sc *scenarios.Scenario) (*folder, error) {
 	started := now().UTC()
+	madeParent := ""
+	if _, err := os.Stat(parent); errors.Is(err, fs.ErrNotExist) {
+		madeParent = parent
+	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("results folder: %w", err)
 	}
@@ -51,7 +58,7 @@ func createFolder(parent string, sc *scenarios.Scenario) (*folder, error) {
 		if err != nil {
 			return nil, fmt.Errorf("results folder: %w", err)
 		}
-		f := &folder{dir: dir, camp: runs.Campaign{SchemaVersion: runs.SchemaVersion, Name: sc.Name,
+		f := &folder{dir: dir, madeParent: madeParent, camp: runs.Campaign{SchemaVersion: runs.SchemaVersion, Name: sc.Name,
 			Status: runs.StatusRunning, StartedAt: started.Format(time.RFC3339), Scenario: sc, Runs: []string{}}}
 		if err := os.Mkdir(filepath.Join(dir, "runs"), 0o755); err != nil {
 			_ = os.RemoveAll(dir)
@@ -112,5 +119,11 @@ func (f *folder) finish(status string, runErr error, recs []runs.Record) error {
 // it holds no result, only campaign.json (and a failed cluster's logs,
 // whose tail the provider's error quotes).
 func (f *folder) remove() error {
-	return os.RemoveAll(f.dir)
+	if err := os.RemoveAll(f.dir); err != nil {
+		return err
+	}
+	if f.madeParent != "" {
+		_ = os.Remove(f.madeParent) // only when empty: another campaign may have written there since
+	}
+	return nil
 }

@@ -125,6 +125,21 @@ func TestFailedStartLeavesNoFolder(t *testing.T) {
 	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
 		t.Errorf("left %v in the results folder", entries)
 	}
+
+	// A results folder the campaign made itself goes too; one that existed stays.
+	made := filepath.Join(parent, "made-by-the-campaign")
+	ctx2, cancel2 := context.WithTimeout(context.Background(), time.Second)
+	defer cancel2()
+	if _, err := Run(ctx2, sc, Options{Provider: "external", ResultsDir: made,
+		External: &infra.ExternalProvider{Bootstrap: []string{"127.0.0.1:1"}}}); err == nil {
+		t.Fatal("a cluster that never starts was accepted")
+	}
+	if _, err := os.Stat(made); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the results folder the campaign made is left behind (stat: %v)", err)
+	}
+	if _, err := os.Stat(parent); err != nil {
+		t.Errorf("the results folder that existed before is gone: %v", err)
+	}
 }
 
 // A secret in a metrics URL reaches neither the campaign's files nor its

@@ -269,6 +269,9 @@ func (f *runFlags) external(cmd *cobra.Command) (*infra.ExternalProvider, error)
 	if len(bootstrap) == 0 {
 		bootstrap = conn.Bootstrap
 	}
+	if len(bootstrap) == 0 { // refused before the campaign makes a folder
+		return nil, usageError(fmt.Errorf("provider \"external\": --bootstrap: give the cluster's bootstrap servers (or bootstrap: in the --connection file)"))
+	}
 	for _, u := range f.metricURLs {
 		if _, _, err := collectors.ParseMetricsEndpoint(u); err != nil {
 			return nil, fmt.Errorf("--metrics-url: %w", err)
