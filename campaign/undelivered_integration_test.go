@@ -4,13 +4,17 @@ package campaign
 
 import (
 	"context"
+	"maps"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 	"github.com/sharebench/sharebench/vocab"
@@ -130,5 +134,131 @@ func TestUndeliveredAndLostOnKafka(t *testing.T) {
 				t.Errorf("gate names audit.lost = %v, want %v: %s", !tc.delete, tc.delete, problems)
 			}
 		})
+	}
+}
+
+// rogueMember joins the run's consumer group (found by the run id) once
+// the harness's member has formed it, as a second member that commits
+// every record it polls without processing it, on the partitions of its
+// first assignment only (partitions it gets later, when the harness's
+// member leaves at the end, it neither reads nor commits). It returns how
+// many of the run's records it committed past; 0 when ctx ends first.
+func rogueMember(ctx context.Context, t *testing.T, bootstrap []string, id string) int64 {
+	adm, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...))
+	if err != nil {
+		t.Error(err)
+		return 0
+	}
+	defer adm.Close()
+	ka := kadm.NewClient(adm)
+	var name string
+	for ctx.Err() == nil && name == "" {
+		time.Sleep(100 * time.Millisecond)
+		gs, err := ka.DescribeGroups(ctx)
+		if err != nil {
+			continue
+		}
+		for _, g := range gs.Sorted() {
+			if strings.HasPrefix(g.Group, "sharebench-"+id+"-") && g.State == "Stable" && len(g.Members) > 0 {
+				name = g.Group
+			}
+		}
+	}
+	if name == "" {
+		return 0
+	}
+	tag := results.RunTag(strings.TrimPrefix(name, "sharebench-"))
+	var mu sync.Mutex // the assignment callback runs beside the poll loop
+	var mine map[int32]bool
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...), kgo.ConsumerGroup(name), kgo.ConsumeTopics(name),
+		kgo.Balancers(kgo.CooperativeStickyBalancer()), kgo.DisableAutoCommit(),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, as map[string][]int32) {
+			mu.Lock()
+			defer mu.Unlock()
+			if mine == nil && len(as[name]) > 0 {
+				mine = map[int32]bool{}
+				for _, p := range as[name] {
+					mine[p] = true
+				}
+				t.Logf("rogue member: assigned %v", as[name])
+			}
+		}))
+	if err != nil {
+		t.Error(err)
+		return 0
+	}
+	defer cl.Close()
+	var n int64
+	for ctx.Err() == nil {
+		fs := cl.PollFetches(ctx)
+		commit := map[string]map[int32]kgo.EpochOffset{}
+		mu.Lock()
+		owned := maps.Clone(mine)
+		mu.Unlock()
+		fs.EachRecord(func(r *kgo.Record) {
+			if !owned[r.Partition] {
+				return
+			}
+			if st, err := results.DecodeStamp(r.Value); err == nil && st.Run == tag {
+				n++
+			}
+			if commit[name] == nil {
+				commit[name] = map[int32]kgo.EpochOffset{}
+			}
+			commit[name][r.Partition] = kgo.EpochOffset{Epoch: r.LeaderEpoch, Offset: r.Offset + 1}
+		})
+		if len(commit) > 0 {
+			cl.CommitOffsetsSync(ctx, commit, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, _ *kmsg.OffsetCommitResponse, err error) {
+				if err != nil && ctx.Err() == nil {
+					t.Logf("rogue member: commit: %v", err)
+				}
+			})
+		}
+	}
+	return n
+}
+
+// A consumer group that commits past records without processing them
+// has lost them: a second member joins the run's group, takes one of its
+// two partitions, and commits every record it polls. The audit counts
+// those records lost (Kafka will not deliver them to the group again),
+// between the rogue's count minus what the harness's worker was handed
+// and the rogue's count; the rest of the never-delivered records sit past
+// the harness member's position and are undelivered.
+func TestCommittedPastIsLostOnKafka(t *testing.T) {
+	cl := needKafka(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	const id = "words-committed-past"
+	s := slowDrainSpec(vocab.ConsumerGroup)
+	s.Partitions = 2
+	s.GroupProtocol, s.Assignor = "classic", "cooperative-sticky"
+	rogueCtx, stopRogue := context.WithCancel(ctx)
+	rogue := make(chan int64, 1)
+	go func() { rogue <- rogueMember(rogueCtx, t, cl.Bootstrap(), id) }()
+	m, err := RunOne(ctx, cl, s, id, testLog(t))
+	stopRogue()
+	n := <-rogue
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := m.Record.Audit
+	delivered := a.CompletedOnce + a.Duplicates + a.Archived + a.InFlight
+	t.Logf("audit %+v; the rogue member committed past %d of the run's records; errors %v", a, n, m.Record.Errors)
+	if !a.Balanced || a.Categorized() != a.Produced {
+		t.Errorf("audit must balance: %+v", a)
+	}
+	if n < 100 {
+		t.Fatalf("the rogue member committed past %d records, want ≥ 100 for a test that can tell", n)
+	}
+	if a.Lost > n || a.Lost < n-delivered {
+		t.Errorf("lost %d, want between committed past − delivered (%d − %d) and committed past", a.Lost, n, delivered)
+	}
+	if a.Undelivered == 0 {
+		t.Errorf("undelivered 0: the harness member's partition still held records when the drain stopped")
+	}
+	if problems := strings.Join(runs.Problems(m.Record, runs.DefaultDenyFlags), "\n"); !strings.Contains(problems, "audit.lost") {
+		t.Errorf("the gate does not name audit.lost: %s", problems)
 	}
 }
