@@ -16,7 +16,7 @@ func TestPrimeClusterJITWarmup(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	began := time.Now()
-	p, err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes(), cl.MetricsURLs())
+	p, err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes(), cl.MetricsURLs(), true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,11 @@ type Options struct {
 	MemoryBudget uint64
 	// Shards is how runs with shards > 1 start their agents.
 	Shards ShardOptions
+	// NoJITWarmup skips the JIT warm-up under load before the first run
+	// (prime.go; recorded as priming.jit_warmup false). Only to measure
+	// what the warm-up buys the first arm: a campaign's first run then
+	// pays the fresh JVM's compilation in its broker CPU.
+	NoJITWarmup bool
 }
 
 // ShardOptions are how a sharded run's agents start
@@ -181,14 +186,20 @@ func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int)
 	if err := c.folder.addEnvironment(env); err != nil { // before priming: a campaign that fails there still says where it ran
 		return err
 	}
-	fmt.Fprintf(c.log, "priming the cluster: internal topics, then a JIT warm-up under load (at most %d records or %v)\n",
-		warmupRecords, warmupTime)
-	primed, err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes(), cl.MetricsURLs(), clusterConnOpts(cl)...)
+	if c.opt.NoJITWarmup {
+		fmt.Fprintf(c.log, "priming the cluster: internal topics; JIT warm-up skipped (--jit-warmup=false): the first run pays the fresh JVM's compilation\n")
+	} else {
+		fmt.Fprintf(c.log, "priming the cluster: internal topics, then a JIT warm-up under load (at most %d records or %v)\n",
+			warmupRecords, warmupTime)
+	}
+	primed, err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes(), cl.MetricsURLs(), !c.opt.NoJITWarmup, clusterConnOpts(cl)...)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.log, "JIT warm-up: %d records produced, %d consumed by a consumer group, %d by a share group in %.1fs\n",
-		primed.RecordsProduced, primed.ConsumedConsumerGroup, primed.ConsumedShareGroup, primed.DurationSec)
+	if primed.JITWarmup {
+		fmt.Fprintf(c.log, "JIT warm-up: %d records produced, %d consumed by a consumer group, %d by a share group in %.1fs\n",
+			primed.RecordsProduced, primed.ConsumedConsumerGroup, primed.ConsumedShareGroup, primed.DurationSec)
+	}
 	primed.ScrapeCost = calibrateScrapes(ctx, cl, c.log) // scrapecost.go
 	env.Priming = primed
 	if err := c.folder.setPriming(primed); err != nil {

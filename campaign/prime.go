@@ -46,8 +46,9 @@ const (
 //
 // metricsURLs are scraped during step 2 as a run scrapes them, so the
 // brokers' metrics exporter is compiled too before the scrape calibration
-// and the runs.
-func primeCluster(ctx context.Context, brokers []string, nodes int, metricsURLs []string, conn ...kgo.Opt) (*runs.Priming, error) {
+// and the runs. jit false skips step 2 (Options.NoJITWarmup: only to
+// measure what the warm-up buys) and records that it was skipped.
+func primeCluster(ctx context.Context, brokers []string, nodes int, metricsURLs []string, jit bool, conn ...kgo.Opt) (*runs.Priming, error) {
 	adm, err := newAdmin(brokers, conn...)
 	if err != nil {
 		return nil, err
@@ -77,6 +78,9 @@ func primeCluster(ctx context.Context, brokers []string, nodes int, metricsURLs 
 		if err := consumeOne(ctx, brokers, topic, opt, conn...); err != nil {
 			return nil, err
 		}
+	}
+	if !jit {
+		return &runs.Priming{JITWarmup: false, RecordsLimit: warmupRecords, TimeLimitSec: warmupTime.Seconds()}, nil
 	}
 	scraper := collectors.NewBrokerScraper(metricsURLs, brokerScrapeInterval) // none: does nothing
 	scraper.Start(ctx)

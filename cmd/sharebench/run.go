@@ -35,6 +35,7 @@ type runFlags struct {
 	noFail bool            // --no-fail: exit 0 when the run verdict failed
 	dryRun bool            // --dry-run: validate, expand, size, print; start nothing
 	dist   distributeFlags // --shards, --distribute (agent.go)
+	jit    bool            // --jit-warmup: warm the brokers' JIT under load before the first run
 }
 
 // registerVerdict adds the flags of run and bench that advise --verify
@@ -43,6 +44,7 @@ func (f *runFlags) registerVerdict(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.noFail, "no-fail", false, "exit 0 even when a run lost a record, an audit did not balance or an expectation is NOT MET (exploration); the reasons are still printed")
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "load, validate and expand the scenario, size every run and print the matrix; start nothing")
 	f.dist.register(cmd.Flags())
+	cmd.Flags().BoolVar(&f.jit, "jit-warmup", true, "warm the brokers' JIT under load before the first run (recorded as priming.jit_warmup); =false only to measure what the warm-up buys the first arm")
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -198,7 +200,7 @@ func runCampaign(cmd *cobra.Command, sc *scenarios.Scenario, f runFlags) (*campa
 	progress, log, stopProgress := newProgress(cmd.OutOrStdout()) // a terminal is drawn on, not wrapped
 	res, err := campaign.Run(cmd.Context(), sc, campaign.Options{
 		Provider: f.provider, ResultsDir: f.results, Log: log, Progress: progress, Metrics: metrics, External: ext,
-		Shards: shards,
+		Shards: shards, NoJITWarmup: !f.jit,
 	})
 	stopProgress()
 	if res != nil && len(res.Runs) > 0 {

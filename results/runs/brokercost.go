@@ -139,6 +139,14 @@ type CostDifference struct {
 	EqualThroughput bool
 	// CompletedRatio is share ÷ consumer completed records/s.
 	CompletedRatio float64
+	// ConsumerMovedPerMillion and ShareMovedPerMillion are each arm's own
+	// broker_cost.moved_cpu_seconds_per_million_records, and
+	// ConsumerCompletedPerSec, ShareCompletedPerSec and OfferedPerSec the
+	// rates beside them: what the line shows side by side, without a
+	// difference, when the arms are not at equal completed throughput.
+	ConsumerMovedPerMillion, ShareMovedPerMillion float64
+	ConsumerCompletedPerSec, ShareCompletedPerSec float64
+	OfferedPerSec                                 float64
 }
 
 // BrokerCostDifference compares the pair's broker cost; false when either
@@ -156,6 +164,9 @@ func (p Pair) BrokerCostDifference() (CostDifference, bool) {
 		d.ConsumePerMillion = s.ConsumeCPUSecondsPerMillion - c.ConsumeCPUSecondsPerMillion
 	}
 	cr, sr := p.Consumer.Throughput.CompletedPerSec, p.Share.Throughput.CompletedPerSec
+	d.ConsumerMovedPerMillion, d.ShareMovedPerMillion = c.MovedCPUSecondsPerMillion, s.MovedCPUSecondsPerMillion
+	d.ConsumerCompletedPerSec, d.ShareCompletedPerSec = cr, sr
+	d.OfferedPerSec = p.Consumer.Throughput.OfferedPerSec
 	if cr > 0 {
 		d.CompletedRatio = sr / cr
 	}
@@ -169,13 +180,15 @@ func (p Pair) BrokerCostDifference() (CostDifference, bool) {
 // broker cost share − consumer at equal completed throughput (share/consumer
 // 1.00x): +310 s/M records completed; consume side +86 s/M; per record
 // moved +94 s/M".
+//
+// A pair NOT at equal completed throughput gets no difference: each arm's
+// own cost per record moved side by side, and why the two do not compare.
 func (d CostDifference) Line() string {
-	line := fmt.Sprintf("%s vs %s: broker cost share − consumer", d.Consumer, d.Share)
-	if d.EqualThroughput {
-		line += fmt.Sprintf(" at equal completed throughput (share/consumer %.2fx): %+.0f s/M records completed;", d.CompletedRatio, d.AtEqualPerMillion)
-	} else {
-		line += fmt.Sprintf(" NOT at equal completed throughput (share/consumer %.2fx; compare at a rate both complete):", d.CompletedRatio)
+	if !d.EqualThroughput {
+		return d.apartLine()
 	}
+	line := fmt.Sprintf("%s vs %s: broker cost share − consumer at equal completed throughput (share/consumer %.2fx): %+.0f s/M records completed;",
+		d.Consumer, d.Share, d.CompletedRatio, d.AtEqualPerMillion)
 	if d.PooledPhases > 0 {
 		line += fmt.Sprintf(" consume side %+.0f s/M (produce-only %.3f cores, the median of %d phases; each run's own phase: %+.0f);",
 			d.PooledConsumePerMillion, d.PooledCores, d.PooledPhases, d.ConsumePerMillion)
@@ -183,6 +196,20 @@ func (d CostDifference) Line() string {
 		line += fmt.Sprintf(" consume side %+.0f s/M;", d.ConsumePerMillion)
 	}
 	return line + fmt.Sprintf(" per record moved %+.0f s/M", d.MovedPerMillion)
+}
+
+// apartLine is Line for a pair whose completed rates are more than
+// EqualThroughputTolerance apart, e.g. "r01-consumer vs r02-share: broker
+// CPU per record moved, each arm's own: consumer 1850 s/M, share 1120 s/M.
+// Not a share − consumer figure: the arms completed 339 and 1000 of 1000
+// records/s (share/consumer 2.95x), …".
+func (d CostDifference) apartLine() string {
+	return fmt.Sprintf("%s vs %s: broker CPU per record moved, each arm's own: consumer %.0f s/M, share %.0f s/M. "+
+		"Not a share − consumer figure: the arms completed %.0f and %.0f of %.0f records/s (share/consumer %.2fx), "+
+		"so the arm that completes less moves fewer records (produced + completed) per second over the same fixed broker cost "+
+		"(the idle broker, its coordinators, the scrapes) and in another mix of produced to consumed; compare at a rate both complete",
+		d.Consumer, d.Share, d.ConsumerMovedPerMillion, d.ShareMovedPerMillion,
+		d.ConsumerCompletedPerSec, d.ShareCompletedPerSec, d.OfferedPerSec, d.CompletedRatio)
 }
 
 // CostSummary sums up the differences of the pairs at equal completed

@@ -105,10 +105,27 @@ func TestBrokerCostDifference(t *testing.T) {
 		!strings.Contains(l, "at equal completed throughput") {
 		t.Errorf("line %q", l)
 	}
-	// 1000 vs 1120: 11 % apart (mean 1060, tolerance 53): not equal
+	// 1000 vs 1120: 11 % apart (mean 1060, tolerance 53): not equal. The
+	// line shows each arm's own cost per record moved (300 and 320 s/M),
+	// the rates, and no share − consumer difference.
 	p.Share.Throughput.CompletedPerSec = 1120
-	if d, _ := p.BrokerCostDifference(); d.EqualThroughput || !strings.Contains(d.Line(), "NOT at equal") {
+	p.Consumer.Throughput.OfferedPerSec = 1200
+	d, _ = p.BrokerCostDifference()
+	if d.EqualThroughput {
 		t.Errorf("11 %% apart counted as equal: %+v", d)
+	}
+	l := d.Line()
+	for _, want := range []string{"c vs s: broker CPU per record moved, each arm's own: consumer 300 s/M, share 320 s/M.",
+		"Not a share − consumer figure: the arms completed 1000 and 1120 of 1200 records/s (share/consumer 1.12x)",
+		"compare at a rate both complete"} {
+		if !strings.Contains(l, want) {
+			t.Errorf("line %q lacks %q", l, want)
+		}
+	}
+	for _, not := range []string{"+20", "+100", "consume side"} {
+		if strings.Contains(l, not) {
+			t.Errorf("line %q gives a difference (%q) for arms not at equal throughput", l, not)
+		}
 	}
 	p.Share.BrokerCost = nil
 	if _, ok := p.BrokerCostDifference(); ok {
