@@ -86,21 +86,27 @@ func (c *processCluster) ThreadDumps(ctx context.Context) []ThreadDump {
 			out = append(out, d)
 			continue
 		}
-		text, err := runJcmd(ctx, jcmd, t.pid)
-		if err == nil {
-			d.Method, d.Text = DumpJcmd, text
-			out = append(out, d)
-			continue
-		}
-		d.Err = "jcmd: " + err.Error()
-		if text, serr := dumpBySignal(ctx, t.pid, t.log); serr == nil {
-			d.Method, d.Text = DumpSignal, text
-		} else {
-			d.Method, d.Err = DumpUnavailable, d.Err+"; SIGQUIT: "+serr.Error()
-		}
-		out = append(out, d)
+		out = append(out, dumpProcess(ctx, jcmd, d, t.log))
 	}
 	return out
+}
+
+// dumpProcess dumps the JVM d.PID with jcmd, falling back to SIGQUIT (the
+// dump the JVM appends to logPath) when jcmd fails; d says how, or why
+// neither worked.
+func dumpProcess(ctx context.Context, jcmd string, d ThreadDump, logPath string) ThreadDump {
+	text, err := runJcmd(ctx, jcmd, d.PID)
+	if err == nil {
+		d.Method, d.Text = DumpJcmd, text
+		return d
+	}
+	d.Err = "jcmd: " + err.Error()
+	if text, serr := dumpBySignal(ctx, d.PID, logPath); serr == nil {
+		d.Method, d.Text = DumpSignal, text
+	} else {
+		d.Method, d.Err = DumpUnavailable, d.Err+"; SIGQUIT: "+serr.Error()
+	}
+	return d
 }
 
 // jcmdBeside is the jcmd of the JDK whose java is javaPath ("jcmd" on PATH
