@@ -67,6 +67,42 @@ func TestUsefulShare(t *testing.T) {
 	}
 }
 
+// The measured buffered time holds the wait for the record's own earlier
+// waves; ClientWaitMs takes the median record's off, so a blocking member
+// (no prefetch) that waited only for its own acquisition's waves gets b 0,
+// and a prefetched acquisition keeps what it waited for the previous one.
+func TestClientWaitMs(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		buffered, a, p float64
+		w              int
+		want           float64
+	}{
+		// Measured on Kafka 4.2.2 (docs/measured-results.md, lock expiry):
+		// 100 × 500 ms on 1 worker, buffered p50 20,644 ms < 49.5 × 500.
+		{"own waves only", 20644, 100, 500, 1, 0},
+		{"exactly the median wave wait", 24750, 100, 500, 1, 0},
+		// Prefetched: 10 s for the previous acquisition on top.
+		{"prefetched 10 s", 34750, 100, 500, 1, 10000},
+		// 4 workers: 25 waves, the median record waits 12 × 500 ms.
+		{"four workers", 8000, 100, 500, 4, 2000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ClientWaitMs(tc.buffered, tc.a, tc.p, tc.w); math.Abs(got-tc.want) > 1e-9 {
+				t.Errorf("ClientWaitMs = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	// The bound on the measured run: useful share 0.6 of 16 × 2 records/s
+	// = 19.2, where b = the raw p50 gave floor((30 − 20.6) ÷ 0.5) = 18 of
+	// 100 and 5.76 records/s against a measured 17.5.
+	c := ComputeCeiling(CeilingInput{Share: true, Members: 16, Workers: 1, Partitions: 1, ProcessingMs: 500, ProducerRate: 1000,
+		RecordLocks: 2000, RecordsPerAcquisition: 100, LockDurationMs: 30000, BufferedMs: 20644})
+	if c.Bound != BoundLockExpiry || math.Abs(c.UsefulShare-0.6) > 1e-9 || math.Abs(c.RecordsPerSec-19.2) > 1e-9 {
+		t.Errorf("ceiling %+v: want lock_expiry at 0.6 × 32 = 19.2 records/s", c)
+	}
+}
+
 func TestCeilingBounds(t *testing.T) {
 	base := CeilingInput{Share: true, Members: 1, Workers: 1, Partitions: 3, ProducerRate: 3000}
 	for _, tc := range []struct {

@@ -21,6 +21,19 @@ func UsefulShare(a, p, l, b float64, w int) float64 {
 	return max(0, inTime) / a
 }
 
+// ClientWaitMs is UsefulShare's b from the measured buffered time
+// (latency.buffered_ms p50, handed to a worker − buffered by the client):
+// that time also holds the wait for the earlier waves of the record's own
+// acquisition, which UsefulShare counts as j·p, so it is taken off: the
+// median record of an acquisition of a records on w workers waits
+// p·(ceil(a ÷ w) − 1) ÷ 2 for them. What is left is the wait before the
+// acquisition's first wave (a prefetched acquisition waiting for the
+// previous one), at least 0.
+func ClientWaitMs(bufferedP50, a, p float64, w int) float64 {
+	waves := math.Ceil(a / float64(max(1, w)))
+	return max(0, bufferedP50-p*(waves-1)/2)
+}
+
 // applyLockExpiry sets the lock-expiry bound: the records finished inside
 // their lock per second, min(workers, lock holders) × UsefulShare. It binds
 // whenever an acquisition outlives its lock, since the redone work then
@@ -29,7 +42,8 @@ func (c *Ceiling) applyLockExpiry(in CeilingInput) {
 	if in.LockDurationMs <= 0 || in.ProcessingMs <= 0 || in.RecordsPerAcquisition <= 0 {
 		return
 	}
-	u := UsefulShare(in.RecordsPerAcquisition, in.ProcessingMs, in.LockDurationMs, in.BufferedMs, in.Workers)
+	b := ClientWaitMs(in.BufferedMs, in.RecordsPerAcquisition, in.ProcessingMs, in.Workers)
+	u := UsefulShare(in.RecordsPerAcquisition, in.ProcessingMs, in.LockDurationMs, b, in.Workers)
 	if u >= 1 {
 		return
 	}
