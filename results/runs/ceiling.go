@@ -130,7 +130,8 @@ type Ceiling struct {
 	// ActiveMembers is the members that can receive records: all of them in
 	// a share group, at most the partition count in a consumer group.
 	ActiveMembers int `json:"active_members"`
-	// Efficiency is measured completed throughput / RecordsPerSec.
+	// Efficiency is measured completed throughput / the completions
+	// ceiling (RecordsPerSec, ÷ UsefulShare under lock_expiry).
 	Efficiency float64 `json:"efficiency"`
 }
 
@@ -242,10 +243,12 @@ func SharePartitionConsumers(members, partitions int) []int {
 	return out
 }
 
-// WithMeasured sets the efficiency from a measured completed rate.
+// WithMeasured sets the efficiency from a measured completed rate: over
+// the completions ceiling, which under lock_expiry counts the redone
+// completions as the measured rate does (else it is RecordsPerSec).
 func (c Ceiling) WithMeasured(completedPerSec float64) Ceiling {
-	if c.RecordsPerSec > 0 {
-		c.Efficiency = completedPerSec / c.RecordsPerSec
+	if cc := c.CompletionsCeiling(); cc > 0 {
+		c.Efficiency = completedPerSec / cc
 	}
 	return c
 }

@@ -123,4 +123,11 @@ func TestEfficiency(t *testing.T) {
 	if c.Efficiency != 0.95 {
 		t.Fatalf("efficiency %v", c.Efficiency)
 	}
+	// Under lock_expiry the completions counted include the redone work:
+	// 26.9 completions/s against 19.2 ÷ 0.6 = 32 (the lock-expiry case
+	// measured on Kafka), 0.84, not 1.40.
+	c = Ceiling{RecordsPerSec: 19.2, Bound: BoundLockExpiry, UsefulShare: 0.6}.WithMeasured(26.9)
+	if math.Abs(c.Efficiency-26.9/32) > 1e-9 {
+		t.Fatalf("lock_expiry efficiency %v, want %v", c.Efficiency, 26.9/32)
+	}
 }
