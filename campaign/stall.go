@@ -248,7 +248,8 @@ type stallClients struct {
 	ClockNs int64                   `json:"clock_ns"` // the run's clock; the members' *_ns are on it
 	Counts  results.Counts          `json:"counts"`
 	Members []consumers.MemberState `json:"members,omitempty"`
-	// Unavailable says why Members is empty.
+	// Unavailable says why Members is empty, or what it lacks (a client
+	// runner's members).
 	Unavailable string `json:"unavailable,omitempty"`
 }
 

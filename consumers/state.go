@@ -1,5 +1,11 @@
 package consumers
 
+import (
+	"slices"
+
+	"github.com/sharebench/sharebench/results"
+)
+
 // MemberState is one member's client state at an instant: what a stalled
 // run's clients.json records of each member (docs/measurement.md#stalls).
 type MemberState struct {
@@ -30,24 +36,23 @@ type MemberState struct {
 }
 
 // MemberStates are the states of the fleet's members, running ones first
-// (oldest first), then the crashed ones; nil for the Java runner, whose
-// members' state stays in its JVM (Fleet.StatesUnavailable says so).
+// (oldest first), then the crashed ones. A client runner's (Java,
+// librdkafka) running members give what their frames told the harness:
+// polls, records delivered, completed and held, the last times; their busy
+// workers and fetched records stay in the runner (0 here;
+// Fleet.StatesUnavailable says so).
 func (f *Fleet) MemberStates() []MemberState {
 	if f.java != nil {
-		return nil
+		return f.java.memberStates()
 	}
 	f.mu.Lock()
 	ms := append(append([]*member(nil), f.active...), f.crashed...)
 	f.mu.Unlock()
 	out := make([]MemberState, 0, len(ms))
 	for _, m := range ms {
-		st := MemberState{ID: m.id, Crashed: m.crashed.Load(), Left: m.pollCtx != nil && m.pollCtx.Err() != nil,
-			BusyWorkers: m.busy.Load(), WedgedWorkers: m.wedged.Load()}
-		if sh := m.memberRec; sh != nil {
-			st.Polls, st.Delivered, st.Completed = sh.Polls.Load(), sh.Delivered.Load(), sh.Completed.Load()
-			st.Held = sh.Polled.Load() - st.Completed - sh.Released.Load() - sh.Rejected.Load()
-			st.LastDeliveryNs, st.LastFinishNs = sh.LastTimes()
-		}
+		st := recorderState(m.id, m.memberRec)
+		st.Crashed, st.Left = m.crashed.Load(), m.pollCtx != nil && m.pollCtx.Err() != nil
+		st.BusyWorkers, st.WedgedWorkers = m.busy.Load(), m.wedged.Load()
 		if cl := m.client.Load(); cl != nil {
 			st.BufferedRecords, st.BufferedBytes = cl.BufferedFetchRecords(), cl.BufferedFetchBytes()
 		}
@@ -56,10 +61,36 @@ func (f *Fleet) MemberStates() []MemberState {
 	return out
 }
 
-// StatesUnavailable says why MemberStates is empty, "" when it is not.
+// recorderState is what a member's recorder knows of it (sh nil: only
+// the id).
+func recorderState(id int, sh *results.MemberRecorder) MemberState {
+	st := MemberState{ID: id}
+	if sh != nil {
+		st.Polls, st.Delivered, st.Completed = sh.Polls.Load(), sh.Delivered.Load(), sh.Completed.Load()
+		st.Held = sh.Polled.Load() - st.Completed - sh.Released.Load() - sh.Rejected.Load()
+		st.LastDeliveryNs, st.LastFinishNs = sh.LastTimes()
+	}
+	return st
+}
+
+// memberStates are the running members' states from their frames, oldest
+// first.
+func (j *javaFleet) memberStates() []MemberState {
+	j.mu.RLock()
+	ids := slices.Clone(j.active)
+	j.mu.RUnlock()
+	out := make([]MemberState, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, recorderState(id, j.owner(id).memberRec(id)))
+	}
+	return out
+}
+
+// StatesUnavailable says what MemberStates lacks, "" when nothing.
 func (f *Fleet) StatesUnavailable() string {
 	if f.java != nil {
-		return "the Java runner's members keep their state in its JVM: see the runner's log and the JVM's own thread dump"
+		return f.java.name + ": polls, delivered, completed, held and the last times come from the runner's frames; " +
+			"its busy workers and fetched records stay in the runner (0 here): see the runner's log"
 	}
 	return ""
 }
