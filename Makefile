@@ -5,7 +5,7 @@ ARGS ?=
 KAFKA_VERSION ?=
 GO ?= go
 
-.PHONY: bench test test-long test-race test-unit test-short build vet lint gofmt-check bench-go mutate clean image agent-image docs k8s-e2e
+.PHONY: bench test test-long test-race test-unit test-short build build-k8s test-k8s vet lint gofmt-check bench-go mutate clean image agent-image docs k8s-e2e
 
 ## bench: built-in consumer-group vs share-group comparison on a Kafka 4.2 cluster it starts itself
 # Built, not `go run`: a built binary carries its VCS revision, which run records keep.
@@ -18,8 +18,13 @@ bench: build
 # The second pass runs the unit tests again without -race (a few of its minutes): go test
 # cannot select only the tagged tests, and -race over the broker tests would slow the harness
 # that their throughput and latency assertions measure.
-test: vet test-race
+test: vet test-race test-k8s
 	$(GO) test -tags integration -p 1 -timeout 45m -count=1 ./...
+
+## test-k8s: the tests of the k8s command and launcher flags, in the build that has them (build tag k8s);
+# the tests of package campaign/shard/k8s itself run in every build (it is only left out of the binary)
+test-k8s:
+	$(GO) test -tags k8s -count=1 -run 'K8s|Hostile|NoPlantedSecretLeaves' ./cmd/sharebench
 
 ## test-long: the integration tests plus the long ones (build tags integration and long): measurements
 # such as the client runners' CPU per record and the mutual-TLS runs of the client runners. On demand,
@@ -76,23 +81,32 @@ docs:
 	$(GO) generate ./results/runs
 	$(GO) generate ./scenarios
 
+## build: bin/sharebench without the Kubernetes launcher (--distribute k8s, sharebench k8s): client-go is
+# about half the packages a build would compile otherwise (docs/kubernetes.md)
 build:
 	$(GO) build -o bin/sharebench ./cmd/sharebench
 
-## vet: the three builds: without the integration tests, with them, and with the long ones too
+## build-k8s: bin/sharebench with the Kubernetes launcher (build tag k8s)
+build-k8s:
+	$(GO) build -tags k8s -o bin/sharebench ./cmd/sharebench
+
+## vet: the four builds: without the integration tests, with them, with the long ones too, and the
+# Kubernetes build (tag k8s: the launcher and its command)
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./...
 	$(GO) vet -tags 'integration long' ./...
+	$(GO) vet -tags k8s ./...
 
-## lint: gofmt check, go vet and staticcheck, each over both builds (with and without the integration
-# tests). staticcheck is the tool pinned in go.mod (`tool` directive, checksums in go.sum), so
+## lint: gofmt check, go vet and staticcheck, each over every build (with and without the integration
+# tests, and the Kubernetes build, tag k8s). staticcheck is the tool pinned in go.mod (`tool` directive, checksums in go.sum), so
 # `go tool` builds it from the module cache; its checks are staticcheck's defaults (no config file).
 GOFMT ?= $(shell $(GO) env GOROOT)/bin/gofmt
 lint: gofmt-check vet
 	$(GO) tool staticcheck ./...
 	$(GO) tool staticcheck -tags integration ./...
 	$(GO) tool staticcheck -tags 'integration long' ./...
+	$(GO) tool staticcheck -tags k8s ./...
 
 ## gofmt-check: fails listing the files gofmt would change (the first step of lint)
 gofmt-check:

@@ -355,7 +355,7 @@ func TestHostilePass(t *testing.T) {
 		{"external --metrics-url unknown naming", []string{"--provider", "external", "--bootstrap", "h:9092", "--metrics-url", "banana=http://h:9/m"}, ExitUsage, "--metrics-url"},
 		{"external --connection valid", []string{"--provider", "external", "--connection", connFile}, ExitOK, ""},
 		{"--shards 2 --distribute k8s without --image", []string{"--provider", "kfake", "--shards", "2", "--distribute", "k8s"}, ExitUsage, "--image: --distribute k8s needs the agent image"},
-		{"--shards 2 --distribute k8s --image", []string{"--provider", "kfake", "--shards", "2", "--distribute", "k8s", "--image", "i:v"}, ExitOK, ""},
+		{"--shards 2 --distribute k8s --image", []string{"--provider", "kfake", "--shards", "2", "--distribute", "k8s", "--image", "i:v"}, k8sDryRun.want, k8sDryRun.says},
 	} {
 		add("CLI", "dry run: "+c.name, c.want, c.says, append(append([]string(nil), dry...), c.extra...)...)
 	}

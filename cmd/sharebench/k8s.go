@@ -1,3 +1,9 @@
+//go:build k8s
+
+// The Kubernetes launcher and the k8s subcommands link client-go (about 285 packages):
+// only a build with the tag k8s compiles them in (make build-k8s); k8s_off.go is
+// what the default build has instead.
+
 package main
 
 import (
@@ -19,13 +25,12 @@ import (
 	"github.com/sharebench/sharebench/connection"
 )
 
+// k8sBuilt: this binary has the Kubernetes launcher.
+const k8sBuilt = true
+
 func init() {
 	launchers["k8s"] = newK8sLauncher
 }
-
-// k8sNeedsImage is the error of --distribute k8s without --image (the dry
-// run's preflight and the launcher say the same).
-const k8sNeedsImage = "--image: --distribute k8s needs the agent image (build it with make agent-image and push it where the cluster's nodes pull from; see docs/kubernetes.md)"
 
 // newK8sLauncher is --distribute k8s: an Indexed Job in the kube context
 // that --kubeconfig and --kube-context (or $KUBECONFIG and the current

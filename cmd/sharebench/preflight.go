@@ -119,6 +119,9 @@ func distributePreflight(d distributeFlags, sc *scenarios.Scenario, changed func
 	if changed("agent-binary") && d.Distribute == "k8s" {
 		errs = append(errs, "--agent-binary: only --distribute local starts a binary; k8s agents run the image (--image)")
 	}
+	if d.Distribute == "k8s" && !k8sBuilt {
+		errs = append(errs, k8sNotBuilt)
+	}
 	if d.Distribute == "k8s" && strings.TrimSpace(d.Image) == "" {
 		errs = append(errs, k8sNeedsImage)
 	}

@@ -28,7 +28,8 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 began=$SECONDS
-CGO_ENABLED=0 go build -o "$work/sharebench" ./cmd/sharebench
+# -tags k8s: `k8s rootfs` below is in the Kubernetes build only (docs/kubernetes.md).
+CGO_ENABLED=0 go build -tags k8s -o "$work/sharebench" ./cmd/sharebench
 "$work/sharebench" k8s rootfs --binary "$work/sharebench" --out "$work/rootfs.tar"
 revision=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 docker import \

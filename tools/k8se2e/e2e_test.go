@@ -55,7 +55,7 @@ func loopbackHostname(t *testing.T) string {
 func buildSharebench(t *testing.T, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "sharebench")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/sharebench")
+	cmd := exec.Command("go", "build", "-tags", "k8s", "-o", bin, "./cmd/sharebench") // the launcher needs the tag
 	cmd.Dir = filepath.Join("..", "..")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as the agent image builds it
 	if out, err := cmd.CombinedOutput(); err != nil {
