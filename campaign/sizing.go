@@ -77,7 +77,7 @@ func RunFootprint(s scenarios.RunSpec) (Footprint, error) {
 	f.SeriesBytes = results.SatAdd(results.SeriesBytes(seconds), results.IntervalLogBytes(seconds))
 	members := uint64(s.Members) + uint64(joinedMembers(s))
 	f.HistogramBytes = results.SatAdd(results.SatMul(uint64(s.Producers), results.ProducerRecorderBytes()),
-		results.SatMul(members, results.MemberRecorderBytes()))
+		results.MembersRecorderBytes(members))
 	f.Goroutines = results.SatAdd(results.SatMul(uint64(s.Producers), clientGoroutines),
 		results.SatMul(members, uint64(s.Workers)+clientGoroutines))
 	producers := results.SatMul(uint64(s.Producers),

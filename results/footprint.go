@@ -49,10 +49,19 @@ func IntervalLogBytes(seconds int) uint64 {
 // histograms and its publish interval).
 func ProducerRecorderBytes() uint64 { return 3 * latencyHistogramBytes() }
 
-// MemberRecorderBytes is the memory of one consumer member's recorder (four
-// latency histograms, its completion interval and the poll-size histogram).
-func MemberRecorderBytes() uint64 {
-	return 5*latencyHistogramBytes() + uint64(hdrhistogram.New(1, 1_000_000, 3).ByteSize())
+// memberStripeBytes is the memory of one member stripe (four latency
+// histograms, its completion interval and the poll-size histogram).
+func memberStripeBytes() uint64 {
+	return 5*latencyHistogramBytes() + uint64(hdrhistogram.New(1, 1_000_000, 3).ByteSize()) +
+		uint64(unsafe.Sizeof(memberStripe{})+unsafe.Sizeof(IntervalWriter{}))
+}
+
+// MembersRecorderBytes is the memory of n consumer members' recorders: each
+// member's counters, and min(n, MemberStripes()) stripes of histograms
+// shared by the members (recorder.go).
+func MembersRecorderBytes(n uint64) uint64 {
+	stripes := min(n, uint64(MemberStripes()))
+	return SatAdd(satMul(stripes, memberStripeBytes()), satMul(n, uint64(unsafe.Sizeof(MemberRecorder{}))))
 }
 
 func latencyHistogramBytes() uint64 { return uint64(NewLatencyHistogram().ByteSize()) }

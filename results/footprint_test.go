@@ -1,6 +1,7 @@
 package results
 
 import (
+	"fmt"
 	"runtime"
 	"testing"
 )
@@ -35,14 +36,32 @@ func TestFootprintMatchesHeap(t *testing.T) {
 		heapGrowth(t, func() any { return NewLedger(4, 2_000_000) }), 0.05)
 	within(t, "series 100,000 s", SeriesBytes(100_000),
 		heapGrowth(t, func() any { return NewSeries(0, 100_000) }), 0.05)
-	rec := NewRecorder(NewClock(), 1, NewLedger(1, 1), NewSeries(0, 1))
-	within(t, "10 member shards", 10*MemberRecorderBytes(),
-		heapGrowth(t, func() any {
-			for range 10 {
-				rec.MemberRecorder()
-			}
-			return rec
-		}), 0.10)
+	for _, n := range []int{3, 10, 1000} {
+		rec := NewRecorder(NewClock(), 1, NewLedger(1, 1), NewSeries(0, 1))
+		within(t, fmt.Sprintf("%d members' recorders", n), MembersRecorderBytes(uint64(n)),
+			heapGrowth(t, func() any {
+				for range n {
+					rec.MemberRecorder()
+				}
+				return rec
+			}), 0.10)
+	}
+}
+
+// TestMembersShareStripes: however many members, a recorder holds at most
+// MemberStripes() sets of member histograms; fewer members hold one each.
+func TestMembersShareStripes(t *testing.T) {
+	k := MemberStripes()
+	if k < 8 || k > 64 {
+		t.Fatalf("MemberStripes() = %d, want within [8, 64]", k)
+	}
+	one := MembersRecorderBytes(1)
+	if got := MembersRecorderBytes(uint64(k)) - MembersRecorderBytes(uint64(k-1)); got < one/2 {
+		t.Errorf("member %d adds %d bytes, want a stripe's (about %d)", k, got, one)
+	}
+	if got := MembersRecorderBytes(uint64(k)+1) - MembersRecorderBytes(uint64(k)); got > one/100 {
+		t.Errorf("member %d adds %d bytes, want only its counters (a stripe is %d)", k+1, got, one)
+	}
 }
 
 func TestLedgerBytesArithmetic(t *testing.T) {

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -33,7 +34,10 @@ type Recorder struct {
 	mu        sync.Mutex
 	producers []*ProducerRecorder
 	members   []*MemberRecorder
-	pauses    []RebalancePause
+	// stripes hold the members' histograms: member i records into stripe
+	// i mod MemberStripes() (memberStripe).
+	stripes []*memberStripe
+	pauses  []RebalancePause
 
 	// Interval logs (.hlog) of the whole run, one-second intervals.
 	completionLog, publishLog *IntervalLog
@@ -107,13 +111,17 @@ func (s *ProducerRecorder) RecordAck(st Stamp, ackNs int64) {
 func (s *ProducerRecorder) RecordFailure() { s.ProduceFailed.Add(1) }
 
 // MemberRecorder records one consumer member's deliveries and completions:
-// its part of the Recorder, as ProducerRecorder.
+// its part of the Recorder, as ProducerRecorder. Its counters are its own;
+// its histograms are those of its stripe, shared with the members
+// MemberStripes() apart (issue 27: a member's own five latency histograms
+// were about 1 MB, most of the harness's memory at 1,000 members, and no
+// figure reads one member's histograms: every report merges them).
 type MemberRecorder struct {
-	r  *Recorder
-	mu sync.Mutex
-	h  MemberHistograms // nil histograms: absorbed
-	// completionLog is completion.hlog's writer, every completion of the run.
-	completionLog *IntervalWriter
+	r      *Recorder
+	stripe *memberStripe
+	// owner: the first member on its stripe, which carries the stripe's
+	// histograms in a shard export (the others carry empty ones).
+	owner bool
 	MemberCounts[atomic.Int64]
 
 	// firstDelivery and lastFinish are this member's earliest delivery and
@@ -157,12 +165,36 @@ func storeMax(v *atomic.Int64, ns int64) {
 	}
 }
 
+// memberStripe is the histograms a few members record into: the members'
+// part of the run's histograms, merged with the others when the run ends.
+// Its lock is taken per record, as a member's own was: members on one
+// stripe contend as the workers of one member do.
+type memberStripe struct {
+	mu sync.Mutex
+	h  MemberHistograms
+	// completionLog is completion.hlog's writer, every completion of the run.
+	completionLog *IntervalWriter
+}
+
+// MemberStripes is how many histogram stripes a recorder gives its members:
+// two per CPU the Go scheduler uses (so members recording at the same
+// moment rarely share one), at least 8 and at most 64. A run's members
+// hold min(members, MemberStripes()) sets of histograms, whatever their number.
+func MemberStripes() int { return min(64, max(8, 2*runtime.GOMAXPROCS(0))) }
+
 // MemberRecorder returns a new recorder for one consumer member.
 func (r *Recorder) MemberRecorder() *MemberRecorder {
-	s := &MemberRecorder{r: r, h: newHistograms[MemberHistograms](), completionLog: r.completionLog.Writer()}
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := &MemberRecorder{r: r}
+	if i := len(r.members) % MemberStripes(); i < len(r.stripes) {
+		s.stripe = r.stripes[i]
+	} else {
+		s.stripe = &memberStripe{h: newHistograms[MemberHistograms](), completionLog: r.completionLog.Writer()}
+		s.owner = true
+		r.stripes = append(r.stripes, s.stripe)
+	}
 	r.members = append(r.members, s)
-	r.mu.Unlock()
 	return s
 }
 
@@ -174,9 +206,10 @@ func (s *MemberRecorder) RecordPoll(n int) {
 		s.EmptyPolls.Add(1)
 		return
 	}
-	s.mu.Lock()
-	_ = s.h.PollSize.RecordValue(int64(n))
-	s.mu.Unlock()
+	st := s.stripe
+	st.mu.Lock()
+	_ = st.h.PollSize.RecordValue(int64(n))
+	st.mu.Unlock()
 }
 
 // RecordDelivery records a record handed to a worker at nowNs. deliveryCount
@@ -198,10 +231,11 @@ func (s *MemberRecorder) RecordDelivery(st Stamp, deliveryCount int32, appendNs,
 	if !s.r.inWindow(st.Intended) {
 		return
 	}
-	s.mu.Lock()
-	RecordNanos(s.h.Delivery, nowNs-st.Intended)
-	RecordNanos(s.h.Queue, nowNs-appendNs)
-	s.mu.Unlock()
+	sp := s.stripe
+	sp.mu.Lock()
+	RecordNanos(sp.h.Delivery, nowNs-st.Intended)
+	RecordNanos(sp.h.Queue, nowNs-appendNs)
+	sp.mu.Unlock()
 }
 
 // RecordCompletion records a record processed and accepted (share) or
@@ -222,13 +256,15 @@ func (s *MemberRecorder) RecordCompletion(st Stamp, deliveredNs, nowNs int64, lo
 	if s.r.inWindow(nowNs) {
 		s.CompletedInWindow.Add(1)
 	}
-	s.mu.Lock()
-	s.completionLog.Record(nowNs, nowNs-st.Intended)
-	RecordNanos(s.h.Hold, nowNs-deliveredNs)
-	if s.r.inWindow(st.Intended) {
-		RecordNanos(s.h.Completion, nowNs-st.Intended)
+	in := s.r.inWindow(st.Intended)
+	sp := s.stripe
+	sp.mu.Lock()
+	sp.completionLog.Record(nowNs, nowNs-st.Intended)
+	RecordNanos(sp.h.Hold, nowNs-deliveredNs)
+	if in {
+		RecordNanos(sp.h.Completion, nowNs-st.Intended)
 	}
-	s.mu.Unlock()
+	sp.mu.Unlock()
 }
 
 // RecordRelease records a transient failure handed back to the broker
@@ -285,11 +321,13 @@ func (r *Recorder) Merge() Merged {
 		p.mu.Unlock()
 		loadCounts(&m.ProducerCounts, &p.ProducerCounts)
 	}
+	for _, st := range r.stripes {
+		st.mu.Lock()
+		completionPieces = append(completionPieces, st.completionLog.piece())
+		mergeHistograms(&m.MemberHistograms, &st.h)
+		st.mu.Unlock()
+	}
 	for _, s := range r.members {
-		s.mu.Lock()
-		completionPieces = append(completionPieces, s.completionLog.piece())
-		mergeHistograms(&m.MemberHistograms, &s.h)
-		s.mu.Unlock()
 		loadCounts(&m.MemberCounts, &s.MemberCounts)
 		m.PerMember = append(m.PerMember, s.Completed.Load())
 	}

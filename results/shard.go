@@ -176,16 +176,28 @@ func (r *Recorder) Export() (*ShardExport, error) {
 		loadCounts(&pe.counts, &p.ProducerCounts)
 		e.producers = append(e.producers, pe)
 	}
+	// A member's histograms travel with the first member of its stripe (the
+	// owner); the others carry empty ones, encoded once. Absorb merges every
+	// member's histograms into one set, so the sum is what it was.
+	var empty [memberHistograms][]byte
+	emptyHists := newHistograms[MemberHistograms]()
+	if err := encodeHists(empty[:], histogramsOf(&emptyHists)); err != nil {
+		return nil, err
+	}
 	for _, s := range r.members {
 		me := memberExport{firstDlv: s.firstDelivery.Load(), lastFin: s.lastFinish.Load(), id: s.life.ID,
 			joined: s.life.joined.Load(), left: s.life.left.Load(), crashed: s.life.crashed.Load(), held: s.life.held.Load(),
 			lastDlv: s.life.lastDelivery.Load(), idleNs: s.life.idleNs.Load(), idleStart: s.life.idleStart.Load()}
-		s.mu.Lock()
-		completionPieces = append(completionPieces, s.completionLog.piece())
-		err := encodeHists(me.hists[:], histogramsOf(&s.h))
-		s.mu.Unlock()
-		if err != nil {
-			return nil, err
+		me.hists = empty
+		if s.owner {
+			st := s.stripe
+			st.mu.Lock()
+			completionPieces = append(completionPieces, st.completionLog.piece())
+			err := encodeHists(me.hists[:], histogramsOf(&st.h))
+			st.mu.Unlock()
+			if err != nil {
+				return nil, err
+			}
 		}
 		loadCounts(&me.counts, &s.MemberCounts)
 		e.members = append(e.members, me)

@@ -31,7 +31,7 @@ func TestSnapshotFieldsTakeEveryPath(t *testing.T) {
 	}
 	// histValue is the value histogram i of a recorder holds.
 	histValue := func(i int) int64 { return int64(100 * (i + 1)) }
-	for _, fs := range [][]histField{histogramsOf(&p.h), histogramsOf(&m.h)} {
+	for _, fs := range [][]histField{histogramsOf(&p.h), histogramsOf(&m.stripe.h)} {
 		for i, f := range fs {
 			_ = (*f.h).RecordValue(histValue(i))
 		}
