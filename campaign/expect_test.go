@@ -19,6 +19,9 @@ func TestExpectFieldsResolve(t *testing.T) {
 		BrokerCost:   &runs.BrokerCost{ProduceOnly: &runs.ProduceOnly{}},
 		EventSummary: &runs.EventSummary{FirstRecordMaxSec: &v, RecoveryMaxSec: &v, FirstRedeliveryMaxSec: &v}}
 	r.Audit.DeadLetterAudit = results.ReconcileDeadLetters(results.NewLedger(1, 1), 2, 0, "t", nil, true) // dead_letter runs only
+	// resources.harness_rss_max_mib and collector_*: measured where /proc and a thread CPU clock are read
+	r.Resources.HarnessCPUSeconds, r.Resources.HarnessRSSMaxMiB = 1, &v
+	r.Resources.SetCollectorCPU(0.01)
 	for _, f := range scenarios.ExpectFields() {
 		if _, ok := runs.FieldValue(r, f); !ok {
 			t.Errorf("expectation field %s does not resolve on a RunRecord", f)

@@ -31,9 +31,18 @@ type Footprint struct {
 
 // Estimates of client memory the harness does not allocate itself.
 const (
-	clientBytes      = 1 << 20 // a franz-go client: connections, metadata, buffers
-	goroutineBytes   = 8 << 10 // a goroutine's stack, as it starts
-	clientGoroutines = 8       // goroutines a franz-go client runs
+	clientBytes = 1 << 20 // a producer's franz-go client: connections, metadata, buffers
+	// memberClientBytes is a consumer member's franz-go client (connection,
+	// metadata, fetch and share-session state), without the records it holds
+	// (the max_poll_records term). Calibrated (issue 27) on
+	// consumers.BenchmarkShareMembersFootprint: 142 KiB of live heap a member
+	// at 200 share members on kfake (kfake's own state for the member
+	// included), doubled for the garbage the Go collector lets grow beside
+	// the live heap (GOGC 100) and rounded up; TestMemberModelCalibrated
+	// keeps it within 5× of what a fleet measures.
+	memberClientBytes = 320 << 10
+	goroutineBytes    = 8 << 10 // a goroutine's stack, as it starts
+	clientGoroutines  = 8       // goroutines a franz-go client runs
 	// producerBufferedRecords is franz-go's MaxBufferedRecords default.
 	producerBufferedRecords = 10000
 )
@@ -83,7 +92,7 @@ func RunFootprint(s scenarios.RunSpec) (Footprint, error) {
 	producers := results.SatMul(uint64(s.Producers),
 		results.SatAdd(clientBytes, results.SatMul(producerBufferedRecords, uint64(s.MessageSize))))
 	// A member holds at most a poll's records (twice, with prefetch).
-	perMember := results.SatAdd(clientBytes, results.SatMul(2*uint64(s.MaxPollRecords), uint64(s.MessageSize)))
+	perMember := results.SatAdd(memberClientBytes, results.SatMul(2*uint64(s.MaxPollRecords), uint64(s.MessageSize)))
 	f.ClientBytes = results.SatAdd(results.SatAdd(producers, results.SatMul(members, perMember)),
 		results.SatMul(f.Goroutines, goroutineBytes))
 	for _, b := range []uint64{f.LedgerBytes, f.SeriesBytes, f.HistogramBytes, f.ClientBytes} {

@@ -122,6 +122,16 @@ func (r *run) measured(shards *runs.Shards) *Measured {
 	in.FetchWait = fetchWaitInput(s.spec, r.times.form.brokers)
 	_, in.LastEvent, in.HasSpan = rc.rec.Span()
 	in.Resources = rc.cpu.usage()
+	if in.Resources.Seconds > 0 { // the collectors' own CPU over the same window (collectors.CPUMeter)
+		if d, ok := collectors.CollectorCPU(rc.clock.Time(rc.window.Start), rc.clock.Time(rc.window.End),
+			rc.scraper.CPU(), rc.lag.CPU(), rc.procs.CPU()); ok {
+			in.Resources.SetCollectorCPU(d.Seconds())
+		}
+	}
+	if mx := collectors.MaxHarnessRSS(rc.procs.Samples()); mx > 0 {
+		mib := float64(mx) / (1 << 20)
+		in.Resources.HarnessRSSMaxMiB = &mib
+	}
 	completedPerSec := float64(m.CompletedInWindow) / rc.window.Seconds() // the record's throughput.completed_per_sec
 	in.Broker = brokerSummary(rc.scraper, rc.clock, rc.window, completedPerSec*rc.window.Seconds())
 	recordLockLimit(&in.Broker, s.spec) // groupconfig.go

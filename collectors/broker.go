@@ -226,6 +226,15 @@ type BrokerScraper struct {
 	lastErr string
 
 	loop *periodic
+	cost CPUMeter // the scrapes' own CPU on the harness (selfcost.go)
+}
+
+// CPU is the harness CPU the scrapes and their parsing took (CPUMeter).
+func (s *BrokerScraper) CPU() *CPUMeter {
+	if s == nil {
+		return nil
+	}
+	return &s.cost
 }
 
 // maxSamples bounds the samples kept per broker (a 1 s interval keeps 18 h).
@@ -276,7 +285,9 @@ func (s *BrokerScraper) ScrapeAll(ctx context.Context) {
 	var wg sync.WaitGroup
 	for i, u := range s.urls {
 		wg.Go(func() {
-			sample, err := s.scrape(ctx, u, s.namings[i])
+			var sample BrokerSample
+			var err error
+			s.cost.Measure(func() { sample, err = s.scrape(ctx, u, s.namings[i]) })
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			if err != nil {

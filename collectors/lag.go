@@ -42,6 +42,16 @@ type LagSampler struct {
 	maxTimeout time.Duration
 
 	loop *periodic
+	cost CPUMeter // the readings' own CPU on the harness (selfcost.go)
+}
+
+// CPU is the harness CPU the lag readings took in this sampler's goroutine
+// (CPUMeter: the client's decoding of the answers is not in it).
+func (l *LagSampler) CPU() *CPUMeter {
+	if l == nil {
+		return nil
+	}
+	return &l.cost
 }
 
 // The lag reading's timeout scales with the broker's answer times: 4 × the
@@ -92,7 +102,7 @@ func (l *LagSampler) answered(d time.Duration, ok, timedOut bool) {
 
 // Start samples at once, then every interval, until Stop or ctx ends.
 func (l *LagSampler) Start(ctx context.Context) {
-	l.loop = startPeriodic(ctx, l.interval, l.Tick, l.sample)
+	l.loop = startPeriodic(ctx, l.interval, l.Tick, func(ctx context.Context) { l.cost.Measure(func() { l.sample(ctx) }) })
 }
 
 func (l *LagSampler) sample(ctx context.Context) {

@@ -49,6 +49,15 @@ type ProcSampler struct {
 	samples []ProcSample
 
 	loop *periodic
+	cost CPUMeter // the readings' own CPU on the harness (selfcost.go)
+}
+
+// CPU is the harness CPU the /proc readings took (CPUMeter).
+func (p *ProcSampler) CPU() *CPUMeter {
+	if p == nil {
+		return nil
+	}
+	return &p.cost
 }
 
 // NewProcSampler returns a sampler of the harness and the broker processes
@@ -65,7 +74,8 @@ func NewProcSampler(pids func() []int, interval time.Duration) *ProcSampler {
 // Start samples at once, then every interval, until Stop or ctx ends.
 func (p *ProcSampler) Start(ctx context.Context) {
 	p.loop = startPeriodic(ctx, p.interval, p.Tick, func(context.Context) {
-		s := ReadProc(p.pids())
+		var s ProcSample
+		p.cost.Measure(func() { s = ReadProc(p.pids()) })
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if len(p.samples) < maxSamples {
@@ -78,6 +88,16 @@ func (p *ProcSampler) Start(ctx context.Context) {
 func (p *ProcSampler) Stop() {
 	p.loop.stop()
 	p.loop = nil
+}
+
+// MaxHarnessRSS is the largest harness VmRSS among samples, in bytes (0:
+// none was read).
+func MaxHarnessRSS(samples []ProcSample) int64 {
+	var mx int64
+	for _, s := range samples {
+		mx = max(mx, s.HarnessRSSBytes)
+	}
+	return mx
 }
 
 // Samples returns a copy of the readings.

@@ -38,6 +38,18 @@ func newClientStats() ClientStats {
 		Requests: results.RequestTimings{}}
 }
 
+// statsStripe is the ClientStats a few members' watches record into: the
+// members MemberStripes() apart share one (as their results.MemberRecorder
+// histograms do), so a run holds at most results.MemberStripes() of them
+// however many members it has (issue 27: a member's own were about
+// 360 KiB). Lock order: a watch's mu, then its stripe's.
+type statsStripe struct {
+	mu    sync.Mutex
+	stats ClientStats
+}
+
+func newStatsStripe() *statsStripe { return &statsStripe{stats: newClientStats()} }
+
 // fetchWatch is one member's HookFetchRecordBuffered. A share response's
 // records share one acquisition deadline (franz-go computes it when it
 // decodes the response), so records are grouped into responses by their
@@ -50,7 +62,15 @@ type fetchWatch struct {
 	at    map[*kgo.Record]int64 // buffered, Clock ns
 	resp  map[int64]int         // deadline → records
 	acq   map[acqKey]int
-	stats ClientStats
+	// run counts the latest records of one response and partition (one
+	// deadline, one partition) before they go into resp and acq: a
+	// response's records come one after another, so the maps are written
+	// once per run of them, not per record (flushRun).
+	run struct {
+		key acqKey
+		n   int
+	}
+	st *statsStripe // where its figures go, shared with other members' watches
 	// leader answers a partition's leader from the client's metadata (set
 	// once the client exists); pending is, per broker, the fetch whose
 	// response is being buffered (requestWatch).
@@ -76,9 +96,13 @@ var (
 	_ kgo.HookBrokerE2E           = (*fetchWatch)(nil)
 )
 
-func newFetchWatch(clock *results.Clock) *fetchWatch {
+// newFetchWatch is a member's watch recording into st (nil: a stripe of its own).
+func newFetchWatch(clock *results.Clock, st *statsStripe) *fetchWatch {
+	if st == nil {
+		st = newStatsStripe()
+	}
 	return &fetchWatch{clock: clock, at: map[*kgo.Record]int64{}, resp: map[int64]int{}, acq: map[acqKey]int{},
-		stats: newClientStats(), pending: map[int32]*pendingFetch{}}
+		st: st, pending: map[int32]*pendingFetch{}}
 }
 
 // watchLeaders lets the watch attribute buffered records to the broker
@@ -132,7 +156,9 @@ func (w *fetchWatch) OnBrokerE2E(meta kgo.BrokerMetadata, key int16, e2e kgo.Bro
 	d := e2e.DurationE2E()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.stats.Requests.Observe(k, d, e2e.Err() != nil)
+	w.st.mu.Lock()
+	w.st.stats.Requests.Observe(k, d, e2e.Err() != nil)
+	w.st.mu.Unlock()
 	if key != int16(kmsg.Fetch) && key != int16(kmsg.ShareFetch) || e2e.Err() != nil {
 		return
 	}
@@ -148,7 +174,9 @@ func (w *fetchWatch) settleFetch(broker int32) {
 		return
 	}
 	if p.records == 0 {
-		w.stats.Requests.ObserveEmpty(p.key, p.d)
+		w.st.mu.Lock()
+		w.st.stats.Requests.ObserveEmpty(p.key, p.d)
+		w.st.mu.Unlock()
 	}
 	delete(w.pending, broker)
 }
@@ -164,10 +192,23 @@ func (w *fetchWatch) OnFetchRecordBuffered(r *kgo.Record) {
 		}
 	}
 	if d := r.AcquisitionDeadline(); !d.IsZero() {
-		ns := d.UnixNano()
-		w.resp[ns]++
-		w.acq[acqKey{ns, r.Partition}]++
+		k := acqKey{d.UnixNano(), r.Partition}
+		if w.run.n > 0 && w.run.key != k {
+			w.flushRun()
+		}
+		w.run.key = k
+		w.run.n++
 	}
+}
+
+// flushRun adds the current run of records into resp and acq; w.mu is held.
+func (w *fetchWatch) flushRun() {
+	if w.run.n == 0 {
+		return
+	}
+	w.resp[w.run.key.deadline] += w.run.n
+	w.acq[w.run.key] += w.run.n
+	w.run.n = 0
 }
 
 // handed records a record's time in the client, at its hand-over.
@@ -179,7 +220,9 @@ func (w *fetchWatch) handed(r *kgo.Record, now int64) {
 	defer w.mu.Unlock()
 	if at, ok := w.at[r]; ok {
 		delete(w.at, r)
-		results.RecordNanos(w.stats.Buffered, now-at)
+		w.st.mu.Lock()
+		results.RecordNanos(w.st.stats.Buffered, now-at)
+		w.st.mu.Unlock()
 	}
 }
 
@@ -196,21 +239,24 @@ func (w *fetchWatch) settle(final bool) {
 			w.settleFetch(b)
 		}
 	}
+	w.flushRun()
 	var newest int64
 	if !final {
 		for d := range w.resp {
 			newest = max(newest, d)
 		}
 	}
+	w.st.mu.Lock()
+	defer w.st.mu.Unlock()
 	for d, n := range w.resp {
 		if final || d != newest {
-			_ = w.stats.PerResponse.RecordValue(int64(n))
+			_ = w.st.stats.PerResponse.RecordValue(int64(n))
 			delete(w.resp, d)
 		}
 	}
 	for k, n := range w.acq {
 		if final || k.deadline != newest {
-			_ = w.stats.PerAcquisition.RecordValue(int64(n))
+			_ = w.st.stats.PerAcquisition.RecordValue(int64(n))
 			delete(w.acq, k)
 		}
 	}
@@ -225,15 +271,28 @@ func (f *Fleet) ClientStats() ClientStats {
 	}
 	f.mu.Lock()
 	watches := append([]*fetchWatch(nil), f.watches...)
+	stripes := append([]*statsStripe(nil), f.statsStripes...)
 	f.mu.Unlock()
 	for _, w := range watches {
 		w.settle(true)
-		w.mu.Lock()
-		out.Buffered.Merge(w.stats.Buffered)
-		out.PerAcquisition.Merge(w.stats.PerAcquisition)
-		out.PerResponse.Merge(w.stats.PerResponse)
-		out.Requests.Merge(w.stats.Requests)
-		w.mu.Unlock()
+	}
+	for _, st := range stripes {
+		st.mu.Lock()
+		out.Buffered.Merge(st.stats.Buffered)
+		out.PerAcquisition.Merge(st.stats.PerAcquisition)
+		out.PerResponse.Merge(st.stats.PerResponse)
+		out.Requests.Merge(st.stats.Requests)
+		st.mu.Unlock()
 	}
 	return out
+}
+
+// statsStripe is the stripe of the next member's watch (f.mu is held):
+// watch i records into stripe i mod results.MemberStripes().
+func (f *Fleet) statsStripe() *statsStripe {
+	i := len(f.watches) % results.MemberStripes()
+	if i == len(f.statsStripes) {
+		f.statsStripes = append(f.statsStripes, newStatsStripe())
+	}
+	return f.statsStripes[i]
 }

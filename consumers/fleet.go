@@ -37,10 +37,12 @@ type Fleet struct {
 
 	mu      sync.Mutex
 	watches []*fetchWatch // every member's, ever
-	active  []*member     // oldest first
-	crashed []*member
-	nextID  int
-	joined  int // members started, for Config.IDs
+	// statsStripes hold the watches' figures (clientstats.go).
+	statsStripes []*statsStripe
+	active       []*member // oldest first
+	crashed      []*member
+	nextID       int
+	joined       int // members started, for Config.IDs
 }
 
 // Start validates c and starts c.Members members. The fleet runs until ctx
@@ -172,7 +174,7 @@ func (f *Fleet) Join(n int) []int {
 		m := &member{id: id, c: f.c, sampler: f.sampler, rec: f.rec, memberRec: f.rec.MemberRecorder(),
 			slow: &f.slow, pollCtx: pctx, stopPolling: stopPolling, stop: stop,
 			dialer: &crashDialer{}, exited: make(chan struct{}), hold: f.holding()}
-		m.fetches = newFetchWatch(f.rec.Clock)
+		m.fetches = newFetchWatch(f.rec.Clock, f.statsStripe())
 		f.watches = append(f.watches, m.fetches)
 		m.group = f.newGroupMember(m)
 		m.memberRec.Joined(id, f.rec.Clock.Now())

@@ -20,7 +20,7 @@ type fakeRun struct {
 	n   int
 }
 
-func newFakeRun(t *testing.T, partitions int32, n int, brokerConfig map[string]string) *fakeRun {
+func newFakeRun(t testing.TB, partitions int32, n int, brokerConfig map[string]string) *fakeRun {
 	t.Helper()
 	const topic, group = "t", "g"
 	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(partitions, topic)}
@@ -62,7 +62,7 @@ func newFakeRun(t *testing.T, partitions int32, n int, brokerConfig map[string]s
 		Members:    1, Workers: 1, MaxPollRecords: 1, DeliveryLimit: 5, CloseTimeout: 2 * time.Second}}
 }
 
-func setShareEarliest(ctx context.Context, t *testing.T, cl *kgo.Client, group string) {
+func setShareEarliest(ctx context.Context, t testing.TB, cl *kgo.Client, group string) {
 	t.Helper()
 	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
 	res := kmsg.NewIncrementalAlterConfigsRequestResource()
@@ -107,7 +107,7 @@ func (f *fakeRun) run(t *testing.T, settle, timeout time.Duration) results.Merge
 
 // startFake starts a fleet on the fake run; the returned stop ends it and
 // returns the merged counts.
-func (f *fakeRun) start(t *testing.T) (*Fleet, func() results.Merged) {
+func (f *fakeRun) start(t testing.TB) (*Fleet, func() results.Merged) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	fl, err := Start(ctx, f.c, f.rec)

@@ -147,8 +147,13 @@ func (m *member) run(ctx context.Context) error {
 
 // clientOpts are the client options of both group types.
 func (m *member) clientOpts() []kgo.Opt {
+	// DisableClientMetrics: no KIP-714 client-metrics pushes. Where a broker
+	// subscribes clients to them, every member's client kept a gzip
+	// compressor and a goroutine for them: about 0.7 MiB a member on kfake
+	// (BenchmarkShareMembersFootprint, issue 27), memory that grows with the
+	// members a run measures, and requests neither group type's workload makes.
 	opts := []kgo.Opt{kgo.SeedBrokers(m.c.Brokers...), kgo.ConsumeTopics(m.c.Topic), kgo.ClientID(fmt.Sprintf("sharebench-%d", m.id)),
-		kgo.Dialer(m.dial)}
+		kgo.Dialer(m.dial), kgo.DisableClientMetrics()}
 	if m.fetches != nil {
 		opts = append(opts, kgo.WithHooks(m.fetches))
 	}
@@ -242,6 +247,14 @@ func (m *member) processBatch(ctx context.Context, recs []*kgo.Record, rngs []*r
 	for i, r := range recs {
 		batch[i].r = r
 	}
+	if m.c.Workers == 1 { // one worker: in this goroutine, none started per batch
+		for i := range batch {
+			m.busy.Add(1)
+			m.group.handle(ctx, &batch[i], rngs[0])
+			m.busy.Add(-1)
+		}
+		return batch
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := range min(m.c.Workers, len(recs)) {
@@ -279,7 +292,11 @@ func (m *member) begin(h *handled) bool {
 // processingTime draws one attempt's processing time, slowed down if a
 // slow-down is in force.
 func (m *member) processingTime(rng *rand.Rand) time.Duration {
-	return m.slow.scale(m.sampler.Sample(rng), m.rec.Clock.Now())
+	d := m.sampler.Sample(rng)
+	if m.slow == nil || m.slow.until.Load() == 0 {
+		return d // no slow-down was ever set: no clock reading per record (issue 27.2)
+	}
+	return m.slow.scale(d, m.rec.Clock.Now())
 }
 
 // verdict is the outcome of a finished processing attempt: poison records

@@ -13,7 +13,7 @@ import (
 // A fetch is empty when no record of its broker's partitions was buffered
 // before that broker's next fetch response.
 func TestFetchWatchCountsEmptyFetchesPerBroker(t *testing.T) {
-	w := newFetchWatch(results.NewClock())
+	w := newFetchWatch(results.NewClock(), nil)
 	w.leader = func(_ string, p int32) int32 { return map[int32]int32{0: 1, 1: 2}[p] }
 	e2e := func(node int32, key kmsg.Key, wait time.Duration) {
 		w.OnBrokerE2E(kgo.BrokerMetadata{NodeID: node}, int16(key), kgo.BrokerE2E{ReadWait: wait})
@@ -28,7 +28,7 @@ func TestFetchWatchCountsEmptyFetchesPerBroker(t *testing.T) {
 	e2e(1, kmsg.ShareAcknowledge, 3*time.Millisecond)
 	e2e(-2147483648, kmsg.Metadata, time.Millisecond) // a seed connection: not timed
 	w.settle(true)
-	got := w.stats.Requests
+	got := w.st.stats.Requests
 	b1 := got[results.RequestKey{Broker: 1, Kind: "ShareFetch"}]
 	b2 := got[results.RequestKey{Broker: 2, Kind: "ShareFetch"}]
 	if b1.Count != 2 || b1.Empty != 0 {

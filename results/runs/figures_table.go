@@ -222,6 +222,12 @@ func builtinFigures() []Figure {
 		fig("resources.host_percent", "%", Quantity, LowerIsBetter, quantity(func(r *Record) float64 { return r.Resources.HostPercent })).doc("host busy % over the window"),
 		fig("resources.harness_percent", "%", Quantity, LowerIsBetter, quantity(func(r *Record) float64 { return r.Resources.HarnessPercent })).doc("harness CPU % of all cores"),
 		fig("resources.broker_percent", "%", Quantity, LowerIsBetter, quantity(func(r *Record) float64 { return r.Resources.BrokerPercent })).doc("broker JVMs' CPU % of all cores (/proc)"),
+		fig("resources.harness_rss_max_mib", "MiB", Quantity, LowerIsBetter, optional(func(r *Record) *float64 { return r.Resources.HarnessRSSMaxMiB })).
+			column("harness_rss_max_mib").doc("the harness's largest resident memory (VmRSS), 1 s samples over the run"),
+		fig("resources.collector_cpu_s", "s", Quantity, LowerIsBetter, optional(func(r *Record) *float64 { return r.Resources.CollectorCPUSeconds })).
+			doc("harness CPU its collectors (scrapes, lag and /proc readings) spent in the window; a lower bound"),
+		fig("resources.collector_percent", "%", Quantity, LowerIsBetter, optional(func(r *Record) *float64 { return r.Resources.CollectorPercent })).
+			column("collector_percent").doc("collector_cpu_s ÷ the harness's CPU seconds in the window: what observing cost the harness"),
 		fig("lag.max", "records", Count, LowerIsBetter, counted(func(r *Record) int64 { return r.Lag.Max })).doc("largest group lag read"),
 		fig("lag.at_window_end", "records", Count, LowerIsBetter, counted(func(r *Record) int64 { return r.Lag.AtWindowEnd })).doc("group lag at the window's end"),
 		fig("lag.errors", "count", Count, LowerIsBetter, counted(func(r *Record) int64 { return int64(r.Lag.Errors) })).
@@ -452,3 +458,13 @@ func b01(b bool) float64 {
 }
 
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// optional reads a figure that a run may not have (nil: not measured).
+func optional(get func(r *Record) *float64) func(*Record) (float64, bool) {
+	return func(r *Record) (float64, bool) {
+		if p := get(r); p != nil {
+			return *p, true
+		}
+		return 0, false
+	}
+}

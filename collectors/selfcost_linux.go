@@ -1,0 +1,18 @@
+package collectors
+
+import (
+	"syscall"
+	"time"
+)
+
+// rusageThread is Linux's RUSAGE_THREAD: the calling thread's usage.
+const rusageThread = 1
+
+// threadCPU is the calling thread's user+system CPU time.
+func threadCPU() (time.Duration, bool) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
+		return 0, false
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
+}

@@ -1,0 +1,89 @@
+package consumers
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharebench/sharebench/results"
+)
+
+// The harness's own per-record work on the consumer side (issue 27.2),
+// outside the franz-go client: the buffered hook (HookFetchRecordBuffered),
+// the poll's accounting, the hand-over to a worker (stamp decode, delivery
+// histograms, ledger, series), processing of 0 ms, the completion
+// (completion histograms, interval log, ledger, series) and, for a consumer
+// group, the offset tracking of the commit. Batches of 500 records (franz-go's
+// default max.poll.records), one worker. ns/op is per record; the
+// record rate it allows is 1e9 / ns/op (the target: ≥ 100,000 records/s in
+// process, ≤ 2 µs per record with the client's own work). A CPU profile:
+//
+//	go test -run '^$' -bench RecordPath -cpuprofile cpu.out ./consumers
+//	go tool pprof -top cpu.out
+
+const benchBatch = 500
+
+// benchMember is a member of a run of n records, on no client.
+func benchMember(b *testing.B, typ GroupType, n int) (*member, []*kgo.Record) {
+	b.Helper()
+	clock := results.NewClock()
+	rec := results.NewRecorder(clock, 1, results.NewLedger(1, uint64(n)), results.NewSeries(clock.Now(), n/100_000+120))
+	rec.SetWindow(results.Window{Start: 0, End: 1 << 62})
+	ps := rec.ProducerRecorder()
+	recs := make([]*kgo.Record, n)
+	for i := range recs {
+		st := results.Stamp{Run: 1, Seq: uint64(i), Intended: clock.Now(), Sent: clock.Now()}
+		v := make([]byte, results.StampSize)
+		st.Put(v)
+		ps.RecordAck(st, clock.Now())
+		recs[i] = &kgo.Record{Value: v, Partition: int32(i % 8), Offset: int64(i / 8), Timestamp: time.Now()}
+	}
+	sampler, err := NewSampler(Processing{Model: ModelNone})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := Config{Type: typ, Acquire: AcquireBatchOptimized, Ack: AckImplicit, Style: StyleBlocking,
+		Members: 1, Workers: 1, MaxPollRecords: benchBatch, DeliveryLimit: 5}
+	m := &member{c: c, sampler: sampler, rec: rec, memberRec: rec.MemberRecorder(), slow: &slowState{},
+		fetches: newFetchWatch(clock, nil), pollCtx: context.Background()}
+	if typ == ShareGroup {
+		m.group = &shareGroupMember{member: m}
+	} else {
+		m.group = &consumerGroupMember{member: m, offsets: newOffsetTracker(), done: map[int32][]*handled{}}
+	}
+	return m, recs
+}
+
+func benchRecordPath(b *testing.B, typ GroupType) {
+	m, recs := benchMember(b, typ, b.N)
+	rngs := []*rand.Rand{rand.New(rand.NewPCG(1, 2))}
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for lo := 0; lo < len(recs); lo += benchBatch {
+		batch := recs[lo:min(lo+benchBatch, len(recs))]
+		for _, r := range batch {
+			m.fetches.OnFetchRecordBuffered(r)
+		}
+		m.memberRec.RecordPoll(len(batch))
+		m.fetches.settle(false)
+		m.group.received(batch)
+		done := m.processBatch(ctx, batch, rngs)
+		if typ == ShareGroup {
+			m.group.settle(ctx, done)
+		} else { // the consumer group's settle without its client: completions, then the commit's offsets
+			m.recordSettled(done, nil)
+			m.group.(*consumerGroupMember).offsets.committable()
+		}
+	}
+	b.StopTimer()
+	if a := m.rec.Ledger.Audit(); a.CompletedOnce != int64(b.N) {
+		b.Fatalf("%d of %d records completed once", a.CompletedOnce, b.N)
+	}
+}
+
+func BenchmarkShareRecordPath(b *testing.B)    { benchRecordPath(b, ShareGroup) }
+func BenchmarkConsumerRecordPath(b *testing.B) { benchRecordPath(b, ConsumerGroup) }
