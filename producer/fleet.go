@@ -19,10 +19,13 @@ type Config struct {
 	Brokers []string
 	// Conn are the connection options every producer client takes (TLS,
 	// SASL, hooks: connection.Settings.ClientOpts); nil is plaintext.
-	Conn        []kgo.Opt
-	Topic       string
-	Producers   int
-	Rate        float64       // records/s for the whole fleet (open loop)
+	Conn      []kgo.Opt
+	Topic     string
+	Producers int
+	Rate      float64 // records/s for the whole fleet (open loop)
+	// Profile, when set, replaces Rate: the fleet's rate over time from
+	// Start (rate_schedule, warm-up included; profile.go).
+	Profile     *Profile
 	MessageSize int           // bytes per record value, ≥ results.StampSize
 	KeyMode     string        // "none" (sticky partitioning), "random" (16 random bytes), "round-robin" (partition by turn)
 	Acks        string        // "all", "leader", "none"
@@ -47,6 +50,19 @@ type Config struct {
 	// of the fleet, with their global ids, schedules and backlog shares: one
 	// shard of a sharded run (campaign/shard). nil runs every producer.
 	Only []int
+	// PartitionSkew, when > 0, sends each record to partition p (0-based)
+	// of Partitions with probability ∝ 1/(p+1)^PartitionSkew (Zipf over
+	// partitions, skew.go); keys are then not used to partition.
+	PartitionSkew float64
+	Partitions    int
+}
+
+// schedules are the fleet's schedules: the profile's, or Rate's.
+func (c Config) schedules(rate float64) ([]Schedule, error) {
+	if c.Profile != nil && c.Backlog == 0 {
+		return ProfileSchedules(c.Start, c.Profile, c.Producers)
+	}
+	return FleetSchedules(c.Start, rate, c.Producers)
 }
 
 // runs reports whether this process runs producer i.
@@ -73,7 +89,7 @@ func (c Config) PerProducerMax() (uint64, error) {
 		}
 		return c.backlogShare(0), nil
 	}
-	scheds, err := FleetSchedules(c.Start, c.Rate, c.Producers)
+	scheds, err := c.schedules(c.Rate)
 	if err != nil {
 		return 0, err
 	}
@@ -114,11 +130,27 @@ func (c Config) clientOpts() ([]kgo.Opt, error) {
 	switch c.KeyMode {
 	case "", "none", "random", KeyHashed:
 	case "round-robin":
-		opts = append(opts, kgo.RecordPartitioner(kgo.RoundRobinPartitioner()))
+		if c.PartitionSkew == 0 {
+			opts = append(opts, kgo.RecordPartitioner(kgo.RoundRobinPartitioner()))
+		}
 	default:
 		return nil, fmt.Errorf("key_mode: expected none, random, round-robin or hashed, got %q", c.KeyMode)
 	}
+	if c.PartitionSkew > 0 {
+		if c.KeyMode == KeyHashed {
+			return nil, fmt.Errorf("partition_skew: key_mode hashed partitions by key; use hot_keys to skew it")
+		}
+		opts = append(opts, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	}
 	return opts, nil
+}
+
+// newSkew returns the partition law of PartitionSkew, nil without one.
+func newSkew(c Config) (*Zipf, error) {
+	if c.PartitionSkew == 0 {
+		return nil, nil
+	}
+	return NewZipf(c.Partitions, c.PartitionSkew)
 }
 
 // Run sends the fleet's schedule and returns once every record has been
@@ -131,7 +163,7 @@ func Run(ctx context.Context, c Config, rec *results.Recorder) error {
 	if c.Backlog > 0 {
 		rate = 1 // unused: the backlog is not paced
 	}
-	scheds, err := FleetSchedules(c.Start, rate, c.Producers)
+	scheds, err := c.schedules(rate)
 	if err != nil {
 		return err
 	}
@@ -171,6 +203,10 @@ func produce(ctx context.Context, cl *kgo.Client, c Config, id uint32, s Schedul
 	if err != nil {
 		return err
 	}
+	zp, err := newSkew(c)
+	if err != nil {
+		return err
+	}
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for seq := uint64(0); seq < count; seq++ {
@@ -185,7 +221,7 @@ func produce(ctx context.Context, cl *kgo.Client, c Config, id uint32, s Schedul
 		} else if ctx.Err() != nil {
 			return flush(cl, c, true)
 		}
-		send(ctx, cl, c, rng, kg, results.Stamp{Run: rec.Run, Producer: id, Seq: seq, Intended: due, Sent: rec.Clock.Now()}, pr, rec)
+		send(ctx, cl, c, rng, kg, zp, results.Stamp{Run: rec.Run, Producer: id, Seq: seq, Intended: due, Sent: rec.Clock.Now()}, pr, rec)
 	}
 	return flush(cl, c, false)
 }
@@ -198,23 +234,30 @@ func produceBacklog(ctx context.Context, cl *kgo.Client, c Config, id uint32, pr
 	if err != nil {
 		return err
 	}
+	zp, err := newSkew(c)
+	if err != nil {
+		return err
+	}
 	for seq := range c.backlogShare(int(id)) {
 		if ctx.Err() != nil {
 			return flush(cl, c, true)
 		}
 		now := rec.Clock.Now()
-		send(ctx, cl, c, rng, kg, results.Stamp{Run: rec.Run, Producer: id, Seq: seq, Intended: now, Sent: now}, pr, rec)
+		send(ctx, cl, c, rng, kg, zp, results.Stamp{Run: rec.Run, Producer: id, Seq: seq, Intended: now, Sent: now}, pr, rec)
 	}
 	return flush(cl, c, false)
 }
 
 // send produces one stamped record and counts its acknowledgement.
-func send(ctx context.Context, cl *kgo.Client, c Config, rng *rand.Rand, kg *keyGen, st results.Stamp, pr *results.ProducerRecorder, rec *results.Recorder) {
+func send(ctx context.Context, cl *kgo.Client, c Config, rng *rand.Rand, kg *keyGen, zp *Zipf, st results.Stamp, pr *results.ProducerRecorder, rec *results.Recorder) {
 	r := &kgo.Record{Value: make([]byte, c.MessageSize)}
 	if c.KeyMode == "random" {
 		r.Key = binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, rng.Uint64()), rng.Uint64())
 	} else if kg != nil {
 		kg.key(r, rng)
+	}
+	if zp != nil {
+		r.Partition = zp.Pick(rng)
 	}
 	st.Put(r.Value)
 	pr.Sent.Add(1)

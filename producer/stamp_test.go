@@ -99,7 +99,7 @@ func TestProduceFailureCounted(t *testing.T) {
 	shard := rec.ProducerRecorder()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // a cancelled produce fails at once
-	send(ctx, cl, Config{MessageSize: results.StampSize}, nil, nil, results.Stamp{Run: 1}, shard, rec)
+	send(ctx, cl, Config{MessageSize: results.StampSize}, nil, nil, nil, results.Stamp{Run: 1}, shard, rec)
 	_ = cl.Flush(context.Background())
 	if m := rec.Merge(); m.ProduceFailed != 1 || m.Acked != 0 || m.Sent != 1 {
 		t.Errorf("failed %d acked %d sent %d, want 1, 0, 1", m.ProduceFailed, m.Acked, m.Sent)
