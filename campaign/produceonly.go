@@ -88,6 +88,7 @@ func (s *runSetup) measureProduceOnly(ctx context.Context) (*runs.ProduceOnly, e
 	clock := results.NewClock()
 	pcfg := s.producerConfig()
 	pcfg.Topic, pcfg.Duration = topic, produceOnlyLeadIn+dur
+	pcfg.Profile = nil // at rate (a rate_schedule's peak): the broker's cost of producing, not the run's curve
 	pcfg.Start = clock.Now() + int64(100*time.Millisecond)
 	perProducer, err := pcfg.PerProducerMax()
 	if err != nil {

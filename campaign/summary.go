@@ -26,7 +26,28 @@ func producerConfig(s scenarios.RunSpec, brokers []string, topic string) produce
 		MessageSize: s.MessageSize, KeyMode: s.KeyMode, Acks: s.Acks,
 		Linger: s.Linger, BatchSize: s.BatchSize, Duration: s.Warmup + s.Duration,
 		Keys: s.Keys, HotShare: s.HotKeys.Share, HotKeys: s.HotKeys.Keys,
+		PartitionSkew: s.PartitionSkew, Partitions: s.Partitions,
+		Profile: rateProfile(s),
 	}
+}
+
+// rateProfile is the producers' rate over warm-up + window from the
+// rate_schedule: list: the warm-up at the schedule's first rate, then its
+// steps (nil without one, or when it does not build: validation refused
+// such a schedule already).
+func rateProfile(s scenarios.RunSpec) *producer.Profile {
+	if len(s.RateSchedule) == 0 {
+		return nil
+	}
+	segs := make([]producer.Segment, len(s.RateSchedule))
+	for i, st := range s.RateSchedule {
+		segs[i] = producer.Segment{Dur: st.Duration, From: st.From, To: st.To}
+	}
+	p, err := producer.NewProfile(s.Warmup, segs)
+	if err != nil {
+		return nil
+	}
+	return p
 }
 
 func consumerConfig(s scenarios.RunSpec, brokers []string, topic, group string) consumers.Config {

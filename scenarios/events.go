@@ -254,7 +254,7 @@ func (r RunSpec) checkEvents(p *problems) {
 // MaxMembers is the most members the group has at any time: members plus
 // every join.
 func (r RunSpec) MaxMembers() int {
-	n := r.Members
+	n := max(r.Members, r.AutoscaleMax())
 	for _, e := range r.Events {
 		if e.Action == ActionJoin {
 			n += e.Members

@@ -76,6 +76,9 @@ func (l *loader) build() (*Scenario, error) {
 	if err := s.checkTuning(l.file.maxRate); err != nil && len(l.origin) == 0 {
 		return nil, fmt.Errorf("%s: %w", l.src, err)
 	}
+	if err := s.checkRateModeUse(l.file.rateSchedule != nil, l.file.autoscale != nil); err != nil && len(l.origin) == 0 {
+		return nil, fmt.Errorf("%s: %w", l.src, err)
+	}
 	if err := s.checkDeadLetterUse(l.file.deadLetter); err != nil && len(l.origin) == 0 {
 		return nil, fmt.Errorf("%s: %w", l.src, err)
 	}
@@ -416,6 +419,14 @@ func (l *loader) decodeAll(s *Scenario, combos []map[string]any) ([]RunSpec, err
 			r.MaxRate = l.file.maxRate
 		}
 		r.Events = slices.Clone(l.file.events)
+		if len(l.file.rateSchedule) > 0 {
+			r.RateSchedule = slices.Clone(l.file.rateSchedule)
+			r.Rate = PeakRate(r.RateSchedule) // what the recorder is sized for; the schedule is the load
+		}
+		if l.file.autoscale != nil {
+			a := *l.file.autoscale
+			r.Autoscale = &a
+		}
 		r.DeadLetter = l.file.deadLetter
 		s.Runs[i] = r
 		probs[i] = dedupe(append(processingKeyProblems(m["processing"]), r.problems()...))

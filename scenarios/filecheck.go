@@ -24,6 +24,10 @@ type fileInfo struct {
 	// deadLetter is the dead_letter: block, checked (deadletter.go).
 	deadLetter *DeadLetter
 	events     []Event // the events: list, checked
+	// rateSchedule is the rate_schedule: list, expanded (rateschedule.go);
+	// autoscale the autoscale: block (autoscale.go).
+	rateSchedule []RateStep
+	autoscale    *Autoscale
 }
 
 // fileChecker walks a scenario file's YAML tree and collects structural
@@ -160,6 +164,10 @@ func (c *fileChecker) top(k, v *yaml.Node) {
 		c.deadLetter(v)
 	case "events":
 		c.events(v)
+	case "rate_schedule":
+		c.rateSchedule(v)
+	case "autoscale":
+		c.autoscale(v)
 	case "processing":
 		c.processing(v)
 	case "broker_config":

@@ -123,7 +123,17 @@ func (r RunSpec) checkKeys(p *problems) {
 			p.addf("hot_keys.keys", "%d hot keys exceed keys (%d)", h.Keys, r.Keys)
 		}
 	}
+	switch s := r.PartitionSkew; {
+	case !(s >= 0 && s <= maxPartitionSkew):
+		p.addf("partition_skew", "must be a Zipf exponent from 0 (no skew) to %d, got %s", maxPartitionSkew, formatScalar(s))
+	case s > 0 && r.KeyMode == "hashed":
+		p.addf("partition_skew", "key_mode hashed partitions records by their key; skew it with hot_keys, or use key_mode round-robin with partition_skew")
+	}
 }
+
+// maxPartitionSkew bounds partition_skew: at 10 partition 0 takes 99.9 %
+// of the records.
+const maxPartitionSkew = 10
 
 // checkGroupKnobs checks the consumer-group knobs: their values, what they
 // need of each other, and the one client java cannot take (rebalance_timeout).

@@ -29,6 +29,10 @@ type Outline struct {
 	MaxRateKeys    []string
 	RecommendKeys  []string
 	DeadLetterKeys []string
+	// RateStepKeys and AutoscaleKeys are the keys of a rate_schedule: item
+	// and of the autoscale: block.
+	RateStepKeys   []string
+	AutoscaleKeys  []string
 	ExpectItemKeys []string
 	MeasureKeys    []string
 	RatioKeys      []string
@@ -102,6 +106,8 @@ func SchemaOutline() Outline {
 		MaxRateKeys:         slices.Clone(maxRateKeys),
 		RecommendKeys:       slices.Clone(recommendKeys),
 		DeadLetterKeys:      slices.Clone(deadLetterKeys),
+		RateStepKeys:        slices.Clone(rateStepKeys),
+		AutoscaleKeys:       slices.Clone(autoscaleKeys),
 		ExpectItemKeys:      slices.Clone(expectItemKeys),
 		MeasureKeys:         slices.Clone(measureKeys),
 		RatioKeys:           slices.Clone(ratioKeys),

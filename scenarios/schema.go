@@ -80,15 +80,16 @@ var knobs = []knob{
 	{"rebalance_timeout", kindDuration, "rt"},
 	{"keys", kindInt, "keys"},
 	{"hot_keys", kindHotKeys, "hot"},
+	{"partition_skew", kindFloat, "zipf"},
 	{"shards", kindInt, "shards"},
 }
 
 // metaKeys are the top-level keys that describe the scenario rather than a run.
-var metaKeys = []string{"name", "description", "repeat", "repeat_order", "repeat_seed", "sweep", "expect", "events", "max_rate", "recommend", "dead_letter"}
+var metaKeys = []string{"name", "description", "repeat", "repeat_order", "repeat_seed", "sweep", "expect", "events", "max_rate", "recommend", "dead_letter", "rate_schedule", "autoscale"}
 
 // fileOnlyKeys are meta keys written in the scenario file only: neither the
 // environment nor --set overrides them.
-var fileOnlyKeys = []string{"sweep", "expect", "events", "max_rate", "recommend", "dead_letter"}
+var fileOnlyKeys = []string{"sweep", "expect", "events", "max_rate", "recommend", "dead_letter", "rate_schedule", "autoscale"}
 
 // processingKeys are the keys of a processing model map, and the short
 // prefixes used for them in run names.

@@ -65,6 +65,13 @@ type RunSpec struct {
 	// a sweep dimension): joins, leaves, crashes, slow-downs and broker
 	// faults at offsets into the measurement window. See Event.
 	Events []Event `mapstructure:"-" json:"events,omitempty"`
+	// RateSchedule is the scenario's rate_schedule: list, expanded (the
+	// same for every run; not a sweep dimension): the producers' rate over
+	// the measurement window, replacing rate. See RateStep.
+	RateSchedule []RateStep `mapstructure:"-" json:"rate_schedule,omitempty"`
+	// Autoscale is the scenario's autoscale: block (the same for every
+	// run; not a sweep dimension). See Autoscale.
+	Autoscale *Autoscale `mapstructure:"-" json:"autoscale,omitempty"`
 	// Trial is the repetition index (0-based) when repeat > 1.
 	Trial int `mapstructure:"-" json:"trial"`
 
@@ -422,6 +429,13 @@ type HashedKeys struct {
 	// {share: 0.2, keys: 3}. {share: 0, keys: 0} is no skew.
 	// [hot_keys: {share: 0, keys: 0}]
 	HotKeys HotKeys `mapstructure:"hot_keys" json:"hot_keys,omitzero"`
+
+	// PartitionSkew skews the load over the partitions with a Zipf law:
+	// partition p (0-based) gets a share (p+1)^-s / Σ_{k=1..n} k^-s of the
+	// records, s the value given (1: partition 0 of 8 takes 36.8 %). 0 is
+	// no skew. ≥ 0 and ≤ 10; with key_mode round-robin, none or random
+	// (key_mode hashed is skewed by hot_keys). [partition_skew: 0]
+	PartitionSkew float64 `mapstructure:"partition_skew" json:"partition_skew,omitempty"`
 }
 
 // HotKeys is key_mode hashed's skew: Share of the records go to the first
@@ -540,6 +554,7 @@ func Defaults() map[string]any {
 		"rebalance_timeout":    "0s",
 		"keys":                 0,
 		"hot_keys":             map[string]any{"share": 0.0, "keys": 0},
+		"partition_skew":       0.0,
 		"shards":               1,
 	}
 }

@@ -122,6 +122,8 @@ func (r RunSpec) problems() []string {
 	r.checkGroupConfig(&p)
 	r.checkDeadLetter(&p)
 	r.checkShards(&p)
+	r.checkRateSchedule(&p)
+	r.checkAutoscale(&p)
 	return p
 }
 

@@ -12,17 +12,19 @@ import (
 // metaDocs describe the top-level keys that are not run knobs. They have no
 // RunSpec field to carry a comment, so their entries live here.
 var metaDocs = map[string]string{
-	"name":         "Required. Names the scenario and its results folder. Letters, digits, `.`, `_` and `-`, starting with a letter or digit.",
-	"description":  "Optional free text: the question the campaign asks. Reports print it above the results.",
-	"repeat":       "Trials of every run, an integer ≥ 1 [1]. `compare` decides on the trials of one spec as a distribution (medians, spread and a Mann-Whitney test; see docs/ci.md).",
-	"repeat_order": "How the runs are ordered within each trial when `repeat` > 1: `alternate` [default] runs trial 0 in matrix order, trial 1 in reverse, and so on, so that each arm of a two-arm comparison goes first (on the brokers the previous arm left behind) as often as the other with an even repeat, and the order stays reproducible; `same` replays the matrix in the same order every trial; `shuffle` draws each trial's order at random from `repeat_seed`. Trials stay in sequence (trial 0's runs, then trial 1's).",
-	"repeat_seed":  "The seed of `repeat_order: shuffle`, an integer ≥ 1 [drawn at random and recorded in campaign.json's scenario, so a campaign can be replayed in the same order].",
-	"sweep":        "A map with one key, `together`: a list of key groups like `[[members, workers]]`. The lists of one group advance in step instead of forming a cross product; they need equal lengths.",
-	"expect":       "A list of claims checked after the campaign. See [expect](#expect).",
-	"events":       "A list of events inside the measurement window, the same in every run. See [events](#events).",
-	"max_rate":     "The step schedule of `load_mode: max_rate`. See [max_rate](#max_rate).",
-	"recommend":    "Which value of a swept knob is best under constraints. See [recommend](#recommend).",
-	"dead_letter":  "The share group's dead-letter queue (Kafka 4.4+, KIP-1191). See [dead_letter](#dead_letter).",
+	"name":          "Required. Names the scenario and its results folder. Letters, digits, `.`, `_` and `-`, starting with a letter or digit.",
+	"description":   "Optional free text: the question the campaign asks. Reports print it above the results.",
+	"repeat":        "Trials of every run, an integer ≥ 1 [1]. `compare` decides on the trials of one spec as a distribution (medians, spread and a Mann-Whitney test; see docs/ci.md).",
+	"repeat_order":  "How the runs are ordered within each trial when `repeat` > 1: `alternate` [default] runs trial 0 in matrix order, trial 1 in reverse, and so on, so that each arm of a two-arm comparison goes first (on the brokers the previous arm left behind) as often as the other with an even repeat, and the order stays reproducible; `same` replays the matrix in the same order every trial; `shuffle` draws each trial's order at random from `repeat_seed`. Trials stay in sequence (trial 0's runs, then trial 1's).",
+	"repeat_seed":   "The seed of `repeat_order: shuffle`, an integer ≥ 1 [drawn at random and recorded in campaign.json's scenario, so a campaign can be replayed in the same order].",
+	"sweep":         "A map with one key, `together`: a list of key groups like `[[members, workers]]`. The lists of one group advance in step instead of forming a cross product; they need equal lengths.",
+	"expect":        "A list of claims checked after the campaign. See [expect](#expect).",
+	"events":        "A list of events inside the measurement window, the same in every run. See [events](#events).",
+	"max_rate":      "The step schedule of `load_mode: max_rate`. See [max_rate](#max_rate).",
+	"recommend":     "Which value of a swept knob is best under constraints. See [recommend](#recommend).",
+	"dead_letter":   "The share group's dead-letter queue (Kafka 4.4+, KIP-1191). See [dead_letter](#dead_letter).",
+	"rate_schedule": "The producers' rate over the measurement window (steps, ramps, spikes, repeats), replacing `rate`. See [rate_schedule](#rate_schedule).",
+	"autoscale":     "A scaler inside the run that adds and removes members from the lag. See [autoscale](#autoscale).",
 }
 
 // kindDocs say what value each kind of knob takes.
@@ -141,6 +143,17 @@ func Reference(dir string) ([]byte, error) {
 	p("## max_rate\n\n")
 	md(src.typeDoc("MaxRate"))
 	p("Keys: %s. At most %d steps.\n\n", codeList(o.MaxRateKeys), scenarios.MaxRateSteps)
+
+	p("## rate_schedule\n\n")
+	md(src.typeDoc("RateStep"))
+	p("Item keys: %s. Each item is a step `{duration: 20s, rate: 200}` (`spike: true` marks the spike), a ramp `{duration: 10s, from: 200, to: 1000}`, "+
+		"a k6 stage `{duration: 30s, target: 500}` (a ramp from the previous rate), or `{repeat: 3, steps: [...]}`. "+
+		"The schedule starts with the measurement window; the warm-up runs at its first rate, and after its last step the last rate holds. "+
+		"load_mode rate only; see [Autoscaling](autoscaling.md).\n\n", codeList(o.RateStepKeys))
+
+	p("## autoscale\n\n")
+	md(src.typeDoc("Autoscale"))
+	p("Keys: %s.\n\n", codeList(o.AutoscaleKeys))
 
 	p("## dead_letter\n\n")
 	md(src.typeDoc("DeadLetter"))

@@ -149,6 +149,20 @@ func Schema(dir string) ([]byte, error) {
 				"copy_record": obj{"type": "boolean", "default": false},
 			},
 		},
+		"rate_schedule": obj{
+			"description": strip(metaDocs["rate_schedule"]), "type": "array", "minItems": 1, "items": rateStep(true),
+		},
+		"autoscale": obj{
+			"description": strip(metaDocs["autoscale"]), "type": "object", "additionalProperties": false,
+			"required": []any{"max"},
+			"properties": obj{
+				"signal": enum([]string{"lag", "etd"}), "threshold": obj{"type": "number", "exclusiveMinimum": 0},
+				"goal": ref("duration"), "window": ref("duration"), "out_after": ref("duration"), "in_after": ref("duration"),
+				"in_below": obj{"type": "number", "minimum": 0}, "cooldown": ref("duration"),
+				"step": obj{"type": "integer", "minimum": 1}, "min": obj{"type": "integer", "minimum": 1}, "max": obj{"type": "integer", "minimum": 1},
+				"max_latency": ref("duration"), "poll": ref("duration"), "remove": enum([]string{"leave", "crash"}), "flap_window": ref("duration"),
+			},
+		},
 		"recommend": obj{
 			"description": strip(metaDocs["recommend"]), "type": "object", "additionalProperties": false,
 			"required": []any{"knob"},
@@ -257,4 +271,15 @@ func strip(s string) string {
 		}
 		s = s[:open] + s[open+1:i] + s[i+j+1:]
 	}
+}
+
+// rateStep is the schema of one rate_schedule: item; top allows a repeat.
+func rateStep(top bool) obj {
+	rate := obj{"type": "number", "minimum": 0}
+	props := obj{"duration": ref("duration"), "rate": rate, "from": rate, "to": rate, "target": rate, "spike": obj{"type": "boolean"}}
+	if top {
+		props["repeat"] = obj{"type": "integer", "minimum": 1}
+		props["steps"] = obj{"type": "array", "minItems": 1, "items": rateStep(false)}
+	}
+	return obj{"type": "object", "additionalProperties": false, "properties": props}
 }
