@@ -75,6 +75,8 @@ type Decision struct {
 	// (-1: infinite: consumption not above production).
 	PerReplica float64 `json:"lag_per_replica"`
 	ETDSec     float64 `json:"etd_s"`
+	// Above is the scale-out condition (rule 1) on this reading.
+	Above bool `json:"above"`
 	// HeldSec is how long the condition that acted had held.
 	HeldSec float64 `json:"held_s"`
 	Reason  string  `json:"reason"`
@@ -145,6 +147,7 @@ func (s *Scaler) Observe(r Reading) Decision {
 	if s.p.Signal == ETD {
 		out = etd > s.p.Goal.Seconds()
 	}
+	d.Above = out
 	in := !out && d.PerReplica <= s.p.InBelow
 	s.outSince = since(s.outSince, out, r.At)
 	s.inSince = since(s.inSince, in, r.At)

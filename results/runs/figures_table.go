@@ -311,7 +311,39 @@ func builtinFigures() []Figure {
 		}).doc("load_mode max_rate: the highest rate that passed"),
 	)
 	add(eventFigures()...)
+	add(autoscaleFigures()...)
 	return out
+}
+
+// autoscaleFigures are the autoscale block's figures (runs with autoscale:).
+func autoscaleFigures() []Figure {
+	a := func(leaf, unit string, kind Kind, better Direction, doc string, get func(a *Autoscale) (float64, bool)) Figure {
+		return fig("autoscale."+leaf, unit, kind, better, func(r *Record) (float64, bool) {
+			if r.Autoscale == nil {
+				return 0, false
+			}
+			return get(r.Autoscale)
+		}).doc(doc)
+	}
+	v := func(x float64) (float64, bool) { return x, true }
+	opt := func(p *float64) (float64, bool) {
+		if p == nil {
+			return 0, false
+		}
+		return *p, true
+	}
+	return []Figure{
+		a("scale_outs", "count", Count, LowerIsBetter, "scale-out actions", func(a *Autoscale) (float64, bool) { return v(float64(a.ScaleOuts)) }),
+		a("scale_ins", "count", Count, LowerIsBetter, "scale-in actions", func(a *Autoscale) (float64, bool) { return v(float64(a.ScaleIns)) }),
+		a("flaps", "count", Count, LowerIsBetter, "actions that reversed the previous one within flap_window", func(a *Autoscale) (float64, bool) { return v(float64(a.Flaps)) }).label("autoscale flaps").column("autoscale_flaps"),
+		a("peak_replicas", "members", Count, LowerIsBetter, "most replicas the scaler ran", func(a *Autoscale) (float64, bool) { return v(float64(a.PeakReplicas)) }).label("autoscale peak replicas").column("autoscale_peak_replicas"),
+		a("max_replicas", "members", Count, HigherIsBetter, "the scaler's bound: min(autoscale.max, rule 3's cap)", func(a *Autoscale) (float64, bool) { return v(float64(a.MaxReplicas)) }),
+		a("replica_seconds", "replica-s", Quantity, LowerIsBetter, "∫ replicas dt over the window: the cost", func(a *Autoscale) (float64, bool) { return v(a.ReplicaSeconds) }).label("autoscale replica-seconds").column("autoscale_replica_seconds"),
+		a("spike_recovery_s", "s", Quantity, LowerIsBetter, "spike start → the scale-out condition no longer holds", func(a *Autoscale) (float64, bool) { return opt(a.SpikeRecoverySec) }).label("autoscale spike recovery s").column("autoscale_spike_recovery_s"),
+		a("drain_s", "s", Quantity, LowerIsBetter, "spike start → lag per replica ≤ in_below after the spike", func(a *Autoscale) (float64, bool) { return opt(a.DrainSec) }).label("autoscale drain s").column("autoscale_drain_s"),
+		a("redelivered_scale_in", "records", Count, LowerIsBetter, "redeliveries in the effect spans of scale-in actions", func(a *Autoscale) (float64, bool) { return v(float64(a.RedeliveredScaleIn)) }),
+		a("action_pause_max_s", "s", Quantity, LowerIsBetter, "longest rebalance pause of an action", func(a *Autoscale) (float64, bool) { return v(a.PauseMaxSec) }),
+	}
 }
 
 // eventFigures are event_summary's figures (runs with events).

@@ -44,6 +44,8 @@ type Record struct {
 	// EventSummary aggregates them (absent without events).
 	Events       []EventReport `json:"events,omitempty"`
 	EventSummary *EventSummary `json:"event_summary,omitempty"`
+	// Autoscale is what the run's scaler did (autoscale: runs only).
+	Autoscale *Autoscale `json:"autoscale,omitempty"`
 	// Members are the members' join, first record and leave times (runs
 	// with events).
 	Members []MemberLife `json:"members,omitempty"`
