@@ -48,8 +48,8 @@ func produceAndDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	}
 	fl.Release()
 	openWindow(ctx, s, rc, &pcfg)
-	if len(s.spec.Events) == 0 {
-		r.watchStalls(ctx) // with events, from the drain on (below): an event's pause is no stall
+	if !s.spec.ChangesMembers() {
+		r.watchStalls(ctx) // with events or a scaler, from the drain on (below): an event's pause is no stall
 	}
 	if len(s.spec.Events) > 0 {
 		f.events = &eventRunner{events: s.spec.Events, fleet: fl, clock: rc.clock, log: s.log,
@@ -57,12 +57,20 @@ func produceAndDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 		f.events.start(ctx, rc.window.Start)
 		defer f.stopEvents() // on every path: no broker stays paused or cut off
 	}
+	if s.spec.Autoscale != nil {
+		if f.scaler, err = newScaler(s.spec, fl, rc.lag, rc.rec, rc.clock, s.log); err != nil {
+			return err
+		}
+		f.scaler.run(ctx, rc.window.Start)
+		defer f.stopScaler()
+	}
 	defer rc.scraper.Stop()
 	defer rc.lag.Stop()
 	if err := producer.Run(ctx, pcfg, rc.rec); err != nil {
 		return fmt.Errorf("producers: %w", err)
 	}
 	f.stopEvents() // before the drain: timed faults are undone first
+	f.stopScaler() // the scaler acts in the window only
 	if f.stall == nil {
 		r.watchStalls(ctx)
 	}
@@ -81,6 +89,13 @@ func produceAndDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 func (f *fleet) stopEvents() {
 	if f.events != nil && f.fired == nil {
 		f.fired = f.events.stop()
+	}
+}
+
+// stopScaler stops the scaler once and keeps what it recorded.
+func (f *fleet) stopScaler() {
+	if f.scaler != nil && f.scalerLog == nil {
+		f.scalerLog, f.scaled = f.scaler.stop()
 	}
 }
 

@@ -186,6 +186,11 @@ type fleet struct {
 	errc     chan error // the consumers' exit
 	events   *eventRunner
 	fired    []runs.Event
+	// scaler is the run's autoscaler (nil without autoscale:); scalerLog
+	// and scaled are what it recorded once stopped.
+	scaler    *scaler
+	scalerLog *runs.ScalerLog
+	scaled    []runs.Event
 	drainErr error
 	errs     []string
 	// stall watches for a stall (stall.go; nil: not watched), stalled and

@@ -55,7 +55,7 @@ func stallBound(s scenarios.RunSpec) (bound, gap time.Duration) {
 			factor = max(factor, e.Factor)
 		}
 	}
-	if len(s.Events) > 0 {
+	if s.ChangesMembers() {
 		floor += crashGrace(s)
 	}
 	gap = time.Duration(float64(gap) * factor)

@@ -299,3 +299,8 @@ func (s *Scenario) checkRateModeUse(schedule, scaler bool) error {
 	}
 	return fmt.Errorf("%s: given, but no run has load_mode rate (it acts on the measurement window of a rate run); use load_mode rate or remove the block", key)
 }
+
+// ChangesMembers reports whether the group's membership changes during the
+// window: events, or a scaler. Such a run's figures are analysed per event
+// (each scaler action is one) and skip the checks a steady group passes.
+func (r RunSpec) ChangesMembers() bool { return len(r.Events) > 0 || r.Autoscale != nil }

@@ -214,3 +214,27 @@ func DrainTime(ds []ScaleDecision, start, end, inBelow float64) *float64 {
 	}
 	return nil
 }
+
+// ScalerLog is what campaign's scaler recorded: the members at the
+// window's start, rule 3's cap, the bound it kept and every decision.
+type ScalerLog struct {
+	Start       int
+	Cap         scenarios.ReplicaCap
+	MaxReplicas int
+	Decisions   []ScaleDecision
+}
+
+// ScalerLabel starts the label of every event a scaler action fired.
+const ScalerLabel = "autoscale "
+
+// ScalerEvents maps the scaler's actions, in order, to their events in
+// reports (those labelled ScalerLabel…).
+func ScalerEvents(reports []EventReport) []int {
+	var out []int
+	for i, e := range reports {
+		if strings.HasPrefix(e.Label, ScalerLabel) {
+			out = append(out, i)
+		}
+	}
+	return out
+}

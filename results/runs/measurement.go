@@ -67,6 +67,8 @@ type Measurement struct {
 	// member's records stay out of reach (lock duration or session timeout).
 	Fired      []Event
 	CrashGrace time.Duration
+	// Scaler is the scaler's log (autoscale: runs; nil otherwise).
+	Scaler *ScalerLog
 	// Checks is the validity input of what the campaign alone knows
 	// (IsKafka, CPU, collectors, connection, errors); FromMeasurement adds
 	// the measured figures.
@@ -94,7 +96,7 @@ func FromMeasurement(in Measurement) Record {
 		rr.Polls.RecordsPerAcquisition = countPercentiles(cs.PerAcquisition)
 		rr.Polls.RecordsPerResponse = countPercentiles(cs.PerResponse)
 	}
-	if len(s.Events) == 0 { // joins change the assignment: keep the prediction
+	if !s.ChangesMembers() { // joins change the assignment: keep the prediction
 		rr.Ceiling = ComputeCeiling(ceilingInput(s, rr, s.Rate, in)).
 			WithMeasured(rr.Throughput.CompletedPerSec)
 	}
@@ -111,7 +113,7 @@ func FromMeasurement(in Measurement) Record {
 	rr.Phases.DrainTimedOut = in.DrainTimedOut
 	rr.Phases.WindowStartSec = float64(in.Window.Start-in.Series.Start()) / 1e9
 	thirds := in.Series.Thirds(results.Completed, in.Window)
-	if !s.Backlog() && len(s.Events) == 0 && rr.Phases.DrainSec > rr.Phases.MeasureSec {
+	if !s.Backlog() && !s.ChangesMembers() && rr.Phases.DrainSec > rr.Phases.MeasureSec {
 		rr.Burst = burstFigures(in, rr)
 	}
 	if s.Backlog() {
@@ -124,10 +126,18 @@ func FromMeasurement(in Measurement) Record {
 	if rr.Lag.Samples > 0 {
 		rr.Lag.DrainEstimateSec = DrainEstimate(rr.Lag.AtWindowEnd, rr.Throughput.ProducedPerSec, rr.Throughput.CompletedPerSec)
 	}
-	if len(s.Events) > 0 {
+	if s.ChangesMembers() {
 		thirds = [3]int64{} // intentional dips are not a short warm-up
 		rr.Events, rr.EventSummary = eventReports(in)
 		rr.Members = MemberLives(m.Members, in.Window)
+	}
+	if len(s.RateSchedule) > 0 {
+		thirds = [3]int64{} // a rate that changes on purpose is not a short warm-up
+	}
+	if s.Autoscale != nil && in.Scaler != nil {
+		rr.Autoscale = AutoscaleFigures(AutoscaleInput{Policy: *s.Autoscale, Cap: in.Scaler.Cap, MaxReplicas: in.Scaler.MaxReplicas,
+			Start: in.Scaler.Start, WindowSec: in.Window.Seconds(), Decisions: in.Scaler.Decisions, Schedule: s.RateSchedule,
+			Reports: rr.Events, ActionEvents: ScalerEvents(rr.Events)})
 	}
 	rr.Ceiling = rr.Ceiling.Judge(rr.Throughput.CompletedPerSec, saturation(rr, in.Resources))
 	v := in.Checks
@@ -171,7 +181,7 @@ func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit result
 		SchemaVersion: SchemaVersion, RunID: runID, ConsumerType: s.ConsumerType, Spec: &s,
 		Phases: Phases{WarmupSec: s.Warmup.Seconds(), MeasureSec: secs},
 		Throughput: Throughput{
-			OfferedPerSec:   s.Rate,
+			OfferedPerSec:   offered(s, w),
 			ProducedPerSec:  float64(m.AckedWindow) / secs,
 			CompletedPerSec: float64(m.CompletedInWindow) / secs,
 		},
@@ -344,4 +354,13 @@ func brokerCost(in Measurement, m results.Merged) *BrokerCost {
 		bc.ProduceOnlySec, bc.ProduceOnlyRecords, bc.ProduceOnlyCPU = p.Sec, p.Records, p.CPUSeconds
 	}
 	return ComputeBrokerCost(bc)
+}
+
+// offered is the open-loop rate of the window: rate, or with a
+// rate_schedule the records it schedules in the window ÷ its length.
+func offered(s scenarios.RunSpec, w results.Window) float64 {
+	if len(s.RateSchedule) == 0 || w.Seconds() <= 0 {
+		return s.Rate
+	}
+	return scenarios.ScheduledRecords(s.RateSchedule, time.Duration(w.End-w.Start)) / w.Seconds()
 }

@@ -1,0 +1,86 @@
+package campaign
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sharebench/sharebench/campaign/autoscale"
+	"github.com/sharebench/sharebench/collectors"
+	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
+)
+
+// countFleet is a fleet whose member count follows its joins and leaves.
+type countFleet struct {
+	n, next int
+	calls   []string
+}
+
+func (f *countFleet) Join(n int) []int {
+	f.calls = append(f.calls, "join")
+	var ids []int
+	for range n {
+		ids = append(ids, f.next)
+		f.next++
+	}
+	f.n += n
+	return ids
+}
+func (f *countFleet) Leave(_ context.Context, n int) ([]int, error) {
+	f.calls = append(f.calls, "leave")
+	f.n -= n
+	return []int{0}, nil
+}
+func (f *countFleet) Crash(_ context.Context, n int) ([]int, error) {
+	f.calls = append(f.calls, "crash")
+	f.n -= n
+	return []int{0}, nil
+}
+func (f *countFleet) SlowDown(float64, time.Duration) {}
+func (f *countFleet) Members() int                    { return f.n }
+
+// The scaler wiring: readings from the lag sampler and the counters, the
+// decision carried out on the fleet, recorded as a decision and as an
+// event labelled for the per-event analysis.
+func TestScalerActsThroughTheFleet(t *testing.T) {
+	spec := scenarios.RunSpec{ConsumerType: "share", Partitions: 2, Fleet: scenarios.Fleet{Workers: 1, Members: 1},
+		Autoscale: &scenarios.Autoscale{Signal: "lag", Threshold: 100, InBelow: 10, Window: time.Second, OutAfter: time.Second,
+			InAfter: 2 * time.Second, Cooldown: 3 * time.Second, Step: 2, Min: 1, Max: 5, Poll: time.Second, Remove: "leave"}}
+	fl := &countFleet{n: 1, next: 1}
+	lag := int64(0)
+	var out strings.Builder
+	sc := &scaler{spec: spec, fleet: fl, clock: results.NewClock(), log: &out,
+		lag: func() (collectors.LagSample, bool) { return collectors.LagSample{At: time.Now(), Lag: lag}, true }}
+	var err error
+	if sc.rule, err = autoscale.New(policy(spec)); err != nil {
+		t.Fatal(err)
+	}
+	sc.start = fl.Members()
+	prev := results.Counts{}
+	now := results.Counts{}
+	now.Completed, now.Acked, now.Delivered = 100, 150, 120 // 20 in flight at 100/s: 200 ms held
+	for i, l := range []int64{0, 500, 500, 500, 0, 0, 0} {
+		lag = l
+		sc.step(context.Background(), 0, int64(i)*int64(time.Second), prev, now, time.Second)
+	}
+	log, events := sc.stop()
+	if got := strings.Join(fl.calls, ","); got != "join,leave" {
+		t.Fatalf("fleet calls %q, want join,leave (log:\n%s)", got, out.String())
+	}
+	if len(log.Decisions) != 7 || log.Decisions[2].Action != "out" || log.Decisions[2].To != 3 || log.Decisions[2].LatencyMs != 200 {
+		t.Errorf("decisions %+v", log.Decisions)
+	}
+	if log.Start != 1 || log.MaxReplicas != 5 || log.Cap.Replicas != 200 {
+		t.Errorf("log %+v, want start 1, max 5 and the share cap 200 (group.share.max.size)", log)
+	}
+	if len(events) != 2 || events[0].Label != "autoscale out 1→3" || events[0].Action != "join" || events[1].Action != "leave" ||
+		!strings.HasPrefix(events[1].Label, runs.ScalerLabel) {
+		t.Errorf("events %+v", events)
+	}
+	if !strings.Contains(out.String(), "autoscale +2.0s: out 1→3: lag 500, smoothed 500, per replica 500") {
+		t.Errorf("console:\n%s", out.String())
+	}
+}
