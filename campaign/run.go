@@ -182,17 +182,17 @@ type fleet struct {
 	fl *consumers.Fleet // nil until started
 	// merged are a sharded run's client statistics, added up from its
 	// agents' (fl is nil then).
-	merged   consumers.ClientStats
-	errc     chan error // the consumers' exit
-	events   *eventRunner
-	fired    []runs.Event
+	merged consumers.ClientStats
+	errc   chan error // the consumers' exit
+	events *eventRunner
+	fired  []runs.Event
 	// scaler is the run's autoscaler (nil without autoscale:); scalerLog
 	// and scaled are what it recorded once stopped.
 	scaler    *scaler
 	scalerLog *runs.ScalerLog
 	scaled    []runs.Event
-	drainErr error
-	errs     []string
+	drainErr  error
+	errs      []string
 	// stall watches for a stall (stall.go; nil: not watched), stalled and
 	// stallFiles are what it found.
 	stall      *stallWatch
