@@ -196,7 +196,7 @@ func newHTMLRun(dir string, r runs.Record, color string) htmlRun {
 		markPhases(&c, r.Phases)
 		markEvents(&c, r)
 		hr.Throughput = &c
-		hr.OverTime = gaugeCharts(t, r.Phases)
+		hr.OverTime = append(scheduleCharts(t, r), gaugeCharts(t, r.Phases)...)
 	} else {
 		hr.Notes = append(hr.Notes, err.Error())
 	}

@@ -60,6 +60,7 @@ func writeMarkdown(w io.Writer, camp runs.Campaign, recs []runs.Record) error {
 	fmt.Fprintln(bw)
 	writeMarkdownSideBySide(bw, recs)
 	writeMarkdownEvents(bw, recs)
+	writeMarkdownAutoscale(bw, recs)
 	writeMarkdownRequests(bw, recs)
 	writeMarkdownPercentiles(bw, recs)
 	writeMarkdownAudit(bw, recs)

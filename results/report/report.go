@@ -96,6 +96,7 @@ func Events(recs []runs.Record) Reporter {
 			return err
 		}
 		writeEvents(w, recs)
+		writeAutoscale(w, recs)
 		return nil
 	}
 }

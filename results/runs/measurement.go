@@ -140,6 +140,13 @@ func FromMeasurement(in Measurement) Record {
 			Reports: rr.Events, ActionEvents: ScalerEvents(rr.Events)})
 	}
 	rr.Ceiling = rr.Ceiling.Judge(rr.Throughput.CompletedPerSec, saturation(rr, in.Resources))
+	if (s.Autoscale != nil || len(s.RateSchedule) > 0) && rr.Ceiling.Held == BoundUnexplained {
+		// The steady-state model bounds the peak; a window whose rate or
+		// membership changes on purpose averages below it by design.
+		rr.Ceiling.Held = rr.Ceiling.Bound
+		rr.Ceiling.Evidence = "rate_schedule or autoscale: the load or the members change on purpose, so the window's mean is below the steady-state bound; read the autoscale figures"
+		rr.Ceiling.Move = Move(rr.Ceiling.Held)
+	}
 	v := in.Checks
 	v.Audit, v.DrainTimedOut = rr.Audit, rr.Phases.DrainTimedOut
 	v.ScheduleLagP99Ms = rr.Latency.ScheduleLagMs.P99
