@@ -51,13 +51,17 @@ type scaler struct {
 	start     int
 }
 
+// AutoscalePolicy is the decision rule's policy of a run with autoscale:
+// (what sharebench autoscale render writes out).
+func AutoscalePolicy(s scenarios.RunSpec) autoscale.Policy { return policy(s) }
+
 // policy turns the scenario's block into the decision rule's policy, with
 // max bounded by rule 3's cap.
 func policy(s scenarios.RunSpec) autoscale.Policy {
 	a := s.Autoscale
 	return autoscale.Policy{Signal: autoscale.Signal(a.Signal), Threshold: a.Threshold, Goal: a.Goal, Window: a.Window,
 		OutAfter: a.OutAfter, InAfter: a.InAfter, InBelow: a.InBelow, Cooldown: a.Cooldown, Step: a.Step,
-		Min: a.Min, Max: s.AutoscaleMax(), MaxLatency: a.MaxLatency}
+		Min: a.Min, Max: s.AutoscaleMax(), MaxLatency: a.MaxLatency, PollEvery: a.Poll}
 }
 
 // newScaler checks the policy and prints it with rule 3's cap.

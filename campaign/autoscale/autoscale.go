@@ -34,6 +34,9 @@ type Policy struct {
 	// MaxLatency blocks scale-outs while Reading.Latency is above it (rule
 	// 4); 0: off.
 	MaxLatency time.Duration
+	// PollEvery is how often the harness reads and decides (the scaler
+	// itself decides per reading; KEDA's pollingInterval).
+	PollEvery time.Duration
 }
 
 // Reading is one observation: At from the start of the measurement

@@ -60,7 +60,7 @@ func newRoot() *cobra.Command {
 	})
 	root.AddCommand(newAdviseCmd(), newRecommendCmd(), newClusterCmd(), newJarsCmd())
 	root.AddCommand(newHistoryCmd())
-	root.AddCommand(newK8sCmd(), newAgentCmd())
+	root.AddCommand(newK8sCmd(), newAgentCmd(), newAutoscaleCmd())
 	markUsageErrors(root)
 	return root
 }
