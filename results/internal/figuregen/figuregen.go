@@ -81,6 +81,7 @@ var sections = []struct{ prefix, link string }{
 	{"broker.", "broker-metrics.md"},
 	{"max_rate.", "measurement.md#max-rate-mode"},
 	{"event_summary.", "measurement.md#events"},
+	{"autoscale.", "measurement.md#autoscaling"},
 }
 
 func section(path string) string {
