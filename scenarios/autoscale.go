@@ -236,6 +236,9 @@ func (r RunSpec) checkAutoscale(p *problems) {
 	if a.Signal == SignalETD && a.Goal <= 0 {
 		p.addf("autoscale.goal", "must be > 0 with signal etd, got %v", a.Goal)
 	}
+	if a.Remove == ActionCrash && r.Client.Runner() {
+		p.addf("autoscale.remove", "crash needs client franz-go: the %s runner starts the members a crash takes in processes of their own, named from events: before the run; use remove: leave", r.Client)
+	}
 	if a.Max > maxMembersLimit {
 		p.addf("autoscale.max", "must be ≤ %d (the harness's member limit), got %d", maxMembersLimit, a.Max)
 	}

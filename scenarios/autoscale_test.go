@@ -40,6 +40,8 @@ func TestRateScheduleAndAutoscaleErrors(t *testing.T) {
 			[]string{"autoscale.min: the run starts with members 4, which must lie in [min, max] = [5, 8]"}},
 		{"consumer cap", "consumer_type: consumer\npartitions: 1\nmembers: 1\nautoscale: {threshold: 100, max: 4}",
 			[]string{"autoscale.max: the cap of rule 3 is 1 replicas (consumer group: 1 partitions"}},
+		{"crash with the java runner", "client: java\nautoscale: {threshold: 100, max: 8, remove: crash}",
+			[]string{"autoscale.remove: crash needs client franz-go"}},
 		{"no rate run", "load_mode: backlog\nbacklog_records: 10\nautoscale: {threshold: 100, max: 4}",
 			[]string{"autoscale: given, but no run has load_mode rate"}},
 		{"skew with hashed", "key_mode: hashed\nkeys: 10\npartition_skew: 1", []string{"partition_skew: key_mode hashed partitions records by their key"}},

@@ -143,7 +143,7 @@ func (s *Scaler) Observe(r Reading) Decision {
 		etd, d.ETDSec = 0, 0
 	}
 	if r.At < s.p.Window {
-		d.Reason = fmt.Sprintf("filling the window (%v of %v)", r.At, s.p.Window)
+		d.Reason = fmt.Sprintf("filling the window (%.1fs of %v)", r.At.Seconds(), s.p.Window)
 		return d
 	}
 	out := d.PerReplica > s.p.Threshold
@@ -164,7 +164,7 @@ func (s *Scaler) Observe(r Reading) Decision {
 		case s.p.MaxLatency > 0 && r.Latency > s.p.MaxLatency:
 			d.Action, d.Reason = Blocked, fmt.Sprintf("rule 4: processing latency %v > %v", r.Latency, s.p.MaxLatency)
 		case cooling:
-			d.Reason = fmt.Sprintf("cooldown: %v since the last action", r.At-s.last)
+			d.Reason = fmt.Sprintf("cooldown: %.1fs since the last action", (r.At - s.last).Seconds())
 		default:
 			d.Action, d.To = Out, min(r.Replicas+s.p.Step, s.p.Max)
 			d.Reason = s.outReason(d, etd)
@@ -172,7 +172,7 @@ func (s *Scaler) Observe(r Reading) Decision {
 	case in && r.At-s.inSince >= s.p.InAfter && r.Replicas > s.p.Min:
 		d.HeldSec = (r.At - s.inSince).Seconds()
 		if cooling {
-			d.Reason = fmt.Sprintf("cooldown: %v since the last action", r.At-s.last)
+			d.Reason = fmt.Sprintf("cooldown: %.1fs since the last action", (r.At - s.last).Seconds())
 			break
 		}
 		d.Action, d.To = In, max(r.Replicas-s.p.Step, s.p.Min)
