@@ -17,8 +17,26 @@ import (
 // schedule's Due exactly, Sent must be the actual send (≥ Intended), and
 // the overdue records must show their schedule lag (~100 ms for record 0).
 // Stamping the actual time as intended (coordinated omission) fails here.
+//
+// The same holds under a rate profile (a ramp from 500 to 1500 records/s
+// over the 200 ms: 200 records): each stamp's Intended is the profile's
+// C⁻¹(k), and partition_skew changes where records go, not when.
 func TestStampCarriesIntendedSendTime(t *testing.T) {
-	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	ramp, err := NewProfile(0, []Segment{{Dur: 200 * time.Millisecond, From: 500, To: 1500}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		profile *Profile
+		skew    float64
+	}{{"constant", nil, 0}, {"ramp with skew", ramp, 1}} {
+		t.Run(tc.name, func(t *testing.T) { stampsIntended(t, tc.profile, tc.skew) })
+	}
+}
+
+func stampsIntended(t *testing.T, profile *Profile, skew float64) {
+	fake, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, "t"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +45,8 @@ func TestStampCarriesIntendedSendTime(t *testing.T) {
 	const rate, dur = 1000.0, 200 * time.Millisecond // 1 record/ms
 	start := clock.Now() - int64(100*time.Millisecond)
 	c := Config{Brokers: fake.ListenAddrs(), Topic: "t", Producers: 1, Rate: rate, MessageSize: results.StampSize,
-		Acks: "all", Start: start, Duration: dur, FlushTimeout: 10 * time.Second}
+		Acks: "all", Start: start, Duration: dur, FlushTimeout: 10 * time.Second, Profile: profile,
+		PartitionSkew: skew, Partitions: 4}
 	n, err := c.PerProducerMax()
 	if err != nil || n != 200 {
 		t.Fatalf("per producer %d %v, want 200", n, err)
@@ -40,15 +59,17 @@ func TestStampCarriesIntendedSendTime(t *testing.T) {
 	if err := Run(ctx, c, rec); err != nil {
 		t.Fatal(err)
 	}
-	sched, _ := FleetSchedules(start, rate, 1)
+	sched, _ := c.schedules(rate)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(fake.ListenAddrs()...), kgo.ConsumeTopics("t"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cl.Close()
 	seen := 0
+	perPartition := make([]int, 4)
 	for seen < int(n) && ctx.Err() == nil {
 		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+			perPartition[r.Partition]++
 			st, err := results.DecodeStamp(r.Value)
 			if err != nil {
 				t.Fatal(err)
@@ -70,6 +91,11 @@ func TestStampCarriesIntendedSendTime(t *testing.T) {
 	}
 	if seen != int(n) {
 		t.Fatalf("read %d of %d records", seen, n)
+	}
+	// Zipf s = 1 over 4 partitions: partition 0 takes 1/H(4) = 48 %, 96 of
+	// 200 records (4 standard errors: ±28); round-robin gives 50 each.
+	if skew > 0 && (perPartition[0] < 68 || perPartition[0] > 124 || perPartition[3] > perPartition[0]) {
+		t.Errorf("partition_skew 1: records per partition %v, want about 96, 48, 32, 24", perPartition)
 	}
 	m := rec.Merge()
 	if m.Sent != int64(n) || m.Acked != int64(n) || m.AckedWindow != int64(n) || m.ProduceFailed != 0 {
