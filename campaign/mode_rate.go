@@ -113,7 +113,12 @@ func openWindowAt(ctx context.Context, s *runSetup, rc *recording, pcfg *produce
 	rc.window = results.Window{Start: rc.start + int64(sp.Warmup), End: rc.start + int64(sp.Warmup+sp.Duration)}
 	rc.rec.SetWindow(rc.window)
 	pcfg.Start = rc.start
-	fmt.Fprintf(s.log, "  %s: producing %.0f records/s for %v warm-up + %v measurement\n", s.id, sp.Rate, sp.Warmup, sp.Duration)
+	if len(sp.RateSchedule) > 0 {
+		fmt.Fprintf(s.log, "  %s: producing the rate_schedule (%d steps, %.0f to %.0f records/s, %.0f records in the window) for %v warm-up at %.0f records/s + %v measurement\n",
+			s.id, len(sp.RateSchedule), minRate(sp.RateSchedule), sp.Rate, scenarios.ScheduledRecords(sp.RateSchedule, sp.Duration), sp.Warmup, sp.RateSchedule[0].From, sp.Duration)
+	} else {
+		fmt.Fprintf(s.log, "  %s: producing %.0f records/s for %v warm-up + %v measurement\n", s.id, sp.Rate, sp.Warmup, sp.Duration)
+	}
 	s.progress.phase(PhaseWarmup, sp.Warmup+time.Duration(start-rc.clock.Now()), rc.rec)
 	go func() {
 		if retry.Sleep(ctx, time.Duration(rc.window.Start-rc.clock.Now())) {
@@ -123,4 +128,13 @@ func openWindowAt(ctx context.Context, s *runSetup, rc *recording, pcfg *produce
 	rc.cpu = &cpuWindow{pids: s.cl.PIDs, done: make(chan struct{})}
 	go rc.cpu.watch(ctx, rc.clock, rc.window)
 	rc.startSamplers(ctx, s)
+}
+
+// minRate is the lowest rate of a schedule.
+func minRate(steps []scenarios.RateStep) float64 {
+	m := steps[0].From
+	for _, s := range steps {
+		m = min(m, s.From, s.To)
+	}
+	return m
 }
