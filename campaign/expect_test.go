@@ -17,7 +17,8 @@ func TestExpectFieldsResolve(t *testing.T) {
 	r := runs.Record{Audit: results.Audit{Produced: 100, Archived: 2, Order: &results.OrderAudit{}}, MaxRate: &runs.MaxRateResult{}, Burst: &runs.Burst{},
 		Group: &runs.GroupInfo{}, Stall: &runs.Stall{}, Requests: []runs.RequestFigure{{Kind: "ShareFetch", Count: 1}},
 		BrokerCost:   &runs.BrokerCost{ProduceOnly: &runs.ProduceOnly{}},
-		EventSummary: &runs.EventSummary{FirstRecordMaxSec: &v, RecoveryMaxSec: &v, FirstRedeliveryMaxSec: &v}}
+		EventSummary: &runs.EventSummary{FirstRecordMaxSec: &v, RecoveryMaxSec: &v, FirstRedeliveryMaxSec: &v},
+		Autoscale:    &runs.Autoscale{SpikeRecoverySec: &v, DrainSec: &v}} // autoscale: runs only
 	r.Audit.DeadLetterAudit = results.ReconcileDeadLetters(results.NewLedger(1, 1), 2, 0, "t", nil, true) // dead_letter runs only
 	// resources.harness_rss_max_mib and collector_*: measured where /proc and a thread CPU clock are read
 	r.Resources.HarnessCPUSeconds, r.Resources.HarnessRSSMaxMiB = 1, &v
