@@ -54,15 +54,18 @@ type Autoscale struct {
 	Cooldown time.Duration `json:"cooldown"`
 	// Step is the members added or removed by one action (≥ 1). [1]
 	Step int `json:"step"`
-	// Min and Max bound the replicas (members); the run starts with
-	// members, which must lie in [min, max]. Max is required; the harness
-	// also computes the cap of rule 3 (autoscale_cap) and never goes past
-	// it. [min: 1]
+	// Min is the fewest replicas (members); the run starts with members,
+	// which must lie in [min, max]. [1]
 	Min int `json:"min"`
+	// Max is the most replicas (required). The harness also computes rule
+	// 3's cap (a consumer group's partitions; a share group's
+	// min(group.share.max.size, the members the lock ceiling feeds)),
+	// prints it, and never goes past min(max, cap).
 	Max int `json:"max"`
-	// MaxLatency is rule 4: no scale-out while the processing latency p99
-	// of the last poll interval is above it (more consumers would only
-	// move the queue downstream). 0: off. [0]
+	// MaxLatency is rule 4: no scale-out while the time a record spends
+	// with the consumers (in flight ÷ completions/s over the last poll,
+	// Little's law) is above it: more consumers would only move the queue
+	// downstream. 0: off. [0]
 	MaxLatency time.Duration `json:"max_latency,omitempty"`
 	// Poll is how often the scaler reads the lag and decides (≥ 100ms,
 	// ≤ window). [1s]

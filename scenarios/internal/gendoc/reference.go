@@ -153,7 +153,15 @@ func Reference(dir string) ([]byte, error) {
 
 	p("## autoscale\n\n")
 	md(src.typeDoc("Autoscale"))
-	p("Keys: %s.\n\n", codeList(o.AutoscaleKeys))
+	asFields, err := src.fields("Autoscale", "json")
+	if err != nil {
+		return nil, err
+	}
+	p("| key | meaning |\n|---|---|\n")
+	for _, f := range asFields {
+		p("| `%s` | %s |\n", f.key, prose(f))
+	}
+	p("\nKeys: %s.\n\n", codeList(o.AutoscaleKeys))
 
 	p("## dead_letter\n\n")
 	md(src.typeDoc("DeadLetter"))
