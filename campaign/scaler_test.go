@@ -84,3 +84,30 @@ func TestScalerActsThroughTheFleet(t *testing.T) {
 		t.Errorf("console:\n%s", out.String())
 	}
 }
+
+// The scaler's events join the scheduled ones in the order they started,
+// so the per-event analysis sees one timeline.
+func TestMergeEvents(t *testing.T) {
+	fired := []runs.Event{{Label: "join 2", StartNs: 10}, {Label: "slow ×2", StartNs: 30}}
+	scaled := []runs.Event{{Label: "autoscale out 1→3", StartNs: 20}, {Label: "autoscale in 3→1", StartNs: 40}}
+	got := mergeEvents(fired, scaled)
+	want := []string{"join 2", "autoscale out 1→3", "slow ×2", "autoscale in 3→1"}
+	for i, w := range want {
+		if got[i].Label != w {
+			t.Fatalf("merged %v, want labels %v", got, want)
+		}
+	}
+	if ids := runs.ScalerEvents([]runs.EventReport{{Event: got[0]}, {Event: got[1]}, {Event: got[2]}, {Event: got[3]}}); len(ids) != 2 || ids[0] != 1 || ids[1] != 3 {
+		t.Errorf("scaler events at %v, want [1 3]", ids)
+	}
+	// Little's law: 30 in flight at 60 completions/s is 500 ms held.
+	var prev, now results.Counts
+	now.Completed, now.Delivered = 120, 150
+	prev.Completed = 60
+	if h := heldTime(prev, now, time.Second); h != 500*time.Millisecond {
+		t.Errorf("held time %v, want 500ms", h)
+	}
+	if h := heldTime(now, now, time.Second); h != 0 {
+		t.Errorf("held time without completions %v, want 0", h)
+	}
+}
