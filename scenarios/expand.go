@@ -85,6 +85,7 @@ func (l *loader) build() (*Scenario, error) {
 	if bad := s.unmatched(); len(bad) > 0 && len(l.origin) == 0 {
 		return nil, fmt.Errorf("%s: %s", l.where("expect"), strings.Join(bad, "; "))
 	}
+	s.explainClientSkips()
 	return s, nil
 }
 

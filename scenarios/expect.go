@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // Expectation is one item of a scenario's expect: list, a claim the report
@@ -20,10 +22,58 @@ import (
 //	    measure: {runs: consumer, field: efficiency, min: 0.9, max: 1.05}
 //	  - name: no record lost
 //	    measure: {runs: all, field: audit.lost, max: 0}
+//
+// per: client checks the claim once for each client the campaign ran, as if
+// every selector had where: {client: <that client>}.
 type Expectation struct {
 	Name    string        `json:"name"`
 	Measure *MeasureClaim `json:"measure,omitempty"`
 	Ratio   *RatioClaim   `json:"ratio,omitempty"`
+	// PerClient is per: client.
+	PerClient bool `json:"per_client,omitempty"`
+	// ClientSkips says, for a per-client expectation, why a client of the
+	// scenario has no run the claim picks (Load fills it): "client
+	// librdkafka refuses these runs: renew: client librdkafka has no RENEW
+	// acknowledgement ...". The evaluation reports such a client SKIPPED
+	// with this reason.
+	ClientSkips map[string]string `json:"client_skips,omitempty"`
+}
+
+// ForClient is the expectation narrowed to one client's runs: every
+// selector gains where client=c, and the name ends in "(client c)".
+func (e Expectation) ForClient(c string) Expectation {
+	out := Expectation{Name: fmt.Sprintf("%s (client %s)", e.Name, c)}
+	switch {
+	case e.Measure != nil:
+		m := *e.Measure
+		m.RunSelector = m.RunSelector.withClient(c)
+		out.Measure = &m
+	case e.Ratio != nil:
+		r := *e.Ratio
+		r.Numerator, r.Denominator = r.Numerator.withClient(c), r.Denominator.withClient(c)
+		out.Ratio = &r
+	}
+	return out
+}
+
+// Selectors are the expectation's run selectors: the measure's, or the
+// ratio's numerator and denominator.
+func (e Expectation) Selectors() []RunSelector {
+	var out []RunSelector
+	for _, s := range e.selectors() {
+		out = append(out, s.sel)
+	}
+	return out
+}
+
+func (s RunSelector) withClient(c string) RunSelector {
+	w := make(map[string]string, len(s.Where)+1)
+	for k, v := range s.Where {
+		w[k] = v
+	}
+	w["client"] = c
+	s.Where = w
+	return s
 }
 
 // RunSelector picks runs: Runs is the consumer type ("consumer", "share" or
@@ -150,6 +200,65 @@ func (s *Scenario) unmatched() []string {
 		}
 	}
 	return out
+}
+
+// clients are the clients the scenario's runs use, in vocab.Clients order.
+func (s *Scenario) clients() []string {
+	var out []string
+	for _, c := range vocab.Clients {
+		if slices.ContainsFunc(s.Runs, func(r RunSpec) bool { return r.Value("client") == string(c) }) {
+			out = append(out, string(c))
+		}
+	}
+	return out
+}
+
+// explainClientSkips fills ClientSkips: for each per-client expectation and
+// each client of the scenario that none of its runs lets the claim check,
+// the reason: the client's refusal of the runs the claim picks for the
+// other clients (librdkafka and renew auto), else that the scenario has no
+// such run.
+func (s *Scenario) explainClientSkips() {
+	clients := s.clients()
+	for i := range s.Expectations {
+		e := &s.Expectations[i]
+		if !e.PerClient {
+			continue
+		}
+		for _, c := range clients {
+			if why := s.clientSkip(*e, c); why != "" {
+				if e.ClientSkips == nil {
+					e.ClientSkips = map[string]string{}
+				}
+				e.ClientSkips[c] = why
+			}
+		}
+	}
+}
+
+func (s *Scenario) clientSkip(e Expectation, c string) string {
+	for _, sel := range e.Selectors() {
+		if slices.ContainsFunc(s.Runs, sel.withClient(c).selects) {
+			continue
+		}
+		for _, r := range s.Runs {
+			if !sel.selects(r) {
+				continue
+			}
+			r.Client = vocab.Client(c)
+			var refusals []string
+			for _, p := range r.problems() {
+				if strings.Contains(p, "client "+c) {
+					refusals = append(refusals, p)
+				}
+			}
+			if len(refusals) > 0 {
+				return fmt.Sprintf("client %s refuses these runs: %s", c, strings.Join(refusals, "; "))
+			}
+		}
+		return fmt.Sprintf("the scenario has no %s run with client %s", sel, c)
+	}
+	return ""
 }
 
 type roleSelector struct {

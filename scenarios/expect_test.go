@@ -158,7 +158,7 @@ func TestExpectFieldsUniqueAliases(t *testing.T) {
 }
 
 func TestBuiltinsLoadWithExpectations(t *testing.T) {
-	want := []string{"autoscale-flap-cooldown", "autoscale-flap", "autoscale-spike", "batch-vs-record-limit", "broker-kill", "client-parity", "dead-letter", "implicit-vs-explicit", "kip848-heartbeat", "lock-expiry", "max-rate", "member-crash", "mpr-cliff", "ordering",
+	want := []string{"autoscale-flap-cooldown", "autoscale-flap", "autoscale-spike", "batch-vs-record-limit", "broker-kill", "client-parity-crash", "client-parity-expiry", "client-parity", "dead-letter", "implicit-vs-explicit", "kip848-heartbeat", "lock-expiry", "max-rate", "member-crash", "mpr-cliff", "ordering",
 		"overhead-parity", "partition-cap", "poison-and-limit", "protocols-crash", "protocols", "scale-out", "scale-past-partitions", "smoke", "version-matrix"}
 	if got := BuiltinNames(); !slices.Equal(got, want) {
 		t.Fatalf("BuiltinNames: got %v, want %v", got, want)
@@ -178,11 +178,18 @@ func TestBuiltinsLoadWithExpectations(t *testing.T) {
 		if bad := s.unmatched(); len(bad) > 0 {
 			t.Errorf("%s: %v", name, bad)
 		}
-		// client-parity is 2 workloads × 2 clients × 2 group types, each run
-		// a 2 s + 6 s window: 8 short runs still fit the 1-3 minutes.
+		// client-parity is 3 workload rows × 3 clients, each run a 2 s + 6 s
+		// window: 9 short runs still fit about 3 minutes; client-parity-crash
+		// (6 runs of 3 s + 20 s) and client-parity-expiry (5 runs of 2 s +
+		// 10 s) are the other two parity shapes: each client is one arm.
 		maxRuns := 3
-		if name == "client-parity" {
-			maxRuns = 8
+		switch name {
+		case "client-parity":
+			maxRuns = 9
+		case "client-parity-crash":
+			maxRuns = 6
+		case "client-parity-expiry":
+			maxRuns = 5
 		}
 		// protocols (protocols-crash) is 4 runs of a 3 s + 15 s (20 s)
 		// window, one per rebalance protocol: about 2-3 minutes.
@@ -225,5 +232,35 @@ func TestExpectFieldsAcceptFigureAliases(t *testing.T) {
 		if err != nil || c.Field != want.Field || c.Op != want.Op || c.Value != want.Value {
 			t.Errorf("%s: got %+v %v, want %+v", clause, c, err, want)
 		}
+	}
+}
+
+// per: client expectations: Load says why a client of the scenario has no
+// run the claim picks (librdkafka refuses renew auto, naming RENEW), and
+// leaves the clients that have one alone; per: takes only client.
+func TestPerClientSkipReasons(t *testing.T) {
+	s, err := Builtin("client-parity-expiry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range s.Expectations {
+		if !e.PerClient {
+			t.Errorf("%s: not per client", e.Name)
+		}
+		renewAuto := e.Measure.Where["renew"] == "auto"
+		why, skipped := e.ClientSkips["librdkafka"]
+		switch {
+		case renewAuto && (!skipped || !strings.Contains(why, "client librdkafka refuses these runs") || !strings.Contains(why, "RENEW")):
+			t.Errorf("%s: librdkafka skip %q, want its refusal naming RENEW", e.Name, why)
+		case !renewAuto && skipped:
+			t.Errorf("%s: librdkafka skipped (%q), but it has renew none runs", e.Name, why)
+		}
+		if len(e.ClientSkips) > 1 || e.ClientSkips["franz-go"] != "" || e.ClientSkips["java"] != "" {
+			t.Errorf("%s: skips %v, want librdkafka's at most", e.Name, e.ClientSkips)
+		}
+	}
+	_, err = load(t, expectBase+"  - name: a\n    per: member\n    measure: {field: audit.lost, max: 0}\n", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), `per: expected client`) || !strings.Contains(err.Error(), `"member"`) {
+		t.Errorf("per: member: %v, want a refusal naming per and client", err)
 	}
 }

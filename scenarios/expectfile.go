@@ -11,7 +11,7 @@ import (
 
 // Keys of the expect: schema.
 var (
-	expectItemKeys = []string{"name", "measure", "ratio"}
+	expectItemKeys = []string{"name", "measure", "ratio", "per"}
 	measureKeys    = []string{"runs", "where", "field", "min", "max"}
 	ratioKeys      = []string{"measure", "numerator", "denominator", "where", "min", "max"}
 	sideKeys       = []string{"runs", "where"}
@@ -80,6 +80,13 @@ func (p *expectParser) item(n *yaml.Node) (Expectation, bool) {
 	if e.Name == "" {
 		p.errorf(n.Line, "name: required; say what the expectation claims, like \"no record lost\"")
 		ok = false
+	}
+	if per := m["per"]; per != nil {
+		if per.Kind != yaml.ScalarNode || per.Value != "client" {
+			p.errorf(per.Line, "per: expected client (check the claim once for each client the campaign ran), got %s", nodeKind(per))
+			ok = false
+		}
+		e.PerClient = true
 	}
 	measure, ratio := m["measure"], m["ratio"]
 	switch {

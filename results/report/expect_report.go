@@ -28,10 +28,7 @@ func writeMarkdownExpectations(w io.Writer, outs []runs.ExpectationOutcome) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%s.\n\n", mdText(expectationsHeadline(outs)))
 	for _, o := range outs {
-		status := "**MET**"
-		if !o.Met {
-			status = "**NOT MET**"
-		}
+		status := "**" + o.Status() + "**"
 		fmt.Fprintf(w, "- %s %s\n", status, mdText(o.Line()))
 	}
 	fmt.Fprintln(w)
@@ -61,18 +58,36 @@ func runVerdict(camp runs.Campaign, recs []runs.Record) (headline string, proble
 	}
 	exp := "no expectations declared"
 	if n := len(camp.Expectations); n > 0 {
-		exp = fmt.Sprintf("all %d expectation(s) met", n)
+		skipped := 0
+		for _, o := range camp.Expectations {
+			if o.Skipped {
+				skipped++
+			}
+		}
+		exp = fmt.Sprintf("all %d expectation(s) met", n-skipped)
+		if skipped > 0 {
+			exp += fmt.Sprintf(", %d skipped (no run to check)", skipped)
+		}
 	}
 	return fmt.Sprintf("Run verdict: passed: no record lost, every audit balanced, %s", exp), nil
 }
 
-// expectationsHeadline is "expectations: 1 of 2 met".
+// expectationsHeadline is "expectations: 1 of 2 met", or "expectations: 3
+// of 4 met, 1 skipped (no run to check)": a skipped one is not counted as
+// checked.
 func expectationsHeadline(outs []runs.ExpectationOutcome) string {
-	met := 0
+	met, skipped := 0, 0
 	for _, o := range outs {
-		if o.Met {
+		switch {
+		case o.Skipped:
+			skipped++
+		case o.Met:
 			met++
 		}
 	}
-	return fmt.Sprintf("expectations: %d of %d met", met, len(outs))
+	s := fmt.Sprintf("expectations: %d of %d met", met, len(outs)-skipped)
+	if skipped > 0 {
+		s += fmt.Sprintf(", %d skipped (no run to check)", skipped)
+	}
+	return s
 }

@@ -139,3 +139,35 @@ func TestVerdictNamesUnreadableRuns(t *testing.T) {
 		}
 	}
 }
+
+// A skipped claim (no run of its client) is printed SKIPPED with its
+// reason, counted apart in the headline, and leaves a passing verdict
+// passing.
+func TestSkippedExpectationRendered(t *testing.T) {
+	outs := []runs.ExpectationOutcome{
+		{Name: "no loss (client java)", Claim: "all where client=java runs: audit.lost ≤ 0", Met: true,
+			Measured: []runs.Measured{{Run: "r01-consumer", Value: 0, Met: true}}},
+		{Name: "renewed (client librdkafka)", Claim: "share where client=librdkafka, renew=auto runs: audit.duplicates ≤ 0",
+			Skipped: true, Detail: "skipped: no share where client=librdkafka, renew=auto run in this campaign: client librdkafka refuses these runs: RENEW"},
+	}
+	var con bytes.Buffer
+	_ = Expectations(outs)(&con)
+	for _, w := range []string{
+		"expectations: 1 of 1 met, 1 skipped (no run to check)",
+		"  SKIPPED  renewed (client librdkafka): share where client=librdkafka, renew=auto runs: audit.duplicates ≤ 0: measured nothing measured (skipped: no share where",
+	} {
+		if !strings.Contains(con.String(), w) {
+			t.Errorf("console lacks %q:\n%s", w, con.String())
+		}
+	}
+	var md bytes.Buffer
+	camp := runs.Campaign{Name: "fixture", Status: runs.StatusComplete, Expectations: outs}
+	if err := Markdown(camp, []runs.Record{runstest.Run("r01-consumer", "consumer", 0, 380, 4e4)})(&md); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"- **SKIPPED** renewed (client librdkafka)", "all 1 expectation(s) met, 1 skipped (no run to check)"} {
+		if !strings.Contains(md.String(), w) {
+			t.Errorf("summary.md lacks %q:\n%s", w, md.String())
+		}
+	}
+}

@@ -70,7 +70,7 @@ type htmlRun struct {
 // htmlExpectation is one expectation's line on the page.
 type htmlExpectation struct {
 	Status, Line string
-	Met          bool
+	Met, Skipped bool
 }
 
 // svgBar is a horizontal bar segment, in pixels.
@@ -102,7 +102,7 @@ func writeHTML(w io.Writer, dir string, camp runs.Campaign, recs []runs.Record) 
 		rep.ExpectationsHeadline = expectationsHeadline(camp.Expectations)
 	}
 	for _, o := range camp.Expectations {
-		rep.Expectations = append(rep.Expectations, htmlExpectation{Status: o.Status(), Line: o.Line(), Met: o.Met})
+		rep.Expectations = append(rep.Expectations, htmlExpectation{Status: o.Status(), Line: o.Line(), Met: o.Met, Skipped: o.Skipped})
 	}
 	rep.Header, rep.Rows = sideBySideCells(recs)
 	rep.Sweeps = sweepSections(recs)

@@ -18,7 +18,12 @@ type ExpectationOutcome struct {
 	Claim    string     `json:"claim"` // the claim in words: "share/consumer throughput.completed_per_sec ≥ 2"
 	Met      bool       `json:"met"`
 	Measured []Measured `json:"measured"`
-	Detail   string     `json:"detail,omitempty"` // why it is not met, or what was compared
+	Detail   string     `json:"detail,omitempty"` // why it is not met or skipped, or what was compared
+	// Skipped: the claim is about one client's runs (where: {client: X}, or
+	// per: client) and the campaign has no run of it to check (the campaign
+	// did not run that client, or the client refuses those settings).
+	// Neither met nor a failure: the verdict passes over it and says so.
+	Skipped bool `json:"skipped,omitempty"`
 }
 
 // Measured is one value an expectation checked: a run's field, or the ratio
@@ -30,22 +35,66 @@ type Measured struct {
 }
 
 // EvaluateExpectations checks a scenario's expectations against the
-// campaign's runs. A claim with no run (or pair) to check, or a field a run
-// lacks, is not met.
+// campaign's runs. A per: client expectation gives one outcome for each
+// client the campaign ran. A claim with no run (or pair) to check, or a
+// field a run lacks, is not met, except a claim about one client's runs
+// when the campaign has none of them: that one is skipped, with the reason.
 func EvaluateExpectations(recs []Record, exps []scenarios.Expectation) []ExpectationOutcome {
 	out := make([]ExpectationOutcome, 0, len(exps))
 	for _, e := range exps {
-		var o ExpectationOutcome
-		switch {
-		case e.Ratio != nil:
-			o = evaluateRatio(recs, *e.Ratio)
-		case e.Measure != nil:
-			o = evaluateMeasure(recs, *e.Measure)
-		default:
-			o = ExpectationOutcome{Detail: "neither measure nor ratio"}
+		if !e.PerClient {
+			out = append(out, evaluate(recs, e, ""))
+			continue
 		}
-		o.Name, o.Claim = e.Name, Claim(e)
-		out = append(out, o)
+		for _, c := range campaignClients(recs) {
+			out = append(out, evaluate(recs, e.ForClient(c), e.ClientSkips[c]))
+		}
+	}
+	return out
+}
+
+func evaluate(recs []Record, e scenarios.Expectation, skipReason string) ExpectationOutcome {
+	var o ExpectationOutcome
+	switch {
+	case clientMissing(recs, e) != "":
+		o = ExpectationOutcome{Skipped: true, Detail: clientMissing(recs, e)}
+		if skipReason != "" {
+			o.Detail += ": " + skipReason
+		}
+	case e.Ratio != nil:
+		o = evaluateRatio(recs, *e.Ratio)
+	case e.Measure != nil:
+		o = evaluateMeasure(recs, *e.Measure)
+	default:
+		o = ExpectationOutcome{Detail: "neither measure nor ratio"}
+	}
+	o.Name, o.Claim = e.Name, Claim(e)
+	return o
+}
+
+// clientMissing is "no share run where client=librdkafka, renew=auto" when
+// one of the expectation's selectors names a client and picks no run of the
+// campaign; "" otherwise.
+func clientMissing(recs []Record, e scenarios.Expectation) string {
+	for _, sel := range e.Selectors() {
+		if _, named := sel.Where["client"]; named && len(selectRuns(recs, sel)) == 0 {
+			return "skipped: no " + selectorText(sel) + " run in this campaign"
+		}
+	}
+	return ""
+}
+
+// campaignClients are the clients the campaign's runs used, in
+// vocab.Clients order.
+func campaignClients(recs []Record) []string {
+	var out []string
+	for _, c := range vocab.Clients {
+		for _, r := range recs {
+			if r.Spec != nil && r.Spec.Value("client") == string(c) {
+				out = append(out, string(c))
+				break
+			}
+		}
 	}
 	return out
 }
@@ -247,9 +296,12 @@ func (o ExpectationOutcome) MeasuredText() string {
 	return strings.Join(parts, ", ")
 }
 
-// Status is "MET" or "NOT MET".
+// Status is "MET", "NOT MET" or "SKIPPED".
 func (o ExpectationOutcome) Status() string {
-	if o.Met {
+	switch {
+	case o.Skipped:
+		return "SKIPPED"
+	case o.Met:
 		return "MET"
 	}
 	return "NOT MET"
@@ -259,7 +311,7 @@ func (o ExpectationOutcome) Status() string {
 // values and, when not met, why.
 func (o ExpectationOutcome) Line() string {
 	s := fmt.Sprintf("%s: %s: measured %s", o.Name, o.Claim, o.MeasuredText())
-	if !o.Met && o.Detail != "" {
+	if (!o.Met || o.Skipped) && o.Detail != "" {
 		s += " (" + o.Detail + ")"
 	}
 	return s

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/scenarios"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 func f(v float64) *float64 { return &v }
@@ -137,4 +138,67 @@ func ratioExp(field string, num, den scenarios.RunSelector, b scenarios.Bounds) 
 
 func measureExp(field string, sel scenarios.RunSelector, b scenarios.Bounds) scenarios.Expectation {
 	return scenarios.Expectation{Measure: &scenarios.MeasureClaim{RunSelector: sel, Field: field, Bounds: b}}
+}
+
+// clientRun is a share run of one client with a renew setting.
+func clientRun(id, client, renew string, dups int64) Record {
+	r := fixtureRun(id, "share", 0, 1, 100)
+	r.Spec.Client, r.Spec.Renew = vocab.Client(client), vocab.Renew(renew)
+	r.Audit.Duplicates = dups
+	return r
+}
+
+// A per: client expectation gives one outcome per client the campaign ran;
+// a client with no run the claim picks is SKIPPED with the scenario's
+// reason, and the gate passes over it. A claim that names a client and
+// picks no run of the campaign (the client not run, or not with these
+// settings) is skipped too; Load refuses such a claim in a scenario as
+// written, so only overrides (--set client=java) get there.
+func TestEvaluatePerClient(t *testing.T) {
+	recs := []Record{
+		clientRun("r01", "franz-go", "none", 3), clientRun("r02", "java", "none", 2), clientRun("r03", "librdkafka", "none", 4),
+		clientRun("r04", "franz-go", "auto", 0), clientRun("r05", "java", "auto", 1),
+	}
+	auto := scenarios.RunSelector{Runs: "share", Where: map[string]string{"renew": "auto"}}
+	e := measureExp("audit.duplicates", auto, scenarios.Bounds{Max: f(0)})
+	e.Name, e.PerClient = "renewed once", true
+	e.ClientSkips = map[string]string{"librdkafka": "client librdkafka refuses these runs: renew: client librdkafka has no RENEW"}
+	outs := EvaluateExpectations(recs, []scenarios.Expectation{e})
+	if len(outs) != 3 {
+		t.Fatalf("got %d outcomes, want one per client: %+v", len(outs), outs)
+	}
+	want := []struct{ name, status, text string }{
+		{"renewed once (client franz-go)", "MET", "r04 0"},
+		{"renewed once (client java)", "NOT MET", "r05 1 ✗"},
+		{"renewed once (client librdkafka)", "SKIPPED", "skipped: no share where client=librdkafka, renew=auto run in this campaign: client librdkafka refuses these runs: renew: client librdkafka has no RENEW"},
+	}
+	for i, w := range want {
+		o := outs[i]
+		if o.Name != w.name || o.Status() != w.status || !strings.Contains(o.Line(), w.text) {
+			t.Errorf("outcome %d: %s %s, want %s %s containing %q", i, o.Status(), o.Line(), w.status, w.name, w.text)
+		}
+	}
+	if p := ExpectationProblems(outs); len(p) != 1 || !strings.Contains(p[0], "client java") {
+		t.Errorf("problems %v, want only java's", p)
+	}
+
+	named := func(client string) scenarios.Expectation {
+		e := measureExp("audit.duplicates", scenarios.RunSelector{Runs: "share", Where: map[string]string{"client": client, "renew": "auto"}}, scenarios.Bounds{Max: f(5)})
+		e.Name = "named"
+		return e
+	}
+	javaOnly := []Record{recs[1], recs[4]}
+	if o := EvaluateExpectations(javaOnly, []scenarios.Expectation{named("franz-go")})[0]; !o.Skipped || o.Met ||
+		!strings.Contains(o.Detail, "no share where client=franz-go, renew=auto run") {
+		t.Errorf("a client the campaign did not run: %+v, want skipped", o)
+	}
+	if o := EvaluateExpectations(recs[:3], []scenarios.Expectation{named("java")})[0]; !o.Skipped || o.Met {
+		t.Errorf("no java renew auto run: %+v, want skipped", o)
+	}
+	if o := EvaluateExpectations(recs[:3], []scenarios.Expectation{measureExp("audit.duplicates", auto, scenarios.Bounds{Max: f(0)})})[0]; o.Skipped || o.Met {
+		t.Errorf("no renew auto run, no client named: %+v, want NOT MET", o)
+	}
+	if o := EvaluateExpectations(recs, []scenarios.Expectation{named("java")})[0]; o.Skipped || !o.Met {
+		t.Errorf("java renew auto: %+v, want met", o)
+	}
 }

@@ -86,7 +86,7 @@ func VerdictProblems(recs []Record, exps []ExpectationOutcome) []string {
 func ExpectationProblems(exps []ExpectationOutcome) []string {
 	var out []string
 	for _, e := range exps {
-		if e.Met {
+		if e.Met || e.Skipped {
 			continue
 		}
 		var missed []string

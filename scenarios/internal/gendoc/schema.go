@@ -114,6 +114,7 @@ func Schema(dir string) ([]byte, error) {
 			"oneOf": []any{obj{"required": []any{"measure"}}, obj{"required": []any{"ratio"}}},
 			"properties": obj{
 				"name": obj{"type": "string", "minLength": 1},
+				"per":  obj{"description": "client: check the claim once for each client the campaign ran", "enum": []any{"client"}},
 				"measure": obj{
 					"type": "object", "additionalProperties": false, "required": []any{"field"},
 					"anyOf":      []any{obj{"required": []any{"min"}}, obj{"required": []any{"max"}}},
