@@ -64,9 +64,10 @@ func (w *jvmWatch) crashKills() int {
 // runs on (seen in /proc), so nothing of it reaches the broker any more.
 // The consumer group then gets its partition back by the session timeout
 // (6 s: a dead JVM sends no leave request, whatever max.poll.interval.ms
-// says), the share group its records by lock expiry (5 s), and every one of
-// the built-in's expectations holds: nothing lost, audits balanced,
-// redeliveries about what the crashed member held.
+// says), the share group its records by lock expiry (5 s) or at once (the
+// killed JVM's connections close), and every one of the built-in's
+// expectations for java holds: nothing lost, audits balanced, redeliveries
+// about what the crashed member held.
 func TestJavaMemberCrashKillsItsJVM(t *testing.T) {
 	needJavaClient(t)
 	sc, err := scenarios.Builtin("member-crash")
@@ -97,35 +98,28 @@ func TestJavaMemberCrashKillsItsJVM(t *testing.T) {
 				s.HeldByCrashed, s.Redeliveries, deref(s.FirstRedeliveryMaxSec), r.Audit)
 		}
 	}
-	// came back: share runs whose crashed member's records were all
-	// redelivered. Their first redelivery may come before the lock
-	// duration: on a real kill the member's sockets close, and Kafka 4.2
-	// releases a closed connection's share records at once (the built-in's
-	// timing claim is franz-go's frozen-connection crash; docs/java-client.md,
-	// Crashes). The timing claim is logged for them; every other claim must
-	// hold.
-	cameBack := map[string]bool{}
-	for _, r := range res.Runs {
-		if s := r.EventSummary; s != nil && r.Spec.ConsumerType == vocab.ShareGroup && s.Redeliveries >= s.HeldByCrashed {
-			cameBack[r.RunID] = true
+	// The share timing claims name their client (member-crash.yaml): the
+	// franz-go one (after the lock, connections frozen) has no run here and
+	// is SKIPPED; java's (by the lock or at once: a killed JVM's sockets
+	// close, and Kafka 4.2 releases a closed connection's share records) and
+	// every other claim must hold.
+	skipped := 0
+	for _, o := range res.Expectations {
+		switch {
+		case o.Skipped:
+			skipped++
+			t.Logf("skipped: %s", o.Line())
+			if !strings.Contains(o.Name, "franz-go") && !strings.Contains(o.Name, "librdkafka") {
+				t.Errorf("skipped, and not another client's claim: %s", o.Line())
+			}
+		case o.Met:
+			t.Logf("met: %s", o.Line())
+		default:
+			t.Errorf("NOT MET: %s", o.Line())
 		}
 	}
-	for _, o := range res.Expectations {
-		if o.Met {
-			t.Logf("met: %s", o.Line())
-			continue
-		}
-		excused := strings.Contains(o.Claim, "first_redelivery_max_s") && strings.HasPrefix(o.Claim, "share")
-		for _, m := range o.Measured {
-			if !m.Met && !cameBack[m.Run] {
-				excused = false
-			}
-		}
-		if excused {
-			t.Logf("share lock-expiry timing not met, every held record redelivered (see above): %s", o.Line())
-			continue
-		}
-		t.Errorf("NOT MET: %s", o.Line())
+	if skipped != 2 {
+		t.Errorf("%d claims skipped, want 2 (franz-go's and librdkafka's share timing)", skipped)
 	}
 	w.mu.Lock()
 	for pid, f := range w.first {

@@ -188,11 +188,18 @@ func (s RunSelector) String() string {
 }
 
 // unmatched lists the selectors of the expectations that pick no run of
-// the scenario, as "expect[2] (name): numerator share where members=3".
+// the scenario, as "expect[2] (name): numerator share where members=3". A
+// selector that names a client none of the scenario's runs uses is not
+// listed: it is a claim about that client's runs, for `--set client=...`,
+// and the evaluation reports it SKIPPED when the campaign has none.
 func (s *Scenario) unmatched() []string {
 	var out []string
+	clients := s.clients()
 	for i, e := range s.Expectations {
 		for _, side := range e.selectors() {
+			if c, named := side.sel.Where["client"]; named && !slices.Contains(clients, c) {
+				continue
+			}
 			if !slices.ContainsFunc(s.Runs, side.sel.selects) {
 				out = append(out, fmt.Sprintf("expect[%d] (%s): %s %s matches no run of the scenario",
 					i+1, e.Name, side.role, side.sel))

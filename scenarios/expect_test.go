@@ -264,3 +264,18 @@ func TestPerClientSkipReasons(t *testing.T) {
 		t.Errorf("per: member: %v, want a refusal naming per and client", err)
 	}
 }
+
+// A claim that names a client the scenario does not run loads (it is for
+// --set client=...; the evaluation skips it); one that names a client the
+// scenario runs but picks none of its runs is still a load error.
+func TestClaimAboutAnotherClientLoads(t *testing.T) {
+	base := "name: x\nconsumer_type: share\nmax_poll_records: [10, 200]\nexpect:\n"
+	s, err := load(t, base+"  - name: a\n    measure: {runs: share, where: {client: java}, field: audit.lost, max: 0}\n", nil, nil)
+	if err != nil || len(s.Expectations) != 1 {
+		t.Errorf("a claim about java's runs in a franz-go scenario: %v", err)
+	}
+	_, err = load(t, base+"  - name: a\n    measure: {runs: share, where: {client: franz-go, max_poll_records: 50}, field: audit.lost, max: 0}\n", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "matches no run of the scenario") {
+		t.Errorf("a claim about franz-go's runs that picks none: %v, want a load error", err)
+	}
+}
