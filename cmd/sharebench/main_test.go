@@ -92,6 +92,16 @@ func TestScenariosListAndShow(t *testing.T) {
 			t.Errorf("show lacks %q: %v\n%s", w, err, out)
 		}
 	}
+	// per: client is shown, and so is why a client has no run to check.
+	out, err = execute(t, "scenarios", "show", "client-parity-expiry")
+	for _, w := range []string{
+		"  - with renewal the locks are renewed: share where renew=auto runs: outcomes.renewals ≥ 1, per client\n",
+		"      client librdkafka: skipped (client librdkafka refuses these runs: renew: client librdkafka has no RENEW acknowledgement",
+	} {
+		if err != nil || !strings.Contains(out, w) {
+			t.Errorf("show lacks %q: %v\n%s", w, err, out)
+		}
+	}
 	out, err = execute(t, "scenarios", "show", "--json", "partition-cap")
 	if err != nil || !strings.Contains(out, `"members": 12`) || !strings.Contains(out, `"field": "ceiling.efficiency"`) {
 		t.Fatalf("show --json: %v\n%s", err, out)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -98,7 +100,14 @@ func showScenario(w io.Writer, header string, src []byte, sc *scenarios.Scenario
 	}
 	fmt.Fprintf(w, "expectations (%d):\n", len(sc.Expectations))
 	for _, e := range sc.Expectations {
-		fmt.Fprintf(w, "  - %s: %s\n", e.Name, runs.Claim(e))
+		fmt.Fprintf(w, "  - %s: %s", e.Name, runs.Claim(e))
+		if e.PerClient {
+			fmt.Fprint(w, ", per client")
+		}
+		fmt.Fprintln(w)
+		for _, c := range slices.Sorted(maps.Keys(e.ClientSkips)) {
+			fmt.Fprintf(w, "      client %s: skipped (%s)\n", c, e.ClientSkips[c])
+		}
 	}
 	return nil
 }
