@@ -200,12 +200,13 @@ func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int)
 		fmt.Fprintf(c.log, "JIT warm-up: %d records produced, %d consumed by a consumer group, %d by a share group in %.1fs\n",
 			primed.RecordsProduced, primed.ConsumedConsumerGroup, primed.ConsumedShareGroup, primed.DurationSec)
 	}
-	primed.ScrapeCost = calibrateScrapes(ctx, cl, c.log) // scrapecost.go
+	primed.Settle = settleBrokers(ctx, cl, nil, settleAfterPriming, "", c.log) // settle.go: what the warm-up left behind is not calibrated as idle
+	primed.ScrapeCost = calibrateScrapes(ctx, cl, c.log)                       // scrapecost.go
 	env.Priming = primed
 	if err := c.folder.setPriming(primed); err != nil {
 		return err
 	}
-	rn := runner{cl: cl, log: c.log, metrics: c.opt.Metrics, env: env, shards: c.opt.Shards, produceOnly: newProduceOnlyCache()}
+	rn := runner{cl: cl, log: c.log, metrics: c.opt.Metrics, env: env, shards: c.opt.Shards, produceOnly: newProduceOnlyCache(), settle: true}
 	for _, i := range group {
 		id := c.sc.RunName(i)
 		n, total := len(c.out.Runs)+1, len(c.sc.Runs)

@@ -30,11 +30,14 @@ func produceAndDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	s, rc, f := r.setup, r.rc, r.fleet
 	cctx, stopConsumers := context.WithCancel(ctx)
 	defer stopConsumers()
-	po, err := s.produceOnly(ctx) // produceonly.go: before any consumer, so producing is all the brokers do
+	po, settled, err := s.produceOnlySettled(ctx) // produceonly.go: before any consumer, so producing is all the brokers do
 	if err != nil {
 		return err
 	}
 	r.times.produceOnly = po
+	if settled != nil {
+		r.times.settle = append(r.times.settle, *settled)
+	}
 	ccfg := s.consumerConfig()
 	ccfg.Hold = true // the group forms before the warm-up starts
 	fl, err := consumers.Start(cctx, ccfg, rc.rec)

@@ -55,10 +55,32 @@ func (s *runSetup) produceOnly(ctx context.Context) (*runs.ProduceOnly, error) {
 	return po, err
 }
 
+// produceOnlySettled runs produceOnly and, when the phase ran here (not
+// reused) and the runner settles, waits for what it left behind (its side
+// topic's deletion, the flushes of its records) before the run goes on.
+func (s *runSetup) produceOnlySettled(ctx context.Context) (*runs.ProduceOnly, *runs.SettleStep, error) {
+	_, before := s.runner.produceOnly.cached(s.spec)
+	po, err := s.produceOnly(ctx)
+	if err != nil || before || !s.runner.settle {
+		return po, nil, err
+	}
+	return po, settleBrokers(ctx, s.cl, s.runner.baseline(), settleAfterProduceOnly, s.id, s.log), nil
+}
+
 // produceOnlyCache holds a cluster's produce-only measurements by
 // produceOnlyKey (nil values: measured, no broker CPU figures).
 type produceOnlyCache struct {
 	done map[string]*runs.ProduceOnly
+}
+
+// cached reports whether spec's produce-only phase ran before on this
+// cluster (false for a nil cache: no phase at all).
+func (c *produceOnlyCache) cached(spec scenarios.RunSpec) (*runs.ProduceOnly, bool) {
+	if c == nil {
+		return nil, false
+	}
+	po, ok := c.done[produceOnlyKey(spec)]
+	return po, ok
 }
 
 func newProduceOnlyCache() *produceOnlyCache {

@@ -56,6 +56,10 @@ type runner struct {
 	// produceOnly keeps the produce-only phases this cluster ran
 	// (produceonly.go); nil (RunOne): rate runs have no produce-only phase.
 	produceOnly *produceOnlyCache
+	// settle waits for the brokers' CPU to return near idle before each
+	// run and after its produce-only phase (settle.go); false (RunOne): no
+	// wait.
+	settle bool
 }
 
 // runOne runs spec by its load mode (mode.go).
@@ -92,6 +96,12 @@ func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID strin
 			runID, c.RecordsPerSec, c.HoldersPerPartition, spec.PredictedAcquisition(), spec.RecordLocks(), c.Workers)
 	}
 	s.progress.phase(PhaseSetup, groupReadyTimeout, nil)
+	var settled []runs.SettleStep
+	if rn.settle { // before anything of this run: the previous run's topic deletion and flushes
+		if st := settleBrokers(ctx, rn.cl, rn.baseline(), settleAfterPrevious, runID, s.log); st != nil {
+			settled = append(settled, *st)
+		}
+	}
 	if err := s.createTopicAndGroup(ctx); err != nil {
 		return nil, err
 	}
@@ -109,6 +119,7 @@ func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID strin
 		defer s.metrics.End()
 	}
 	r := &run{setup: s, rc: rc, fleet: &fleet{errc: make(chan error, 1)}}
+	r.times.settle = settled
 	defer r.fleet.endStallWatch() // on every path: the watch's goroutine ends with the run
 	if err := load(ctx, r, pcfg); err != nil {
 		return nil, err
@@ -232,6 +243,7 @@ type phaseTimes struct {
 	drain, fill float64
 	form        formation
 	produceOnly *runs.ProduceOnly // rate runs: the produce-only phase (produceonly.go)
+	settle      []runs.SettleStep // settle.go: before the run, after its produce-only phase
 }
 
 func newRunSetup(rn runner, spec scenarios.RunSpec, runID string) (*runSetup, error) {

@@ -131,7 +131,7 @@ func (r *run) measured(shards *runs.Shards) *Measured {
 		FormationSec: r.times.form.sec, FormationRounds: r.times.form.rounds, FillSec: r.times.fill,
 		DrainSec: r.times.drain, DrainTimedOut: errors.Is(f.drainErr, errDrainTimeout),
 		Stall: f.stalled, Fired: mergeEvents(f.fired, f.scaled), Scaler: f.scalerLog, CrashGrace: crashGrace(s.spec), Errors: f.errs, ProduceOnly: r.times.produceOnly,
-		Shards: shards}
+		Settle: r.times.settle, Shards: shards}
 	if f.fl != nil || f.merged.Buffered != nil {
 		cs := f.merged
 		if f.fl != nil {

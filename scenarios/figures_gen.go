@@ -178,6 +178,8 @@ var figureNames = []FigureName{
 	{Path: "broker_cost.produce_only.cpu_cores", Unit: "cores", Aliases: nil},
 	{Path: "broker_cost.scrape_percent", Unit: "%", Aliases: nil},
 	{Path: "max_rate.found_rate", Unit: "records/s", Aliases: nil},
+	{Path: "settle.duration_s", Unit: "s", Aliases: nil},
+	{Path: "settle.end_cores", Unit: "cores", Aliases: nil},
 	{Path: "event_summary.events", Unit: "count", Aliases: nil},
 	{Path: "event_summary.first_record_max_s", Unit: "s", Aliases: nil},
 	{Path: "event_summary.joined_without_records", Unit: "members", Aliases: nil},

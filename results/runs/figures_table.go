@@ -310,6 +310,20 @@ func builtinFigures() []Figure {
 			return r.MaxRate.FoundRate, true
 		}).doc("load_mode max_rate: the highest rate that passed"),
 	)
+	settle := func(get func(s *Settle) float64) func(r *Record) (float64, bool) {
+		return func(r *Record) (float64, bool) {
+			if r.Settle == nil {
+				return 0, false
+			}
+			return get(r.Settle), true
+		}
+	}
+	add(
+		fig("settle.duration_s", "s", Quantity, LowerIsBetter, settle(func(s *Settle) float64 { return s.Seconds })).
+			doc("time waited before the run's measurement for the brokers' CPU to return within a margin of idle (campaigns)"),
+		fig("settle.end_cores", "cores", Quantity, LowerIsBetter, settle(func(s *Settle) float64 { return s.EndCores })).
+			doc("brokers' CPU rate over the last settle's last interval, just before the consumers start"),
+	)
 	add(eventFigures()...)
 	add(autoscaleFigures()...)
 	return out

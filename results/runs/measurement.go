@@ -61,8 +61,10 @@ type Measurement struct {
 	// ProduceOnly is the run's produce-only phase (Records, Sec and
 	// CPUSeconds measured; nil: none), for broker_cost.
 	ProduceOnly *ProduceOnly
-	Lag         results.LagSummary
-	Resources   results.CPUUsage
+	// Settle are the settles before the run's measurement (nil: none).
+	Settle    []SettleStep
+	Lag       results.LagSummary
+	Resources results.CPUUsage
 	// Fired are the events as they fired; CrashGrace is how long a crashed
 	// member's records stay out of reach (lock duration or session timeout).
 	Fired      []Event
@@ -159,6 +161,7 @@ func FromMeasurement(in Measurement) Record {
 	rr.Validity.Flag(rr.Group.FallbackFlag())
 	rr.Validity.Flag(DeadLetterFlag(rr.Audit))
 	rr.Shards = in.Shards
+	rr.Settle = NewSettle(in.Settle)
 	rr.Validity.Flag(in.Shards.SkewFlag())
 	rr.Resources = in.Resources
 	rr.Errors = in.Errors

@@ -74,6 +74,10 @@ type Record struct {
 	Requests []RequestFigure `json:"requests,omitempty"`
 	// Stall is the run's stall (docs/measurement.md#stalls); nil: none.
 	Stall *Stall `json:"stall,omitempty"`
+	// Settle is how long the campaign waited, before the run's
+	// measurement, for the brokers' CPU to return near idle (settle.go);
+	// absent outside a campaign and for sharded runs.
+	Settle *Settle `json:"settle,omitempty"`
 
 	// MaxRate is load_mode max_rate's search: every step and the found
 	// rate; the other figures of the record are those of the step at the
@@ -223,6 +227,9 @@ type Priming struct {
 	// ScrapeCost is what the harness's broker scrapes cost the idle brokers
 	// (absent when the brokers' processes or metrics endpoints are unknown).
 	ScrapeCost *ScrapeCost `json:"scrape_cost,omitempty"`
+	// Settle is the wait after priming, before the scrape calibration,
+	// for the brokers' CPU rate to stop falling (settle.go).
+	Settle *SettleStep `json:"settle,omitempty"`
 }
 
 // ScrapeCost is the observer-effect calibration: the idle brokers' CPU
