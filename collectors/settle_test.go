@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -71,17 +72,12 @@ func TestSettleOnProcesses(t *testing.T) {
 		t.Errorf("idle process: %+v, want settled after 1 sample near 0 cores", r)
 	}
 
-	stop := make(chan struct{})
+	var stop atomic.Bool
 	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
+		for !stop.Load() { // spins: one core busy until the test ends
 		}
 	}()
-	defer close(stop)
+	defer stop.Store(true)
 	cfg.Max = 400 * time.Millisecond
 	r = Settle(context.Background(), func() []int { return []int{os.Getpid()} }, cfg)
 	if r.Settled || r.Samples < 2 || r.EndCores < 0.3 || r.Sec < 0.4 {
