@@ -12,10 +12,10 @@ import (
 // step: every field a scenario may name must read as a number from a run.
 func TestExpectFieldsResolve(t *testing.T) {
 	// max_rate.* exists on load_mode max_rate runs only, burst.* on bursts (pointers in RunRecord),
-	// stall.* on stalled runs, requests.fetch.* on runs with fetch timings.
+	// stall.* on stalled runs, requests.fetch.* on runs with fetch timings, settle.* on campaign runs.
 	v := 1.0
 	r := runs.Record{Audit: results.Audit{Produced: 100, Archived: 2, Order: &results.OrderAudit{}}, MaxRate: &runs.MaxRateResult{}, Burst: &runs.Burst{},
-		Group: &runs.GroupInfo{}, Stall: &runs.Stall{}, Requests: []runs.RequestFigure{{Kind: "ShareFetch", Count: 1}},
+		Group: &runs.GroupInfo{}, Stall: &runs.Stall{}, Settle: &runs.Settle{}, Requests: []runs.RequestFigure{{Kind: "ShareFetch", Count: 1}},
 		BrokerCost:   &runs.BrokerCost{ProduceOnly: &runs.ProduceOnly{}},
 		EventSummary: &runs.EventSummary{FirstRecordMaxSec: &v, RecoveryMaxSec: &v, FirstRedeliveryMaxSec: &v},
 		Autoscale:    &runs.Autoscale{SpikeRecoverySec: &v, DrainSec: &v}} // autoscale: runs only
