@@ -39,6 +39,10 @@ type Options struct {
 	// what the warm-up buys the first arm: a campaign's first run then
 	// pays the fresh JVM's compilation in its broker CPU.
 	NoJITWarmup bool
+	// DestinationDSN overrides the destination: block's dsn
+	// (--destination-dsn); "" keeps it. Never written anywhere: the
+	// password is masked in every message.
+	DestinationDSN string
 }
 
 // ShardOptions are how a sharded run's agents start
@@ -85,7 +89,11 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	err = c.runClusters(ctx)
+	c.dest, err = startDestination(ctx, sc, opt.DestinationDSN, c.log) // destination.go: before the first cluster
+	if err == nil {
+		err = c.runClusters(ctx)
+	}
+	c.dest.stop()
 	return c.finish(ctx, err)
 }
 
@@ -97,6 +105,7 @@ type campaign struct {
 	prov   infra.Provider
 	folder *folder
 	out    *Result
+	dest   *destinationServer // the runs' destination database (destination.go)
 }
 
 // newCampaign checks what can be checked before anything starts (load
@@ -206,7 +215,7 @@ func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int)
 	if err := c.folder.setPriming(primed); err != nil {
 		return err
 	}
-	rn := runner{cl: cl, log: c.log, metrics: c.opt.Metrics, env: env, shards: c.opt.Shards, produceOnly: newProduceOnlyCache(), settle: true}
+	rn := runner{cl: cl, log: c.log, metrics: c.opt.Metrics, env: env, shards: c.opt.Shards, produceOnly: newProduceOnlyCache(), settle: true, dest: c.dest}
 	for _, i := range group {
 		id := c.sc.RunName(i)
 		n, total := len(c.out.Runs)+1, len(c.sc.Runs)

@@ -89,6 +89,9 @@ func (s *runSetup) consumerConfig() consumers.Config {
 	c := consumerConfig(s.spec, s.cl.Bootstrap(), s.topic, s.group)
 	c.Conn, c.TLS, c.Connection = s.conn.noTLS, s.conn.tls, s.conn.conn
 	c.Log = s.log
+	if s.sink != nil {
+		c.Destination = s.destinationWriter // destination.go
+	}
 	return c
 }
 

@@ -23,6 +23,8 @@ func TestExpectFieldsResolve(t *testing.T) {
 	// resources.harness_rss_max_mib and collector_*: measured where /proc and a thread CPU clock are read
 	r.Resources.HarnessCPUSeconds, r.Resources.HarnessRSSMaxMiB = 1, &v
 	r.Resources.SetCollectorCPU(0.01)
+	r.Destination = &runs.Destination{DestinationAudit: &results.DestinationAudit{}} // destination runs only
+	r.Ceiling.Destination = 1
 	for _, f := range scenarios.ExpectFields() {
 		if _, ok := runs.FieldValue(r, f); !ok {
 			t.Errorf("expectation field %s does not resolve on a RunRecord", f)

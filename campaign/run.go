@@ -12,6 +12,7 @@ import (
 
 	"github.com/sharebench/sharebench/collectors"
 	"github.com/sharebench/sharebench/consumers"
+	"github.com/sharebench/sharebench/destination"
 	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
@@ -60,6 +61,9 @@ type runner struct {
 	// run and after its produce-only phase (settle.go); false (RunOne): no
 	// wait.
 	settle bool
+	// dest is the campaign's destination database (destination.go); nil
+	// without one, or for RunOne (which reaches one per run).
+	dest *destinationServer
 }
 
 // runOne runs spec by its load mode (mode.go).
@@ -107,6 +111,11 @@ func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID strin
 	}
 	defer s.dropTopic(context.WithoutCancel(ctx), s.topic)
 	defer s.deleteDeadLetterTopic(context.WithoutCancel(ctx)) // deadletter.go
+	closeSink, err := s.openSink(ctx)                         // destination.go
+	if err != nil {
+		return nil, err
+	}
+	defer closeSink()
 	rc, pcfg, err := newRecording(s)
 	if err != nil {
 		return nil, err
@@ -128,6 +137,7 @@ func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID strin
 		return nil, ctx.Err()
 	}
 	r.reconcileDeadLetters(ctx) // deadletter.go
+	r.reconcileDestination(ctx) // destination.go
 	r.checkUndelivered(ctx)     // undelivered.go: lost or still deliverable
 	return r.measured(nil), nil
 }
@@ -170,6 +180,8 @@ type runSetup struct {
 	groupCfg     *runs.GroupConfig        // share runs: as applied and read back (groupconfig.go)
 	groupInfo    *runs.GroupInfo          // the group protocol read back once ready (group_protocol.go)
 	dlq          *results.DeadLetterAudit // the DLQ read back and reconciled (deadletter.go)
+	sink         *destination.Sink        // the run's destination table (destination.go; nil: none)
+	destIn       *runs.DestinationInput   // the table read back and reconciled
 }
 
 // recording is the recording phase: the clock, the recorder and its time

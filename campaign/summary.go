@@ -124,7 +124,7 @@ func crashGrace(s scenarios.RunSpec) time.Duration {
 func (r *run) measured(shards *runs.Shards) *Measured {
 	s, rc, f := r.setup, r.rc, r.fleet
 	m := rc.rec.Merge()
-	in := runs.Measurement{Spec: s.spec, RunID: s.id, Merged: m, Audit: rc.rec.Ledger.Audit(), DeadLetter: s.dlq,
+	in := runs.Measurement{Spec: s.spec, RunID: s.id, Merged: m, Audit: rc.rec.Ledger.Audit(), DeadLetter: s.dlq, Destination: s.destIn,
 		Window: rc.window, Series: rc.series, LoadStart: rc.start, StartedAt: rc.clock.Time(rc.start), Environment: s.env,
 		Client: clientRecord(s.spec, rc.rec), TopicConfig: maps.Clone(topicConfigs),
 		GroupConfig: s.groupCfg, Group: s.groupInfo, PerPartition: r.times.form.perPartition,

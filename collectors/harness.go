@@ -46,6 +46,7 @@ type HarnessMetrics struct {
 	lagDesc, inFlight  *prometheus.Desc
 	phaseDesc, offered *prometheus.Desc
 	lagAge             *prometheus.Desc
+	writeSeconds       *prometheus.Desc // a counter in seconds, from a nanosecond count
 }
 
 type counterDesc struct {
@@ -71,7 +72,13 @@ func NewHarnessMetrics() *HarnessMetrics {
 			c("redelivered", "Deliveries with a delivery count above 1 (share) or records delivered again (consumer group).", func(l results.Counts) int64 { return l.Redelivered }),
 			c("released", "Share RELEASE acknowledgements (transient failures).", func(l results.Counts) int64 { return l.Released }),
 			c("rejected", "Share REJECT acknowledgements, or consumer-group dead letters.", func(l results.Counts) int64 { return l.Rejected }),
+			{prometheus.NewDesc("sharebench_destination_writes_total", "Record writes to the destination that succeeded (each before its record's acknowledgement or commit).", runLabels, nil),
+				func(l results.Counts) int64 { return l.DestinationWrites }},
+			{prometheus.NewDesc("sharebench_destination_write_errors_total", "Record writes to the destination that failed (the record was handed back and retried).", runLabels, nil),
+				func(l results.Counts) int64 { return l.DestinationWriteErrors }},
 		},
+		writeSeconds: prometheus.NewDesc("sharebench_destination_write_seconds_total",
+			"Time spent writing records to the destination, failed writes included: ÷ (writes_total + write_errors_total) is the mean write time, the destination's latency.", runLabels, nil),
 		lagDesc:   prometheus.NewDesc("sharebench_lag_records", "Group lag from the Admin API, the last reading (sampled every second).", runLabels, nil),
 		lagAge:    prometheus.NewDesc("sharebench_lag_age_seconds", "Age of the last lag reading.", runLabels, nil),
 		inFlight:  prometheus.NewDesc("sharebench_in_flight_records", "Records delivered and not yet completed, released or rejected.", runLabels, nil),
@@ -121,6 +128,7 @@ func (h *HarnessMetrics) Describe(ch chan<- *prometheus.Desc) {
 	ch <- h.inFlight
 	ch <- h.phaseDesc
 	ch <- h.offered
+	ch <- h.writeSeconds
 }
 
 // Collect implements prometheus.Collector: it reads the current run now.
@@ -136,6 +144,7 @@ func (h *HarnessMetrics) Collect(ch chan<- prometheus.Metric) {
 	for _, c := range h.counters {
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.CounterValue, float64(c.get(counts)), lv...)
 	}
+	ch <- prometheus.MustNewConstMetric(h.writeSeconds, prometheus.CounterValue, float64(counts.DestinationWriteNanos)/1e9, lv...)
 	ch <- prometheus.MustNewConstMetric(h.inFlight, prometheus.GaugeValue, float64(counts.InFlight()), lv...)
 	ch <- prometheus.MustNewConstMetric(h.offered, prometheus.GaugeValue, run.OfferedPerSec, lv...)
 	if lag != nil {

@@ -2,6 +2,7 @@ package collectors
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -37,6 +38,11 @@ func liveRecorder() *results.Recorder {
 	}
 	m.RecordRelease(results.Stamp{Run: 1, Seq: 5}, now, false)
 	m.RecordReject(results.Stamp{Run: 1, Seq: 6}, now)
+	// Destination writes: 4 of 3 ms and 1 failed after 8 ms (20 ms in all).
+	for range 4 {
+		m.RecordDestinationWrite(int64(3*time.Millisecond), int64(time.Millisecond), false)
+	}
+	m.RecordDestinationWrite(int64(8*time.Millisecond), 0, true)
 	return r
 }
 
@@ -97,19 +103,24 @@ func TestHarnessMetricsServeRecorderCounters(t *testing.T) {
 	run := map[string]string{"run_id": "r02-share", "consumer_type": "share"}
 	c, m := rec.Counts(), rec.Merge()
 	for name, want := range map[string]int64{
-		"sharebench_records_produced_total":    m.Acked,
-		"sharebench_records_delivered_total":   m.Delivered,
-		"sharebench_records_completed_total":   m.Completed,
-		"sharebench_records_redelivered_total": m.Redelivered,
-		"sharebench_records_released_total":    m.Released,
-		"sharebench_records_rejected_total":    m.Rejected,
-		"sharebench_in_flight_records":         c.InFlight(),
-		"sharebench_lag_records":               1234,
+		"sharebench_records_produced_total":         m.Acked,
+		"sharebench_records_delivered_total":        m.Delivered,
+		"sharebench_records_completed_total":        m.Completed,
+		"sharebench_records_redelivered_total":      m.Redelivered,
+		"sharebench_records_released_total":         m.Released,
+		"sharebench_records_rejected_total":         m.Rejected,
+		"sharebench_in_flight_records":              c.InFlight(),
+		"sharebench_lag_records":                    1234,
+		"sharebench_destination_writes_total":       4,
+		"sharebench_destination_write_errors_total": 1,
 	} {
 		got, ok := metricValue(fams, name, run)
 		if !ok || got != float64(want) {
 			t.Errorf("%s = %v (found %v), recorder says %d", name, got, ok, want)
 		}
+	}
+	if got, _ := metricValue(fams, "sharebench_destination_write_seconds_total", run); math.Abs(got-0.020) > 1e-9 {
+		t.Errorf("sharebench_destination_write_seconds_total = %v, want 0.020 (mean write 4 ms over 5 writes)", got)
 	}
 	if m.Acked != 10 || m.Delivered != 8 || m.Completed != 5 || m.Redelivered != 1 || c.InFlight() != 1 {
 		t.Errorf("fixture counts: %+v", c)

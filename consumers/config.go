@@ -2,6 +2,7 @@ package consumers
 
 import (
 	"cmp"
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -135,6 +136,12 @@ type Config struct {
 	// process (SIGKILL), so the broker sees a crash as it would in
 	// production; the other members share one process.
 	OwnJVM []int
+	// Destination, when set, opens each member's writer to the run's
+	// destination (its own connection pool): a completed record is written
+	// after processing and before its acknowledgement or commit, so the
+	// write is part of its hold time. A failed write hands the record back
+	// (share RELEASE, consumer group retry in place). Client franz-go only.
+	Destination func(ctx context.Context) (RecordWriter, error)
 }
 
 // Fetch are a member client's fetch settings. Zero values keep franz-go's
@@ -215,6 +222,12 @@ func (c Config) validate() error {
 	if c.Client.Runner() && c.StuckRate > 0 {
 		return fmt.Errorf("consumers: stuck_rate: client %s does not wedge workers (its runner has no such outcome); "+
 			"use client franz-go or stuck_rate 0", c.Client)
+	}
+	if c.Destination != nil && c.Client.Runner() {
+		return fmt.Errorf("consumers: destination: client %s does not write to a destination (its runner has no write stage); use client franz-go", c.Client)
+	}
+	if c.Destination != nil && c.Groups.AutoCommit {
+		return errors.New("consumers: destination with commit auto: autocommit commits what was polled, before it is written; use commit after_processing")
 	}
 	if c.Groups.AutoCommit && c.Style == StyleContinuous {
 		return errors.New("consumers: commit auto needs style blocking: autocommit commits what was polled, which a continuous member may still be processing")

@@ -84,7 +84,15 @@ func (g *consumerGroupMember) handle(ctx context.Context, h *handled, rng *rand.
 			h.outcome = abandoned // unfinished: the committed prefix stops before it
 			return
 		}
-		if h.outcome = g.verdict(poison, rng); h.outcome != released {
+		h.outcome = g.verdict(poison, rng)
+		if !g.write(ctx, h) {
+			if g.crashed.Load() {
+				h.outcome = abandoned // a crashed member writes nothing more
+				return
+			}
+			h.outcome = released // a failed write is retried in place, as a transient failure
+		}
+		if h.outcome != released {
 			break
 		}
 		g.memberRec.RecordRetry(g.rec.Clock.Now())

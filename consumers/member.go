@@ -67,6 +67,9 @@ type member struct {
 	busy, wedged atomic.Int64
 	// client is cl for readers outside the member's goroutine (MemberState).
 	client atomic.Pointer[kgo.Client]
+	// dest is the member's destination writer (nil without one;
+	// destination.go).
+	dest RecordWriter
 }
 
 // outcome is what a worker did with one record.
@@ -118,8 +121,12 @@ func (m *member) recordSettled(batch []handled, onAbandoned func(*handled)) {
 }
 
 func (m *member) run(ctx context.Context) error {
+	if err := m.openDestination(ctx); err != nil {
+		return err
+	}
 	cl, err := kgo.NewClient(append(m.clientOpts(), m.group.options()...)...)
 	if err != nil {
+		m.closeDestination()
 		return err
 	}
 	m.cl = cl
@@ -318,6 +325,7 @@ func (m *member) close() {
 	d := m.c.closeTimeout()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
+	defer m.closeDestination()
 	if m.crashed.Load() {
 		m.closeCrashed(d)
 		return

@@ -77,6 +77,14 @@ func (s *shareGroupMember) handle(ctx context.Context, h *handled, rng *rand.Ran
 		return
 	}
 	h.outcome = s.verdict(poison, rng)
+	if !s.write(ctx, h) {
+		// Handed back, never dropped: explicit mode RELEASEs it now; in
+		// implicit mode settle releases what was not accepted.
+		h.outcome = released
+		if s.c.Ack == AckImplicit || s.crashed.Load() {
+			h.outcome = abandoned
+		}
+	}
 	s.processed(h)
 	if s.c.Ack == AckExplicit {
 		s.ackNow(h)

@@ -31,9 +31,17 @@ type proc struct {
 
 // startProc starts cmd in its own process group, with the platform's
 // parent-death signal where there is one (procAttr), and reaps it in the
-// background. cmd.SysProcAttr is replaced.
+// background. cmd.SysProcAttr is replaced; its Credential (the user a
+// child runs as) is kept.
 func startProc(cmd *exec.Cmd) (*proc, error) {
+	var cred *syscall.Credential
+	if cmd.SysProcAttr != nil {
+		cred = cmd.SysProcAttr.Credential
+	}
 	cmd.SysProcAttr = procAttr()
+	if cred != nil && cmd.SysProcAttr != nil {
+		cmd.SysProcAttr.Credential = cred
+	}
 	p := &proc{cmd: cmd, done: make(chan struct{})}
 	started := make(chan error, 1)
 	go func() {

@@ -198,7 +198,12 @@ func TestCountersNonZero(t *testing.T) {
 	a.RecordRelease(st(2), t0+ms, false)
 	a.RecordReject(st(3), t0+ms)
 	a.RecordRetry(t0 + ms)
+	// destination writes: a 2 ok + 1 failed, b 3 ok.
+	a.RecordDestinationWrite(2*ms, ms, false)
+	a.RecordDestinationWrite(4*ms, 2*ms, false)
+	a.RecordDestinationWrite(9*ms, 5*ms, true)
 	for i := 4; i < 7; i++ {
+		b.RecordDestinationWrite(ms, ms/2, false)
 		b.RecordDelivery(st(i), 2, t0, t0+ms)
 		b.RecordCompletion(st(i), t0+ms, t0+2*ms, false)
 	}
@@ -210,6 +215,9 @@ func TestCountersNonZero(t *testing.T) {
 		"Delivered": {g.Delivered, 8}, "Completed": {g.Completed, 6}, "CompletedInWindow": {g.CompletedInWindow, 6},
 		"LockExpired": {g.LockExpired, 2}, "Duplicates": {g.Duplicates, 1},
 		"Redelivered": {g.Redelivered, 4}, "Released": {g.Released, 1}, "Rejected": {g.Rejected, 1}, "Retried": {g.Retried, 1},
+		"DestinationWrites": {g.DestinationWrites, 5}, "DestinationWriteErrors": {g.DestinationWriteErrors, 1},
+		"DestinationWriteNanos": {g.DestinationWriteNanos, (2 + 4 + 9 + 3) * ms}, "DestinationConnNanos": {g.DestinationConnNanos, 3*ms + 3*ms/2},
+		"DestinationWrite count": {g.DestinationWrite.TotalCount(), 6}, "DestinationWrite max µs": {g.DestinationWrite.Max() / 1000 * 1000, 9000},
 		"DeliveryCounts[0]": {g.DeliveryCounts[0], 4}, "DeliveryCounts[1]": {g.DeliveryCounts[1], 3}, "DeliveryCounts[2]": {g.DeliveryCounts[2], 1},
 	}
 	for name, v := range want {

@@ -49,10 +49,10 @@ func IntervalLogBytes(seconds int) uint64 {
 // histograms and its publish interval).
 func ProducerRecorderBytes() uint64 { return 3 * latencyHistogramBytes() }
 
-// memberStripeBytes is the memory of one member stripe (four latency
+// memberStripeBytes is the memory of one member stripe (five latency
 // histograms, its completion interval and the poll-size histogram).
 func memberStripeBytes() uint64 {
-	return 5*latencyHistogramBytes() + uint64(hdrhistogram.New(1, 1_000_000, 3).ByteSize()) +
+	return 6*latencyHistogramBytes() + uint64(hdrhistogram.New(1, 1_000_000, 3).ByteSize()) +
 		uint64(unsafe.Sizeof(memberStripe{})+unsafe.Sizeof(IntervalWriter{}))
 }
 

@@ -267,6 +267,25 @@ func (s *MemberRecorder) RecordCompletion(st Stamp, deliveredNs, nowNs int64, lo
 	sp.mu.Unlock()
 }
 
+// RecordDestinationWrite records one record's write to the destination,
+// which took d nanoseconds (the wait for a connection and a batch
+// included), of which conn was the record's share of its statement's time
+// on a connection; failed says it failed. Every write counts, in and out
+// of the window: the destination's capacity is read from all.
+func (s *MemberRecorder) RecordDestinationWrite(d, conn int64, failed bool) {
+	if failed {
+		s.DestinationWriteErrors.Add(1)
+	} else {
+		s.DestinationWrites.Add(1)
+		s.DestinationConnNanos.Add(conn)
+	}
+	s.DestinationWriteNanos.Add(d)
+	sp := s.stripe
+	sp.mu.Lock()
+	RecordNanos(sp.h.DestinationWrite, d)
+	sp.mu.Unlock()
+}
+
 // RecordRelease records a transient failure handed back to the broker
 // (share RELEASE). archived says the broker will archive it instead of
 // redelivering (the delivery count reached the limit).

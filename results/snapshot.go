@@ -60,6 +60,21 @@ type MemberCounts[T any] struct {
 	Duplicates        T
 	AckErrors         T // acknowledgements or commits the broker refused
 	PollErrors        T // polls that returned an error
+	// DestinationWrites are record writes to the destination that
+	// succeeded (a batch of n records is n), DestinationWriteErrors those
+	// that failed (the record was handed back, never dropped).
+	DestinationWrites      T
+	DestinationWriteErrors T
+	// DestinationWriteNanos is the time of every write, failed ones
+	// included: with the two counts above, the mean write time a live
+	// scrape can read (/metrics) without the histogram.
+	DestinationWriteNanos T
+	// DestinationConnNanos is, summed over successful writes, each
+	// record's share of the time its statement held a connection (the
+	// statement's time ÷ the records it wrote; the wait for a connection
+	// and for a batch left out): the destination's service time, from
+	// which its capacity is read.
+	DestinationConnNanos T
 	// DeliveryCounts[i] counts deliveries with delivery count i+1 (the last
 	// slot holds every count beyond).
 	DeliveryCounts [10]T
@@ -81,6 +96,10 @@ type MemberHistograms struct {
 	Queue      *hdrhistogram.Histogram // handed to a worker − broker append time
 	Hold       *hdrhistogram.Histogram // completed − handed to a worker
 	PollSize   *hdrhistogram.Histogram `hist:"count"` // records per non-empty poll (count, not µs)
+	// DestinationWrite is a record's write to the destination: handed to
+	// the writer → the write's statement committed (batch wait included);
+	// part of Hold.
+	DestinationWrite *hdrhistogram.Histogram
 }
 
 // NewSnapshot returns an empty snapshot with every histogram made.

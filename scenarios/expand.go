@@ -429,6 +429,7 @@ func (l *loader) decodeAll(s *Scenario, combos []map[string]any) ([]RunSpec, err
 			r.Autoscale = &a
 		}
 		r.DeadLetter = l.file.deadLetter
+		r.Destination = l.file.destination
 		s.Runs[i] = r
 		probs[i] = dedupe(append(processingKeyProblems(m["processing"]), r.problems()...))
 	}

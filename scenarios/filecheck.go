@@ -28,6 +28,8 @@ type fileInfo struct {
 	// autoscale the autoscale: block (autoscale.go).
 	rateSchedule []RateStep
 	autoscale    *Autoscale
+	// destination is the destination: block, checked (destination.go).
+	destination *Destination
 }
 
 // fileChecker walks a scenario file's YAML tree and collects structural
@@ -162,6 +164,8 @@ func (c *fileChecker) top(k, v *yaml.Node) {
 		c.recommend(v)
 	case "dead_letter":
 		c.deadLetter(v)
+	case "destination":
+		c.destination(v)
 	case "events":
 		c.events(v)
 	case "rate_schedule":

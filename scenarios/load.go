@@ -196,7 +196,7 @@ func setPath(key string) ([]string, error) {
 	switch {
 	case top == "expect":
 		return nil, fmt.Errorf("expect: expectations are written in the scenario file, not overridden")
-	case top == "max_rate" || top == "recommend" || top == "dead_letter" || top == "rate_schedule" || top == "autoscale":
+	case top == "max_rate" || top == "recommend" || top == "dead_letter" || top == "rate_schedule" || top == "autoscale" || top == "destination":
 		return nil, fmt.Errorf("%s: written in the scenario file, not overridden", top)
 	case top == "events":
 		return nil, fmt.Errorf("events: events are written in the scenario file, not overridden")

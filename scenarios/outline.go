@@ -31,13 +31,15 @@ type Outline struct {
 	DeadLetterKeys []string
 	// RateStepKeys and AutoscaleKeys are the keys of a rate_schedule: item
 	// and of the autoscale: block.
-	RateStepKeys   []string
-	AutoscaleKeys  []string
-	ExpectItemKeys []string
-	MeasureKeys    []string
-	RatioKeys      []string
-	SideKeys       []string
-	RunsValues     []string
+	RateStepKeys  []string
+	AutoscaleKeys []string
+	// DestinationKeys are the keys of the destination: block.
+	DestinationKeys []string
+	ExpectItemKeys  []string
+	MeasureKeys     []string
+	RatioKeys       []string
+	SideKeys        []string
+	RunsValues      []string
 	// ClauseOps are the comparison operators of a recommend: where clause.
 	ClauseOps []string
 	// NamePattern, KafkaVersionPattern and BrokerHeapPattern are the
@@ -108,6 +110,7 @@ func SchemaOutline() Outline {
 		DeadLetterKeys:      slices.Clone(deadLetterKeys),
 		RateStepKeys:        slices.Clone(rateStepKeys),
 		AutoscaleKeys:       slices.Clone(autoscaleKeys),
+		DestinationKeys:     slices.Clone(destinationKeys),
 		ExpectItemKeys:      slices.Clone(expectItemKeys),
 		MeasureKeys:         slices.Clone(measureKeys),
 		RatioKeys:           slices.Clone(ratioKeys),

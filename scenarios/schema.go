@@ -85,11 +85,11 @@ var knobs = []knob{
 }
 
 // metaKeys are the top-level keys that describe the scenario rather than a run.
-var metaKeys = []string{"name", "description", "repeat", "repeat_order", "repeat_seed", "sweep", "expect", "events", "max_rate", "recommend", "dead_letter", "rate_schedule", "autoscale"}
+var metaKeys = []string{"name", "description", "repeat", "repeat_order", "repeat_seed", "sweep", "expect", "events", "max_rate", "recommend", "dead_letter", "rate_schedule", "autoscale", "destination"}
 
 // fileOnlyKeys are meta keys written in the scenario file only: neither the
 // environment nor --set overrides them.
-var fileOnlyKeys = []string{"sweep", "expect", "events", "max_rate", "recommend", "dead_letter", "rate_schedule", "autoscale"}
+var fileOnlyKeys = []string{"sweep", "expect", "events", "max_rate", "recommend", "dead_letter", "rate_schedule", "autoscale", "destination"}
 
 // processingKeys are the keys of a processing model map, and the short
 // prefixes used for them in run names.

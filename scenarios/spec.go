@@ -315,6 +315,9 @@ type ShareConfig struct {
 	// DeadLetter is the scenario's dead_letter: block (share runs, Kafka
 	// 4.4+); nil without one. See DeadLetter.
 	DeadLetter *DeadLetter `mapstructure:"-" json:"dead_letter,omitempty"`
+	// Destination is the scenario's destination: block; nil without one.
+	// See Destination.
+	Destination *Destination `mapstructure:"-" json:"destination,omitempty"`
 }
 
 // Fetch is the consumer clients' fetch settings: prefetching and the

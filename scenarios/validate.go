@@ -121,6 +121,7 @@ func (r RunSpec) problems() []string {
 	r.checkBrokerConfig(&p)
 	r.checkGroupConfig(&p)
 	r.checkDeadLetter(&p)
+	r.checkDestination(&p)
 	r.checkShards(&p)
 	r.checkRateSchedule(&p)
 	r.checkAutoscale(&p)

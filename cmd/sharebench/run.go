@@ -26,6 +26,7 @@ type runFlags struct {
 	results  string
 	sets     []string
 	metrics  string // --metrics-addr
+	destDSN  string // --destination-dsn
 	// external provider
 	bootstrap  []string
 	metricURLs []string
@@ -55,6 +56,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.cluster, "cluster", "", "run on the cluster `NAME` that 'sharebench cluster up --name NAME' started (the external provider with its addresses)")
 	cmd.Flags().StringVar(&f.results, "results", campaign.DefaultResultsDir, "folder that receives the campaign folder")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a scenario key, e.g. --set max_poll_records=[10,100] (repeatable)")
+	cmd.Flags().StringVar(&f.destDSN, "destination-dsn", "", "the destination: block's database, overriding its dsn: postgres://USER:PASSWORD@HOST:5432/DB; prefer '${ENV_VAR}' (single quotes) for the password: a command line is visible to other users (default: the block's dsn, else an embedded PostgreSQL)")
 	cmd.Flags().StringVar(&f.metrics, "metrics-addr", "", "serve the harness's Prometheus /metrics on this loopback address while the campaign runs, e.g. 127.0.0.1:9464 (default off)")
 }
 
@@ -200,7 +202,7 @@ func runCampaign(cmd *cobra.Command, sc *scenarios.Scenario, f runFlags) (*campa
 	progress, log, stopProgress := newProgress(cmd.OutOrStdout()) // a terminal is drawn on, not wrapped
 	res, err := campaign.Run(cmd.Context(), sc, campaign.Options{
 		Provider: f.provider, ResultsDir: f.results, Log: log, Progress: progress, Metrics: metrics, External: ext,
-		Shards: shards, NoJITWarmup: !f.jit,
+		Shards: shards, NoJITWarmup: !f.jit, DestinationDSN: f.destDSN,
 	})
 	stopProgress()
 	if res != nil && len(res.Runs) > 0 {

@@ -9,7 +9,7 @@ import (
 // (docs/measurement.md#bounds): the formula bounds ComputeCeiling takes the
 // minimum of, then the measured ones Judge may put in their place.
 var Bounds = []Bound{BoundProducer, BoundWorkers, BoundLocks, BoundLockWindow, BoundLockExpiry, BoundFetchWaits,
-	BoundBrokerSaturation, BoundHostSaturation, BoundUnexplained}
+	BoundDestination, BoundBrokerSaturation, BoundHostSaturation, BoundUnexplained}
 
 // explainedShare is how close to the formula ceiling a measured rate must
 // come for the formula bound to count as what held: further below, a
@@ -49,6 +49,7 @@ var moves = map[Bound]string{
 	BoundLockWindow:       "raise share.partition.max.record.locks or add partitions; shorten the hold time",
 	BoundLockExpiry:       "lower max_poll_records, add workers, lengthen the record lock or use renew: auto",
 	BoundFetchWaits:       "acquire_mode batch_optimized, or members ≥ partitions, or fetch_max_wait 100ms",
+	BoundDestination:      "a larger pool or batch_size, or a faster destination: more members help only while the destination's write time holds",
 	BoundBrokerSaturation: "more brokers or broker cores, or fewer requests (larger max_poll_records)",
 	BoundHostSaturation:   "give the brokers and the harness their own cores",
 	BoundUnexplained:      "the model does not explain this run: read the request timings and broker metrics",
@@ -86,6 +87,8 @@ func (c Ceiling) evidence(s Saturation) string {
 		return fmt.Sprintf("holders %v per partition at %.0f records/acquisition", c.HoldersPerPartition, c.RecordsPerAcquisition)
 	case BoundLockWindow:
 		return fmt.Sprintf("partitions × record locks ÷ hold time = %.0f records/s", c.Locks)
+	case BoundDestination:
+		return fmt.Sprintf("%.0f records/s: statements at once ÷ service time per record (workers %.0f records/s with the write)", c.Destination, c.Workers)
 	case BoundLockExpiry:
 		return fmt.Sprintf("%.0f%% of each acquisition finishes inside its lock, the rest is redone", 100*c.UsefulShare)
 	case BoundFetchWaits:

@@ -46,6 +46,15 @@ type CeilingInput struct {
 	// FetchWait describes the members' fetches under record_limit (share):
 	// nil when the members fetch from their brokers concurrently.
 	FetchWait *FetchWaitInput
+	// DestinationWriteMs is the measured mean time of a record's write to
+	// the destination, waits included (0: no destination, or before the
+	// run); a worker spends it on every completion, after processing.
+	// DestinationServiceMs is the measured mean time a record's statement
+	// held a connection (statement time ÷ its records), and DestinationPool
+	// the scenario's pool (connections per member).
+	DestinationWriteMs   float64
+	DestinationServiceMs float64
+	DestinationPool      int
 }
 
 // Bound names the ceiling that binds a run (Ceiling.Bound, run.json's
@@ -76,6 +85,10 @@ const (
 	BoundHostSaturation   Bound = "host_saturation"
 	// BoundUnexplained: the run is far below every bound (Judge flags it).
 	BoundUnexplained Bound = "unexplained"
+	// BoundDestination: the destination's capacity binds (writes in
+	// flight ÷ mean write time), or the workers bind while they spend
+	// most of their time writing.
+	BoundDestination Bound = "destination"
 )
 
 // Ceiling is a run's theoretical throughput bound: the minimum of the
@@ -127,6 +140,10 @@ type Ceiling struct {
 	// Evidence is the measurement behind Held; Move what would move it.
 	Evidence string `json:"evidence,omitempty"`
 	Move     string `json:"move,omitempty"`
+	// Destination is the destination's capacity (DestinationCapacity):
+	// statements at once ÷ service time per record; 0 without a
+	// destination. When it binds, Bound is "destination".
+	Destination float64 `json:"destination,omitempty"`
 	// ActiveMembers is the members that can receive records: all of them in
 	// a share group, at most the partition count in a consumer group.
 	ActiveMembers int `json:"active_members"`
@@ -156,9 +173,12 @@ func ComputeCeiling(in CeilingInput) Ceiling {
 		active = in.Partitions
 	}
 	c := Ceiling{ProducerRate: in.ProducerRate, ActiveMembers: active, Workers: math.Inf(1)}
-	if in.ProcessingMs > 0 {
-		c.Workers = float64(active*in.Workers) * 1000 / in.ProcessingMs /
-			AttemptsPerCompletion(in.TransientRate, in.PoisonRate)
+	attempts := AttemptsPerCompletion(in.TransientRate, in.PoisonRate)
+	// A worker's time per completion: its attempts' processing, then the
+	// record's write to the destination.
+	perCompletionMs := in.ProcessingMs*attempts + in.DestinationWriteMs
+	if perCompletionMs > 0 {
+		c.Workers = float64(active*in.Workers) * 1000 / perCompletionMs
 	}
 	c.RecordsPerSec, c.Bound = in.ProducerRate, BoundProducer
 	if c.Workers < c.RecordsPerSec {
@@ -175,8 +195,7 @@ func ComputeCeiling(in CeilingInput) Ceiling {
 			holders += h
 		}
 		c.RecordsPerAcquisition = in.RecordsPerAcquisition
-		c.LockHolders = float64(holders*in.Workers) * 1000 / in.ProcessingMs /
-			AttemptsPerCompletion(in.TransientRate, in.PoisonRate)
+		c.LockHolders = float64(holders*in.Workers) * 1000 / perCompletionMs
 		if c.LockHolders < c.RecordsPerSec {
 			c.RecordsPerSec, c.Bound = c.LockHolders, BoundLocks
 		}
@@ -191,10 +210,28 @@ func ComputeCeiling(in CeilingInput) Ceiling {
 			c.RecordsPerSec, c.Bound = c.Locks, BoundLockWindow
 		}
 	}
+	c.applyDestination(in, active, attempts)
 	if math.IsInf(c.Workers, 1) {
 		c.Workers = 0 // JSON has no infinity; 0 means "no processing bound"
 	}
 	return c
+}
+
+// applyDestination adds the destination's capacity: it binds when it is
+// the lowest bound, and it names the workers' bound when the workers spend
+// at least as long writing as processing (the write is what more members
+// would wait on).
+func (c *Ceiling) applyDestination(in CeilingInput, active int, attempts float64) {
+	if in.DestinationWriteMs <= 0 || in.DestinationServiceMs <= 0 {
+		return
+	}
+	c.Destination = DestinationCapacity(active, in.Workers, in.DestinationPool, in.DestinationServiceMs)
+	switch {
+	case c.Destination < c.RecordsPerSec:
+		c.RecordsPerSec, c.Bound = c.Destination, BoundDestination
+	case c.Bound == BoundWorkers && in.DestinationWriteMs >= in.ProcessingMs*attempts:
+		c.Bound = BoundDestination
+	}
 }
 
 // LockHolders is, per partition, the members that can hold its records at

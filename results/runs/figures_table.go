@@ -127,6 +127,7 @@ func builtinFigures() []Figure {
 		dl("dead_letter_duplicates", "archived records found more than once in the dead-letter topic", func(a *results.Audit) *int64 { return a.DeadLetterDuplicates }),
 		dl("dead_letter_unmatched", "dead-letter records matching no archived record", func(a *results.Audit) *int64 { return a.DeadLetterUnmatched }),
 	)
+	add(destinationFigureList()...)
 	add(orderFigures("audit.order", "per key", func(r *Record) *results.OrderFigures {
 		if r.Audit.Order == nil {
 			return nil
@@ -168,6 +169,14 @@ func builtinFigures() []Figure {
 		c("useful_share", "ratio", HigherIsBetter, "share: the share of an acquisition finished before its lock expires (0: not computed)", func(c *Ceiling) float64 { return c.UsefulShare }),
 		c("fetch_waits", "records/s", HigherIsBetter, "share, record_limit: the fetch-wait bound (0: no member has a broker without records)", func(c *Ceiling) float64 { return c.FetchWaits }).
 			column("fetch_waits_per_sec"),
+		c("destination", "records/s", HigherIsBetter, "the destination's capacity: statements at once (active members × min(pool, workers)) ÷ service time per record (0: no destination)", func(c *Ceiling) float64 { return c.Destination }).
+			label("destination capacity records/s").column("destination_capacity_per_sec").console(),
+		fig("ceiling.destination_utilization", "ratio", Quantity, HigherIsBetter, func(r *Record) (float64, bool) {
+			if r.Ceiling.Destination <= 0 {
+				return 0, false
+			}
+			return r.Throughput.CompletedPerSec / r.Ceiling.Destination, true
+		}).doc("completed_per_sec ÷ ceiling.destination: how close the run came to the destination's capacity (computed, not in run.json)"),
 	)
 	rq := func(leaf, unit string, kind Kind, better Direction, doc string, get func(t FetchTotals) float64) Figure {
 		return fig("requests.fetch."+leaf, unit, kind, better, func(r *Record) (float64, bool) {

@@ -102,6 +102,9 @@ var computed = map[string]func(r runs.Record) float64{
 	"requests.fetch.empty_share": func(runs.Record) float64 { return (0.5*4 + 0.25*8) / 12 },
 	"requests.fetch.wait_s":      func(runs.Record) float64 { return 1.5 + 2.25 },
 	"audit.archived_ratio":       func(r runs.Record) float64 { return float64(r.Audit.Archived) / float64(r.Audit.Produced) },
+	"ceiling.destination_utilization": func(r runs.Record) float64 {
+		return r.Throughput.CompletedPerSec / r.Ceiling.Destination
+	},
 	"event_summary.redeliveries_beyond_held": func(r runs.Record) float64 {
 		return float64(r.EventSummary.Redeliveries - r.EventSummary.HeldByCrashed)
 	},
@@ -218,7 +221,7 @@ func TestFigureDirections(t *testing.T) {
 	}
 	want := []string{"outcomes.completed", "audit.completed_once", "audit.balanced", "ceiling.records_per_sec",
 		"ceiling.producer_rate", "ceiling.workers", "ceiling.locks", "ceiling.lock_holders", "ceiling.active_members",
-		"ceiling.lock_expiry", "ceiling.useful_share", "ceiling.fetch_waits", "burst.consume_ceiling", "max_rate.found_rate", "event_summary.after_per_sec",
+		"ceiling.lock_expiry", "ceiling.useful_share", "ceiling.fetch_waits", "ceiling.destination", "ceiling.destination_utilization", "burst.consume_ceiling", "max_rate.found_rate", "event_summary.after_per_sec",
 		"autoscale.max_replicas"}
 	if !slices.Equal(changed, want) {
 		t.Errorf("directions that differ from the name guess:\n got %v\nwant %v", changed, want)

@@ -29,6 +29,9 @@ func TestFlagCodesCoverCheck(t *testing.T) {
 	v.Flag(&killed.Flags[0])
 	v.Flag((&GroupInfo{Requested: "consumer", Protocol: "classic", Fallback: true}).FallbackFlag()) // raised beside Check
 	v.Flag(DeadLetterFlag(results.Audit{Archived: 2, DeadLetterAudit: results.ReconcileDeadLetters(results.NewLedger(1, 1), 2, 0, "t", nil, false)}))
+	for _, f := range DestinationFlags(&Destination{DestinationAudit: &results.DestinationAudit{Writes: 3, WriteErrors: 1, Missing: 1}}) {
+		v.Flag(f) // raised beside Check (destination.go)
+	}
 	v.Flag((&Shards{LimitMs: ClockSkewLimitMs, MaxUncertaintyMs: 50}).SkewFlag()) // sharded runs (shards.go)
 	for _, c := range v.Codes() {
 		if !slices.Contains(FlagCodes, c) {

@@ -18,11 +18,13 @@ import (
 // turns it into the run's Record, so the way from a stamp to a report row
 // runs one way: campaign → results → runs.
 type Measurement struct {
-	Spec        scenarios.RunSpec
-	RunID       string
-	Merged      results.Merged
-	Audit       results.Audit
-	DeadLetter  *results.DeadLetterAudit // the DLQ read back and reconciled; nil without one
+	Spec       scenarios.RunSpec
+	RunID      string
+	Merged     results.Merged
+	Audit      results.Audit
+	DeadLetter *results.DeadLetterAudit // the DLQ read back and reconciled; nil without one
+	// Destination is the destination's read-back (nil without one).
+	Destination *DestinationInput
 	Window      results.Window
 	Series      *results.Series // per-second counts: the window's thirds, the events
 	LoadStart   int64           // when the producers' schedule started (recorder clock, ns)
@@ -93,6 +95,10 @@ func FromMeasurement(in Measurement) Record {
 	if in.DeadLetter != nil {
 		rr.Audit.DeadLetterAudit = *in.DeadLetter
 	}
+	rr.Destination = destinationFigures(s, m, in.Destination)
+	if rr.Destination != nil && len(s.Events) > 0 { // summarize's ceiling had no write time
+		rr.Ceiling = ComputeCeiling(ceilingInput(s, rr, s.Rate, Measurement{})).WithMeasured(rr.Throughput.CompletedPerSec)
+	}
 	if cs := in.ClientStats; cs != nil {
 		rr.Latency.BufferedMs = results.SummarizeMillis(cs.Buffered)
 		rr.Polls.RecordsPerAcquisition = countPercentiles(cs.PerAcquisition)
@@ -160,6 +166,9 @@ func FromMeasurement(in Measurement) Record {
 	rr.Validity = Check(v)
 	rr.Validity.Flag(rr.Group.FallbackFlag())
 	rr.Validity.Flag(DeadLetterFlag(rr.Audit))
+	for _, f := range DestinationFlags(rr.Destination) {
+		rr.Validity.Flag(f)
+	}
 	rr.Shards = in.Shards
 	rr.Settle = NewSettle(in.Settle)
 	rr.Validity.Flag(in.Shards.SkewFlag())
@@ -234,7 +243,7 @@ func ceilingInput(s scenarios.RunSpec, r Record, producerRate float64, layout Me
 	if acq == 0 {
 		acq = r.Polls.RecordsPerPoll.P90
 	}
-	return CeilingInput{
+	in := CeilingInput{
 		Share: s.ConsumerType == vocab.ShareGroup, Members: s.MaxMembers(), Workers: s.Workers, Partitions: s.Partitions,
 		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
 		ProducerRate: producerRate, RecordLocks: s.RecordLocks(), HoldMs: r.Latency.HoldMs.Mean,
@@ -243,6 +252,10 @@ func ceilingInput(s scenarios.RunSpec, r Record, producerRate float64, layout Me
 		LockDurationMs: lockDurationMs(s), BufferedMs: r.Latency.BufferedMs.P50,
 		FetchWait: layout.FetchWait,
 	}
+	if d := r.Destination; d != nil && s.Destination != nil {
+		in.DestinationWriteMs, in.DestinationServiceMs, in.DestinationPool = d.WriteMs.Mean, d.ServiceMs, s.Destination.Pool
+	}
+	return in
 }
 
 // lockDurationMs is the record lock a share run's acquisitions can outlive:

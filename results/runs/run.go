@@ -87,6 +87,11 @@ type Record struct {
 	// Group is the group protocol asked for and read back from the broker
 	// (group.go); absent in older files.
 	Group *GroupInfo `json:"group,omitempty"`
+
+	// Destination is where the workers wrote completed records, the
+	// writes' times and the table's audit (destination.go); absent without
+	// a destination: block.
+	Destination *Destination `json:"destination,omitempty"`
 }
 
 // Phases are the run's phase lengths in seconds.

@@ -59,6 +59,14 @@ const (
 	CodeProtocolFallback Code = "protocol_fallback"
 	// dead_letter_unreconciled: the dead-letter topic does not reconcile with the audit.
 	CodeDeadLetterUnreconciled Code = "dead_letter_unreconciled"
+	// destination_unreconciled: the destination table does not reconcile
+	// with the ledger (a completed record missing, foreign rows, or the
+	// table's write count differing from the members'), or could not be
+	// read back.
+	CodeDestinationUnreconciled Code = "destination_unreconciled"
+	// destination_write_errors: writes to the destination failed (their
+	// records were handed back and retried).
+	CodeDestinationWriteErrors Code = "destination_write_errors"
 	// clock_skew: a shard's clock is too far from the coordinator's.
 	CodeClockSkew Code = "clock_skew"
 	// CodeUnexplained: the measured rate is far below every bound and no
@@ -81,7 +89,7 @@ const (
 // FlagCodes are the validity flag codes a run can carry, in the order
 // errors and help list them.
 var FlagCodes = []Code{
-	CodeNotKafka, CodeAuditUnbalanced, CodeLostRecords, CodeDrainTimeout, CodeScheduleLag, CodeHarnessCPU, CodeHostCPU, CodeAboveCeiling, CodeWarmupShort, CodeLockExpiryRisk, CodeClientErrors, CodeProduceFailed, CodeCollectorFailed, CodeTLSInsecure, CodeThrottled, CodeError, CodeProtocolFallback, CodeDeadLetterUnreconciled, CodeClockSkew, CodeUnexplained, CodeStalled, CodeClientCloseTimeout, CodeClientKilled,
+	CodeNotKafka, CodeAuditUnbalanced, CodeLostRecords, CodeDrainTimeout, CodeScheduleLag, CodeHarnessCPU, CodeHostCPU, CodeAboveCeiling, CodeWarmupShort, CodeLockExpiryRisk, CodeClientErrors, CodeProduceFailed, CodeCollectorFailed, CodeTLSInsecure, CodeThrottled, CodeError, CodeProtocolFallback, CodeDeadLetterUnreconciled, CodeDestinationUnreconciled, CodeDestinationWriteErrors, CodeClockSkew, CodeUnexplained, CodeStalled, CodeClientCloseTimeout, CodeClientKilled,
 }
 
 // Codes spells strings (a command line's) as codes, unchecked

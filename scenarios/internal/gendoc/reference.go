@@ -25,6 +25,7 @@ var metaDocs = map[string]string{
 	"dead_letter":   "The share group's dead-letter queue (Kafka 4.4+, KIP-1191). See [dead_letter](#dead_letter).",
 	"rate_schedule": "The producers' rate over the measurement window (steps, ramps, spikes, repeats), replacing `rate`. See [rate_schedule](#rate_schedule).",
 	"autoscale":     "A scaler inside the run that adds and removes members from the lag. See [autoscale](#autoscale).",
+	"destination":   "Where the workers write each completed record before acknowledging it (PostgreSQL), read back and audited. See [destination](#destination).",
 }
 
 // kindDocs say what value each kind of knob takes.
@@ -166,6 +167,10 @@ func Reference(dir string) ([]byte, error) {
 	p("## dead_letter\n\n")
 	md(src.typeDoc("DeadLetter"))
 	p("Keys: %s.\n\n", codeList(o.DeadLetterKeys))
+
+	p("## destination\n\n")
+	md(src.typeDoc("Destination"))
+	p("Keys: %s. `dsn` may be given by `--destination-dsn` instead (see [Destinations](destinations.md)).\n\n", codeList(o.DestinationKeys))
 
 	p("## recommend\n\n")
 	md(src.typeDoc("Recommend"))

@@ -150,6 +150,18 @@ func Schema(dir string) ([]byte, error) {
 				"copy_record": obj{"type": "boolean", "default": false},
 			},
 		},
+		"destination": obj{
+			"description": strip(metaDocs["destination"]), "type": "object", "additionalProperties": false,
+			"properties": obj{
+				"kind":       obj{"enum": []any{"postgres"}, "default": "postgres"},
+				"dsn":        obj{"type": "string", "minLength": 1},
+				"key":        obj{"enum": []any{"offset", "key_sequence"}, "default": "offset"},
+				"idempotent": obj{"type": "boolean", "default": true},
+				"batch_size": obj{"type": "integer", "minimum": 1, "maximum": 10000, "default": 1},
+				"batch_wait": ref("duration"),
+				"pool":       obj{"type": "integer", "minimum": 1, "maximum": 64, "default": 2},
+			},
+		},
 		"rate_schedule": obj{
 			"description": strip(metaDocs["rate_schedule"]), "type": "array", "minItems": 1, "items": rateStep(true),
 		},

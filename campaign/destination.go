@@ -1,0 +1,213 @@
+package campaign
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sharebench/sharebench/connection"
+	"github.com/sharebench/sharebench/consumers"
+	"github.com/sharebench/sharebench/destination"
+	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/internal/redact"
+	"github.com/sharebench/sharebench/results"
+	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
+)
+
+// Destinations (docs/destinations.md): a campaign whose runs have a
+// destination: block reaches its database once before the first run
+// (destinationServer: the dsn, or an embedded PostgreSQL started from the
+// machine's server binaries), checks it there with a probe table, and
+// stops an embedded server when it ends. Each run writes into a table of
+// its own, read back after the drain and dropped.
+
+// destinationServer is the database a campaign's runs write to.
+type destinationServer struct {
+	dsn string
+	// server names it for the reports: "embedded PostgreSQL 15", or the
+	// dsn's host and database.
+	server string
+	pg     *infra.Postgres // the embedded server; nil for a dsn
+}
+
+// stop stops an embedded server (a no-op for a dsn, or nil).
+func (d *destinationServer) stop() {
+	if d != nil && d.pg != nil {
+		d.pg.Stop()
+	}
+}
+
+// destinationDSN is the dsn the runs use: override (--destination-dsn),
+// else the scenario's, with ${VAR} expanded from the environment; "" asks
+// for an embedded server.
+func destinationDSN(sc *scenarios.Scenario, override string) (string, error) {
+	dsn := override
+	if dsn == "" {
+		for _, r := range sc.Runs {
+			if r.Destination != nil && r.Destination.DSN != "" {
+				dsn = r.Destination.DSN
+				break
+			}
+		}
+	}
+	if dsn == "" {
+		return "", nil
+	}
+	out, err := connection.ExpandEnv(dsn, os.LookupEnv)
+	if err != nil {
+		return "", fmt.Errorf("destination.dsn: %w", err)
+	}
+	redact.AddSecret(dsnPassword(out))
+	return out, nil
+}
+
+// dsnPassword is a dsn's password, so that redaction masks it wherever it
+// appears alone ("" when there is none).
+func dsnPassword(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && u.User != nil {
+		p, _ := u.User.Password()
+		return p
+	}
+	for _, kv := range strings.Fields(dsn) {
+		if v, ok := strings.CutPrefix(kv, "password="); ok {
+			return strings.Trim(v, "'")
+		}
+	}
+	return ""
+}
+
+// hasDestination reports whether any run writes to a destination.
+func hasDestination(specs ...scenarios.RunSpec) bool {
+	for _, r := range specs {
+		if r.Destination != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// startDestination reaches the campaign's database: the dsn, or an
+// embedded server started for it, and checks it with a probe table (the
+// grants to create, write, read and drop one), so a wrong dsn, wrong
+// credentials or a missing grant fail before the first run. nil when no
+// run has a destination.
+func startDestination(ctx context.Context, sc *scenarios.Scenario, override string, log io.Writer) (*destinationServer, error) {
+	if !hasDestination(sc.Runs...) {
+		if override != "" {
+			return nil, errors.New("--destination-dsn: no run has a destination: block to write to; add one to the scenario or leave the flag out")
+		}
+		return nil, nil
+	}
+	dsn, err := destinationDSN(sc, override)
+	if err != nil {
+		return nil, err
+	}
+	d := &destinationServer{dsn: dsn, server: describeDSN(dsn)}
+	if dsn == "" {
+		pg, err := infra.StartPostgres(ctx, log)
+		if err != nil {
+			return nil, err
+		}
+		d.pg, d.dsn, d.server = pg, pg.DSN(), "embedded PostgreSQL "+pg.Version()
+	}
+	probe, err := destination.Open(ctx, destination.Config{DSN: d.dsn, Table: "sharebench_probe_" + randomSuffix(), Topic: "probe", Idempotent: true})
+	if err != nil {
+		d.stop()
+		return nil, err
+	}
+	err = probe.Drop(ctx)
+	probe.Close()
+	if err != nil {
+		d.stop()
+		return nil, fmt.Errorf("destination: drop the probe table at %s: %w", probe.Host(), err)
+	}
+	fmt.Fprintf(log, "destination: %s reachable, may create, write, read and drop tables\n", d.server)
+	return d, nil
+}
+
+// describeDSN names a dsn's server without its credentials.
+func describeDSN(dsn string) string {
+	if dsn == "" {
+		return ""
+	}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return "PostgreSQL"
+	}
+	return fmt.Sprintf("PostgreSQL at %s:%d/%s", cfg.Host, cfg.Port, cfg.Database)
+}
+
+// openSink creates the run's table, reaching the campaign's database (or,
+// for a run made outside a campaign, starting one for the run: the
+// returned stop stops it).
+func (s *runSetup) openSink(ctx context.Context) (func(), error) {
+	d := s.spec.Destination
+	if d == nil {
+		return func() {}, nil
+	}
+	server := s.dest
+	stopServer := func() {}
+	if server == nil {
+		sc := &scenarios.Scenario{Runs: []scenarios.RunSpec{s.spec}}
+		var err error
+		if server, err = startDestination(ctx, sc, "", s.log); err != nil {
+			return nil, err
+		}
+		stopServer = server.stop
+	}
+	table := "sharebench_" + strings.NewReplacer("-", "_", ".", "_").Replace(strings.ToLower(s.id+"_"+s.suffix))
+	if len(table) > 63 {
+		table = table[:63]
+	}
+	sink, err := destination.Open(ctx, destination.Config{DSN: server.dsn, Table: table, Topic: s.topic, Key: destination.Key(d.Key),
+		Idempotent: d.Idempotent, BatchSize: d.BatchSize, BatchWait: d.BatchWait, Pool: d.Pool})
+	if err != nil {
+		stopServer()
+		return nil, err
+	}
+	s.sink, s.destIn = sink, &runs.DestinationInput{Server: server.server, Table: table}
+	fmt.Fprintf(s.log, "  %s: destination: table %s on %s (%s)\n", s.id, table, server.server, d)
+	return func() {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := sink.Drop(dctx); err != nil {
+			fmt.Fprintf(s.log, "  %s: destination: drop %s: %v\n", s.id, table, err)
+		}
+		sink.Close()
+		stopServer()
+	}, nil
+}
+
+// destinationWriter opens a member's writer (consumers.Config.Destination).
+func (s *runSetup) destinationWriter(ctx context.Context) (consumers.RecordWriter, error) {
+	return s.sink.Writer(ctx)
+}
+
+// reconcileDestination reads the run's table back once the consumers have
+// stopped and reconciles it with the ledger and the members' write counts;
+// a read that fails is one of the run's errors (and the run is flagged).
+func (r *run) reconcileDestination(ctx context.Context) {
+	s := r.setup
+	if s.sink == nil {
+		return
+	}
+	rows, err := s.sink.ReadBack(ctx)
+	if err != nil {
+		r.fleet.errs = append(r.fleet.errs, fmt.Sprintf("destination: read back %s: %v", s.destIn.Table, err))
+		fmt.Fprintf(s.log, "  %s: destination: read back: %v\n", s.id, err)
+		return
+	}
+	c := r.rc.rec.Counts()
+	a := results.ReconcileDestination(r.rc.rec.Ledger, c.DestinationWrites, c.DestinationWriteErrors, s.spec.Destination.Idempotent, rows)
+	s.destIn.Audit = &a
+	fmt.Fprintf(s.log, "  %s: destination: %d writes (%d failed), %d rows of %d records: %d duplicates absorbed, %d duplicate rows, %d missing, %d written not completed, %d foreign\n",
+		s.id, a.Writes, a.WriteErrors, a.Rows, a.Records, a.DuplicatesAbsorbed, a.DuplicateRows, a.Missing, a.WrittenNotCompleted, a.Foreign)
+}

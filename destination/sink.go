@@ -1,0 +1,240 @@
+package destination
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/sharebench/sharebench/internal/redact"
+	"github.com/sharebench/sharebench/results"
+)
+
+// Key is how a row's id is derived from its record.
+type Key string
+
+const (
+	// KeyOffset keys a row by topic + partition + offset: the id Kafka
+	// gives the record.
+	KeyOffset Key = "offset"
+	// KeySequence keys a row by the record's producer and sequence (the
+	// event id the producer stamped), which a re-produced record would
+	// keep.
+	KeySequence Key = "key_sequence"
+)
+
+// Config is one run's destination.
+type Config struct {
+	// DSN is the database's connection string (a URL or key=value pairs).
+	DSN string
+	// Table is the run's table, created fresh by Open and dropped by Drop.
+	Table string
+	// Topic is the run's topic (a column of every row).
+	Topic string
+	// Key is how rows are keyed (KeyOffset when empty).
+	Key Key
+	// Idempotent writes with an upsert on the key; false inserts a row per
+	// write into a table without a key.
+	Idempotent bool
+	// BatchSize is the most records one statement writes (1: per record).
+	BatchSize int
+	// BatchWait is how long a batch waits for more records after its first
+	// (BatchSize > 1 only).
+	BatchWait time.Duration
+	// Pool is the connections of each member's pool.
+	Pool int
+}
+
+// Sink is one run's table in the destination database.
+type Sink struct {
+	c    Config
+	pool *pgxpool.Pool // Open's own, for the table's setup, read-back and drop
+	host string
+	user string
+}
+
+// tableRE is what a table name may be (it is written into statements).
+var tableRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// Open connects to the database and creates the run's table, checking on
+// the way that the server is reachable, the credentials are right and the
+// user may create, write, read and drop the table; every failure says
+// which host and user, and what to grant.
+func Open(ctx context.Context, c Config) (*Sink, error) {
+	if c.Key == "" {
+		c.Key = KeyOffset
+	}
+	if c.Key != KeyOffset && c.Key != KeySequence {
+		return nil, fmt.Errorf("destination: key: expected %s or %s, got %q", KeyOffset, KeySequence, c.Key)
+	}
+	if !tableRE.MatchString(c.Table) {
+		return nil, fmt.Errorf("destination: table %q: lower-case letters, digits and '_', at most 63", c.Table)
+	}
+	c.BatchSize, c.Pool = max(c.BatchSize, 1), max(c.Pool, 1)
+	cfg, err := pgxpool.ParseConfig(c.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("destination: dsn: %s", redact.Text(err.Error()))
+	}
+	cfg.MaxConns = 1
+	s := &Sink{c: c, host: fmt.Sprintf("%s:%d", cfg.ConnConfig.Host, cfg.ConnConfig.Port), user: cfg.ConnConfig.User}
+	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
+	}
+	s.pool, err = pgxpool.NewWithConfig(cctx, cfg)
+	if err == nil {
+		err = s.pool.Ping(cctx)
+	}
+	if err != nil {
+		s.Close()
+		return nil, s.connectError(err)
+	}
+	if err := s.create(cctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Host and User are the server address and user the DSN names.
+func (s *Sink) Host() string { return s.host }
+func (s *Sink) User() string { return s.user }
+
+// Config is the sink's configuration, defaults applied.
+func (s *Sink) Config() Config { return s.c }
+
+// create makes the run's table (dropping a leftover of the same name) and
+// writes, reads and deletes one probe row, so a missing grant fails here.
+func (s *Sink) create(ctx context.Context) error {
+	t := pgx.Identifier{s.c.Table}.Sanitize()
+	if _, err := s.pool.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+		return s.grantError(err, "drop a leftover table "+s.c.Table, "make "+s.user+" the owner of "+s.c.Table+" or drop it yourself")
+	}
+	key := ""
+	if s.c.Idempotent {
+		key = ", PRIMARY KEY (topic, part, off)"
+		if s.c.Key == KeySequence {
+			key = ", PRIMARY KEY (producer, seq)"
+		}
+	}
+	ddl := "CREATE TABLE " + t + " (topic text NOT NULL, part integer NOT NULL, off bigint NOT NULL, " +
+		"producer bigint NOT NULL, seq bigint NOT NULL, writes integer NOT NULL DEFAULT 1, written_at timestamptz NOT NULL DEFAULT now()" + key + ")"
+	if _, err := s.pool.Exec(ctx, ddl); err != nil {
+		return s.grantError(err, "create table "+s.c.Table, "GRANT CREATE ON SCHEMA public TO "+s.user)
+	}
+	probe := []results.DestinationRecord{{Producer: 1<<31 - 1, Seq: 1<<62 - 1, Partition: -1, Offset: -1}}
+	if _, err := s.pool.Exec(ctx, s.statement(), s.args(probe)...); err != nil {
+		return s.grantError(err, "write into "+s.c.Table, "GRANT INSERT, UPDATE, SELECT, DELETE ON "+s.c.Table+" TO "+s.user)
+	}
+	if _, err := s.pool.Exec(ctx, "DELETE FROM "+t+" WHERE part = -1"); err != nil {
+		return s.grantError(err, "delete from "+s.c.Table, "GRANT DELETE ON "+s.c.Table+" TO "+s.user)
+	}
+	return nil
+}
+
+// statement is the write of a batch: $1 the topic, $2..$5 the arrays of
+// partitions, offsets, producers and sequences. The upsert groups a batch's
+// repeats of one id first (one statement may not update a row twice) and
+// adds them to the row's write count.
+func (s *Sink) statement() string {
+	t := pgx.Identifier{s.c.Table}.Sanitize()
+	src := " FROM unnest($2::integer[], $3::bigint[], $4::bigint[], $5::bigint[]) AS u(part, off, producer, seq)"
+	if !s.c.Idempotent {
+		return "INSERT INTO " + t + " (topic, part, off, producer, seq) SELECT $1, part, off, producer, seq" + src
+	}
+	conflict := "(topic, part, off)"
+	if s.c.Key == KeySequence {
+		conflict = "(producer, seq)"
+	}
+	return "INSERT INTO " + t + " AS t (topic, part, off, producer, seq, writes) SELECT $1, min(part), min(off), producer, seq, count(*)::integer" +
+		src + groupBy(s.c.Key) + " ON CONFLICT " + conflict + " DO UPDATE SET writes = t.writes + EXCLUDED.writes, written_at = now()"
+}
+
+// groupBy groups a batch by the key's columns.
+func groupBy(k Key) string {
+	if k == KeySequence {
+		return " GROUP BY producer, seq"
+	}
+	return " GROUP BY part, off, producer, seq"
+}
+
+// args are a batch's statement arguments.
+func (s *Sink) args(recs []results.DestinationRecord) []any {
+	parts, offs, prods, seqs := make([]int32, len(recs)), make([]int64, len(recs)), make([]int64, len(recs)), make([]int64, len(recs))
+	for i, r := range recs {
+		parts[i], offs[i], prods[i], seqs[i] = r.Partition, r.Offset, int64(r.Producer), int64(r.Seq)
+	}
+	return []any{s.c.Topic, parts, offs, prods, seqs}
+}
+
+// ReadBack reads the run's table: one entry per record id (producer,
+// sequence) with its rows and the writes they absorbed.
+func (s *Sink) ReadBack(ctx context.Context) ([]results.DestinationRows, error) {
+	rows, err := s.pool.Query(ctx, "SELECT producer, seq, count(*), sum(writes) FROM "+pgx.Identifier{s.c.Table}.Sanitize()+" GROUP BY producer, seq")
+	if err != nil {
+		return nil, s.grantError(err, "read back "+s.c.Table, "GRANT SELECT ON "+s.c.Table+" TO "+s.user)
+	}
+	defer rows.Close()
+	var out []results.DestinationRows
+	for rows.Next() {
+		var p, seq, n, w int64
+		if err := rows.Scan(&p, &seq, &n, &w); err != nil {
+			return nil, err
+		}
+		out = append(out, results.DestinationRows{Producer: uint32(p), Seq: uint64(seq), Rows: n, Writes: w})
+	}
+	return out, rows.Err()
+}
+
+// Drop drops the run's table.
+func (s *Sink) Drop(ctx context.Context) error {
+	_, err := s.pool.Exec(ctx, "DROP TABLE IF EXISTS "+pgx.Identifier{s.c.Table}.Sanitize())
+	return err
+}
+
+// Close closes the sink's own connection (members close their Writers).
+func (s *Sink) Close() {
+	if s.pool != nil {
+		s.pool.Close()
+	}
+}
+
+// connectError says why the database could not be reached, naming host
+// and user.
+func (s *Sink) connectError(err error) error {
+	var pe *pgconn.PgError
+	msg := redact.Text(err.Error())
+	switch {
+	case errors.As(err, &pe) && (pe.Code == "28P01" || pe.Code == "28000"):
+		return fmt.Errorf("destination: %s refused user %q (%s): check the user and password in the dsn (or --destination-dsn), and pg_hba.conf for this client", s.host, s.user, pe.Message)
+	case errors.As(err, &pe) && pe.Code == "3D000":
+		return fmt.Errorf("destination: %s: %s: create the database or name another in the dsn", s.host, pe.Message)
+	case errors.Is(err, syscall.ECONNREFUSED) || isNetError(err):
+		return fmt.Errorf("destination: %s unreachable for user %q: %s: is PostgreSQL running there, listening on that address (listen_addresses) and port?", s.host, s.user, msg)
+	}
+	return fmt.Errorf("destination: connect to %s as %q: %s", s.host, s.user, msg)
+}
+
+func isNetError(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) || strings.Contains(err.Error(), "dial")
+}
+
+// grantError says what failed and, when the server refused it for want of
+// a privilege, the grant to add.
+func (s *Sink) grantError(err error, what, grant string) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "42501" {
+		return fmt.Errorf("destination: %s at %s: user %q may not %s (%s): %s", s.c.Table, s.host, s.user, what, pe.Message, grant)
+	}
+	return fmt.Errorf("destination: %s at %s as %q: %s: %s", s.c.Table, s.host, s.user, what, redact.Text(err.Error()))
+}

@@ -1,0 +1,58 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDestinationBlock(t *testing.T) {
+	for _, c := range []struct {
+		name, yaml string
+		want       []string // substrings of the error; none: loads
+	}{
+		{"defaults", "destination: {kind: postgres}", nil},
+		{"every key", "destination:\n  dsn: postgres://u:pw@db:5432/x\n  key: key_sequence\n  idempotent: false\n  batch_size: 50\n  batch_wait: 2ms\n  pool: 4", nil},
+		{"unknown key", "destination:\n  kind: postgres\n  pools: 2", []string{"s.yaml:4:", `unknown key "pools" in destination`, `did you mean "pool"`}},
+		{"kind", "destination:\n  kind: mysql", []string{"s.yaml:3:", "destination.kind: expected one of [postgres]"}},
+		{"key", "destination:\n  key: uuid", []string{"s.yaml:3:", "destination.key: expected one of [offset key_sequence]"}},
+		{"pool", "destination:\n  pool: 0", []string{"s.yaml:3:", "destination.pool: expected a whole number of connections per member from 1 to 64"}},
+		{"batch", "destination:\n  batch_size: lots", []string{"s.yaml:3:", "destination.batch_size"}},
+		{"wait", "destination:\n  batch_wait: soon", []string{"s.yaml:3:", "destination.batch_wait: expected a duration"}},
+		{"not swept", "destination:\n  pool: [1, 2]", []string{"destination is not swept"}},
+		{"empty dsn", "destination:\n  dsn: ''", []string{"destination.dsn: expected a connection string"}},
+		{"java has no write stage", "client: java\ndestination: {pool: 1}", []string{"s.yaml:3:", "destination: client java has no write stage"}},
+		{"commit auto", "consumer_type: consumer\ncommit: auto\ndestination: {pool: 1}", []string{"destination: commit auto"}},
+		{"too many connections", "members: 40\ndestination:\n  pool: 8", []string{"s.yaml:4:", "destination.pool: 40 members × pool 8 = 320 connections"}},
+		{"not from --set", "", []string{"destination: written in the scenario file"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var set []string
+			if c.yaml == "" {
+				set = []string{"destination.pool=3"}
+			}
+			s, err := LoadBytes("s.yaml", []byte("name: x\n"+c.yaml+"\n"), nil, set)
+			if len(c.want) == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := s.Runs[0].Destination
+				if d == nil || d.Kind != "postgres" || d.Pool < 1 || d.BatchSize < 1 || (c.name == "defaults" && (d.Key != "offset" || !d.Idempotent || d.BatchWait != 5*time.Millisecond || d.Pool != 2)) {
+					t.Errorf("destination %+v", d)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("loaded")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q\ndoes not say %q", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), "pw@") {
+				t.Errorf("error leaks the dsn: %v", err)
+			}
+		})
+	}
+}
