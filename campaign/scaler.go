@@ -38,9 +38,9 @@ type scaler struct {
 	counts func() results.Counts
 	clock  *results.Clock
 	log    io.Writer
-	// latency is rule 4's input: the time a record spends with the
-	// consumers now. The run has no destination yet (issue 28): this is
-	// the hook its write latency will take; nil uses heldTime.
+	// latency is rule 4's input: with a destination, the mean write time
+	// over the last poll (destinationWriteTime); without one, the time a
+	// record spends with the consumers (heldTime).
 	latency func(prev, now results.Counts, dt time.Duration) time.Duration
 
 	cancel    context.CancelFunc
@@ -73,7 +73,11 @@ func newScaler(s scenarios.RunSpec, fl scaleFleet, lag *collectors.LagSampler, r
 	c, a := s.AutoscaleCap(), s.Autoscale
 	fmt.Fprintf(log, "  autoscale: %s, replicas %d..%d (max %d, rule 3 cap %d: %s), window %v, out after %v, in after %v (≤ %s per replica), cooldown %v, step %d, poll %v\n",
 		signalText(a), a.Min, s.AutoscaleMax(), a.Max, c.Replicas, c.Why, a.Window, a.OutAfter, a.InAfter, num(a.InBelow), a.Cooldown, a.Step, a.Poll)
-	return &scaler{spec: s, rule: rule, fleet: fl, lag: lag.Latest, counts: rec.Counts, clock: clock, log: log}, nil
+	sc := &scaler{spec: s, rule: rule, fleet: fl, lag: lag.Latest, counts: rec.Counts, clock: clock, log: log, latency: heldTime}
+	if s.Destination != nil {
+		sc.latency = destinationWriteTime
+	}
+	return sc, nil
 }
 
 func signalText(a *scenarios.Autoscale) string {
@@ -94,6 +98,18 @@ func heldTime(prev, now results.Counts, dt time.Duration) time.Duration {
 		return 0
 	}
 	return time.Duration(float64(now.InFlight()) / rate * float64(time.Second))
+}
+
+// destinationWriteTime is the mean time of the destination writes that
+// finished over the interval, failed ones included (write nanoseconds ÷
+// writes); 0 when none finished. It is what rule 4 holds a run with a
+// destination to: more members only move the queue into a slow destination.
+func destinationWriteTime(prev, now results.Counts, _ time.Duration) time.Duration {
+	n := (now.DestinationWrites + now.DestinationWriteErrors) - (prev.DestinationWrites + prev.DestinationWriteErrors)
+	if n <= 0 {
+		return 0
+	}
+	return time.Duration((now.DestinationWriteNanos - prev.DestinationWriteNanos) / n)
 }
 
 // run polls from windowStart (Clock ns) until stop.
@@ -132,11 +148,7 @@ func (sc *scaler) step(ctx context.Context, windowStart, at int64, prev, now res
 	if dt > 0 {
 		r.ProducedPerSec = float64(now.Acked-prev.Acked) / dt.Seconds()
 		r.CompletedPerSec = float64(now.Completed-prev.Completed) / dt.Seconds()
-		lat := sc.latency
-		if lat == nil {
-			lat = heldTime
-		}
-		r.Latency = lat(prev, now, dt)
+		r.Latency = sc.latency(prev, now, dt)
 	}
 	d := sc.rule.Observe(r)
 	rec := runs.ScaleDecision{AtSec: d.At.Seconds(), Action: string(d.Action), From: d.From, To: d.To, Lag: d.Lag,

@@ -52,7 +52,7 @@ func TestScalerActsThroughTheFleet(t *testing.T) {
 	fl := &countFleet{n: 1, next: 1}
 	lag := int64(0)
 	var out strings.Builder
-	sc := &scaler{spec: spec, fleet: fl, clock: results.NewClock(), log: &out,
+	sc := &scaler{spec: spec, fleet: fl, clock: results.NewClock(), log: &out, latency: heldTime,
 		lag: func() (collectors.LagSample, bool) { return collectors.LagSample{At: time.Now(), Lag: lag}, true }}
 	var err error
 	if sc.rule, err = autoscale.New(policy(spec)); err != nil {
@@ -109,5 +109,42 @@ func TestMergeEvents(t *testing.T) {
 	}
 	if h := heldTime(now, now, time.Second); h != 0 {
 		t.Errorf("held time without completions %v, want 0", h)
+	}
+}
+
+// Rule 4's input: a run with a destination holds the scaler to the mean
+// write time of the last poll, one without to the held time.
+func TestScalerLatencyIsTheDestinationsWithOne(t *testing.T) {
+	var prev, now results.Counts
+	prev.DestinationWrites, prev.DestinationWriteNanos = 100, int64(100*time.Millisecond)
+	now.DestinationWrites, now.DestinationWriteErrors = 130, 10 // 40 writes finished, 10 of them failed
+	now.DestinationWriteNanos = prev.DestinationWriteNanos + int64(40*25*time.Millisecond)
+	if d := destinationWriteTime(prev, now, time.Second); d != 25*time.Millisecond {
+		t.Errorf("mean write time %v, want 25ms", d)
+	}
+	if d := destinationWriteTime(now, now, time.Second); d != 0 {
+		t.Errorf("no write finished: %v, want 0", d)
+	}
+	spec := scenarios.RunSpec{ConsumerType: "share", Partitions: 2, Fleet: scenarios.Fleet{Workers: 1, Members: 1},
+		Autoscale: &scenarios.Autoscale{Signal: "lag", Threshold: 100, InBelow: 10, Window: time.Second, OutAfter: time.Second,
+			InAfter: 2 * time.Second, Cooldown: 3 * time.Second, Step: 1, Min: 1, Max: 5, Poll: time.Second, Remove: "leave",
+			MaxLatency: 20 * time.Millisecond}}
+	for _, dest := range []bool{false, true} {
+		s := spec
+		if dest {
+			s.Destination = &scenarios.Destination{}
+		}
+		sc, err := newScaler(s, &countFleet{n: 1}, nil, nil, results.NewClock(), &strings.Builder{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := sc.latency(prev, now, time.Second)
+		want := heldTime(prev, now, time.Second)
+		if dest {
+			want = 25 * time.Millisecond
+		}
+		if got != want {
+			t.Errorf("destination %v: latency %v, want %v", dest, got, want)
+		}
 	}
 }

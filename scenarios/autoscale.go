@@ -64,7 +64,8 @@ type Autoscale struct {
 	Max int `json:"max"`
 	// MaxLatency is rule 4: no scale-out while the time a record spends
 	// with the consumers (in flight ÷ completions/s over the last poll,
-	// Little's law) is above it: more consumers would only move the queue
+	// Little's law) is above it, or, with a destination:, its mean write
+	// time over the last poll: more consumers would only move the queue
 	// downstream. 0: off. [0]
 	MaxLatency time.Duration `json:"max_latency,omitempty"`
 	// Poll is how often the scaler reads the lag and decides (≥ 100ms,
