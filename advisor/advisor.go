@@ -100,6 +100,14 @@ type Input struct {
 	// max.poll.records·P/workers + poll overhead (0: none).
 	MaxHold  time.Duration
 	Ordering string // --ordering: "none" ("" too) or "per-key" (ordering.go)
+	// DestinationCapacity is --destination-capacity: the records/s the
+	// consumers' destination sustains (0: none), e.g. a destination-bound
+	// run's ceiling.destination. Members are sized for min(design rate, it):
+	// past it more members only move the queue into the destination.
+	DestinationCapacity float64
+	// DestinationWrite is --destination-write: a record's write to the
+	// destination, part of the time a worker holds it (added to P).
+	DestinationWrite time.Duration
 }
 
 // Defaults is an Input with the CLI's defaults: 1 worker, Kafka's default
@@ -161,6 +169,12 @@ func (in Input) Validate() error {
 	if err := checkOrdering(in.Ordering); err != nil {
 		errs = append(errs, err)
 	}
+	if !(in.DestinationCapacity >= 0) || math.IsInf(in.DestinationCapacity, 0) {
+		add("--destination-capacity: must be ≥ 0 records/s (0: none), got %s", num(in.DestinationCapacity))
+	}
+	if in.DestinationWrite < 0 {
+		add("--destination-write: must be ≥ 0 (0: none), got %v", in.DestinationWrite)
+	}
 	return errors.Join(errs...)
 }
 
@@ -169,13 +183,17 @@ func (in Input) Validate() error {
 // name it covers, the formula with the numbers substituted.
 type Advice struct {
 	// The input, resolved.
-	TargetRate     float64 `json:"target_records_per_sec"`
-	Headroom       float64 `json:"headroom"`
-	DesignRate     float64 `json:"design_records_per_sec"` // TargetRate·(1+Headroom)
-	Processing     string  `json:"processing"`             // the model, e.g. "lognormal median 10ms p99 50ms"
-	ProcessingMs   float64 `json:"processing_ms"`          // P, the model's mean
-	Partitions     int     `json:"partitions"`
-	PollOverheadMs float64 `json:"poll_overhead_ms"`
+	TargetRate   float64 `json:"target_records_per_sec"`
+	Headroom     float64 `json:"headroom"`
+	DesignRate   float64 `json:"design_records_per_sec"` // TargetRate·(1+Headroom)
+	Processing   string  `json:"processing"`             // the model, e.g. "lognormal median 10ms p99 50ms"
+	ProcessingMs float64 `json:"processing_ms"`          // P: the model's mean, plus the destination write
+	// DestinationWriteMs is --destination-write in ms (part of P), and
+	// DestinationCapacity --destination-capacity (0: none).
+	DestinationWriteMs  float64 `json:"destination_write_ms,omitempty"`
+	DestinationCapacity float64 `json:"destination_capacity_records_per_sec,omitempty"`
+	Partitions          int     `json:"partitions"`
+	PollOverheadMs      float64 `json:"poll_overhead_ms"`
 
 	// The share group plan.
 	Members int `json:"members"`
@@ -240,7 +258,7 @@ func Advise(in Input) (Advice, error) {
 	if err := in.Validate(); err != nil {
 		return Advice{}, err
 	}
-	p := float64(in.Processing.Average()) / 1e6
+	p := float64(in.Processing.Average()+in.DestinationWrite) / 1e6 // the write holds the worker too
 	o := float64(in.PollOverhead) / 1e6
 	a := Advice{
 		TargetRate:     in.Rate,
@@ -251,12 +269,19 @@ func Advise(in Input) (Advice, error) {
 		Partitions:     in.Partitions,
 		PollOverheadMs: o,
 		Workers:        in.Workers,
-		Renew:          "none",
-		Reasons:        []string{},
-		Notes:          []string{},
-		Formulas:       map[string]string{},
+
+		DestinationWriteMs:  float64(in.DestinationWrite) / 1e6,
+		DestinationCapacity: in.DestinationCapacity,
+		Renew:               "none",
+		Reasons:             []string{},
+		Notes:               []string{},
+		Formulas:            map[string]string{},
 	}
 	a.formula("design_records_per_sec", "rate·(1+headroom) = %s·(1+%s) = %s", num(in.Rate), num(in.Headroom), num(a.DesignRate))
+	if a.DestinationWriteMs > 0 {
+		a.formula("processing_ms", "model mean + destination write = %s + %s = %s",
+			num(float64(in.Processing.Average())/1e6), num(a.DestinationWriteMs), num(p))
+	}
 	a.members(in)
 	a.consumerGroup()
 	a.maxPollRecords(in)
@@ -302,12 +327,27 @@ func (a *Advice) note(format string, args ...any) {
 	a.Notes = append(a.Notes, fmt.Sprintf(format, args...))
 }
 
-// members: ceil(R'·P/(1000·w)), within group.share.max.size.
+// members: ceil(R'·P/(1000·w)), within group.share.max.size; with a
+// destination capacity C below R', ceil(C·P/(1000·w)): members past it
+// only move the queue into the destination.
 func (a *Advice) members(in Input) {
-	workload := a.DesignRate * a.ProcessingMs / 1000 // busy workers needed
+	rate := a.DesignRate
+	if c := a.DestinationCapacity; c > 0 && c < rate {
+		rate = c
+		needed := max(1, ceilInt(a.DesignRate*a.ProcessingMs/1000/float64(a.Workers)))
+		a.note("the destination sustains %s records/s, below the design rate %s: members are sized for the destination "+
+			"(the %d the design rate needs would only move the queue into it); raise the destination's capacity first",
+			num(c), num(a.DesignRate), needed)
+	}
+	workload := rate * a.ProcessingMs / 1000 // busy workers needed
 	a.Members = max(1, ceilInt(workload/float64(a.Workers)))
-	a.formula("members", "ceil(rate·(1+headroom)·P / (1000·workers)) = ceil(%s·%s / (1000·%d)) = %d",
-		num(a.DesignRate), num(a.ProcessingMs), a.Workers, a.Members)
+	if rate < a.DesignRate {
+		a.formula("members", "ceil(destination capacity·P / (1000·workers)) = ceil(%s·%s / (1000·%d)) = %d (below the design rate %s)",
+			num(rate), num(a.ProcessingMs), a.Workers, a.Members, num(a.DesignRate))
+	} else {
+		a.formula("members", "ceil(rate·(1+headroom)·P / (1000·workers)) = ceil(%s·%s / (1000·%d)) = %d",
+			num(a.DesignRate), num(a.ProcessingMs), a.Workers, a.Members)
+	}
 	if a.Members > MaxShareGroupMaxSize {
 		before := a.Members
 		a.Workers = ceilInt(workload / float64(MaxShareGroupMaxSize))
@@ -349,6 +389,11 @@ func (a *Advice) consumerGroup() {
 	a.ConsumerGroupPartitionsNeeded = a.Members
 	a.formula("consumer_group_ceiling_records_per_sec", "min(members, partitions)·workers·1000/P = min(%d, %d)·%d·1000/%s = %s",
 		a.Members, a.Partitions, a.Workers, num(a.ProcessingMs), num(a.ConsumerGroupCeiling))
+	if d := a.DestinationCapacity; d > 0 && d < a.ConsumerGroupCeiling {
+		a.formula("consumer_group_ceiling_records_per_sec", "min(min(members, partitions)·workers·1000/P, destination) = min(min(%d, %d)·%d·1000/%s, %s) = %s",
+			a.Members, a.Partitions, a.Workers, num(a.ProcessingMs), num(d), num(d))
+		a.ConsumerGroupCeiling = d
+	}
 	a.formula("consumer_group_partitions_needed", "one member per partition: partitions ≥ members = %d", a.Members)
 }
 
@@ -468,8 +513,17 @@ func (a *Advice) ceiling() {
 		a.Members, a.Workers, num(a.ProcessingMs), num(a.ShareWorkerCeiling))
 	a.formula("lock_ceiling_records_per_sec", "partitions·locks·1000/W = %d·%d·1000/%s = %s",
 		a.Partitions, a.RecordLocks, num(a.WMs), num(a.LockCeiling))
-	a.formula("ceiling_records_per_sec", "min(workers %s, locks %s) = %s (%s-bound)",
-		num(a.ShareWorkerCeiling), num(a.LockCeiling), num(a.Ceiling), a.CeilingBound)
+	if d := a.DestinationCapacity; d > 0 && d <= a.Ceiling {
+		a.Ceiling, a.CeilingBound = d, runs.BoundDestination
+		a.MeetsTarget = a.Ceiling >= a.TargetRate
+	}
+	if a.DestinationCapacity > 0 {
+		a.formula("ceiling_records_per_sec", "min(workers %s, locks %s, destination %s) = %s (%s-bound)",
+			num(a.ShareWorkerCeiling), num(a.LockCeiling), num(a.DestinationCapacity), num(a.Ceiling), a.CeilingBound)
+	} else {
+		a.formula("ceiling_records_per_sec", "min(workers %s, locks %s) = %s (%s-bound)",
+			num(a.ShareWorkerCeiling), num(a.LockCeiling), num(a.Ceiling), a.CeilingBound)
+	}
 	if !a.MeetsTarget {
 		a.note("the plan's ceiling %s records/s is below the target %s records/s (%s-bound)", num(a.Ceiling), num(a.TargetRate), a.CeilingBound)
 	}
@@ -501,6 +555,11 @@ func (a *Advice) verdict() {
 			"a consumer group suffices: %d members on %d partitions reach %s records/s ≥ %s records/s (target + %s%% headroom); "+
 				"a share group still helps with per-record acknowledgements (RELEASE/REJECT, redelivery) and membership changes without rebalances, not throughput",
 			a.Members, a.Partitions, num(cg), num(design), num(100*a.Headroom)))
+	}
+	if d := a.DestinationCapacity; d > 0 && d < design {
+		a.Reasons = append(a.Reasons, fmt.Sprintf(
+			"the destination sustains %s records/s, below the design rate %s: it caps both group types, and members past %d only move the queue from Kafka into it",
+			num(d), num(design), a.Members))
 	}
 	if a.ShareWorthIt {
 		a.Reasons = append(a.Reasons, fmt.Sprintf(

@@ -504,3 +504,65 @@ func TestAdviseRefusesPlansBeyondTheHarness(t *testing.T) {
 		t.Errorf("rate 1e-300: %v, want the minimum named", err)
 	}
 }
+
+// A destination: its write is part of P, and its capacity sizes the members
+// (past it more members only move the queue into the destination) and caps
+// both group types' ceilings. Worked by hand: P = 10 + 2 = 12 ms; the design
+// rate 1000·1.2 = 1200 needs ceil(1200·12/1000) = 15 members, a destination
+// of 500 records/s only ceil(500·12/1000) = 6, whose workers reach
+// 6·1000/12 = 500; a consumer group on 4 partitions reaches 4·1000/12.
+func TestAdviseDestination(t *testing.T) {
+	in := input(1000, constant(10*msec), 4)
+	in.DestinationWrite = 2 * msec
+
+	a, err := Advise(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.ProcessingMs != 12 || a.Members != 15 || a.CeilingBound == "destination" {
+		t.Errorf("no capacity: P %v, members %d, bound %s; want P 12, 15 members, not destination-bound", a.ProcessingMs, a.Members, a.CeilingBound)
+	}
+
+	in.DestinationCapacity = 500
+	a, err = Advise(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Members != 6 || a.Ceiling != 500 || a.CeilingBound != "destination" || a.MeetsTarget {
+		t.Errorf("capacity 500: members %d, ceiling %v (%s), meets %v; want 6, 500 (destination), false", a.Members, a.Ceiling, a.CeilingBound, a.MeetsTarget)
+	}
+	if math.Abs(a.ConsumerGroupCeiling-4000.0/12) > 1e-9 {
+		t.Errorf("consumer group ceiling %v, want 4·1000/12", a.ConsumerGroupCeiling)
+	}
+	if !strings.Contains(strings.Join(a.Reasons, "\n"), "only move the queue from Kafka into it") {
+		t.Errorf("reasons %q do not say why members stop", a.Reasons)
+	}
+
+	// A consumer group already at the destination's capacity: both group
+	// types are capped alike, and 3 members on 4 partitions need no share group.
+	in.DestinationCapacity = 250
+	if a, err = Advise(in); err != nil {
+		t.Fatal(err)
+	}
+	if a.Members != 3 || a.ConsumerGroupCeiling != 250 || a.Ceiling != 250 || a.ShareWorthIt {
+		t.Errorf("capacity 250: members %d, consumer ceiling %v, share ceiling %v, worth it %v; want 3, 250, 250, false",
+			a.Members, a.ConsumerGroupCeiling, a.Ceiling, a.ShareWorthIt)
+	}
+
+	// A capacity above the design rate changes nothing but the formula.
+	in.DestinationCapacity = 5000
+	if a, err = Advise(in); err != nil {
+		t.Fatal(err)
+	}
+	if a.Members != 15 || a.CeilingBound == "destination" {
+		t.Errorf("capacity 5000: members %d, bound %s; want 15, not destination-bound", a.Members, a.CeilingBound)
+	}
+
+	for _, bad := range []Input{{DestinationCapacity: -1}, {DestinationCapacity: math.Inf(1)}, {DestinationCapacity: math.NaN()}, {DestinationWrite: -msec}} {
+		b := input(1000, constant(10*msec), 4)
+		b.DestinationCapacity, b.DestinationWrite = bad.DestinationCapacity, bad.DestinationWrite
+		if err := b.Validate(); err == nil || !strings.Contains(err.Error(), "--destination-") {
+			t.Errorf("%+v: error %v, want one naming the --destination- flag", bad, err)
+		}
+	}
+}

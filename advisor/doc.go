@@ -28,6 +28,10 @@
 //	lock duration           max(D, ceil(2·B)), clamped to 15000–60000
 //	ceiling                 min(m·w·1000/P, N·locks·1000/W)
 //
+// With a destination, P includes its write time, and a destination capacity
+// C below R' sizes the members for C instead (m = ceil(C·P/(1000·w))) and
+// caps both ceilings at C (bound "destination").
+//
 // When m exceeds Kafka's hard limit of 1000 members, the workers per member
 // are raised to ceil(R'·P/(1000·1000)) and m recomputed. When 10000 locks per
 // share-partition are not enough, the partitions needed at the same W are

@@ -41,6 +41,12 @@ func (a Advice) rows() []row {
 		{"consumer group partitions needed", "consumer_group_partitions_needed", strconv.Itoa(a.ConsumerGroupPartitionsNeeded)},
 		{"share group worth it", "share_worth_it", yesNo[a.ShareWorthIt]},
 	}
+	if a.DestinationWriteMs > 0 {
+		rows = append([]row{{"P ms (processing + write)", "processing_ms", num(a.ProcessingMs)}}, rows...)
+	}
+	if a.DestinationCapacity > 0 {
+		rows = append(rows, row{"destination capacity records/s", "", num(a.DestinationCapacity)})
+	}
 	if a.PredictedP99Ms > 0 { // --p99-budget or --max-hold
 		rows = append(rows, row{"predicted completion p99 ms", "predicted_p99_ms", num(a.PredictedP99Ms)})
 	}

@@ -55,6 +55,10 @@ func newAdviseCmd() *cobra.Command {
 			if err := adviseFlagBounds(cmd); err != nil {
 				return usageError(err)
 			}
+			if verify && (cmd.Flags().Changed("destination-capacity") || cmd.Flags().Changed("destination-write")) {
+				return usageError(errors.New("--verify with --destination-capacity or --destination-write: the verify sweep writes to no destination; " +
+					"measure a destination with a scenario's destination: block (the destination-bound built-in) instead"))
+			}
 			for i, w := range vopt.Where {
 				if _, err := scenarios.ParseClause(w); err != nil {
 					return usageError(fmt.Errorf("--verify-where[%d]: %w", i+1, err))
@@ -93,6 +97,8 @@ func newAdviseCmd() *cobra.Command {
 	f.DurationVar(&in.P99Budget, "p99-budget", 0, "completion p99 the plan must stay within; with it the plan takes the smallest max.poll.records that meets the rate (0: none)")
 	f.DurationVar(&in.MaxHold, "max-hold", 0, "longest a record may stay Acquired, W = max.poll.records·P/workers + poll overhead (0: none)")
 	f.StringVar(&in.Ordering, "ordering", "none", "the order the application needs: none, or per-key (rules a share group out; sizes a consumer group of single-worker members)")
+	f.Float64Var(&in.DestinationCapacity, "destination-capacity", 0, "records/s the consumers' destination sustains (e.g. a destination-bound run's ceiling.destination): members are sized for at most this (0: none)")
+	f.DurationVar(&in.DestinationWrite, "destination-write", 0, "time of a record's write to the destination, added to P: the write holds the worker (0: none)")
 	f.BoolVar(&asJSON, "json", false, "print the plan as JSON (the fields of advisor.Advice)")
 	f.BoolVar(&verify, "verify", false, "run a narrow sweep around the plan on a cluster (members ± a step, max.poll.records ÷2 and ×2, "+
 		"share and consumer) and report the measured best next to it; takes the provider flags of run")
@@ -169,6 +175,8 @@ func adviseFlagBounds(cmd *cobra.Command) error {
 	integer("record-locks", advisor.MinRecordLocks, advisor.MaxRecordLocks, " (Kafka's range for "+scenarios.KeyRecordLocks+")")
 	duration("lock-duration", advisor.MinLockDuration, advisor.MaxLockDuration)
 	duration("poll-overhead", 0, advisePollOverMax)
+	float("destination-capacity", 0, advisor.MaxRate, false, " records/s (0: none)")
+	duration("destination-write", 0, advisePollOverMax)
 	duration("verify-warmup", 0, adviseVerifyMax)
 	if v, _ := f.GetDuration("verify-warmup"); v > 0 && v < time.Second {
 		// The verify scenario's warmup: 0 or ≥ 1 s, checked here so the

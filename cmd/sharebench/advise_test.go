@@ -167,6 +167,8 @@ func TestAdviseVerifyBadInput(t *testing.T) {
 		{[]string{"--verify-where", "audit.lost==0", "--verify-where", "bogus"}, `--verify-where[2]: clause "bogus": expected FIELD OP VALUE`},
 		{[]string{"--verify-duration", "0s"}, "--verify-duration: must be in [1s, 24h0m0s], got 0s"},
 		{[]string{"--provider", "cloud"}, `provider "cloud"`},
+		{[]string{"--destination-capacity", "500"}, "the verify sweep writes to no destination"},
+		{[]string{"--destination-capacity", "-1"}, "--destination-capacity: must be in [0, "},
 	} {
 		out, err := execute(t, append(base, tc.args...)...)
 		if strings.Contains(tc.want, "--verify") && strings.Contains(out, "design rate") {
