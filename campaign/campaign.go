@@ -130,6 +130,9 @@ func newCampaign(ctx context.Context, sc *scenarios.Scenario, opt Options) (*cam
 	if err := CheckBudget(sc, budget); err != nil {
 		return nil, err
 	}
+	if err := CheckFiles(sc, FileLimit()); err != nil {
+		return nil, err
+	}
 	if err := checkClients(ctx, sc, log); err != nil {
 		return nil, err
 	}

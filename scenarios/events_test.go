@@ -43,7 +43,7 @@ func TestEventErrors(t *testing.T) {
 		{"leave after join counts joins, in time order", "events:\n  - {at: 5s, action: leave, members: 3}\n  - {at: 1s, action: join, members: 1}\n",
 			[]string{"events[1].members: must be < the 3 member(s) in the group at 5s"}},
 		{"members zero", "events:\n  - {at: 1s, action: join, members: 0}\n",
-			[]string{`events[1].members: expected an integer from 1 to 1000 (the harness's member limit), got "0"`}},
+			[]string{`events[1].members: expected an integer from 1 to 10000 (the harness's member limit), got "0"`}},
 		{"backlog refused", "load_mode: backlog\nbacklog_records: 10\nevents:\n  - {at: 1s, action: join}\n",
 			[]string{"events: not supported with load_mode backlog"}},
 		{"share coordinator on a consumer group", "consumer_type: consumer\nevents:\n  - {at: 1s, action: broker_kill, broker: share-coordinator}\n",

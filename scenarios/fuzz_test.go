@@ -62,8 +62,8 @@ func checkAccepted(t *testing.T, s *Scenario) {
 		}
 		in("partitions", r.Partitions, 1, 10000)
 		in("producers", r.Producers, 1, 1000)
-		in("members", r.Members, 1, 1000)
-		in("members with joins", r.MaxMembers(), 1, 1000)
+		in("members", r.Members, 1, 10000)
+		in("members with joins", r.MaxMembers(), 1, 10000)
 		in("workers", r.Workers, 1, 10000)
 		in("max_poll_records", r.MaxPollRecords, 1, 10000)
 		in("max_in_flight", r.MaxInFlight, 0, 100_000_000)

@@ -139,7 +139,9 @@ type Fleet struct {
 	// Members is the number of group members (client instances). A share
 	// run may have at most group.share.max.size members (200 unless
 	// broker_config raises it, up to 1000); a consumer-group run at most
-	// 1000 (the harness's limit), joins included. ≥ 1. [members: 4]
+	// 10000 (the harness's limit; Kafka sets none), joins included, and
+	// within the memory budget and the open-file limit of the harness
+	// process (or of each agent, with shards). ≥ 1. [members: 4]
 	Members int `mapstructure:"members" json:"members"`
 
 	// Workers is the number of records a member processes concurrently.

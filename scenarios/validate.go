@@ -29,10 +29,14 @@ const (
 	maxBacklogRecords = 10_000_000_000  // backlog_records
 	maxPhase          = 168 * time.Hour // warmup, duration, drain_timeout: 7 days
 	minWindow         = time.Second     // duration, and a nonzero warmup
-	maxMembersLimit   = 1000            // members, joins included, for both group types
-	maxWorkersLimit   = 10000           // workers per member
-	maxProducersLimit = 1000            // producers
-	maxPartitionLimit = 10000           // partitions
+	// maxMembersLimit bounds members, joins included: a consumer group's
+	// size is the harness's to bound (Kafka sets none by default), within
+	// the memory budget and the open-file limit checked before a run; a
+	// share group stops at group.share.max.size (at most 1000) first.
+	maxMembersLimit   = 10_000
+	maxWorkersLimit   = 10000 // workers per member
+	maxProducersLimit = 1000  // producers
+	maxPartitionLimit = 10000 // partitions
 	maxInFlightLimit  = maxWorkersLimit * maxPollRecordsLimit
 	maxBatchSize      = 1 << 30 // batch_size: 1GiB
 )
@@ -246,6 +250,9 @@ func (r RunSpec) checkConsumers(p *problems) {
 	case r.Members > maxSize:
 		p.addf("members", "%d exceeds %s (%d); raise broker_config %s (max %d) or use fewer members",
 			r.Members, KeyShareGroupMaxSize, maxSize, KeyShareGroupMaxSize, limit)
+	case r.MaxMembers() > maxSize:
+		p.addf("members", "%d, with every join or the scaler's max, reach %d members, over %s (%d): the broker would refuse the joins past it; "+
+			"raise broker_config %s (max %d) or join fewer", r.Members, r.MaxMembers(), KeyShareGroupMaxSize, maxSize, KeyShareGroupMaxSize, limit)
 	}
 	if r.AckMode == vocab.AckImplicit && (r.TransientRate > 0 || r.PoisonRate > 0) {
 		p.addf("ack_mode", "implicit acknowledgement cannot fail a single record (the next poll accepts the whole batch), "+

@@ -173,6 +173,9 @@ func dryRun(w io.Writer, sc *scenarios.Scenario) error {
 	if err := campaign.CheckBudget(sc, budget); err != nil {
 		return err
 	}
+	if err := campaign.CheckFiles(sc, campaign.FileLimit()); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "memory: every run fits the budget of %s\n", campaign.FormatBytes(budget))
 	return nil
 }
