@@ -178,6 +178,9 @@ type coord struct {
 	cleanExit    map[int]cleanExit // exited 0, done not seen yet
 	tick         *time.Ticker
 	generation   atomic.Int32 // the highest consumer-group generation an agent reported
+	// mergeSec is collect's time to decode and absorb every shard's
+	// results (run.json shards.merge_s).
+	mergeSec float64
 }
 
 // step waits for one event (a message, a blob, an agent's exit) and
@@ -600,6 +603,8 @@ func (c *coord) collect(ctx context.Context, r *run) error {
 	if err := c.until(ctx, exitTimeout, "its exit after its results", func(i int) bool { return c.exited[i] }); err != nil {
 		return err
 	}
+	began := time.Now()
+	defer func() { c.mergeSec = time.Since(began).Seconds() }()
 	for i := range c.n {
 		e, err := results.DecodeShardExport(c.exports[i])
 		if err != nil {
@@ -623,7 +628,7 @@ func (c *coord) collect(ctx context.Context, r *run) error {
 
 // record is the run's shards record.
 func (c *coord) record() *runs.Shards {
-	out := &runs.Shards{Count: c.n, Launcher: c.s.shardsLauncher(), LimitMs: runs.ClockSkewLimitMs}
+	out := &runs.Shards{Count: c.n, Launcher: c.s.shardsLauncher(), LimitMs: runs.ClockSkewLimitMs, MergeSec: c.mergeSec}
 	for i := range c.n {
 		rd, p := c.ready[i], c.done[i]
 		st := runs.ShardStats{Shard: i, OffsetMs: float64(rd.OffsetNs) / 1e6, UncertaintyMs: float64(rd.UncertaintyNs) / 1e6,

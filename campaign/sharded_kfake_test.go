@@ -114,6 +114,11 @@ func TestShardedProtocolOnKfake(t *testing.T) {
 	if r.Shards == nil || r.Shards.Count != 3 || r.Shards.Launcher != "in-process" {
 		t.Fatalf("shards record %+v", r.Shards)
 	}
+	// The merge decodes and absorbs 900 records' marks and three recorders:
+	// it takes some time, and far less than the run.
+	if r.Shards.MergeSec <= 0 || r.Shards.MergeSec > 10 {
+		t.Errorf("shards.merge_s %v, want in (0, 10] s", r.Shards.MergeSec)
+	}
 	for _, p := range r.Shards.PerShard {
 		want := 0.0
 		if p.Shard == 2 {

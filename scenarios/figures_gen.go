@@ -197,6 +197,7 @@ var figureNames = []FigureName{
 	{Path: "max_rate.found_rate", Unit: "records/s", Aliases: nil},
 	{Path: "settle.duration_s", Unit: "s", Aliases: nil},
 	{Path: "settle.end_cores", Unit: "cores", Aliases: nil},
+	{Path: "shards.merge_s", Unit: "s", Aliases: nil},
 	{Path: "event_summary.events", Unit: "count", Aliases: nil},
 	{Path: "event_summary.first_record_max_s", Unit: "s", Aliases: nil},
 	{Path: "event_summary.joined_without_records", Unit: "members", Aliases: nil},

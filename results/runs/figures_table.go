@@ -333,6 +333,14 @@ func builtinFigures() []Figure {
 		fig("settle.end_cores", "cores", Quantity, LowerIsBetter, settle(func(s *Settle) float64 { return s.EndCores })).
 			doc("brokers' CPU rate over the last settle's last interval, just before the consumers start"),
 	)
+	add(
+		fig("shards.merge_s", "s", Quantity, LowerIsBetter, func(r *Record) (float64, bool) {
+			if r.Shards == nil {
+				return 0, false
+			}
+			return r.Shards.MergeSec, true
+		}).doc("sharded runs: the coordinator's time to decode every agent's results and absorb them into one recorder"),
+	)
 	add(eventFigures()...)
 	add(autoscaleFigures()...)
 	return out

@@ -21,9 +21,13 @@ type Shards struct {
 	Launcher string `json:"launcher"` // "local", "k8s"
 	// MaxUncertaintyMs is the largest clock-offset uncertainty of any
 	// agent; above LimitMs the run is flagged clock_skew.
-	MaxUncertaintyMs float64      `json:"max_uncertainty_ms"`
-	LimitMs          float64      `json:"clock_skew_limit_ms"`
-	PerShard         []ShardStats `json:"per_shard"`
+	MaxUncertaintyMs float64 `json:"max_uncertainty_ms"`
+	LimitMs          float64 `json:"clock_skew_limit_ms"`
+	// MergeSec is the coordinator's time to decode every agent's results
+	// and absorb them into one recorder (ledger marks, counters,
+	// histograms), after the last agent sent them.
+	MergeSec float64      `json:"merge_s"`
+	PerShard []ShardStats `json:"per_shard"`
 }
 
 // ShardStats are one agent's figures.
