@@ -104,16 +104,25 @@ func TestFlagUsageHasNoBogusType(t *testing.T) {
 }
 
 // The run verdict: --no-fail keeps exit status 0 and still prints why.
+// The same run writes a CPU profile (--cpu-profile): a gzipped pprof file.
 func TestRunNoFail(t *testing.T) {
 	dir := t.TempDir()
 	sc := filepath.Join(dir, "exp.yaml")
 	os.WriteFile(sc, []byte(smallScenario+`  - name: impossible speed-up
     ratio: {measure: completed_per_sec, numerator: share, denominator: consumer, min: 100}
 `), 0o644)
-	out, err := execute(t, "run", "--no-fail", "--provider", "kfake", "--scenario", sc, "--results", dir)
+	prof := filepath.Join(dir, "cpu.pprof")
+	out, err := execute(t, "run", "--no-fail", "--provider", "kfake", "--scenario", sc, "--results", dir, "--cpu-profile", prof)
 	if err != nil || !strings.Contains(out, "run verdict FAILED (--no-fail: exit status 0)") ||
 		!strings.Contains(out, `expectation "impossible speed-up" NOT MET`) {
 		t.Errorf("--no-fail: %v\n%s", err, out)
+	}
+	if b, err := os.ReadFile(prof); err != nil || len(b) < 100 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("--cpu-profile: %d bytes, err %v; want a gzipped pprof profile", len(b), err)
+	}
+	if _, err := execute(t, "run", "--provider", "kfake", "--scenario", sc, "--results", dir,
+		"--cpu-profile", filepath.Join(dir, "no", "such", "dir", "cpu.pprof")); exitCode(err) != ExitUsage || !strings.Contains(err.Error(), "--cpu-profile") {
+		t.Errorf("--cpu-profile into a missing folder: %v, want a usage error naming the flag", err)
 	}
 }
 

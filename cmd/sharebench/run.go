@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -37,6 +38,9 @@ type runFlags struct {
 	dryRun bool            // --dry-run: validate, expand, size, print; start nothing
 	dist   distributeFlags // --shards, --distribute (agent.go)
 	jit    bool            // --jit-warmup: warm the brokers' JIT under load before the first run
+	// cpuProfile is --cpu-profile: a pprof CPU profile of this process
+	// over the whole campaign (where the harness's own CPU per record goes).
+	cpuProfile string
 }
 
 // registerVerdict adds the flags of run and bench that advise --verify
@@ -45,6 +49,7 @@ func (f *runFlags) registerVerdict(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.noFail, "no-fail", false, "exit 0 even when a run lost a record, an audit did not balance or an expectation is NOT MET (exploration); the reasons are still printed")
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "load, validate and expand the scenario, size every run and print the matrix; start nothing")
 	f.dist.register(cmd.Flags())
+	cmd.Flags().StringVar(&f.cpuProfile, "cpu-profile", "", "write a pprof CPU profile of this process over the campaign to `FILE` (go tool pprof FILE): the harness's own work, not the brokers' or the agents'")
 	cmd.Flags().BoolVar(&f.jit, "jit-warmup", true, "warm the brokers' JIT under load before the first run (recorded as priming.jit_warmup); =false only to measure what the warm-up buys the first arm")
 }
 
@@ -128,6 +133,13 @@ func runScenario(cmd *cobra.Command, f runFlags) error {
 	if f.dryRun {
 		return usageError(dryRun(cmd.OutOrStdout(), sc))
 	}
+	if f.cpuProfile != "" {
+		stop, err := startCPUProfile(f.cpuProfile)
+		if err != nil {
+			return usageError(err)
+		}
+		defer stop()
+	}
 	res, err := runCampaign(cmd, sc, f)
 	if err != nil || res == nil {
 		return err
@@ -143,6 +155,23 @@ func runScenario(cmd *cobra.Command, f runFlags) error {
 	}
 	return &exitError{code: ExitVerdict, err: fmt.Errorf("run verdict failed (exit status %d; --no-fail exits 0): %d problem(s):\n  %s",
 		ExitVerdict, len(problems), strings.Join(problems, "\n  "))}
+}
+
+// startCPUProfile starts a CPU profile into path (created, or truncated)
+// and returns what stops it and closes the file.
+func startCPUProfile(path string) (func(), error) {
+	out, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpu-profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(out); err != nil {
+		_ = out.Close()
+		return nil, fmt.Errorf("--cpu-profile %s: %w", path, err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = out.Close()
+	}, nil
 }
 
 // verdictProblems are the reasons a finished campaign fails its verdict:
