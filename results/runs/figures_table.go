@@ -356,24 +356,17 @@ func autoscaleFigures() []Figure {
 			return get(r.Autoscale)
 		}).doc(doc)
 	}
-	v := func(x float64) (float64, bool) { return x, true }
-	opt := func(p *float64) (float64, bool) {
-		if p == nil {
-			return 0, false
-		}
-		return *p, true
-	}
 	return []Figure{
-		a("scale_outs", "count", Count, LowerIsBetter, "scale-out actions", func(a *Autoscale) (float64, bool) { return v(float64(a.ScaleOuts)) }),
-		a("scale_ins", "count", Count, LowerIsBetter, "scale-in actions", func(a *Autoscale) (float64, bool) { return v(float64(a.ScaleIns)) }),
-		a("flaps", "count", Count, LowerIsBetter, "actions that reversed the previous one within flap_window", func(a *Autoscale) (float64, bool) { return v(float64(a.Flaps)) }).label("autoscale flaps").column("autoscale_flaps"),
-		a("peak_replicas", "members", Count, LowerIsBetter, "most replicas the scaler ran", func(a *Autoscale) (float64, bool) { return v(float64(a.PeakReplicas)) }).label("autoscale peak replicas").column("autoscale_peak_replicas"),
-		a("max_replicas", "members", Count, HigherIsBetter, "the scaler's bound: min(autoscale.max, rule 3's cap)", func(a *Autoscale) (float64, bool) { return v(float64(a.MaxReplicas)) }),
-		a("replica_seconds", "replica-s", Quantity, LowerIsBetter, "∫ replicas dt over the window: the cost", func(a *Autoscale) (float64, bool) { return v(a.ReplicaSeconds) }).label("autoscale replica-seconds").column("autoscale_replica_seconds"),
-		a("spike_recovery_s", "s", Quantity, LowerIsBetter, "spike start → the scale-out condition no longer holds", func(a *Autoscale) (float64, bool) { return opt(a.SpikeRecoverySec) }).label("autoscale spike recovery s").column("autoscale_spike_recovery_s"),
-		a("drain_s", "s", Quantity, LowerIsBetter, "spike start → lag per replica ≤ in_below after the spike", func(a *Autoscale) (float64, bool) { return opt(a.DrainSec) }).label("autoscale drain s").column("autoscale_drain_s"),
-		a("redelivered_scale_in", "records", Count, LowerIsBetter, "redeliveries in the effect spans of scale-in actions", func(a *Autoscale) (float64, bool) { return v(float64(a.RedeliveredScaleIn)) }),
-		a("action_pause_max_s", "s", Quantity, LowerIsBetter, "longest rebalance pause of an action", func(a *Autoscale) (float64, bool) { return v(a.PauseMaxSec) }),
+		a("scale_outs", "count", Count, LowerIsBetter, "scale-out actions", func(a *Autoscale) (float64, bool) { return present(float64(a.ScaleOuts)) }),
+		a("scale_ins", "count", Count, LowerIsBetter, "scale-in actions", func(a *Autoscale) (float64, bool) { return present(float64(a.ScaleIns)) }),
+		a("flaps", "count", Count, LowerIsBetter, "actions that reversed the previous one within flap_window", func(a *Autoscale) (float64, bool) { return present(float64(a.Flaps)) }).label("autoscale flaps").column("autoscale_flaps"),
+		a("peak_replicas", "members", Count, LowerIsBetter, "most replicas the scaler ran", func(a *Autoscale) (float64, bool) { return present(float64(a.PeakReplicas)) }).label("autoscale peak replicas").column("autoscale_peak_replicas"),
+		a("max_replicas", "members", Count, HigherIsBetter, "the scaler's bound: min(autoscale.max, rule 3's cap)", func(a *Autoscale) (float64, bool) { return present(float64(a.MaxReplicas)) }),
+		a("replica_seconds", "replica-s", Quantity, LowerIsBetter, "∫ replicas dt over the window: the cost", func(a *Autoscale) (float64, bool) { return present(a.ReplicaSeconds) }).label("autoscale replica-seconds").column("autoscale_replica_seconds"),
+		a("spike_recovery_s", "s", Quantity, LowerIsBetter, "spike start → the scale-out condition no longer holds", func(a *Autoscale) (float64, bool) { return ifMeasured(a.SpikeRecoverySec) }).label("autoscale spike recovery s").column("autoscale_spike_recovery_s"),
+		a("drain_s", "s", Quantity, LowerIsBetter, "spike start → lag per replica ≤ in_below after the spike", func(a *Autoscale) (float64, bool) { return ifMeasured(a.DrainSec) }).label("autoscale drain s").column("autoscale_drain_s"),
+		a("redelivered_scale_in", "records", Count, LowerIsBetter, "redeliveries in the effect spans of scale-in actions", func(a *Autoscale) (float64, bool) { return present(float64(a.RedeliveredScaleIn)) }),
+		a("action_pause_max_s", "s", Quantity, LowerIsBetter, "longest rebalance pause of an action", func(a *Autoscale) (float64, bool) { return present(a.PauseMaxSec) }),
 	}
 }
 
@@ -387,33 +380,26 @@ func eventFigures() []Figure {
 			return get(r.EventSummary)
 		}).doc(doc)
 	}
-	v := func(x float64) (float64, bool) { return x, true }
-	opt := func(p *float64) (float64, bool) {
-		if p == nil {
-			return 0, false
-		}
-		return *p, true
-	}
 	return []Figure{
-		e("events", "count", Count, LowerIsBetter, "events fired", func(e *EventSummary) (float64, bool) { return v(float64(e.Events)) }),
-		e("first_record_max_s", "s", Quantity, LowerIsBetter, "joined members: longest join → first record", func(e *EventSummary) (float64, bool) { return opt(e.FirstRecordMaxSec) }),
-		e("joined_without_records", "members", Count, LowerIsBetter, "members that joined and got no record", func(e *EventSummary) (float64, bool) { return v(float64(e.JoinedWithout)) }),
-		e("rebalance_pauses", "count", Count, LowerIsBetter, "pauses of consumption by rebalances", func(e *EventSummary) (float64, bool) { return v(float64(e.RebalancePauses)) }),
-		e("rebalance_pause_total_s", "s", Quantity, LowerIsBetter, "rebalance pauses, summed", func(e *EventSummary) (float64, bool) { return v(e.RebalancePauseSec) }),
-		e("rebalance_pause_max_s", "s", Quantity, LowerIsBetter, "longest rebalance pause", func(e *EventSummary) (float64, bool) { return v(e.RebalancePauseMaxS) }),
-		e("rebalance_partitions", "count", Count, LowerIsBetter, "partitions paused by rebalances", func(e *EventSummary) (float64, bool) { return v(float64(e.RebalancePartitions)) }),
-		e("rebalance_peak_paused", "count", Count, LowerIsBetter, "most partitions paused at once", func(e *EventSummary) (float64, bool) { return v(float64(e.RebalancePeakPaused)) }),
-		e("group_stop_s", "s", Quantity, LowerIsBetter, "time the whole group stopped consuming", func(e *EventSummary) (float64, bool) { return v(e.GroupStopSec) }),
-		e("redeliveries", "records", Count, LowerIsBetter, "redeliveries caused by the events", func(e *EventSummary) (float64, bool) { return v(float64(e.Redeliveries)) }),
-		e("dip_max_percent", "%", Quantity, LowerIsBetter, "deepest throughput dip after an event", func(e *EventSummary) (float64, bool) { return v(e.DipMaxPercent) }),
-		e("recovery_max_s", "s", Quantity, LowerIsBetter, "longest recovery after an event", func(e *EventSummary) (float64, bool) { return opt(e.RecoveryMaxSec) }),
-		e("idle_gap_max_s", "s", Quantity, LowerIsBetter, "longest gap without completions after an event", func(e *EventSummary) (float64, bool) { return v(e.IdleGapMaxSec) }),
-		e("after_per_sec", "records/s", Quantity, HigherIsBetter, "throughput after the last event", func(e *EventSummary) (float64, bool) { return v(e.AfterPerSec) }),
-		e("held_by_crashed", "records", Count, LowerIsBetter, "records the crashed members held", func(e *EventSummary) (float64, bool) { return v(float64(e.HeldByCrashed)) }),
-		e("first_redelivery_max_s", "s", Quantity, LowerIsBetter, "longest crash → first redelivery", func(e *EventSummary) (float64, bool) { return opt(e.FirstRedeliveryMaxSec) }),
+		e("events", "count", Count, LowerIsBetter, "events fired", func(e *EventSummary) (float64, bool) { return present(float64(e.Events)) }),
+		e("first_record_max_s", "s", Quantity, LowerIsBetter, "joined members: longest join → first record", func(e *EventSummary) (float64, bool) { return ifMeasured(e.FirstRecordMaxSec) }),
+		e("joined_without_records", "members", Count, LowerIsBetter, "members that joined and got no record", func(e *EventSummary) (float64, bool) { return present(float64(e.JoinedWithout)) }),
+		e("rebalance_pauses", "count", Count, LowerIsBetter, "pauses of consumption by rebalances", func(e *EventSummary) (float64, bool) { return present(float64(e.RebalancePauses)) }),
+		e("rebalance_pause_total_s", "s", Quantity, LowerIsBetter, "rebalance pauses, summed", func(e *EventSummary) (float64, bool) { return present(e.RebalancePauseSec) }),
+		e("rebalance_pause_max_s", "s", Quantity, LowerIsBetter, "longest rebalance pause", func(e *EventSummary) (float64, bool) { return present(e.RebalancePauseMaxS) }),
+		e("rebalance_partitions", "count", Count, LowerIsBetter, "partitions paused by rebalances", func(e *EventSummary) (float64, bool) { return present(float64(e.RebalancePartitions)) }),
+		e("rebalance_peak_paused", "count", Count, LowerIsBetter, "most partitions paused at once", func(e *EventSummary) (float64, bool) { return present(float64(e.RebalancePeakPaused)) }),
+		e("group_stop_s", "s", Quantity, LowerIsBetter, "time the whole group stopped consuming", func(e *EventSummary) (float64, bool) { return present(e.GroupStopSec) }),
+		e("redeliveries", "records", Count, LowerIsBetter, "redeliveries caused by the events", func(e *EventSummary) (float64, bool) { return present(float64(e.Redeliveries)) }),
+		e("dip_max_percent", "%", Quantity, LowerIsBetter, "deepest throughput dip after an event", func(e *EventSummary) (float64, bool) { return present(e.DipMaxPercent) }),
+		e("recovery_max_s", "s", Quantity, LowerIsBetter, "longest recovery after an event", func(e *EventSummary) (float64, bool) { return ifMeasured(e.RecoveryMaxSec) }),
+		e("idle_gap_max_s", "s", Quantity, LowerIsBetter, "longest gap without completions after an event", func(e *EventSummary) (float64, bool) { return present(e.IdleGapMaxSec) }),
+		e("after_per_sec", "records/s", Quantity, HigherIsBetter, "throughput after the last event", func(e *EventSummary) (float64, bool) { return present(e.AfterPerSec) }),
+		e("held_by_crashed", "records", Count, LowerIsBetter, "records the crashed members held", func(e *EventSummary) (float64, bool) { return present(float64(e.HeldByCrashed)) }),
+		e("first_redelivery_max_s", "s", Quantity, LowerIsBetter, "longest crash → first redelivery", func(e *EventSummary) (float64, bool) { return ifMeasured(e.FirstRedeliveryMaxSec) }),
 		e("redeliveries_beyond_held", "records", Count, LowerIsBetter,
 			"redeliveries − held_by_crashed: ≥ 0 when every held record came back (computed, not in run.json)",
-			func(e *EventSummary) (float64, bool) { return v(float64(e.Redeliveries - e.HeldByCrashed)) }),
+			func(e *EventSummary) (float64, bool) { return present(float64(e.Redeliveries - e.HeldByCrashed)) }),
 	}
 }
 
@@ -530,4 +516,15 @@ func optional(get func(r *Record) *float64) func(*Record) (float64, bool) {
 		}
 		return 0, false
 	}
+}
+
+// present is a figure's value that every record of its block has.
+func present(x float64) (float64, bool) { return x, true }
+
+// ifMeasured is a figure's value that a record may lack (nil: not measured).
+func ifMeasured(p *float64) (float64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return *p, true
 }
