@@ -15,7 +15,7 @@ func TestExpectFieldsResolve(t *testing.T) {
 	// stall.* on stalled runs, requests.fetch.* on runs with fetch timings, settle.* on campaign runs.
 	v := 1.0
 	r := runs.Record{Audit: results.Audit{Produced: 100, Archived: 2, Order: &results.OrderAudit{}}, MaxRate: &runs.MaxRateResult{}, Burst: &runs.Burst{},
-		Group: &runs.GroupInfo{}, Stall: &runs.Stall{}, Settle: &runs.Settle{}, Requests: []runs.RequestFigure{{Kind: "ShareFetch", Count: 1}},
+		Group: &runs.GroupInfo{}, Stall: &runs.Stall{}, Settle: &runs.Settle{}, Shards: &runs.Shards{}, Requests: []runs.RequestFigure{{Kind: "ShareFetch", Count: 1}},
 		BrokerCost:   &runs.BrokerCost{ProduceOnly: &runs.ProduceOnly{}},
 		EventSummary: &runs.EventSummary{FirstRecordMaxSec: &v, RecoveryMaxSec: &v, FirstRedeliveryMaxSec: &v},
 		Autoscale:    &runs.Autoscale{SpikeRecoverySec: &v, DrainSec: &v}} // autoscale: runs only
