@@ -4,13 +4,10 @@ package campaign
 
 import (
 	"bytes"
-	"context"
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/internal/testkit"
 	"github.com/sharebench/sharebench/results/report"
-	"github.com/sharebench/sharebench/scenarios"
 )
 
 // The autoscale built-ins on a real Kafka 4.2 broker: autoscale-spike's
@@ -19,26 +16,10 @@ import (
 // autoscale-flap-cooldown does not. Every action carries the lag that
 // triggered it.
 func TestAutoscaleBuiltinsOnKafka(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: real-broker tests skipped")
-	}
-	if reason := testkit.MissingTools("java", "mvn"); reason != "" {
-		testkit.Unavailable(t, reason)
-	}
+	needOwnCluster(t)
 	for _, name := range []string{"autoscale-spike", "autoscale-flap", "autoscale-flap-cooldown"} {
 		t.Run(name, func(t *testing.T) {
-			sc, err := scenarios.Builtin(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var log bytes.Buffer
-			ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-			defer cancel()
-			res, err := Run(ctx, sc, Options{Provider: "process", ResultsDir: t.TempDir(), Log: &log})
-			if err != nil {
-				t.Log(log.String())
-				t.Fatal(err)
-			}
+			res, _ := runOnOwnCluster(t, builtin(t, name), 8*time.Minute)
 			var b bytes.Buffer
 			_ = report.Events(res.Runs)(&b)
 			t.Log(b.String())

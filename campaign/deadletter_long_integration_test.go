@@ -3,13 +3,10 @@
 package campaign
 
 import (
-	"bytes"
-	"context"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/internal/testkit"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -18,24 +15,8 @@ import (
 // archived record exactly once, matched by the stamp in the copied value,
 // and the archived share is poison + (1 − poison) × transient^limit.
 func TestDeadLetterBuiltin44(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: real-broker tests skipped")
-	}
-	if reason := testkit.MissingTools("java", "mvn"); reason != "" {
-		t.Skip(reason)
-	}
-	sc, err := scenarios.Builtin("dead-letter")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var log bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	res, err := Run(ctx, sc, Options{Provider: "process", ResultsDir: t.TempDir(), Log: &log})
-	t.Log(log.String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	needOwnCluster(t)
+	res, _ := runOnOwnCluster(t, builtin(t, "dead-letter"), 5*time.Minute)
 	if len(res.Runs) != 1 {
 		t.Fatalf("%d runs", len(res.Runs))
 	}

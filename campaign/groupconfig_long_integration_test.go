@@ -3,13 +3,10 @@
 package campaign
 
 import (
-	"bytes"
-	"context"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/internal/testkit"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -18,12 +15,7 @@ import (
 // broker restart between the values), and every run's group reads back the
 // values it was given, with the group as their source.
 func TestGroupConfigSweepOneCluster43(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: real-broker tests skipped")
-	}
-	if reason := testkit.MissingTools("java", "mvn"); reason != "" {
-		t.Skip(reason)
-	}
+	needOwnCluster(t)
 	sc, err := scenarios.LoadBytes("group-config.yaml", []byte(`name: group-config-43
 consumer_type: share
 kafka_version: 4.3.1
@@ -43,18 +35,11 @@ group_config:
 	if err != nil {
 		t.Fatal(err)
 	}
-	var log bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	res, err := Run(ctx, sc, Options{Provider: "process", ResultsDir: t.TempDir(), Log: &log})
-	t.Log(log.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := strings.Count(log.String(), "starting process cluster"); n != 1 {
+	res, log := runOnOwnCluster(t, sc, 4*time.Minute)
+	if n := strings.Count(log, "starting process cluster"); n != 1 {
 		t.Errorf("%d cluster starts, want 1", n)
 	}
-	if n := strings.Count(log.String(), "broker 1: started"); n != 1 {
+	if n := strings.Count(log, "broker 1: started"); n != 1 {
 		t.Errorf("%d broker starts, want 1", n)
 	}
 	if len(res.Runs) != 2 {

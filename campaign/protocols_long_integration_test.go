@@ -3,14 +3,10 @@
 package campaign
 
 import (
-	"bytes"
-	"context"
 	"testing"
 	"time"
 
-	"github.com/sharebench/sharebench/internal/testkit"
 	"github.com/sharebench/sharebench/results/report"
-	"github.com/sharebench/sharebench/scenarios"
 )
 
 // The protocols built-in on a real Kafka 4.2 broker: the same 2 → 4 join on
@@ -23,24 +19,8 @@ import (
 // Besides the built-in's claims, eager's group stop must be the only one,
 // and eager must pause more partitions at once than any other setup.
 func TestProtocolsBuiltinOnKafka(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: real-broker tests skipped")
-	}
-	if reason := testkit.MissingTools("java", "mvn"); reason != "" {
-		testkit.Unavailable(t, reason)
-	}
-	sc, err := scenarios.Builtin("protocols")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var log bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
-	res, err := Run(ctx, sc, Options{Provider: "process", ResultsDir: t.TempDir(), Log: &log})
-	if err != nil {
-		t.Log(log.String())
-		t.Fatal(err)
-	}
+	needOwnCluster(t)
+	res, _ := runOnOwnCluster(t, builtin(t, "protocols"), 8*time.Minute)
 	if len(res.Runs) != 4 {
 		t.Fatalf("%d runs, want 4", len(res.Runs))
 	}
