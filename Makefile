@@ -18,8 +18,12 @@ bench: build
 # The second pass runs the unit tests again without -race (a few of its minutes): go test
 # cannot select only the tagged tests, and -race over the broker tests would slow the harness
 # that their throughput and latency assertions measure.
+## test: vet, the race pass, the k8s build's tests, then the unit and integration tests. Two test
+# binaries at a time (-p 2): the campaign package (about 24 min, one shared broker) runs beside the
+# others one after another (about 20 min), and its tests mostly wait on the broker and the clock,
+# so neither side slowed the other when measured (docs/testing.md, "Time")
 test: vet test-race test-k8s
-	$(GO) test -tags integration -p 1 -timeout 45m -count=1 ./...
+	$(GO) test -tags integration -p 2 -timeout 45m -count=1 ./...
 
 ## test-k8s: the tests of the k8s command and launcher flags, in the build that has them (build tag k8s);
 # the tests of package campaign/shard/k8s itself run in every build (it is only left out of the binary)

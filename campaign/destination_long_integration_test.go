@@ -25,6 +25,7 @@ func TestDestinationBoundBuiltin(t *testing.T) {
 		testkit.Unavailable(t, reason)
 	}
 	needPostgres(t)
+	tmp := privateTmp(t)
 	sc, err := scenarios.Builtin("destination-bound")
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +54,7 @@ func TestDestinationBoundBuiltin(t *testing.T) {
 			t.Errorf("expectation not met: %s: %s", e.Name, e.Detail)
 		}
 	}
-	if left := leftPostgres(); left != "" {
+	if left := leftPostgres(tmp); left != "" {
 		t.Errorf("left behind: %s", left)
 	}
 }

@@ -27,18 +27,39 @@ func needPostgres(t *testing.T) {
 	}
 }
 
-// leftPostgres names embedded PostgreSQL servers still running (their
-// command line names the harness's folder) and folders left behind.
-func leftPostgres() string {
+// privateTmp points TMPDIR at a folder of this test's own, so that
+// leftPostgres sees only what this test's servers leave and not the
+// servers of other packages' tests that go test runs beside it. The
+// folder is open to others (0755) because the embedded server runs as
+// nobody under root and must enter it.
+func privateTmp(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "sharebench-pgtest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Setenv("TMPDIR", dir)
+	return dir
+}
+
+// leftPostgres names embedded PostgreSQL servers still running from the
+// folder tmp (their command line names the harness's folder) and the
+// harness's folders left behind in it.
+func leftPostgres(tmp string) string {
 	var left []string
+	marker := []byte(filepath.Join(tmp, "sharebench-postgres-"))
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
 		b, err := os.ReadFile(p)
-		if err == nil && bytes.Contains(b, []byte("sharebench-postgres-")) && bytes.HasPrefix(bytes.TrimPrefix(b, []byte("/")), []byte("usr/lib/postgresql")) {
+		if err == nil && bytes.Contains(b, marker) {
 			left = append(left, strings.ReplaceAll(string(b), "\x00", " "))
 		}
 	}
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "sharebench-postgres-*"))
+	dirs, _ := filepath.Glob(filepath.Join(tmp, "sharebench-postgres-*"))
 	return strings.Join(append(left, dirs...), "; ")
 }
 
@@ -57,6 +78,7 @@ func destinationSpec(typ vocab.GroupType, records int, idempotent bool) scenario
 // and inside the hold time.
 func TestDestinationRunOnKfake(t *testing.T) {
 	needPostgres(t)
+	tmp := privateTmp(t)
 	ctx, cl := startKfake(t)
 	for _, typ := range vocab.GroupTypes {
 		s := destinationSpec(typ, 400, true)
@@ -92,7 +114,7 @@ func TestDestinationRunOnKfake(t *testing.T) {
 				t.Errorf("%s: flagged %s: %s", typ, f.Code, f.Message)
 			}
 		}
-		if left := leftPostgres(); left != "" {
+		if left := leftPostgres(tmp); left != "" {
 			t.Errorf("%s: left behind after the run: %s", typ, left)
 		}
 	}
@@ -102,6 +124,7 @@ func TestDestinationRunOnKfake(t *testing.T) {
 // removes its folder.
 func TestDestinationInterruptedLeavesNothing(t *testing.T) {
 	needPostgres(t)
+	tmp := privateTmp(t)
 	s := destinationSpec(vocab.ShareGroup, 400, true)
 	sc := &scenarios.Scenario{Name: "interrupted", Runs: []scenarios.RunSpec{s}}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -116,14 +139,14 @@ func TestDestinationInterruptedLeavesNothing(t *testing.T) {
 			t.Fatalf("the run did not start: %s", log.String())
 		}
 	}
-	if leftPostgres() == "" {
+	if leftPostgres(tmp) == "" {
 		t.Fatal("no embedded server running mid-run")
 	}
 	cancel()
 	if err := <-done; err == nil {
 		t.Error("an interrupted campaign returned no error")
 	}
-	if left := leftPostgres(); left != "" {
+	if left := leftPostgres(tmp); left != "" {
 		t.Errorf("left behind after Ctrl-C: %s", left)
 	}
 }
