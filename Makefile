@@ -12,16 +12,14 @@ GO ?= go
 bench: build
 	bin/sharebench bench --provider $(PROVIDER) $(ARGS)
 
-## test: unit tests under the race detector (test-race), then the unit and integration tests
+## test: vet, the race pass (test-race), the k8s build's tests, then the unit and integration tests
 # (build tag integration) on real Kafka 4.2 brokers and containers started by the tests.
-# -p 1: the integration packages each start brokers; one package at a time on 2 cores.
+# -p 2: two test binaries at a time. The campaign package (about 24 min, one shared broker) runs
+# beside the other packages, which run one after another (about 20 min); its tests mostly wait on
+# the broker and the clock, and neither side slowed the other when measured (docs/testing.md, "Time").
 # The second pass runs the unit tests again without -race (a few of its minutes): go test
 # cannot select only the tagged tests, and -race over the broker tests would slow the harness
 # that their throughput and latency assertions measure.
-## test: vet, the race pass, the k8s build's tests, then the unit and integration tests. Two test
-# binaries at a time (-p 2): the campaign package (about 24 min, one shared broker) runs beside the
-# others one after another (about 20 min), and its tests mostly wait on the broker and the clock,
-# so neither side slowed the other when measured (docs/testing.md, "Time")
 test: vet test-race test-k8s
 	$(GO) test -tags integration -p 2 -timeout 45m -count=1 ./...
 
