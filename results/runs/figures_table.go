@@ -169,7 +169,9 @@ func builtinFigures() []Figure {
 		c("useful_share", "ratio", HigherIsBetter, "share: the share of an acquisition finished before its lock expires (0: not computed)", func(c *Ceiling) float64 { return c.UsefulShare }),
 		c("fetch_waits", "records/s", HigherIsBetter, "share, record_limit: the fetch-wait bound (0: no member has a broker without records)", func(c *Ceiling) float64 { return c.FetchWaits }).
 			column("fetch_waits_per_sec"),
-		c("destination", "records/s", HigherIsBetter, "the destination's capacity: statements at once (active members × min(pool, workers)) ÷ service time per record (0: no destination)", func(c *Ceiling) float64 { return c.Destination }).
+		fig("ceiling.destination", "records/s", Quantity, HigherIsBetter, func(r *Record) (float64, bool) {
+			return r.Ceiling.Destination, r.Ceiling.Destination > 0
+		}).doc("the destination's capacity: statements at once (active members × min(pool, workers)) ÷ service time per record (not measured: no destination)").
 			label("destination capacity records/s").column("destination_capacity_per_sec").console(),
 		fig("ceiling.destination_utilization", "ratio", Quantity, HigherIsBetter, func(r *Record) (float64, bool) {
 			if r.Ceiling.Destination <= 0 {

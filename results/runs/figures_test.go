@@ -259,3 +259,23 @@ func TestRegisterFigureRefuses(t *testing.T) {
 		t.Error("still registered after remove")
 	}
 }
+
+// A run without a destination has no destination capacity: the figure is
+// not measured (a console cell "-"), never a capacity of 0 records/s.
+func TestDestinationCapacityNotMeasuredWithoutDestination(t *testing.T) {
+	f, err := runs.LookupFigure("ceiling.destination")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r runs.Record
+	if v, ok := f.Value(&r); ok {
+		t.Errorf("no destination: ceiling.destination = %v, measured", v)
+	}
+	if cell := f.Cell(&r); cell != "-" {
+		t.Errorf("no destination: console cell %q, want -", cell)
+	}
+	r.Ceiling.Destination = 2029
+	if v, ok := f.Value(&r); !ok || v != 2029 {
+		t.Errorf("with a destination: %v %v, want 2029 measured", v, ok)
+	}
+}
