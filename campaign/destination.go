@@ -168,7 +168,7 @@ func (s *runSetup) openSink(ctx context.Context) (func(), error) {
 		table = table[:63]
 	}
 	sink, err := destination.Open(ctx, destination.Config{DSN: server.dsn, Table: table, Topic: s.topic, Key: destination.Key(d.Key),
-		Idempotent: d.Idempotent, BatchSize: d.BatchSize, BatchWait: d.BatchWait, Pool: d.Pool})
+		Idempotent: d.Idempotent, BatchSize: d.BatchSize, BatchWait: d.BatchWait, Pool: d.Pool, Connections: d.Connections})
 	if err != nil {
 		stopServer()
 		return nil, err

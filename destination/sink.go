@@ -7,6 +7,7 @@ import (
 	"net"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -51,14 +52,23 @@ type Config struct {
 	BatchWait time.Duration
 	// Pool is the connections of each member's pool.
 	Pool int
+	// Connections, when above 0, caps the connections of all the run's
+	// members together: their writers share one pool of Connections
+	// connections (each taking at most Pool of them), as clients of a
+	// pooler in front of the database do.
+	Connections int
 }
 
 // Sink is one run's table in the destination database.
 type Sink struct {
 	c    Config
 	pool *pgxpool.Pool // Open's own, for the table's setup, read-back and drop
-	host string
-	user string
+	// shared is the members' pool under Config.Connections (nil without a
+	// cap), opened by the first Writer.
+	sharedMu sync.Mutex
+	shared   *pgxpool.Pool
+	host     string
+	user     string
 }
 
 // tableRE is what a table name may be (it is written into statements).
@@ -78,7 +88,7 @@ func Open(ctx context.Context, c Config) (*Sink, error) {
 	if !tableRE.MatchString(c.Table) {
 		return nil, fmt.Errorf("destination: table %q: lower-case letters, digits and '_', at most 63", c.Table)
 	}
-	c.BatchSize, c.Pool = max(c.BatchSize, 1), max(c.Pool, 1)
+	c.BatchSize, c.Pool, c.Connections = max(c.BatchSize, 1), max(c.Pool, 1), max(c.Connections, 0)
 	cfg, err := pgxpool.ParseConfig(c.DSN)
 	if err != nil {
 		return nil, fmt.Errorf("destination: dsn: %s", redact.Text(err.Error()))
@@ -201,10 +211,17 @@ func (s *Sink) Drop(ctx context.Context) error {
 	return err
 }
 
-// Close closes the sink's own connection (members close their Writers).
+// Close closes the sink's own connection and the members' shared pool
+// (members close their Writers first).
 func (s *Sink) Close() {
 	if s.pool != nil {
 		s.pool.Close()
+	}
+	s.sharedMu.Lock()
+	defer s.sharedMu.Unlock()
+	if s.shared != nil {
+		s.shared.Close()
+		s.shared = nil
 	}
 }
 

@@ -156,3 +156,60 @@ func TestSinkOpenErrors(t *testing.T) {
 		})
 	}
 }
+
+// Under Connections the members' writers share one pool: three writers of
+// pool 2 hold 2 connections in all (not 6), every write lands, and a
+// writer's Close leaves the shared pool to the others.
+func TestSinkSharedConnections(t *testing.T) {
+	dsn := server(t)
+	ctx := context.Background()
+	s, err := destination.Open(ctx, destination.Config{DSN: dsn, Table: "t_shared", Topic: "bench", Idempotent: true, Pool: 2, Connections: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var ws []*destination.Writer
+	for range 3 {
+		w, err := s.Writer(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws = append(ws, w)
+	}
+	var wg sync.WaitGroup
+	for i := range 300 {
+		wg.Go(func() {
+			if _, err := ws[i%3].Write(ctx, rec(uint64(i), 0, int64(i))); err != nil {
+				t.Errorf("write %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	// The server's client connections: the sink's own, the shared pool's
+	// 2, and this check's.
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND datname = current_database()").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1+2+1 {
+		t.Errorf("%d client connections, want 4 (the sink's, 2 shared, the check's)", n)
+	}
+	ws[0].Close()
+	if _, err := ws[1].Write(ctx, rec(300, 0, 300)); err != nil {
+		t.Errorf("a write after another writer closed: %v", err)
+	}
+	ws[1].Close()
+	ws[2].Close()
+	got, err := s.ReadBack(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 301 {
+		t.Errorf("read back %d records, want 301", len(got))
+	}
+}

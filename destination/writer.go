@@ -12,13 +12,18 @@ import (
 	"github.com/sharebench/sharebench/results"
 )
 
-// Writer is one member's writer: its own pool of Config.Pool connections,
-// and with BatchSize > 1 a batcher that gathers records from the member's
-// workers into one statement. Write is safe for concurrent use.
+// Writer is one member's writer: its own pool of Config.Pool connections
+// (or, under Config.Connections, at most Pool connections of the members'
+// shared pool), and with BatchSize > 1 a batcher that gathers records from
+// the member's workers into one statement. Write is safe for concurrent
+// use.
 type Writer struct {
 	s    *Sink
 	pool *pgxpool.Pool
-	stmt string
+	// slots bounds the member's statements at once to Pool on the shared
+	// pool (nil with a pool of its own, which its size bounds).
+	slots chan struct{}
+	stmt  string
 
 	// The batcher (BatchSize > 1).
 	reqs    chan *request
@@ -43,37 +48,71 @@ type result struct {
 // Writer opens a member's writer and connects its pool's connections, so
 // the first writes do not pay for the connecting.
 func (s *Sink) Writer(ctx context.Context) (*Writer, error) {
-	cfg, err := pgxpool.ParseConfig(s.c.DSN)
-	if err != nil {
-		return nil, fmt.Errorf("destination: dsn: %s", redact.Text(err.Error()))
-	}
-	cfg.MaxConns, cfg.MinConns = int32(s.c.Pool), 0
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, s.connectError(err)
-	}
-	conns := make([]*pgxpool.Conn, 0, s.c.Pool)
-	for range s.c.Pool {
-		c, err := pool.Acquire(ctx)
+	w := &Writer{s: s, stmt: s.statement()}
+	if s.c.Connections > 0 {
+		pool, err := s.sharedPool(ctx)
 		if err != nil {
-			for _, c := range conns {
-				c.Release()
-			}
-			pool.Close()
-			return nil, s.connectError(err)
+			return nil, err
 		}
-		conns = append(conns, c)
+		w.pool, w.slots = pool, make(chan struct{}, s.c.Pool)
+	} else {
+		pool, err := s.connect(ctx, s.c.Pool)
+		if err != nil {
+			return nil, err
+		}
+		w.pool = pool
 	}
-	for _, c := range conns {
-		c.Release()
-	}
-	w := &Writer{s: s, pool: pool, stmt: s.statement()}
 	if s.c.BatchSize > 1 {
 		w.reqs, w.stop = make(chan *request), make(chan struct{})
 		w.wg.Add(1)
 		go w.batcher()
 	}
 	return w, nil
+}
+
+// connect opens a pool of n connections and connects them all, so the
+// first writes do not pay for the connecting.
+func (s *Sink) connect(ctx context.Context, n int) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(s.c.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("destination: dsn: %s", redact.Text(err.Error()))
+	}
+	cfg.MaxConns, cfg.MinConns = int32(n), 0
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, s.connectError(err)
+	}
+	conns := make([]*pgxpool.Conn, 0, n)
+	for range n {
+		var c *pgxpool.Conn
+		if c, err = pool.Acquire(ctx); err != nil {
+			break
+		}
+		conns = append(conns, c)
+	}
+	for _, c := range conns {
+		c.Release()
+	}
+	if err != nil {
+		pool.Close()
+		return nil, s.connectError(err)
+	}
+	return pool, nil
+}
+
+// sharedPool is the members' shared pool of Connections connections,
+// opened by the first writer that asks.
+func (s *Sink) sharedPool(ctx context.Context) (*pgxpool.Pool, error) {
+	s.sharedMu.Lock()
+	defer s.sharedMu.Unlock()
+	if s.shared == nil {
+		pool, err := s.connect(ctx, s.c.Connections)
+		if err != nil {
+			return nil, err
+		}
+		s.shared = pool
+	}
+	return s.shared, nil
 }
 
 // Write writes one record and returns once its statement committed (or
@@ -100,6 +139,14 @@ func (w *Writer) Write(ctx context.Context, r results.DestinationRecord) (time.D
 // exec runs one statement over recs on a connection of the pool and
 // returns each record's share of the statement's time.
 func (w *Writer) exec(ctx context.Context, recs []results.DestinationRecord) (time.Duration, error) {
+	if w.slots != nil {
+		select {
+		case w.slots <- struct{}{}:
+			defer func() { <-w.slots }()
+		case <-ctx.Done():
+			return 0, fmt.Errorf("destination: write %d record(s) into %s: wait for a connection: %w", len(recs), w.s.c.Table, ctx.Err())
+		}
+	}
 	c, err := w.pool.Acquire(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("destination: write %d record(s) into %s: connect: %s", len(recs), w.s.c.Table, redact.Text(err.Error()))
@@ -159,13 +206,16 @@ func (w *Writer) batcher() {
 }
 
 // Close stops the batcher after the batches under way and closes the
-// pool. Writes after Close fail.
+// member's own pool (the shared pool is the Sink's to close). Writes after
+// Close fail.
 func (w *Writer) Close() {
 	w.closeMu.Do(func() {
 		if w.stop != nil {
 			close(w.stop)
 		}
 		w.wg.Wait()
-		w.pool.Close()
+		if w.slots == nil {
+			w.pool.Close()
+		}
 	})
 }

@@ -27,6 +27,7 @@ import (
 //	  batch_size: 1         # records per statement [1]
 //	  batch_wait: 5ms       # a batch's wait for more records [5ms]
 //	  pool: 2               # connections per member [2]
+//	  connections: 4        # connections of the whole group, shared [0: no cap]
 //
 // Without a dsn the harness starts a PostgreSQL of its own for the
 // campaign (the machine's PostgreSQL server binaries, initdb into a
@@ -63,10 +64,18 @@ type Destination struct {
 	// most pool statements at once, so the destination's capacity is
 	// members × pool statements at a time. [2]
 	Pool int `json:"pool"`
+	// Connections caps the connections of the whole group: the members'
+	// writes share one pool of this many connections, each member taking
+	// at most pool of them, and wait for a free one, as the clients of a
+	// pooler in front of the database (PgBouncer's pool_size) or of the
+	// application's connection budget wait. The destination's capacity is
+	// then min(members × pool, connections) statements at once, however
+	// many members join. 0: no cap, each member has its own pool. [0]
+	Connections int `json:"connections,omitempty"`
 }
 
 // destinationKeys are the keys of the destination: block.
-var destinationKeys = []string{"kind", "dsn", "key", "idempotent", "batch_size", "batch_wait", "pool"}
+var destinationKeys = []string{"kind", "dsn", "key", "idempotent", "batch_size", "batch_wait", "pool", "connections"}
 
 // DestinationKinds are the destination kinds.
 var DestinationKinds = []string{"postgres"}
@@ -78,6 +87,9 @@ var DestinationKeyModes = []string{"offset", "key_sequence"}
 const (
 	maxDestinationPool  = 64
 	maxDestinationBatch = 10_000
+	// maxDestinationConnections is the connections a run may open in
+	// all (the embedded server allows 300).
+	maxDestinationConnections = 250
 )
 
 // destination reads the destination: block.
@@ -140,6 +152,12 @@ func (c *fileChecker) destination(v *yaml.Node) {
 				fail(val.Line, "destination.pool: expected a whole number of connections per member from 1 to %d, got %q", maxDestinationPool, val.Value)
 			}
 			d.Pool = n
+		case "connections":
+			n, err := strconv.Atoi(val.Value)
+			if err != nil || n < 0 || n > maxDestinationConnections {
+				fail(val.Line, "destination.connections: expected a whole number of connections for the whole group from 1 to %d (0: no cap, a pool per member), got %q", maxDestinationConnections, val.Value)
+			}
+			d.Connections = n
 		}
 	}
 	if !bad {
@@ -163,8 +181,8 @@ func (r RunSpec) checkDestination(p *problems) {
 	if r.ConsumerType == vocab.ConsumerGroup && r.Commit == vocab.CommitAuto {
 		p.addf("destination", "commit auto commits what was polled before it is written; use commit after_processing")
 	}
-	if n := r.MaxMembers() * r.Destination.Pool; n > 250 {
-		p.addf("destination.pool", "%d members × pool %d = %d connections; the embedded server allows 300 and a real one usually fewer: lower pool or members", r.MaxMembers(), r.Destination.Pool, n)
+	if n := r.MaxMembers() * r.Destination.Pool; n > maxDestinationConnections && r.Destination.Connections == 0 {
+		p.addf("destination.pool", "%d members × pool %d = %d connections; the embedded server allows 300 and a real one usually fewer: lower pool or members, or cap them with destination.connections", r.MaxMembers(), r.Destination.Pool, n)
 	}
 }
 
@@ -174,5 +192,9 @@ func (d Destination) String() string {
 	if !d.Idempotent {
 		mode = "insert"
 	}
-	return fmt.Sprintf("%s, %s by %s, batch %d, pool %d per member", d.Kind, mode, d.Key, d.BatchSize, d.Pool)
+	out := fmt.Sprintf("%s, %s by %s, batch %d, pool %d per member", d.Kind, mode, d.Key, d.BatchSize, d.Pool)
+	if d.Connections > 0 {
+		out += fmt.Sprintf(", %d connections shared", d.Connections)
+	}
+	return out
 }

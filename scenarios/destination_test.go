@@ -12,7 +12,9 @@ func TestDestinationBlock(t *testing.T) {
 		want       []string // substrings of the error; none: loads
 	}{
 		{"defaults", "destination: {kind: postgres}", nil},
-		{"every key", "destination:\n  dsn: postgres://u:pw@db:5432/x\n  key: key_sequence\n  idempotent: false\n  batch_size: 50\n  batch_wait: 2ms\n  pool: 4", nil},
+		{"every key", "destination:\n  dsn: postgres://u:pw@db:5432/x\n  key: key_sequence\n  idempotent: false\n  batch_size: 50\n  batch_wait: 2ms\n  pool: 4\n  connections: 3", nil},
+		{"connections", "destination:\n  connections: -1", []string{"s.yaml:3:", "destination.connections: expected a whole number of connections for the whole group from 1 to 250"}},
+		{"a cap allows many members", "members: 40\ndestination: {pool: 8, connections: 16}", nil},
 		{"unknown key", "destination:\n  kind: postgres\n  pools: 2", []string{"s.yaml:4:", `unknown key "pools" in destination`, `did you mean "pool"`}},
 		{"kind", "destination:\n  kind: mysql", []string{"s.yaml:3:", "destination.kind: expected one of [postgres]"}},
 		{"key", "destination:\n  key: uuid", []string{"s.yaml:3:", "destination.key: expected one of [offset key_sequence]"}},
@@ -37,7 +39,7 @@ func TestDestinationBlock(t *testing.T) {
 					t.Fatal(err)
 				}
 				d := s.Runs[0].Destination
-				if d == nil || d.Kind != "postgres" || d.Pool < 1 || d.BatchSize < 1 || (c.name == "defaults" && (d.Key != "offset" || !d.Idempotent || d.BatchWait != 5*time.Millisecond || d.Pool != 2)) {
+				if d == nil || d.Kind != "postgres" || d.Pool < 1 || d.BatchSize < 1 || (c.name == "defaults" && (d.Key != "offset" || !d.Idempotent || d.BatchWait != 5*time.Millisecond || d.Pool != 2 || d.Connections != 0)) || (c.name == "every key" && d.Connections != 3) {
 					t.Errorf("destination %+v", d)
 				}
 				return

@@ -49,7 +49,7 @@ var moves = map[Bound]string{
 	BoundLockWindow:       "raise share.partition.max.record.locks or add partitions; shorten the hold time",
 	BoundLockExpiry:       "lower max_poll_records, add workers, lengthen the record lock or use renew: auto",
 	BoundFetchWaits:       "acquire_mode batch_optimized, or members ≥ partitions, or fetch_max_wait 100ms",
-	BoundDestination:      "a larger pool or batch_size, or a faster destination: more members help only while the destination's write time holds",
+	BoundDestination:      "a larger pool, more destination connections or a larger batch_size, or a faster destination: more members help only while they get connections and the destination's write time holds",
 	BoundBrokerSaturation: "more brokers or broker cores, or fewer requests (larger max_poll_records)",
 	BoundHostSaturation:   "give the brokers and the harness their own cores",
 	BoundUnexplained:      "the model does not explain this run: read the request timings and broker metrics",

@@ -55,6 +55,9 @@ type CeilingInput struct {
 	DestinationWriteMs   float64
 	DestinationServiceMs float64
 	DestinationPool      int
+	// DestinationConnections is the scenario's cap on the whole group's
+	// connections (0: none).
+	DestinationConnections int
 }
 
 // Bound names the ceiling that binds a run (Ceiling.Bound, run.json's
@@ -225,7 +228,7 @@ func (c *Ceiling) applyDestination(in CeilingInput, active int, attempts float64
 	if in.DestinationWriteMs <= 0 || in.DestinationServiceMs <= 0 {
 		return
 	}
-	c.Destination = DestinationCapacity(active, in.Workers, in.DestinationPool, in.DestinationServiceMs)
+	c.Destination = DestinationCapacity(active, in.Workers, in.DestinationPool, in.DestinationConnections, in.DestinationServiceMs)
 	switch {
 	case c.Destination < c.RecordsPerSec:
 		c.RecordsPerSec, c.Bound = c.Destination, BoundDestination

@@ -21,6 +21,9 @@ type Destination struct {
 	Idempotent bool   `json:"idempotent"`
 	BatchSize  int    `json:"batch_size"`
 	Pool       int    `json:"pool"`
+	// Connections is the cap on the whole group's connections, which its
+	// members share (0: none, a pool per member).
+	Connections int `json:"connections,omitempty"`
 	// WriteMs is a record's write: handed to the writer → its statement
 	// committed (the wait for a connection and a batch included), every
 	// write of the run.
@@ -51,7 +54,7 @@ func destinationFigures(s scenarios.RunSpec, m results.Merged, in *DestinationIn
 		return nil
 	}
 	out := &Destination{Kind: d.Kind, Server: in.Server, Table: in.Table, Key: d.Key, Idempotent: d.Idempotent,
-		BatchSize: d.BatchSize, Pool: d.Pool, WriteMs: results.SummarizeMillis(m.DestinationWrite), DestinationAudit: in.Audit}
+		BatchSize: d.BatchSize, Pool: d.Pool, Connections: d.Connections, WriteMs: results.SummarizeMillis(m.DestinationWrite), DestinationAudit: in.Audit}
 	if m.DestinationWrites > 0 {
 		out.ServiceMs = float64(m.DestinationConnNanos) / float64(m.DestinationWrites) / 1e6
 	}
@@ -62,12 +65,18 @@ func destinationFigures(s scenarios.RunSpec, m results.Merged, in *DestinationIn
 // take: the statements it runs at once ÷ the service time per record (a
 // statement's time on its connection ÷ its records). Each active member
 // has pool connections, and a statement has at least one worker waiting
-// for it, so a member runs at most min(pool, workers) statements at once.
-func DestinationCapacity(activeMembers, workers, pool int, serviceMs float64) float64 {
+// for it, so a member runs at most min(pool, workers) statements at once;
+// connections (above 0) caps the whole group's statements at once, however
+// many members share them.
+func DestinationCapacity(activeMembers, workers, pool, connections int, serviceMs float64) float64 {
 	if serviceMs <= 0 || activeMembers < 1 {
 		return 0
 	}
-	return float64(activeMembers*min(pool, workers)) * 1000 / serviceMs
+	at := activeMembers * min(pool, workers)
+	if connections > 0 {
+		at = min(at, connections)
+	}
+	return float64(at) * 1000 / serviceMs
 }
 
 // DestinationFlags are the destination's validity flags: writes that

@@ -10,16 +10,18 @@ import (
 
 func TestDestinationCapacity(t *testing.T) {
 	for _, c := range []struct {
-		name                  string
-		active, workers, pool int
-		serviceMs, want       float64
+		name                               string
+		active, workers, pool, connections int
+		serviceMs, want                    float64
 	}{
-		{"pool below workers: the pool's statements at once", 4, 8, 2, 4, 4 * 2 * 1000 / 4.0},
-		{"pool above workers: a statement has a worker waiting", 4, 2, 8, 4, 4 * 2 * 1000 / 4.0},
-		{"batches: the service time is per record", 3, 16, 1, 0.5, 3 * 1 * 1000 / 0.5},
-		{"no write", 4, 2, 2, 0, 0},
+		{"pool below workers: the pool's statements at once", 4, 8, 2, 0, 4, 4 * 2 * 1000 / 4.0},
+		{"pool above workers: a statement has a worker waiting", 4, 2, 8, 0, 4, 4 * 2 * 1000 / 4.0},
+		{"batches: the service time is per record", 3, 16, 1, 0, 0.5, 3 * 1 * 1000 / 0.5},
+		{"no write", 4, 2, 2, 0, 0, 0},
+		{"a cap above the members' pools: the pools", 4, 4, 1, 8, 2, 4 * 1 * 1000 / 2.0},
+		{"a shared cap: 8 members wait for 4 connections", 8, 4, 1, 4, 2, 4 * 1000 / 2.0},
 	} {
-		if got := DestinationCapacity(c.active, c.workers, c.pool, c.serviceMs); math.Abs(got-c.want) > 1e-9 {
+		if got := DestinationCapacity(c.active, c.workers, c.pool, c.connections, c.serviceMs); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}

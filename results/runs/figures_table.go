@@ -171,7 +171,7 @@ func builtinFigures() []Figure {
 			column("fetch_waits_per_sec"),
 		fig("ceiling.destination", "records/s", Quantity, HigherIsBetter, func(r *Record) (float64, bool) {
 			return r.Ceiling.Destination, r.Ceiling.Destination > 0
-		}).doc("the destination's capacity: statements at once (active members × min(pool, workers)) ÷ service time per record (not measured: no destination)").
+		}).doc("the destination's capacity: statements at once (active members × min(pool, workers), at most destination.connections) ÷ service time per record (not measured: no destination)").
 			label("destination capacity records/s").column("destination_capacity_per_sec").console(),
 		fig("ceiling.destination_utilization", "ratio", Quantity, HigherIsBetter, func(r *Record) (float64, bool) {
 			if r.Ceiling.Destination <= 0 {

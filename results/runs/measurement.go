@@ -254,6 +254,7 @@ func ceilingInput(s scenarios.RunSpec, r Record, producerRate float64, layout Me
 	}
 	if d := r.Destination; d != nil && s.Destination != nil {
 		in.DestinationWriteMs, in.DestinationServiceMs, in.DestinationPool = d.WriteMs.Mean, d.ServiceMs, s.Destination.Pool
+		in.DestinationConnections = s.Destination.Connections
 	}
 	return in
 }

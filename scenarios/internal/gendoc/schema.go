@@ -153,13 +153,14 @@ func Schema(dir string) ([]byte, error) {
 		"destination": obj{
 			"description": strip(metaDocs["destination"]), "type": "object", "additionalProperties": false,
 			"properties": obj{
-				"kind":       obj{"enum": []any{"postgres"}, "default": "postgres"},
-				"dsn":        obj{"type": "string", "minLength": 1},
-				"key":        obj{"enum": []any{"offset", "key_sequence"}, "default": "offset"},
-				"idempotent": obj{"type": "boolean", "default": true},
-				"batch_size": obj{"type": "integer", "minimum": 1, "maximum": 10000, "default": 1},
-				"batch_wait": ref("duration"),
-				"pool":       obj{"type": "integer", "minimum": 1, "maximum": 64, "default": 2},
+				"kind":        obj{"enum": []any{"postgres"}, "default": "postgres"},
+				"dsn":         obj{"type": "string", "minLength": 1},
+				"key":         obj{"enum": []any{"offset", "key_sequence"}, "default": "offset"},
+				"idempotent":  obj{"type": "boolean", "default": true},
+				"batch_size":  obj{"type": "integer", "minimum": 1, "maximum": 10000, "default": 1},
+				"batch_wait":  ref("duration"),
+				"pool":        obj{"type": "integer", "minimum": 1, "maximum": 64, "default": 2},
+				"connections": obj{"type": "integer", "minimum": 0, "maximum": 250, "default": 0},
 			},
 		},
 		"rate_schedule": obj{
