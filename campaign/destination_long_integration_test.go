@@ -63,8 +63,8 @@ func TestDestinationBoundBuiltin(t *testing.T) {
 }
 
 // A consumer group on a real broker that writes without a key
-// (idempotent: false) and loses a member: the records the crashed member
-// had written but not yet committed (its batch was unsettled) are
+// (idempotent: false) and loses two members: the records the crashed members
+// had written but not yet committed (their batches were unsettled) are
 // redelivered to a survivor and written again, and the table keeps both
 // rows. The audit counts them: duplicate rows = rows − records, predicted
 // from the harness's own counts as the members' writes − the records the
@@ -78,15 +78,18 @@ func TestDestinationNonIdempotentCrashOnKafka(t *testing.T) {
 	}
 	needPostgres(t)
 	s := baseSpec()
-	s.ConsumerType, s.Partitions, s.Members, s.Workers, s.MaxPollRecords = "consumer", 2, 2, 2, 20
+	s.ConsumerType, s.Partitions, s.Members, s.Workers, s.MaxPollRecords = "consumer", 4, 4, 2, 50
 	s.Processing.Time = 10 * time.Millisecond
-	// 2 members × 2 workers ÷ 10 ms = 400 records/s: at 300 the members
-	// are busy three quarters of the time, so the crash most likely lands
-	// inside a batch with records written and not committed.
-	s.Rate, s.Warmup, s.Duration = 300, 2*time.Second, 12*time.Second
+	// 4 members × 2 workers ÷ (10 ms + a write of about 1.5 ms) ≈ 700
+	// records/s: at 600 the members are busy most of the time, so a crash
+	// most likely lands inside a batch whose first records are written and
+	// not committed; two crashed members make a run with no such record
+	// rare. The survivors fall behind until the drain; the crashed members'
+	// close (at most 10 s) ends inside the 16 s window.
+	s.Rate, s.Warmup, s.Duration = 600, 2*time.Second, 16*time.Second
 	s.GroupProtocol, s.Assignor, s.RemoteAssignor = "classic", "cooperative-sticky", "uniform"
 	s.SessionTimeout = 6 * time.Second
-	s.Events = []scenarios.Event{{At: 4 * time.Second, Action: scenarios.ActionCrash, Members: 1}}
+	s.Events = []scenarios.Event{{At: 4 * time.Second, Action: scenarios.ActionCrash, Members: 2}}
 	s.Destination = &scenarios.Destination{Kind: "postgres", Key: "offset", Idempotent: false, BatchSize: 1, BatchWait: 5 * time.Millisecond, Pool: 1}
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
@@ -105,8 +108,9 @@ func TestDestinationNonIdempotentCrashOnKafka(t *testing.T) {
 	predicted := a.Writes - completed
 	t.Logf("destination: %+v; predicted duplicate rows %d (writes %d − completed %d); redelivered %d, repeat completions %d, held by the crashed member %d",
 		a, predicted, a.Writes, completed, r.Outcomes.Redelivered, r.Audit.DuplicateCompletions, r.Events[0].HeldByCrashed)
-	if r.Outcomes.Redelivered == 0 {
-		t.Errorf("nothing redelivered: the crash must hand the member's uncommitted records to a survivor")
+	if r.Outcomes.Redelivered == 0 || a.DuplicateRows == 0 {
+		t.Errorf("redelivered %d, duplicate rows %d: the crash must hand the members' written, uncommitted records to a survivor, which writes them again",
+			r.Outcomes.Redelivered, a.DuplicateRows)
 	}
 	if a.Missing != 0 || a.Foreign != 0 || a.Records != completed {
 		t.Errorf("table %+v: want a row for every completed record (%d), none missing or foreign", a, completed)
