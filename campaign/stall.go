@@ -224,6 +224,18 @@ func (w *stallWatch) evidence(ctx context.Context, st *runs.Stall, now time.Time
 		}
 		st.Dumps = append(st.Dumps, sd)
 	}
+	if w.fleet != nil {
+		for i, p := range w.fleet.RunnerProcesses() {
+			d := infra.ClientThreadDump(ctx, p.PID)
+			cd := runs.ClientDump{Runner: p.Name, PID: p.PID, Members: p.Members, Method: d.Method, Error: d.Err}
+			if d.Text != "" {
+				cd.File = fmt.Sprintf("stall-threads-client-%d.txt", i+1)
+				header := fmt.Sprintf("# %s (pid %d, members %v): %s at %s\n", p.Name, p.PID, p.Members, d.Method, now.UTC().Format(time.RFC3339Nano))
+				files = append(files, runs.RunFile{Name: cd.File, Data: []byte(header + d.Text)})
+			}
+			st.ClientDumps = append(st.ClientDumps, cd)
+		}
+	}
 	clients := stallClients{At: now.UTC().Format(time.RFC3339Nano), ClockNs: w.rec.Clock.Now(),
 		Counts: w.rec.Counts()}
 	if w.fleet != nil {

@@ -219,9 +219,9 @@ func (c Config) validate() error {
 	if c.StuckRate < 0 || c.StuckRate >= 1 {
 		return fmt.Errorf("consumers: stuck_rate: must be in [0, 1), got %v", c.StuckRate)
 	}
-	if c.Client.Runner() && c.StuckRate > 0 {
+	if c.Client == ClientLibrdkafka && c.StuckRate > 0 {
 		return fmt.Errorf("consumers: stuck_rate: client %s does not wedge workers (its runner has no such outcome); "+
-			"use client franz-go or stuck_rate 0", c.Client)
+			"use client franz-go or java, or stuck_rate 0", c.Client)
 	}
 	if c.Destination != nil && c.Client.Runner() {
 		return fmt.Errorf("consumers: destination: client %s does not write to a destination (its runner has no write stage); use client franz-go", c.Client)

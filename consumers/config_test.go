@@ -37,7 +37,7 @@ func TestConfigValidatesModes(t *testing.T) {
 		"zero workers":   func(c *Config) { c.Workers = 0 },
 		"share continue": func(c *Config) { c.Style = StyleContinuous },
 		"stuck rate 1":   func(c *Config) { c.StuckRate = 1 },
-		"java stuck":     func(c *Config) { c.Client, c.StuckRate = ClientJava, 0.1 },
+		"rdkafka stuck":  func(c *Config) { c.Client, c.StuckRate = ClientLibrdkafka, 0.1 },
 	} {
 		c := share
 		change(&c)

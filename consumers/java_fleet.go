@@ -616,6 +616,7 @@ func writeRunnerConfig(c Config, run uint64) (string, error) {
 		"delivery_limit=" + strconv.Itoa(c.DeliveryLimit),
 		"transient_rate=" + strconv.FormatFloat(c.TransientRate, 'g', -1, 64),
 		"poison_rate=" + strconv.FormatFloat(c.PoisonRate, 'g', -1, 64),
+		"stuck_rate=" + strconv.FormatFloat(c.StuckRate, 'g', -1, 64),
 		"renew=" + strconv.FormatBool(c.Renew),
 		"close_timeout_ns=" + strconv.FormatInt(int64(c.closeTimeout()), 10),
 		"fetch_max_wait_ns=" + strconv.FormatInt(int64(c.Fetch.MaxWait), 10),

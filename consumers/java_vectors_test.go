@@ -56,10 +56,10 @@ func vi64(t *testing.T, s string) int64 {
 }
 
 // TestJavaVectors checks the Go side of the vectors: the stamp layout
-// (results.DecodeStamp), the poison draw (isPoison) and the frame layout
+// (results.DecodeStamp), the poison and stuck draws (isPoison, isStuck) and the frame layout
 // (decodeJavaFrame); VectorsTest.java checks the Java side of the same file.
 func TestJavaVectors(t *testing.T) {
-	var stamps, poisons, frames, poisoned int
+	var stamps, poisons, frames, poisoned, stucks, stuck, differ int
 	for _, row := range readJavaVectors(t) {
 		switch row[0] {
 		case "stamp":
@@ -88,6 +88,23 @@ func TestJavaVectors(t *testing.T) {
 			if got := isPoison(st, rate); got != want {
 				t.Errorf("poison %v rate %v: got %v, want %v", st, rate, got, want)
 			}
+		case "stuck":
+			stucks++
+			rate, err := strconv.ParseFloat(row[4], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := results.Stamp{Run: vu64(t, row[1]), Producer: uint32(vu64(t, row[2])), Seq: vu64(t, row[3])}
+			want := row[5] == "1"
+			if want {
+				stuck++
+			}
+			if got := isStuck(st, rate); got != want {
+				t.Errorf("stuck %v rate %v: got %v, want %v", st, rate, got, want)
+			}
+			if isPoison(st, rate) != want {
+				differ++
+			}
 		case "frame":
 			frames++
 			b, err := hex.DecodeString(row[1])
@@ -110,5 +127,10 @@ func TestJavaVectors(t *testing.T) {
 	}
 	if stamps < 3 || poisons < 100 || frames < 3 || poisoned == 0 || poisoned == poisons {
 		t.Errorf("too few vectors: %d stamps, %d poison (%d poisoned), %d frames", stamps, poisons, poisoned, frames)
+	}
+	// The stuck draw is salted: on the same records it must disagree with
+	// the poison draw somewhere, or the two would wedge and reject together.
+	if stucks < 100 || stuck == 0 || stuck == stucks || differ == 0 {
+		t.Errorf("stuck vectors: %d, %d stuck, %d differing from the poison draw", stucks, stuck, differ)
 	}
 }

@@ -1,6 +1,7 @@
 package consumers
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/sharebench/sharebench/results"
@@ -89,8 +90,75 @@ func (j *javaFleet) memberStates() []MemberState {
 // StatesUnavailable says what MemberStates lacks, "" when nothing.
 func (f *Fleet) StatesUnavailable() string {
 	if f.java != nil {
+		where := "see the runner's log"
+		if f.c.Client == ClientJava {
+			where = "the runner's thread dump (stall-threads-client-*.txt) shows where its workers are"
+		}
 		return f.java.name + ": polls, delivered, completed, held and the last times come from the runner's frames; " +
-			"its busy workers and fetched records stay in the runner (0 here): see the runner's log"
+			"its busy workers and fetched records stay in the runner (0 here): " + where
 	}
 	return ""
+}
+
+// RunnerProcess is a running client runner process of the fleet: what a
+// stall dumps the threads of (a JVM of the Java runner).
+type RunnerProcess struct {
+	// Name is the runner ("java runner"); PID its process; Members the
+	// members it runs now.
+	Name    string
+	PID     int
+	Members []int
+}
+
+// RunnerProcesses are the fleet's Java runner JVMs still running (the
+// fleet's own, then those of members a crash will take, by member); none
+// for franz-go (its members are this process) or the librdkafka runner (a
+// Python process: no JVM to dump).
+func (f *Fleet) RunnerProcesses() []RunnerProcess {
+	if f.java == nil || f.c.Client != ClientJava {
+		return nil
+	}
+	j := f.java
+	j.mu.RLock()
+	active := slices.Clone(j.active)
+	j.mu.RUnlock()
+	var out []RunnerProcess
+	for _, o := range append([]*javaFleet{j}, sortedOwn(j.own)...) {
+		p := RunnerProcess{Name: o.name, PID: o.pid()}
+		if p.PID == 0 {
+			continue
+		}
+		for _, id := range active {
+			if j.owner(id) == o {
+				p.Members = append(p.Members, id)
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// sortedOwn are a fleet's JVMs of their own, by member id.
+func sortedOwn(own map[int]*javaFleet) []*javaFleet {
+	out := make([]*javaFleet, 0, len(own))
+	for _, id := range slices.Sorted(maps.Keys(own)) {
+		out = append(out, own[id])
+	}
+	return out
+}
+
+// pid is the runner's process id while it runs; 0 once it has been reaped
+// (or killed on purpose).
+func (j *javaFleet) pid() int {
+	select {
+	case <-j.done:
+		return 0
+	default:
+	}
+	j.mu.RLock()
+	defer j.mu.RUnlock()
+	if j.crashKilled || j.cmd == nil || j.cmd.Process == nil {
+		return 0
+	}
+	return j.cmd.Process.Pid
 }

@@ -1,6 +1,8 @@
 package consumers
 
 import (
+	"os/exec"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -42,5 +44,43 @@ func TestRunnerMemberStatesFromFrames(t *testing.T) {
 	}
 	if u := f.StatesUnavailable(); !strings.Contains(u, "java runner") || !strings.Contains(u, "busy workers and fetched records stay in the runner") {
 		t.Errorf("StatesUnavailable %q", u)
+	}
+}
+
+// RunnerProcesses lists the Java runner's JVMs that still run, each with
+// the active members it runs: the fleet's own, then a member's JVM of its
+// own; a JVM killed for a crash, one already reaped, a librdkafka runner
+// and a franz-go fleet list nothing. Stand-in processes (sleep) play the
+// JVMs.
+func TestRunnerProcesses(t *testing.T) {
+	start := func() *javaFleet {
+		cmd := exec.Command("sleep", "30")
+		if err := cmd.Start(); err != nil {
+			t.Skip("no sleep to stand in for a JVM: ", err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return &javaFleet{name: "java runner", cmd: cmd, done: make(chan struct{})}
+	}
+	j, own, crashed, reaped := start(), start(), start(), start()
+	crashed.crashKilled = true
+	close(reaped.done)
+	j.own = map[int]*javaFleet{2: own, 3: crashed, 4: reaped}
+	j.active = []int{2, 0, 1, 3, 4}
+	f := &Fleet{c: Config{Client: ClientJava}, java: j}
+	got := f.RunnerProcesses()
+	want := []RunnerProcess{{Name: "java runner", PID: j.cmd.Process.Pid, Members: []int{0, 1}},
+		{Name: "java runner", PID: own.cmd.Process.Pid, Members: []int{2}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("RunnerProcesses %+v, want %+v", got, want)
+	}
+	if u := f.StatesUnavailable(); !strings.Contains(u, "stall-threads-client-") {
+		t.Errorf("StatesUnavailable %q: want it to point at the runner's thread dump", u)
+	}
+	f.c.Client = ClientLibrdkafka
+	if got := f.RunnerProcesses(); got != nil {
+		t.Errorf("librdkafka runner: %+v, want none (no JVM)", got)
+	}
+	if got := (&Fleet{}).RunnerProcesses(); got != nil {
+		t.Errorf("franz-go: %+v, want none", got)
 	}
 }

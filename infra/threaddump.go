@@ -109,6 +109,31 @@ func dumpProcess(ctx context.Context, jcmd string, d ThreadDump, logPath string)
 	return d
 }
 
+// ClientThreadDump dumps a client JVM on this host (the Java runner's) by
+// jcmd alone: the jcmd beside the java on PATH (which started the runner),
+// or on PATH. There is no SIGQUIT fallback: the runner's JVM would print
+// the dump to its stdout, which is the runner's frame stream to the
+// harness, and corrupt it; a JVM jcmd cannot reach is reported unavailable
+// with jcmd's error.
+func ClientThreadDump(ctx context.Context, pid int) ThreadDump {
+	jcmd := "jcmd"
+	if java, err := exec.LookPath("java"); err == nil {
+		jcmd = jcmdBeside(java)
+	}
+	return clientThreadDump(ctx, jcmd, pid)
+}
+
+func clientThreadDump(ctx context.Context, jcmd string, pid int) ThreadDump {
+	d := ThreadDump{PID: pid}
+	text, err := runJcmd(ctx, jcmd, pid)
+	if err != nil {
+		d.Method, d.Err = DumpUnavailable, "jcmd: "+err.Error()+" (no SIGQUIT: the runner's stdout is its frame stream)"
+		return d
+	}
+	d.Method, d.Text = DumpJcmd, text
+	return d
+}
+
 // jcmdBeside is the jcmd of the JDK whose java is javaPath ("jcmd" on PATH
 // when there is none beside it).
 func jcmdBeside(javaPath string) string {

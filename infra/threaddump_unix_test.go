@@ -73,3 +73,24 @@ func TestThreadDumpFallsBackToSIGQUIT(t *testing.T) {
 		}
 	})
 }
+
+// A client runner's JVM is dumped by jcmd alone: when jcmd fails (here: no
+// jcmd at that path) the dump is unavailable, says why, and no SIGQUIT is
+// sent, since the runner's JVM would print it into its frame stream (the
+// stand-in appends to its log on SIGQUIT: the log must stay as it was).
+func TestClientThreadDumpSendsNoSIGQUIT(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "runner.log")
+	pid := quitPrinter(t, log, true)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d := clientThreadDump(ctx, filepath.Join(dir, "no-such-jcmd"), pid)
+	if d.Method != DumpUnavailable || d.PID != pid || d.Text != "" ||
+		!strings.HasPrefix(d.Err, "jcmd: ") || !strings.Contains(d.Err, "no SIGQUIT") {
+		t.Errorf("dump %+v: want unavailable for pid %d, with jcmd's error and why there is no SIGQUIT", d, pid)
+	}
+	time.Sleep(300 * time.Millisecond) // the stand-in's trap would have run by now
+	if b, _ := os.ReadFile(log); string(b) != "broker log before the dump\n" {
+		t.Errorf("the stand-in's log changed: %q (a SIGQUIT was sent)", b)
+	}
+}

@@ -119,7 +119,6 @@ func TestValidationErrors(t *testing.T) {
 		{"rates sum", "transient_rate: 0.6\npoison_rate: 0.5", []string{"transient_rate + poison_rate must be < 1"}},
 		{"stuck rate", "stuck_rate: 1", []string{"stuck_rate", "must be in [0, 1)"}},
 		{"rates sum with stuck", "transient_rate: 0.4\npoison_rate: 0.3\nstuck_rate: 0.3", []string{"transient_rate + poison_rate + stuck_rate must be < 1"}},
-		{"java stuck", "client: java\nstuck_rate: 0.1", []string{"stuck_rate: client java does not wedge workers (stuck_rate 0.1)"}},
 		{"librdkafka stuck", "client: librdkafka\nstuck_rate: 0.1", []string{"stuck_rate: client librdkafka does not wedge workers (stuck_rate 0.1)"}},
 		{"consumer type", "consumer_type: queue", []string{`consumer_type: expected one of consumer, share, got "queue"`}},
 		{"message too small", "message_size: 10", []string{"message_size: must be ≥ 40 bytes", "got 10"}},

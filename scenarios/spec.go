@@ -219,7 +219,8 @@ type Failures struct {
 	// completions stop while records are available is flagged stalled,
 	// docs/measurement.md#stalls): with every worker wedged, nothing
 	// completes. In [0, 1), transient_rate + poison_rate + stuck_rate < 1;
-	// client franz-go only. [stuck_rate: 0]
+	// clients franz-go and java (the Java runner wedges the worker the
+	// same way). [stuck_rate: 0]
 	StuckRate float64 `mapstructure:"stuck_rate" json:"stuck_rate,omitempty"`
 }
 

@@ -219,9 +219,9 @@ func (r RunSpec) checkConsumers(p *problems) {
 		p.addf("style", "client java runs style blocking only (the Java runner polls, processes the batch on the workers, "+
 			"then polls again; it has no loop that polls while records are processed); use style blocking or client franz-go")
 	}
-	if r.Client.Runner() && r.StuckRate > 0 {
+	if r.Client == vocab.ClientLibrdkafka && r.StuckRate > 0 {
 		p.addf("stuck_rate", "client %s does not wedge workers (stuck_rate %s): its runner has no such outcome; "+
-			"use stuck_rate 0 or client franz-go", r.Client, formatScalar(r.StuckRate))
+			"use stuck_rate 0 or client franz-go or java", r.Client, formatScalar(r.StuckRate))
 	}
 	r.checkLibrdkafka(p)
 	atLeast(p, "members", r.Members, 1, "")

@@ -29,6 +29,10 @@ type Stall struct {
 	Recovered bool `json:"recovered,omitempty"`
 	// Dumps say, per broker, how its threads were dumped (or why not).
 	Dumps []StallDump `json:"dumps,omitempty"`
+	// ClientDumps say, per client runner JVM (the Java runner's), how its
+	// threads were dumped (or why not); none for franz-go, whose members
+	// are the harness's own goroutines (stall-clients.json has their state).
+	ClientDumps []ClientDump `json:"client_dumps,omitempty"`
 	// Files are the dump files beside run.json (also in the record's files).
 	Files []string `json:"files,omitempty"`
 }
@@ -39,6 +43,16 @@ type StallDump struct {
 	Method string `json:"method"` // jcmd Thread.print, SIGQUIT or unavailable
 	File   string `json:"file,omitempty"`
 	Error  string `json:"error,omitempty"`
+}
+
+// ClientDump is one client runner JVM's thread dump as taken at a stall.
+type ClientDump struct {
+	Runner  string `json:"runner"` // "java runner"
+	PID     int    `json:"pid"`
+	Members []int  `json:"members,omitempty"` // the members it ran
+	Method  string `json:"method"`            // jcmd Thread.print or unavailable
+	File    string `json:"file,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // stallFlag is the stalled flag's message.
@@ -56,6 +70,11 @@ func (s *Stall) flag() Flag {
 			notes = append(notes, d.File)
 		} else {
 			notes = append(notes, fmt.Sprintf("broker %d: no dump (%s)", d.Node, d.Error))
+		}
+	}
+	for _, d := range s.ClientDumps {
+		if d.File == "" {
+			notes = append(notes, fmt.Sprintf("%s pid %d: no dump (%s)", d.Runner, d.PID, d.Error))
 		}
 	}
 	if len(s.Files) > 0 || len(notes) > 0 {

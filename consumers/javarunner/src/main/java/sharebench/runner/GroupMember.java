@@ -184,6 +184,10 @@ final class GroupMember extends Member {
         if (!begin(h)) {
             return;
         }
+        if (h.st.isStuck(cfg.stuckRate)) {
+            wedge(h); // unfinished: the committed prefix stops before it
+            return;
+        }
         boolean poison = h.st.isPoison(cfg.poisonRate);
         while (true) {
             if (!sleepNs(processingTime(rng))) {

@@ -39,6 +39,8 @@ abstract class Member {
     final LinkedBlockingQueue<Object> done = new LinkedBlockingQueue<>();
     private final Thread thread;
     private final AtomicInteger workerSeq = new AtomicInteger();
+    /** Workers wedged on a stuck record (wedge). */
+    final AtomicInteger wedged = new AtomicInteger();
     private final ThreadLocal<SplittableRandom> rng;
 
     /** stopPolling: leave or stop; stopNow: abort processing (stop, crash). */
@@ -273,6 +275,20 @@ abstract class Member {
         int count = h.r.deliveryCount().map(Short::intValue).orElse(0);
         frames.write(Frames.DELIVERY, 0, id, count, st, h.delivered, h.r.timestamp() * 1_000_000L);
         return true;
+    }
+
+    /**
+     * Holds the worker on a stuck record (stuck_rate) until the member stops
+     * (consumers' wedge): the record is abandoned, never acknowledged or
+     * completed. A stop interrupts the worker (abortWorkers), so a wedged
+     * member still stops; a thread dump of the runner shows the worker here.
+     */
+    void wedge(Handled h) {
+        wedged.incrementAndGet();
+        while (!stopNow && !Thread.currentThread().isInterrupted()) {
+            LockSupport.parkNanos(this, 100_000_000L); // a stop sets stopNow and interrupts
+        }
+        h.outcome = ABANDONED;
     }
 
     /** One attempt's processing time, slowed down while a slow-down is in force. */

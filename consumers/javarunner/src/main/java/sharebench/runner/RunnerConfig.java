@@ -18,6 +18,8 @@ public final class RunnerConfig {
     public final long autoCommitIntervalNs;
     public final int workers, maxPollRecords, deliveryLimit;
     public final double transientRate, poisonRate;
+    /** The share of records that wedge their worker until the member stops (consumers.Config.StuckRate). */
+    public final double stuckRate;
     public final boolean renew;
     public final long closeTimeoutNs, sessionTimeoutNs, run;
     public final Processing processing;
@@ -39,6 +41,7 @@ public final class RunnerConfig {
         deliveryLimit = Integer.parseInt(p.getProperty("delivery_limit", "5"));
         transientRate = Double.parseDouble(p.getProperty("transient_rate", "0"));
         poisonRate = Double.parseDouble(p.getProperty("poison_rate", "0"));
+        stuckRate = Double.parseDouble(p.getProperty("stuck_rate", "0"));
         renew = Boolean.parseBoolean(p.getProperty("renew", "false"));
         closeTimeoutNs = Long.parseLong(p.getProperty("close_timeout_ns", "10000000000"));
         sessionTimeoutNs = Long.parseLong(p.getProperty("session_timeout_ns", "0"));

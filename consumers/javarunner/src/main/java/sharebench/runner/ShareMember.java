@@ -149,6 +149,10 @@ final class ShareMember extends Member {
         if (!begin(h)) {
             return;
         }
+        if (h.st.isStuck(cfg.stuckRate)) {
+            wedge(h);
+            return;
+        }
         boolean poison = h.st.isPoison(cfg.poisonRate);
         if (!process(h, processingTime(rng))) {
             h.outcome = ABANDONED;

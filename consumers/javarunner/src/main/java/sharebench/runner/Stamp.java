@@ -40,10 +40,26 @@ public final class Stamp {
      * uniform double below rate).
      */
     public static boolean isPoison(long run, int producer, long seq, double rate) {
+        return draw(run, producer, seq, 0, rate);
+    }
+
+    /** The salt of the stuck draw (consumers.isStuck): a draw of its own, independent of isPoison's. */
+    static final long STUCK_SALT = 0x5eed_57c6L;
+
+    /**
+     * isStuck decides from the record's identity alone whether it wedges its
+     * worker (stuck_rate): a port of consumers.isStuck.
+     */
+    public static boolean isStuck(long run, int producer, long seq, double rate) {
+        return draw(run, producer, seq, STUCK_SALT, rate);
+    }
+
+    /** consumers.recordDraw: a per-record coin with probability rate, the same on every delivery. */
+    static boolean draw(long run, int producer, long seq, long salt, double rate) {
         if (rate <= 0) {
             return false;
         }
-        long x = run ^ (Integer.toUnsignedLong(producer) << 40) ^ seq;
+        long x = run ^ (Integer.toUnsignedLong(producer) << 40) ^ seq ^ (salt << 20);
         x += 0x9e3779b97f4a7c15L;
         x = (x ^ (x >>> 30)) * 0xbf58476d1ce4e5b9L;
         x = (x ^ (x >>> 27)) * 0x94d049bb133111ebL;
@@ -53,6 +69,10 @@ public final class Stamp {
 
     public boolean isPoison(double rate) {
         return isPoison(run, producer, seq, rate);
+    }
+
+    public boolean isStuck(double rate) {
+        return isStuck(run, producer, seq, rate);
     }
 
     static int getInt(byte[] b, int off) {

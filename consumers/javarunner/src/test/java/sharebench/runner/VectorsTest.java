@@ -80,6 +80,24 @@ class VectorsTest {
     }
 
     @Test
+    void stuck() throws Exception {
+        int n = 0, stuck = 0;
+        for (String[] row : rows()) {
+            if (!row[0].equals("stuck")) {
+                continue;
+            }
+            n++;
+            boolean want = row[5].equals("1");
+            stuck += want ? 1 : 0;
+            boolean got = Stamp.isStuck(Long.parseUnsignedLong(row[1]), (int) Long.parseLong(row[2]),
+                    Long.parseUnsignedLong(row[3]), Double.parseDouble(row[4]));
+            assertEquals(want, got, String.join(" ", row));
+        }
+        assertTrue(n >= 100 && stuck > 0 && stuck < n);
+        assertEquals(false, Stamp.isStuck(1, 2, 3, 0));
+    }
+
+    @Test
     void frames() throws Exception {
         int n = 0;
         for (String[] row : rows()) {
