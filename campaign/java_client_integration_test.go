@@ -4,6 +4,7 @@ package campaign
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,21 +72,51 @@ func TestJavaClientParity(t *testing.T) {
 
 // checkJavaRequestRows requires a Java run's request rows to come from the
 // client's metrics: at least one untimed "all (java client metrics)" row with
-// requests counted, and no row that claims a fetch kind (the Java client
-// reports no per-API counts and no empty fetches).
+// requests counted; per broker, one timed row of the group type's fetch
+// responses (share: ShareFetch and ShareAcknowledge; consumer: Fetch) with
+// responses timed, no more than the requests written to that broker, a
+// mean no larger than the maximum, wait_s = mean × count, and the empty
+// share named unavailable; and no row that claims Kafka's own fetch kind
+// (the Java client counts no empty fetches).
 func checkJavaRequestRows(t *testing.T, ctype string, reqs []runs.RequestFigure) {
 	t.Helper()
-	var counted bool
+	kind := consumers.JavaShareFetchKind
+	if ctype == "consumer" {
+		kind = consumers.JavaFetchKind
+	}
+	counted := map[int32]int64{}
 	for _, r := range reqs {
 		if r.Kind == consumers.JavaRequestsKind && r.Count > 0 && r.Untimed && r.PerSec > 0 {
-			counted = true
-		}
-		if runs.IsFetch(r.Kind) || !r.Untimed || r.Broker < 0 {
-			t.Errorf("%s: java request row %+v: want untimed rows of brokers, no fetch kind", ctype, r)
+			counted[r.Broker] = r.Count
 		}
 	}
-	if !counted {
+	if len(counted) == 0 {
 		t.Errorf("%s: java run.json requests %+v: want a %q row with count > 0", ctype, reqs, consumers.JavaRequestsKind)
+	}
+	var timed int
+	for _, r := range reqs {
+		if runs.IsFetch(r.Kind) || r.Broker < 0 || r.Unavailable == "" {
+			t.Errorf("%s: java request row %+v: want rows of brokers, no Kafka fetch kind, what is unknown named", ctype, r)
+		}
+		switch r.Kind {
+		case consumers.JavaRequestsKind, consumers.JavaCoordinatorRequestsKind:
+			if !r.Untimed {
+				t.Errorf("%s: java request row %+v: want untimed", ctype, r)
+			}
+		case kind:
+			timed++
+			wait := r.MeanMs * float64(r.Count) / 1e3
+			if r.Untimed || r.Count <= 0 || r.Count > counted[r.Broker] || r.MeanMs < 0 || r.MeanMs > r.MaxMs || r.EmptyShare != 0 ||
+				math.Abs(r.WaitSec-wait) > 1e-6*max(1, wait) {
+				t.Errorf("%s: java fetch-response row %+v: want 0 < count ≤ the %d requests to broker %d, mean ≤ max, wait_s = mean × count, no empty share",
+					ctype, r, counted[r.Broker], r.Broker)
+			}
+		default:
+			t.Errorf("%s: java request row of kind %q", ctype, r.Kind)
+		}
+	}
+	if timed == 0 {
+		t.Errorf("%s: java run.json requests %+v: want a timed %q row", ctype, reqs, kind)
 	}
 }
 

@@ -29,6 +29,10 @@ type RequestStat struct {
 	EmptyMicros int64 `json:"empty_micros,omitempty"`
 	MaxMicros   int64 `json:"max_micros"`
 	Untimed     bool  `json:"untimed,omitempty"`
+	// NoEmpty: a timed stat whose client does not say which fetches came
+	// back empty (the Java client's fetch-response times): Empty and
+	// EmptyMicros are unknown, not 0.
+	NoEmpty bool `json:"no_empty,omitempty"`
 }
 
 // add folds o into s.
@@ -40,6 +44,7 @@ func (s *RequestStat) add(o RequestStat) {
 	s.EmptyMicros += o.EmptyMicros
 	s.MaxMicros = max(s.MaxMicros, o.MaxMicros)
 	s.Untimed = s.Untimed || o.Untimed
+	s.NoEmpty = s.NoEmpty || o.NoEmpty
 }
 
 // RequestTimings are a client's requests summed per broker and kind; they

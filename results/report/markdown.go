@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/sharebench/sharebench/results/runs"
@@ -227,8 +228,26 @@ func writeMarkdownRequests(w io.Writer, recs []runs.Record) {
 			if q.Untimed { // counted, not timed (the Java client's per-node metrics)
 				empty, emptyMs, mean, wait = "-", "-", "-", "-"
 			}
+			if q.Unavailable != "" && !q.Untimed { // timed, no empty count (the Java client's fetch responses)
+				empty, emptyMs = "-", "-"
+			}
 			mdRow(w, r.RunID, fmt.Sprint(q.Broker), q.Kind, fmt.Sprintf("%.1f", q.PerSec), empty, emptyMs, mean, wait)
 		}
 	}
 	fmt.Fprintln(w)
+	// What "-" stands for, once per reason.
+	var notes []string
+	for _, r := range recs {
+		for _, q := range r.Requests {
+			if q.Unavailable != "" && !slices.Contains(notes, q.Unavailable) {
+				notes = append(notes, q.Unavailable)
+			}
+		}
+	}
+	for _, n := range notes {
+		fmt.Fprintf(w, "- unavailable: %s\n", n)
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+	}
 }

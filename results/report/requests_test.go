@@ -33,9 +33,15 @@ func TestMarkdownRequestsTable(t *testing.T) {
 func TestMarkdownRequestsUntimed(t *testing.T) {
 	var b bytes.Buffer
 	writeMarkdownRequests(&b, []runs.Record{{RunID: "r02", Requests: []runs.RequestFigure{
-		{Broker: 1, Kind: "all (java client metrics)", Count: 40, PerSec: 4, Untimed: true},
+		{Broker: 1, Kind: "all (java client metrics)", Count: 40, PerSec: 4, Untimed: true, Unavailable: "mean_ms: untimed"},
+		{Broker: 1, Kind: "ShareFetch+ShareAcknowledge responses (java client metrics)", Count: 8, PerSec: 0.8, MeanMs: 12.5, WaitSec: 0.1,
+			Unavailable: "empty_share: not counted"},
 	}}})
-	if want := "| r02 | 1 | all (java client metrics) | 4.0 | - | - | - | - |"; !strings.Contains(b.String(), want) {
-		t.Errorf("missing %q in\n%s", want, b.String())
+	for _, want := range []string{"| r02 | 1 | all (java client metrics) | 4.0 | - | - | - | - |",
+		"| r02 | 1 | ShareFetch+ShareAcknowledge responses (java client metrics) | 0.8 | - | - | 12.5 | 0.1 |",
+		"- unavailable: mean_ms: untimed\n", "- unavailable: empty_share: not counted\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %q in\n%s", want, b.String())
+		}
 	}
 }

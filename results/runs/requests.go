@@ -30,17 +30,29 @@ type RequestFigure struct {
 	// per-node metrics, results.RequestStat.Untimed): MeanMs, MaxMs and
 	// WaitSec are unknown, and run.json leaves them out.
 	Untimed bool `json:"untimed,omitempty"`
+	// Unavailable names the figures the row's client cannot give, and why
+	// (untimed rows; timed rows without an empty count).
+	Unavailable string `json:"unavailable,omitempty"`
 }
+
+// What an untimed or an empty-less row lacks, as run.json says it.
+const (
+	unavailableUntimed = "mean_ms, max_ms, wait_s, empty_share: the Java client counts every request on the connection, of any API, " +
+		"without timing it or telling its API"
+	unavailableNoEmpty = "empty_share, empty_mean_ms: the Java client does not count fetch responses that carried no record " +
+		"(records-per-request-avg is an average over responses, not a count of empty ones)"
+)
 
 // untimedFigure is an untimed RequestFigure as run.json writes it: without
 // the times it does not know.
 type untimedFigure struct {
-	Broker  int32   `json:"broker"`
-	Kind    string  `json:"kind"`
-	Count   int64   `json:"count"`
-	PerSec  float64 `json:"per_sec"`
-	Errors  int64   `json:"errors,omitempty"`
-	Untimed bool    `json:"untimed"`
+	Broker      int32   `json:"broker"`
+	Kind        string  `json:"kind"`
+	Count       int64   `json:"count"`
+	PerSec      float64 `json:"per_sec"`
+	Errors      int64   `json:"errors,omitempty"`
+	Untimed     bool    `json:"untimed"`
+	Unavailable string  `json:"unavailable,omitempty"`
 }
 
 // MarshalJSON writes an untimed row without mean_ms, max_ms and wait_s
@@ -50,7 +62,8 @@ func (f RequestFigure) MarshalJSON() ([]byte, error) {
 		type plain RequestFigure
 		return json.Marshal(plain(f))
 	}
-	return json.Marshal(untimedFigure{Broker: f.Broker, Kind: f.Kind, Count: f.Count, PerSec: f.PerSec, Errors: f.Errors, Untimed: true})
+	return json.Marshal(untimedFigure{Broker: f.Broker, Kind: f.Kind, Count: f.Count, PerSec: f.PerSec, Errors: f.Errors, Untimed: true,
+		Unavailable: f.Unavailable})
 }
 
 // RequestFigures summarizes request timings over secs of consuming, sorted
@@ -68,13 +81,18 @@ func RequestFigures(t results.RequestTimings, secs float64) []RequestFigure {
 			f.PerSec = float64(r.Count) / secs
 		}
 		if r.Untimed {
-			f.MaxMs, f.WaitSec, f.Untimed = 0, 0, true
+			f.MaxMs, f.WaitSec, f.Untimed, f.Unavailable = 0, 0, true, unavailableUntimed
 			out = append(out, f)
 			continue
 		}
 		if r.Count > 0 {
 			f.MeanMs = float64(r.Micros) / 1e3 / float64(r.Count)
 			f.EmptyShare = float64(r.Empty) / float64(r.Count)
+		}
+		if r.NoEmpty {
+			f.EmptyShare, f.Unavailable = 0, unavailableNoEmpty
+			out = append(out, f)
+			continue
 		}
 		if r.Empty > 0 {
 			f.EmptyMeanMs = float64(r.EmptyMicros) / 1e3 / float64(r.Empty)
@@ -99,7 +117,7 @@ type FetchTotals struct {
 func SumFetches(reqs []RequestFigure) (t FetchTotals, ok bool) {
 	var empty float64
 	for _, r := range reqs {
-		if !IsFetch(r.Kind) || r.Untimed {
+		if !IsFetch(r.Kind) || r.Untimed || r.Unavailable != "" {
 			continue
 		}
 		ok = true

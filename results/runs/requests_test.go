@@ -30,7 +30,7 @@ func TestRequestFiguresUntimed(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(b)
-	want := `{"broker":1,"kind":"all (java client metrics)","count":40,"per_sec":4,"untimed":true}`
+	want := `{"broker":1,"kind":"all (java client metrics)","count":40,"per_sec":4,"untimed":true,"unavailable":"mean_ms, max_ms, wait_s, empty_share: `
 	if !strings.Contains(s, want) {
 		t.Errorf("json %s\nwant the untimed row as %s", s, want)
 	}
@@ -47,5 +47,31 @@ func TestRequestFiguresUntimed(t *testing.T) {
 	}
 	if _, ok := SumFetches(figs[1:]); ok {
 		t.Error("an untimed row counted as a fetch")
+	}
+}
+
+// A timed row without an empty count (the Java client's fetch responses)
+// keeps its times; its empty share is unknown: left out of run.json, named
+// under unavailable, and not taken into the fetch totals, whose empty
+// share would otherwise read 0. 4 responses of 50 ms in all: mean 12.5 ms.
+func TestRequestFiguresNoEmpty(t *testing.T) {
+	tm := results.RequestTimings{
+		{Broker: 2, Kind: "ShareFetch+ShareAcknowledge responses (java client metrics)"}: {Count: 4, Micros: 50_000, MaxMicros: 30_000, NoEmpty: true},
+	}
+	figs := RequestFigures(tm, 2)
+	if len(figs) != 1 {
+		t.Fatalf("figures %+v", figs)
+	}
+	f := figs[0]
+	if f.Count != 4 || f.PerSec != 2 || f.MeanMs != 12.5 || f.MaxMs != 30 || f.WaitSec != 0.05 || f.EmptyShare != 0 || f.Untimed ||
+		!strings.HasPrefix(f.Unavailable, "empty_share, empty_mean_ms: ") {
+		t.Errorf("row %+v", f)
+	}
+	b, _ := json.Marshal(f)
+	if s := string(b); strings.Contains(s, "empty_share\":") || !strings.Contains(s, `"mean_ms":12.5,"max_ms":30,"wait_s":0.05`) {
+		t.Errorf("json %s", s)
+	}
+	if _, ok := SumFetches(figs); ok {
+		t.Error("a row without an empty count taken into the fetch totals")
 	}
 }

@@ -31,7 +31,9 @@ import java.util.zip.CRC32C;
  * <p>A REQUESTS frame (RequestMetrics) reuses the layout: flags is its
  * record version (REQUESTS_VERSION), member the member whose client it
  * read, n the broker id, producer the connection (RequestMetrics.DATA or
- * COORDINATOR), run the request count; seq, intended and aux are 0.
+ * COORDINATOR), run the request count; since version 2, seq the fetch
+ * responses the client timed on that connection, intended their summed
+ * time in µs (-1: unknown), aux the largest in µs.
  *
  * Writes are buffered and flushed every few milliseconds (times are taken
  * when events happen, not when they are written); control frames flush at
@@ -47,7 +49,7 @@ public final class Frames implements AutoCloseable {
             LEFT = 15, EXITED = 16, BYE = 17, REQUESTS = 18;
 
     /** The record version a REQUESTS frame carries in its flags byte. */
-    public static final int REQUESTS_VERSION = 1;
+    public static final int REQUESTS_VERSION = 2;
 
     public static final int FLAG_LOCK_EXPIRED = 1, FLAG_ARCHIVED = 2;
 
@@ -114,13 +116,18 @@ public final class Frames implements AutoCloseable {
         }
     }
 
-    /** Writes one REQUESTS frame: member's client sent count requests on connection to broker. */
-    public void requests(int member, int broker, int connection, long count, long at) {
+    /**
+     * Writes one REQUESTS frame: member's client sent count requests on
+     * connection to broker, and timed timed fetch responses of sumMicros in
+     * all (timed -1: unknown), the longest maxMicros.
+     */
+    public void requests(int member, int broker, int connection, long count, long timed, long sumMicros, long maxMicros, long at) {
         synchronized (this) {
             if (buf.remaining() < SIZE) {
                 flushLocked();
             }
-            encode(buf, REQUESTS, REQUESTS_VERSION, member, broker, connection, count, 0, 0, at, 0);
+            long seq = Math.max(0, timed), sum = timed < 0 ? -1 : sumMicros;
+            encode(buf, REQUESTS, REQUESTS_VERSION, member, broker, connection, count, seq, sum, at, timed < 0 ? 0 : maxMicros);
         }
     }
 

@@ -102,6 +102,7 @@ final class GroupMember extends Member {
         p.put("auto.offset.reset", "earliest");
         p.put("max.poll.records", Integer.toString(cfg.maxPollRecords));
         ClientSettings.fetch(p, cfg);
+        RequestMetrics.configure(p);
         ClientSecurity.apply(p);
         if (cfg.sessionTimeoutNs > 0) {
             long ms = TimeUnit.NANOSECONDS.toMillis(cfg.sessionTimeoutNs);

@@ -64,6 +64,7 @@ final class ShareMember extends Member {
         p.put("share.acquire.mode", cfg.acquireMode);
         p.put("max.poll.records", Integer.toString(cfg.maxPollRecords));
         ClientSettings.fetch(p, cfg);
+        RequestMetrics.configure(p);
         ClientSecurity.apply(p);
         c = new KafkaShareConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
         ClientSettings.report(main, p, true);

@@ -35,6 +35,20 @@ class VectorsTest {
         return out;
     }
 
+    /** The hex of the frame vector whose fields (kind … aux) are fields. */
+    static String frameHex(String fields) {
+        try {
+            for (String[] row : rows()) {
+                if (row[0].equals("frame") && String.join(" ", List.of(row).subList(2, row.length)).equals(fields)) {
+                    return row[1];
+                }
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        throw new IllegalArgumentException("no frame vector " + fields);
+    }
+
     @Test
     void stamps() throws Exception {
         int n = 0;
