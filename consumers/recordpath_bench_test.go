@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/sharebench/sharebench/results"
 )
@@ -59,8 +60,15 @@ func benchMember(b *testing.B, typ GroupType, n int) (*member, []*kgo.Record) {
 	return m, batch
 }
 
+// benchPartitions is how many partitions a benchmark batch's records come from.
+const benchPartitions = 8
+
 func benchRecordPath(b *testing.B, typ GroupType) {
 	m, pool := benchMember(b, typ, b.N)
+	fetchKey := int16(kmsg.Fetch)
+	if typ == ShareGroup {
+		fetchKey = int16(kmsg.ShareFetch)
+	}
 	rngs := []*rand.Rand{rand.New(rand.NewPCG(1, 2))}
 	ctx := context.Background()
 	now := m.rec.Clock.Now()
@@ -68,10 +76,15 @@ func benchRecordPath(b *testing.B, typ GroupType) {
 	b.ResetTimer()
 	for lo := 0; lo < b.N; lo += benchBatch {
 		batch := pool[:min(benchBatch, b.N-lo)]
+		// One fetch response per batch, its records partition by partition
+		// (8 partitions), as franz-go buffers them: the response read
+		// (HookBrokerE2E), then each record (HookFetchRecordBuffered).
+		m.fetches.OnBrokerE2E(kgo.BrokerMetadata{NodeID: 1}, fetchKey, kgo.BrokerE2E{})
+		per := (len(batch) + benchPartitions - 1) / benchPartitions
 		for i, r := range batch { // the next records of the run: as a fetch decodes them (a few ns)
 			seq := lo + i
 			results.Stamp{Run: 1, Seq: uint64(seq), Intended: now, Sent: now}.Put(r.Value)
-			r.Partition, r.Offset = int32(seq%8), int64(seq/8)
+			r.Partition, r.Offset = int32(i/per), int64(lo/benchBatch*per+i%per)
 			m.fetches.OnFetchRecordBuffered(r)
 		}
 		m.memberRec.RecordPoll(len(batch))
