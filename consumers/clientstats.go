@@ -50,7 +50,13 @@ type statsStripe struct {
 
 func newStatsStripe() *statsStripe { return &statsStripe{stats: newClientStats()} }
 
-// fetchWatch is one member's HookFetchRecordBuffered. A share response's
+// fetchWatch is one member's HookFetchRecordBuffered. franz-go buffers a
+// fetch response's records in one loop, partition by partition, right after
+// the response is read (HookBrokerE2E): the records of one response and
+// partition are a span, timed by one clock reading at its first record and
+// found again at the hand-over by partition and offset, so no per-record
+// state is kept (issue 27.2: a map entry and a clock reading per record
+// were a tenth of the harness's per-record work). A share response's
 // records share one acquisition deadline (franz-go computes it when it
 // decodes the response), so records are grouped into responses by their
 // deadline, and into acquisitions by deadline and partition. A group is
@@ -59,16 +65,25 @@ func newStatsStripe() *statsStripe { return &statsStripe{stats: newClientStats()
 type fetchWatch struct {
 	clock *results.Clock
 	mu    sync.Mutex
-	at    map[*kgo.Record]int64 // buffered, Clock ns
-	resp  map[int64]int         // deadline → records
-	acq   map[acqKey]int
-	// run counts the latest records of one response and partition (one
-	// deadline, one partition) before they go into resp and acq: a
-	// response's records come one after another, so the maps are written
-	// once per run of them, not per record (flushRun).
+	// gen counts the fetch responses read (OnBrokerE2E): a record after a
+	// new one starts a new span even on the same partition.
+	gen   uint64
+	spans map[int32]*partSpans
+	// cur is the span being buffered: records of the same generation and
+	// partition extend it.
+	cur struct {
+		gen  uint64
+		ps   *partSpans
+		open bool
+	}
+	resp map[int64]int // deadline → records
+	acq  map[acqKey]int
+	// run counts the records of the current span of a share response (one
+	// deadline, one partition) before they go into resp and acq (flushRun).
 	run struct {
-		key acqKey
-		n   int
+		key   acqKey
+		n     int
+		share bool // the current span is a share response's
 	}
 	st *statsStripe // where its figures go, shared with other members' watches
 	// leader answers a partition's leader from the client's metadata (set
@@ -77,6 +92,28 @@ type fetchWatch struct {
 	leader  func(topic string, partition int32) int32
 	pending map[int32]*pendingFetch
 }
+
+// span is the records of one fetch response for one partition: buffered at
+// at (Clock ns, the first record's reading: the loop that buffers the rest
+// takes microseconds), offsets first..last, left of them not yet handed over.
+type span struct {
+	at          int64
+	first, last int64
+	left        int
+}
+
+// partSpans is one partition's spans, oldest first. A partition's records
+// reach the workers in the order they were buffered, so the hand-over
+// finds a record in the oldest span holding its offset with records left.
+type partSpans struct {
+	partition int32
+	q         []span
+}
+
+// maxSpans bounds a partition's spans: more than a member can hold
+// buffered means the oldest were dropped by the client without a hand-over
+// (forget covers the known cases, rebalances), and they go.
+const maxSpans = 64
 
 // pendingFetch is a broker's latest fetch: its key, time and the records
 // its response has buffered so far.
@@ -101,7 +138,7 @@ func newFetchWatch(clock *results.Clock, st *statsStripe) *fetchWatch {
 	if st == nil {
 		st = newStatsStripe()
 	}
-	return &fetchWatch{clock: clock, at: map[*kgo.Record]int64{}, resp: map[int64]int{}, acq: map[acqKey]int{},
+	return &fetchWatch{clock: clock, spans: map[int32]*partSpans{}, resp: map[int64]int{}, acq: map[acqKey]int{},
 		st: st, pending: map[int32]*pendingFetch{}}
 }
 
@@ -162,6 +199,7 @@ func (w *fetchWatch) OnBrokerE2E(meta kgo.BrokerMetadata, key int16, e2e kgo.Bro
 	if key != int16(kmsg.Fetch) && key != int16(kmsg.ShareFetch) || e2e.Err() != nil {
 		return
 	}
+	w.gen++
 	w.settleFetch(meta.NodeID)
 	w.pending[meta.NodeID] = &pendingFetch{key: k, d: d}
 }
@@ -182,22 +220,43 @@ func (w *fetchWatch) settleFetch(broker int32) {
 }
 
 func (w *fetchWatch) OnFetchRecordBuffered(r *kgo.Record) {
-	now := w.clock.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.at[r] = now
+	ps := w.cur.ps
+	if !w.cur.open || w.cur.gen != w.gen || ps.partition != r.Partition {
+		w.startSpan(r)
+		return
+	}
+	s := &ps.q[len(ps.q)-1]
+	s.last = max(s.last, r.Offset)
+	s.left++
+	if w.run.share {
+		w.run.n++
+	}
+}
+
+// startSpan opens a span at r, the first record of a response's partition;
+// w.mu is held.
+func (w *fetchWatch) startSpan(r *kgo.Record) {
+	ps := w.spans[r.Partition]
+	if ps == nil {
+		ps = &partSpans{partition: r.Partition}
+		w.spans[r.Partition] = ps
+	}
+	if len(ps.q) == maxSpans {
+		ps.q = append(ps.q[:0], ps.q[1:]...)
+	}
+	ps.q = append(ps.q, span{at: w.clock.Now(), first: r.Offset, last: r.Offset, left: 1})
+	w.cur.gen, w.cur.ps, w.cur.open = w.gen, ps, true
 	if w.leader != nil {
 		if p := w.pending[w.leader(r.Topic, r.Partition)]; p != nil {
 			p.records++
 		}
 	}
+	w.flushRun()
+	w.run.share = false
 	if d := r.AcquisitionDeadline(); !d.IsZero() {
-		k := acqKey{d.UnixNano(), r.Partition}
-		if w.run.n > 0 && w.run.key != k {
-			w.flushRun()
-		}
-		w.run.key = k
-		w.run.n++
+		w.run.key, w.run.n, w.run.share = acqKey{d.UnixNano(), r.Partition}, 1, true
 	}
 }
 
@@ -211,18 +270,60 @@ func (w *fetchWatch) flushRun() {
 	w.run.n = 0
 }
 
-// handed records a record's time in the client, at its hand-over.
+// handed records a record's time in the client, at its hand-over (now,
+// Clock ns); now < 0 only counts the record as handed over (a record the
+// member does not time, a foreign one).
 func (w *fetchWatch) handed(r *kgo.Record, now int64) {
 	if w == nil {
 		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if at, ok := w.at[r]; ok {
-		delete(w.at, r)
-		w.st.mu.Lock()
-		results.RecordNanos(w.st.stats.Buffered, now-at)
-		w.st.mu.Unlock()
+	ps := w.spans[r.Partition]
+	if ps == nil {
+		return
+	}
+	for i := range ps.q {
+		s := &ps.q[i]
+		if s.left == 0 || r.Offset < s.first || r.Offset > s.last {
+			continue
+		}
+		s.left--
+		if now >= 0 {
+			w.st.mu.Lock()
+			results.RecordNanos(w.st.stats.Buffered, now-s.at)
+			w.st.mu.Unlock()
+		}
+		break
+	}
+	done := 0
+	for done < len(ps.q) && ps.q[done].left == 0 {
+		done++
+	}
+	if done > 0 {
+		ps.q = append(ps.q[:0], ps.q[done:]...)
+		if len(ps.q) == 0 && w.cur.ps == ps {
+			w.cur.open = false // its span is handed over: a next record starts a new one
+		}
+	}
+}
+
+// forget drops the spans of partitions the member no longer owns (a
+// consumer group's revoked or lost partitions, and those newly assigned):
+// franz-go discards their buffered records, which no hand-over will find.
+func (w *fetchWatch) forget(partitions []int32) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range partitions {
+		if ps := w.spans[p]; ps != nil {
+			delete(w.spans, p)
+			if w.cur.ps == ps {
+				w.cur.open = false
+			}
+		}
 	}
 }
 

@@ -188,6 +188,7 @@ func (g *consumerGroupMember) assigned(_ context.Context, cl *kgo.Client, got ma
 	_, gen := cl.GroupMetadata()
 	g.rebal.sawGeneration(gen)
 	g.rebal.assigned(g.id, got[g.c.Topic])
+	g.fetches.forget(got[g.c.Topic]) // nothing buffered before the assignment is handed over
 }
 
 // lost notes partitions revoked from or lost by the member in the rebalance
@@ -199,6 +200,7 @@ func (g *consumerGroupMember) lost(_ context.Context, _ *kgo.Client, gone map[st
 		g.rebal.revoked(g.id, gone[g.c.Topic])
 	}
 	g.offsets.forget(gone[g.c.Topic])
+	g.fetches.forget(gone[g.c.Topic]) // franz-go discards their buffered records
 	if g.c.Style == StyleContinuous {
 		g.doneMu.Lock()
 		for _, p := range gone[g.c.Topic] {

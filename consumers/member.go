@@ -285,6 +285,7 @@ func (m *member) processBatch(ctx context.Context, recs []*kgo.Record, rngs []*r
 func (m *member) begin(h *handled) bool {
 	st, err := results.DecodeStamp(h.r.Value)
 	if err != nil || st.Run != m.rec.Run {
+		m.fetches.handed(h.r, -1) // handed over, not timed
 		m.rec.Ledger.Foreign()
 		h.foreign, h.outcome = true, accepted
 		return false
