@@ -39,10 +39,13 @@ type Fleet struct {
 	watches []*fetchWatch // every member's, ever
 	// statsStripes hold the watches' figures (clientstats.go).
 	statsStripes []*statsStripe
-	active       []*member // oldest first
-	crashed      []*member
-	nextID       int
-	joined       int // members started, for Config.IDs
+	// pool is the members' fetched records and decompression buffers
+	// (pool.go); nil in continuous style, which does not recycle.
+	pool    *fetchPool
+	active  []*member // oldest first
+	crashed []*member
+	nextID  int
+	joined  int // members started, for Config.IDs
 }
 
 // Start validates c and starts c.Members members. The fleet runs until ctx
@@ -70,6 +73,9 @@ func Start(ctx context.Context, c Config, rec *results.Recorder) (*Fleet, error)
 	f := &Fleet{c: c, sampler: sampler, rec: rec, g: g, gctx: gctx, rebal: newRebalanceWatch(rec)}
 	if c.Hold {
 		f.hold = make(chan struct{})
+	}
+	if c.Style == StyleBlocking { // the poll loop recycles what it settled
+		f.pool = &fetchPool{}
 	}
 	f.newGroupMember = func(m *member) groupMember { return newConsumerGroupMember(m, f.rebal) }
 	if c.Type == ShareGroup {
@@ -173,7 +179,7 @@ func (f *Fleet) Join(n int) []int {
 		pctx, stopPolling := context.WithCancel(mctx)
 		m := &member{id: id, c: f.c, sampler: f.sampler, rec: f.rec, memberRec: f.rec.MemberRecorder(),
 			slow: &f.slow, pollCtx: pctx, stopPolling: stopPolling, stop: stop,
-			dialer: &crashDialer{}, exited: make(chan struct{}), hold: f.holding()}
+			dialer: &crashDialer{}, exited: make(chan struct{}), hold: f.holding(), pool: f.pool}
 		m.fetches = newFetchWatch(f.rec.Clock, f.statsStripe())
 		f.watches = append(f.watches, m.fetches)
 		m.group = f.newGroupMember(m)

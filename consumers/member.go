@@ -70,6 +70,10 @@ type member struct {
 	// dest is the member's destination writer (nil without one;
 	// destination.go).
 	dest RecordWriter
+	// pool, when not nil, is where the client takes fetched records and
+	// decompression buffers from; the poll loop recycles a poll's records
+	// into it once the batch is settled (pool.go).
+	pool *fetchPool
 }
 
 // outcome is what a worker did with one record.
@@ -164,6 +168,9 @@ func (m *member) clientOpts() []kgo.Opt {
 	if m.fetches != nil {
 		opts = append(opts, kgo.WithHooks(m.fetches))
 	}
+	if m.pool != nil {
+		opts = append(opts, kgo.WithPools(m.pool))
+	}
 	opts = append(opts, m.c.Conn...)
 	return append(opts, m.c.Fetch.options()...)
 }
@@ -225,6 +232,14 @@ func (m *member) pollLoop(ctx context.Context, rngs []*rand.Rand, n int) error {
 		m.fetches.settle(false)
 		m.group.received(recs)
 		m.group.settle(ctx, m.processBatch(ctx, recs, rngs))
+		if m.pool != nil {
+			// Settled: nothing reads these records any more (a share
+			// group's implicit ACCEPT at the next poll is kept by the
+			// client apart from them).
+			for _, r := range recs {
+				r.Recycle()
+			}
+		}
 	}
 	return ctx.Err()
 }
