@@ -106,14 +106,19 @@ func (h *handled) lockExpired(now int64) bool { return h.deadline > 0 && now > h
 // left alone). Both members' settle use it.
 func (m *member) recordSettled(batch []handled, onAbandoned func(*handled)) {
 	now := m.rec.Clock.Now()
+	done := m.memberRec.BeginCompletions(now)
+	for i := range batch {
+		if h := &batch[i]; !h.foreign && h.outcome == accepted {
+			done.Add(h.st, h.delivered, h.lockExpired(now))
+		}
+	}
+	done.End()
 	for i := range batch {
 		h := &batch[i]
 		if h.foreign {
 			continue
 		}
 		switch h.outcome {
-		case accepted:
-			m.memberRec.RecordCompletion(h.st, h.delivered, now, h.lockExpired(now))
 		case rejected:
 			m.memberRec.RecordReject(h.st, now)
 		case abandoned:

@@ -85,6 +85,6 @@ func (p *fetchPool) PutDecompressBytes(s []byte) {
 	if c >= poolClasses {
 		return
 	}
-	s = s[:0:1<<c]
+	s = s[: 0 : 1<<c]
 	p.bytes[c].Put(&s)
 }
