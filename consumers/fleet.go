@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -188,7 +189,11 @@ func (f *Fleet) Join(n int) []int {
 		f.g.Go(func() error {
 			defer close(m.exited)
 			defer stop()
-			err := m.run(mctx)
+			// The member's goroutines, its client's included (started from
+			// here), carry the profiler label sharebench=member: go tool
+			// pprof -tagfocus sharebench=member on a --cpu-profile.
+			var err error
+			pprof.Do(mctx, pprof.Labels("sharebench", "member"), func(ctx context.Context) { err = m.run(ctx) })
 			if mctx.Err() == nil && !m.crashed.Load() {
 				m.memberRec.Left(f.rec.Clock.Now()) // left gracefully (Leave)
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -176,21 +177,29 @@ func Run(ctx context.Context, c Config, rec *results.Recorder) error {
 			return fmt.Errorf("producers: index %d outside the fleet of %d", i, len(scheds))
 		}
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	for i, s := range scheds {
-		if !c.runs(i) {
-			continue
+	// The producers' goroutines, their clients' included (which start
+	// theirs from here), carry the profiler label sharebench=producer:
+	// go tool pprof -tagfocus sharebench=producer on a --cpu-profile.
+	var runErr error
+	pprof.Do(ctx, pprof.Labels("sharebench", "producer"), func(ctx context.Context) {
+		g, gctx := errgroup.WithContext(ctx)
+		for i, s := range scheds {
+			if !c.runs(i) {
+				continue
+			}
+			cl, err := kgo.NewClient(opts...)
+			if err != nil {
+				runErr = fmt.Errorf("producer %d: %w", i, err)
+				return
+			}
+			g.Go(func() error {
+				defer cl.Close()
+				return produce(gctx, cl, c, uint32(i), s, rec.ProducerRecorder(), rec)
+			})
 		}
-		cl, err := kgo.NewClient(opts...)
-		if err != nil {
-			return fmt.Errorf("producer %d: %w", i, err)
-		}
-		g.Go(func() error {
-			defer cl.Close()
-			return produce(gctx, cl, c, uint32(i), s, rec.ProducerRecorder(), rec)
-		})
-	}
-	return g.Wait()
+		runErr = g.Wait()
+	})
+	return runErr
 }
 
 func produce(ctx context.Context, cl *kgo.Client, c Config, id uint32, s Schedule, pr *results.ProducerRecorder, rec *results.Recorder) error {
