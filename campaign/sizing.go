@@ -6,22 +6,27 @@ import (
 
 	"github.com/prometheus/procfs"
 
+	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // Footprint is what one run holds in memory while it runs, computed before
-// anything starts: the audit ledger (4 bits per record the run may produce),
-// the one-second time series and interval logs over the run's longest
-// length, the HDR histograms of every producer and member recorder, and the
-// clients and goroutines of the fleets. The figures come from the same
-// sizing the recorder uses (runSizes) and the measurement model's own byte
-// counts (results.LedgerBytes and friends); client memory is an estimate
-// (clientBytes, memberBufferBytes).
+// anything starts: the process itself (runtime, code, collectors), the audit
+// ledger (4 bits per record the run may produce), the one-second time series
+// and interval logs over the run's longest length, the HDR histograms of
+// every producer and member recorder, and the clients and goroutines of the
+// fleets. The figures come from the same sizing the recorder uses (runSizes)
+// and the measurement model's own byte counts (results.LedgerBytes and
+// friends); client memory is an estimate (clientBytes, memberClientBytes,
+// heldRecordBytes), calibrated against real-broker runs' peak RSS
+// (TestModelAboveRealRuns).
 type Footprint struct {
 	Records        uint64 // ledger capacity: records the run may produce
 	Seconds        int    // time-series length
 	Goroutines     uint64 // producer clients + members × (workers + client internals)
+	BaseBytes      uint64 // the harness process before any run
 	LedgerBytes    uint64
 	SeriesBytes    uint64 // time series + interval logs
 	HistogramBytes uint64
@@ -31,21 +36,93 @@ type Footprint struct {
 
 // Estimates of client memory the harness does not allocate itself.
 const (
-	clientBytes = 1 << 20 // a producer's franz-go client: connections, metadata, buffers
+	// processBaseBytes is the harness process with no client running: the
+	// Go runtime, the binary's code and data as mapped, the collectors. A
+	// sharded run's coordinator, which runs no client of the workload,
+	// peaked at 35 MiB (issue 27, Kafka 4.2.2, process provider).
+	processBaseBytes = 32 << 20
+	clientBytes      = 1 << 20 // a producer's franz-go client: connections, metadata, buffers
 	// memberClientBytes is a consumer member's franz-go client (connection,
 	// metadata, fetch and share-session state), without the records it holds
-	// (the max_poll_records term). Calibrated (issue 27) on
-	// consumers.BenchmarkShareMembersFootprint: 142 KiB of live heap a member
-	// at 200 share members on kfake (kfake's own state for the member
-	// included), doubled for the garbage the Go collector lets grow beside
-	// the live heap (GOGC 100) and rounded up; TestMemberModelCalibrated
-	// keeps it within 5× of what a fleet measures.
-	memberClientBytes = 320 << 10
+	// (heldRecordBytes). Calibrated (issue 27) on a real broker: 1,000 share
+	// members peaked at 244 MiB of RSS in one process, about 190 KiB a member
+	// with its goroutines and records; on kfake
+	// (consumers.BenchmarkShareMembersFootprint, TestMemberModelCalibrated) a
+	// member's client and goroutines hold 97–177 KiB, kfake's own state for
+	// the member included.
+	memberClientBytes = 128 << 10
 	goroutineBytes    = 8 << 10 // a goroutine's stack, as it starts
 	clientGoroutines  = 8       // goroutines a franz-go client runs
-	// producerBufferedRecords is franz-go's MaxBufferedRecords default.
-	producerBufferedRecords = 10000
+	// producedRecordBytes is what a record buffered in a producer's client
+	// costs beyond its value: the kgo.Record (160 bytes), its promise and
+	// the harness's acknowledgement closure, rounded up.
+	producedRecordBytes = 256
+	// producerLagSeconds is how far behind its schedule a producer's client
+	// is taken to fall (records produced, not yet acknowledged) in a rate
+	// run, within producer.MaxBufferedRecords; a backlog fill keeps the
+	// client full.
+	producerLagSeconds = 10
+	// fetchedRecordBytes is what a fetched record costs a franz-go client
+	// beyond its value: the kgo.Record (160 bytes) and a share
+	// acknowledgement slot, rounded up.
+	fetchedRecordBytes = 200
+	// gcGrowth is how far the heap a client churns through grows past what
+	// it holds before the collector runs (GOGC 100: twice).
+	gcGrowth = 2
 )
+
+// wireRecordBytes is a conservative (low) estimate of one harness record's
+// size in a fetch response: the producers' batches are snappy-compressed
+// (franz-go's default), and a value is a 40-byte stamp followed by zeros,
+// which compress to almost nothing; record framing adds a few bytes. The
+// lower it is, the more records a fetch of a given size is taken to carry.
+// On a real broker a consumer-group drain read 2 MiB fetches of about
+// 37,000 records of 256 bytes: 56 bytes a record.
+func wireRecordBytes(messageSize int) uint64 {
+	return uint64(results.StampSize) + uint64(max(messageSize-results.StampSize, 0))/16
+}
+
+// heldRecordBytes bounds what one member's client holds of fetched
+// records. Every member holds a poll's records while its workers process
+// them, and a share member (or one with prefetch) its next poll's as well:
+// 2 × max_poll_records. A consumer-group member's client also buffers
+// whole fetch responses whatever max.poll.records is: up to
+// fetch_max_partition_bytes per partition it reads (fetch_max_bytes in
+// all), as many records as that carries on the wire, as far as the run
+// produces that many for it; that part churns, and counts gcGrowth times.
+func heldRecordBytes(s scenarios.RunSpec, records, members uint64) uint64 {
+	perRecord := uint64(s.MessageSize) + fetchedRecordBytes
+	held := results.SatMul(2*uint64(max(s.MaxPollRecords, 0)), perRecord)
+	if s.ConsumerType == vocab.ShareGroup || members == 0 || s.Partitions < 1 {
+		return held
+	}
+	partitions := uint64(s.Partitions)
+	perMember := (partitions + members - 1) / members // partitions a member reads
+	fetchBytes := results.SatMul(perMember, uint64(fetchMaxPartitionBytes(s)))
+	fetchBytes = min(fetchBytes, uint64(fetchMaxBytes(s)))
+	fetchRecords := fetchBytes / wireRecordBytes(s.MessageSize)
+	reading := min(members, partitions) // members with a partition
+	fetchRecords = min(fetchRecords, (records+reading-1)/reading)
+	// The records, and the response they came in (compressed).
+	fetched := results.SatMul(fetchRecords, perRecord+wireRecordBytes(s.MessageSize))
+	return results.SatAdd(held, results.SatMul(gcGrowth, fetched))
+}
+
+// fetchMaxBytes and fetchMaxPartitionBytes are the run's fetch sizes,
+// franz-go's defaults (50 MiB, 1 MiB) where unset.
+func fetchMaxBytes(s scenarios.RunSpec) int {
+	if s.FetchMaxBytes > 0 {
+		return s.FetchMaxBytes
+	}
+	return 50 << 20
+}
+
+func fetchMaxPartitionBytes(s scenarios.RunSpec) int {
+	if s.FetchMaxPartitionBytes > 0 {
+		return s.FetchMaxPartitionBytes
+	}
+	return 1 << 20
+}
 
 // modeSizing is what the run's load mode sizes its recorder for
 // (scenarios.Mode.Sizing).
@@ -89,16 +166,36 @@ func RunFootprint(s scenarios.RunSpec) (Footprint, error) {
 		results.MembersRecorderBytes(members))
 	f.Goroutines = results.SatAdd(results.SatMul(uint64(s.Producers), clientGoroutines),
 		results.SatMul(members, uint64(s.Workers)+clientGoroutines))
-	producers := results.SatMul(uint64(s.Producers),
-		results.SatAdd(clientBytes, results.SatMul(producerBufferedRecords, uint64(s.MessageSize))))
-	// A member holds at most a poll's records (twice, with prefetch).
-	perMember := results.SatAdd(memberClientBytes, results.SatMul(2*uint64(s.MaxPollRecords), uint64(s.MessageSize)))
+	buffered, err := producerBuffered(s, perProducer)
+	if err != nil {
+		return Footprint{}, err
+	}
+	// A producer's client churns through the records it buffers (gcGrowth).
+	producers := results.SatMul(uint64(s.Producers), results.SatAdd(clientBytes,
+		results.SatMul(gcGrowth*buffered, uint64(s.MessageSize)+producedRecordBytes)))
+	perMember := results.SatAdd(memberClientBytes, heldRecordBytes(s, f.Records, members))
 	f.ClientBytes = results.SatAdd(results.SatAdd(producers, results.SatMul(members, perMember)),
 		results.SatMul(f.Goroutines, goroutineBytes))
-	for _, b := range []uint64{f.LedgerBytes, f.SeriesBytes, f.HistogramBytes, f.ClientBytes} {
+	f.BaseBytes = processBaseBytes
+	for _, b := range []uint64{f.BaseBytes, f.LedgerBytes, f.SeriesBytes, f.HistogramBytes, f.ClientBytes} {
 		f.Total = results.SatAdd(f.Total, b)
 	}
 	return f, nil
+}
+
+// producerBuffered is how many records one producer's client holds at
+// most: producer.MaxBufferedRecords in a backlog fill (or its share of the
+// backlog), producerLagSeconds of its schedule in a rate run.
+func producerBuffered(s scenarios.RunSpec, perProducer uint64) (uint64, error) {
+	sz, err := modeSizing(s)
+	if err != nil {
+		return 0, err
+	}
+	n := uint64(producer.MaxBufferedRecords)
+	if sz.Backlog == 0 && s.Producers > 0 {
+		n = min(n, uint64(sz.Rate/float64(s.Producers)*producerLagSeconds)+1)
+	}
+	return min(n, perProducer), nil
 }
 
 // joinedMembers counts the members join events add during the run.
@@ -131,10 +228,10 @@ func CheckBudget(sc *scenarios.Scenario, budget uint64) error {
 		return nil
 	}
 	return fmt.Errorf("%s: run %s needs about %s of memory, over the budget of %s: "+
-		"ledger %s (%d records), time series %s (%d s), histograms %s, clients %s (%d goroutines); "+
+		"process %s, ledger %s (%d records), time series %s (%d s), histograms %s, clients %s (%d goroutines); "+
 		"lower rate, duration, backlog_records, members or workers (the budget is half of this host's physical memory, "+
 		"MemTotal in /proc/meminfo, %s where it cannot be read: a larger host raises it; no flag does)",
-		sc.Source, worstID, FormatBytes(worst.Total), FormatBytes(budget),
+		sc.Source, worstID, FormatBytes(worst.Total), FormatBytes(budget), FormatBytes(worst.BaseBytes),
 		FormatBytes(worst.LedgerBytes), worst.Records, FormatBytes(worst.SeriesBytes), worst.Seconds,
 		FormatBytes(worst.HistogramBytes), FormatBytes(worst.ClientBytes), worst.Goroutines, FormatBytes(fallbackBudget))
 }

@@ -107,12 +107,16 @@ func (c Config) backlogShare(id int) uint64 {
 	return share
 }
 
+// MaxBufferedRecords is how many records a producer's client holds before
+// Produce blocks (kgo.MaxBufferedRecords): a backlog fill keeps it full.
+const MaxBufferedRecords = 1 << 16
+
 func (c Config) clientOpts() ([]kgo.Opt, error) {
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(c.Brokers...),
 		kgo.DefaultProduceTopic(c.Topic),
 		kgo.ProducerLinger(c.Linger),
-		kgo.MaxBufferedRecords(1 << 16),
+		kgo.MaxBufferedRecords(MaxBufferedRecords),
 	}
 	opts = append(opts, c.Conn...)
 	if c.BatchSize > 0 {
