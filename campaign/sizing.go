@@ -51,6 +51,12 @@ const (
 	// member's client and goroutines hold 97–177 KiB, kfake's own state for
 	// the member included.
 	memberClientBytes = 128 << 10
+	// memberPartitionBytes is what a member's client holds for every
+	// partition of the topic, assigned to it or not (metadata, a cursor,
+	// fetch-session state). Calibrated (issue 27) on a real broker: agents
+	// of 375 consumer-group members on a 1,500-partition topic held
+	// 825–926 MiB each, about 1.6 KiB a member and partition.
+	memberPartitionBytes = 2 << 10
 	goroutineBytes    = 8 << 10 // a goroutine's stack, as it starts
 	clientGoroutines  = 8       // goroutines a franz-go client runs
 	// producedRecordBytes is what a record buffered in a producer's client
@@ -176,6 +182,7 @@ func RunFootprint(s scenarios.RunSpec) (Footprint, error) {
 	producers := results.SatMul(uint64(s.Producers), results.SatAdd(clientBytes,
 		results.SatMul(gcGrowth*buffered, uint64(s.MessageSize)+producedRecordBytes)))
 	perMember := results.SatAdd(memberClientBytes, heldRecordBytes(s, f.Records, members))
+	perMember = results.SatAdd(perMember, results.SatMul(uint64(max(s.Partitions, 0)), memberPartitionBytes))
 	f.ClientBytes = results.SatAdd(results.SatAdd(producers, results.SatMul(members, perMember)),
 		results.SatMul(f.Goroutines, goroutineBytes))
 	f.BaseBytes = processBaseBytes

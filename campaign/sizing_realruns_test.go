@@ -33,6 +33,21 @@ warmup: 5s
 duration: 20s
 drain_timeout: 60s
 `, 1, 244},
+	// Read with ps 75 s into the agents' life (the run failed before its
+	// record was written: the agents missed the end of their producers).
+	{"1,500 consumer-group members on 1,500 partitions, largest agent", `name: cg-1500
+consumer_type: consumer
+group_protocol: consumer
+partitions: 1500
+producers: 4
+rate: 3000
+members: 1500
+workers: 1
+processing: {model: constant, time: 1ms}
+warmup: 5s
+duration: 20s
+drain_timeout: 60s
+`, 4, 926568.0 / 1024},
 }
 
 func drainYAML(typ string) string {
