@@ -205,7 +205,20 @@ func (a *admin) assignment(ctx context.Context, group, topic string, share, kip8
 			}
 		}
 	}
+	return joinAssignment(parts)
+}
+
+// maxAssignmentShown bounds the members the formation line lists: a group
+// of 1,500 members printed a 60 KB line (issue 27).
+const maxAssignmentShown = 24
+
+// joinAssignment sorts the members' assignments and joins the first
+// maxAssignmentShown of them, saying how many more there are.
+func joinAssignment(parts []string) string {
 	sort.Strings(parts)
+	if n := len(parts); n > maxAssignmentShown {
+		parts = append(parts[:maxAssignmentShown:maxAssignmentShown], fmt.Sprintf("and %d more members", n-maxAssignmentShown))
+	}
 	return strings.Join(parts, "; ")
 }
 

@@ -57,8 +57,8 @@ const (
 	// of 375 consumer-group members on a 1,500-partition topic held
 	// 825–926 MiB each, about 1.6 KiB a member and partition.
 	memberPartitionBytes = 2 << 10
-	goroutineBytes    = 8 << 10 // a goroutine's stack, as it starts
-	clientGoroutines  = 8       // goroutines a franz-go client runs
+	goroutineBytes       = 8 << 10 // a goroutine's stack, as it starts
+	clientGoroutines     = 8       // goroutines a franz-go client runs
 	// producedRecordBytes is what a record buffered in a producer's client
 	// costs beyond its value: the kgo.Record (160 bytes), its promise, the
 	// harness's acknowledgement closure and its share of the batch being
