@@ -90,27 +90,41 @@ func wireRecordBytes(messageSize int) uint64 {
 	return uint64(results.StampSize) + uint64(max(messageSize-results.StampSize, 0))/16
 }
 
-// heldRecordBytes bounds what one member's client holds of fetched
+// readingMembers is how many members hold records: every share member, and
+// in a consumer group only those with a partition (Kafka gives a partition
+// to one member of a consumer group; the rest wait idle).
+func readingMembers(s scenarios.RunSpec, members uint64) uint64 {
+	if s.ConsumerType == vocab.ShareGroup {
+		return members
+	}
+	return min(members, uint64(max(s.Partitions, 0)))
+}
+
+// heldRecordBytes bounds what one reading member's client holds of fetched
 // records. Every member holds a poll's records while its workers process
 // them, and a share member (or one with prefetch) its next poll's as well:
 // 2 × max_poll_records. A consumer-group member's client also buffers
 // whole fetch responses whatever max.poll.records is: up to
 // fetch_max_partition_bytes per partition it reads (fetch_max_bytes in
-// all), as many records as that carries on the wire, as far as the run
-// produces that many for it; that part churns, and counts gcGrowth times.
-func heldRecordBytes(s scenarios.RunSpec, records, members uint64) uint64 {
+// all), as many records as that carries on the wire, as far as the member
+// can fall behind (lagging records: its share of a backlog, or of
+// producerLagSeconds of the rate); that part churns, and counts gcGrowth
+// times.
+func heldRecordBytes(s scenarios.RunSpec, sz scenarios.Sizing, reading uint64) uint64 {
 	perRecord := uint64(s.MessageSize) + fetchedRecordBytes
 	held := results.SatMul(2*uint64(max(s.MaxPollRecords, 0)), perRecord)
-	if s.ConsumerType == vocab.ShareGroup || members == 0 || s.Partitions < 1 {
+	if s.ConsumerType == vocab.ShareGroup || reading == 0 {
 		return held
 	}
-	partitions := uint64(s.Partitions)
-	perMember := (partitions + members - 1) / members // partitions a member reads
+	perMember := (uint64(s.Partitions) + reading - 1) / reading // partitions a member reads
 	fetchBytes := results.SatMul(perMember, uint64(fetchMaxPartitionBytes(s)))
 	fetchBytes = min(fetchBytes, uint64(fetchMaxBytes(s)))
 	fetchRecords := fetchBytes / wireRecordBytes(s.MessageSize)
-	reading := min(members, partitions) // members with a partition
-	fetchRecords = min(fetchRecords, (records+reading-1)/reading)
+	lagging := sz.Backlog
+	if lagging == 0 {
+		lagging = uint64(sz.Rate*producerLagSeconds) + 1
+	}
+	fetchRecords = min(fetchRecords, (lagging+reading-1)/reading)
 	// The records, and the response they came in (compressed).
 	fetched := results.SatMul(fetchRecords, perRecord+wireRecordBytes(s.MessageSize))
 	return results.SatAdd(held, results.SatMul(gcGrowth, fetched))
@@ -181,10 +195,15 @@ func RunFootprint(s scenarios.RunSpec) (Footprint, error) {
 	// A producer's client churns through the records it buffers (gcGrowth).
 	producers := results.SatMul(uint64(s.Producers), results.SatAdd(clientBytes,
 		results.SatMul(gcGrowth*buffered, uint64(s.MessageSize)+producedRecordBytes)))
-	perMember := results.SatAdd(memberClientBytes, heldRecordBytes(s, f.Records, members))
-	perMember = results.SatAdd(perMember, results.SatMul(uint64(max(s.Partitions, 0)), memberPartitionBytes))
+	sz, err := modeSizing(s)
+	if err != nil {
+		return Footprint{}, err
+	}
+	perMember := results.SatAdd(memberClientBytes, results.SatMul(uint64(max(s.Partitions, 0)), memberPartitionBytes))
+	reading := readingMembers(s, members)
+	held := results.SatMul(reading, heldRecordBytes(s, sz, reading))
 	f.ClientBytes = results.SatAdd(results.SatAdd(producers, results.SatMul(members, perMember)),
-		results.SatMul(f.Goroutines, goroutineBytes))
+		results.SatAdd(held, results.SatMul(f.Goroutines, goroutineBytes)))
 	f.BaseBytes = processBaseBytes
 	for _, b := range []uint64{f.BaseBytes, f.LedgerBytes, f.SeriesBytes, f.HistogramBytes, f.ClientBytes} {
 		f.Total = results.SatAdd(f.Total, b)

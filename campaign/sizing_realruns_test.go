@@ -19,7 +19,7 @@ var realRuns = []struct {
 	measuredMiB float64
 }{
 	{"drain-300k, consumer group first in its process", drainYAML("consumer"), 1, 232},
-	{"drain-300k, share group alone in its process", drainYAML("share"), 1, 169.4},
+	{"drain-300k, share group alone in its process", drainYAML("share"), 1, 170.3},
 	{"1,000 share members in one process", `name: members-1000
 consumer_type: share
 broker_config: {group.share.max.size: 1000, group.share.max.share.sessions: 2000}
@@ -33,6 +33,19 @@ warmup: 5s
 duration: 20s
 drain_timeout: 60s
 `, 1, 244},
+	{"1,100 consumer-group members on 100 partitions, largest agent", `name: cg-1100
+consumer_type: consumer
+group_protocol: consumer
+partitions: 100
+producers: 2
+rate: 1000
+members: 1100
+workers: 1
+processing: {model: constant, time: 1ms}
+warmup: 5s
+duration: 15s
+drain_timeout: 60s
+`, 4, 126.6},
 	// Read with ps 75 s into the agents' life (the run failed before its
 	// record was written: the agents missed the end of their producers).
 	{"1,500 consumer-group members on 1,500 partitions, largest agent", `name: cg-1500
