@@ -201,16 +201,16 @@ func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int)
 	if c.opt.NoJITWarmup {
 		fmt.Fprintf(c.log, "priming the cluster: internal topics; JIT warm-up skipped (--jit-warmup=false): the first run pays the fresh JVM's compilation\n")
 	} else {
-		fmt.Fprintf(c.log, "priming the cluster: internal topics, then a JIT warm-up under load (at most %d records or %v)\n",
-			warmupRecords, warmupTime)
+		fmt.Fprintf(c.log, "priming the cluster: internal topics, then a JIT warm-up under load until the brokers' compile rate settles (at most %d records or %v)\n",
+			defaultWarmup.Records*int64(defaultWarmup.Rounds), defaultWarmup.Time)
 	}
 	primed, err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes(), cl.MetricsURLs(), !c.opt.NoJITWarmup, clusterConnOpts(cl)...)
 	if err != nil {
 		return err
 	}
 	if primed.JITWarmup {
-		fmt.Fprintf(c.log, "JIT warm-up: %d records produced, %d consumed by a consumer group, %d by a share group in %.1fs\n",
-			primed.RecordsProduced, primed.ConsumedConsumerGroup, primed.ConsumedShareGroup, primed.DurationSec)
+		fmt.Fprintf(c.log, "JIT warm-up: %d records produced in %d rounds, %d consumed by a consumer group, %d by a share group in %.1fs; %s\n",
+			primed.RecordsProduced, primed.Rounds, primed.ConsumedConsumerGroup, primed.ConsumedShareGroup, primed.DurationSec, jitLine(primed.JIT))
 	}
 	primed.Settle = settleBrokers(ctx, cl, nil, settleAfterPriming, "", c.log) // settle.go: what the warm-up left behind is not calibrated as idle
 	primed.ScrapeCost = calibrateScrapes(ctx, cl, c.log)                       // scrapecost.go

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,19 +13,41 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sharebench/sharebench/collectors"
+	"github.com/sharebench/sharebench/internal/retry"
 	"github.com/sharebench/sharebench/results/runs"
 )
 
-// The JIT warm-up's bounds: it produces at most warmupRecords records of
-// warmupRecordBytes each, and stops producing and consuming at warmupTime
-// whatever it reached. On an idle 2-core host it moves the records in a few
-// seconds; on a loaded one the time bound ends it.
+// The JIT warm-up's records: warmupRecordBytes each, to a topic of
+// warmupPartitions.
 const (
-	warmupRecords     = 40_000
 	warmupRecordBytes = 256
-	warmupTime        = 20 * time.Second
 	warmupPartitions  = 4
 )
+
+// warmupConfig bounds the JIT warm-up. It produces rounds of Records
+// records, as fast as the brokers take them, while a consumer group and a
+// share group consume. Without a JIT reading (no metrics endpoint, or one
+// without compile time) it stops after the first round, once both groups
+// have consumed it. With one it goes on, a round taking at least MinRound,
+// at most Rounds rounds and Time in all, until the brokers' JIT compile
+// rate over the last Window is at most SettledRate per broker (jitSettled).
+type warmupConfig struct {
+	Records     int64
+	Rounds      int
+	MinRound    time.Duration
+	Time        time.Duration
+	Window      time.Duration
+	SettledRate float64
+}
+
+// defaultWarmup is the campaigns' warm-up. A round lasts at least the rate
+// window, so the rounds bound cannot end the warm-up before the compile
+// rate was read (a fast cluster moves 40,000 records in well under a
+// second). The window spans a few 1 s scrapes, so that one large method's
+// compilation (tens to hundreds of ms) does not decide alone; 0.02
+// compile-s per s is 2 % of one compiler thread.
+var defaultWarmup = warmupConfig{Records: 40_000, Rounds: 8, MinRound: 5 * time.Second, Time: 60 * time.Second,
+	Window: 5 * time.Second, SettledRate: 0.02}
 
 // primeCluster prepares a fresh cluster before the first run, outside any
 // measurement, in two steps:
@@ -34,12 +57,14 @@ const (
 //     __share_group_state) and loads the coordinators: otherwise the first
 //     run of a campaign pays seconds of one-time set-up inside its warm-up
 //     or window;
-//  2. a JIT warm-up under load: a bounded burst (warmupRecords, warmupTime)
-//     produced to a second throwaway topic while a consumer group and a
-//     share group (explicit acknowledgement) consume it at once, so the
-//     broker's produce, fetch, share-fetch, acknowledge and offset-commit
-//     paths are compiled before the first measured run and the first arm
-//     of a campaign does not pay the fresh JVM's warm-up in its broker CPU.
+//  2. a JIT warm-up under load: rounds of records produced to a second
+//     throwaway topic while a consumer group and a share group (explicit
+//     acknowledgement) consume them at once, until the brokers' JIT compile
+//     rate has settled (bounded in rounds and time; one round when the
+//     brokers' metrics give no compile time), so the broker's produce,
+//     fetch, share-fetch, acknowledge and offset-commit paths are compiled
+//     before the first measured run and the first arm of a campaign does
+//     not pay the fresh JVM's warm-up in its broker CPU.
 //
 // What step 2 did is returned for the environment record (run.json and
 // campaign.json environment.priming).
@@ -80,12 +105,12 @@ func primeCluster(ctx context.Context, brokers []string, nodes int, metricsURLs 
 		}
 	}
 	if !jit {
-		return &runs.Priming{JITWarmup: false, RecordsLimit: warmupRecords, TimeLimitSec: warmupTime.Seconds()}, nil
+		return &runs.Priming{JITWarmup: false, RecordsLimit: defaultWarmup.Records * int64(defaultWarmup.Rounds), TimeLimitSec: defaultWarmup.Time.Seconds()}, nil
 	}
 	scraper := collectors.NewBrokerScraper(metricsURLs, brokerScrapeInterval) // none: does nothing
 	scraper.Start(ctx)
 	defer scraper.Stop()
-	return warmUp(ctx, adm, brokers, nodes, conn...)
+	return warmUp(ctx, adm, brokers, nodes, scraper, defaultWarmup, conn...)
 }
 
 func consumeOne(ctx context.Context, brokers []string, topic string, group kgo.Opt, conn ...kgo.Opt) error {
@@ -112,11 +137,13 @@ func consumeOne(ctx context.Context, brokers []string, topic string, group kgo.O
 	}
 }
 
-// warmUp is primeCluster's step 2: produce up to warmupRecords while a
-// consumer group and a share group consume them, for at most warmupTime.
-// A warm-up that moved fewer records than it aimed at (a slow host) is not
-// an error: it is recorded as it was.
-func warmUp(ctx context.Context, adm *admin, brokers []string, nodes int, conn ...kgo.Opt) (*runs.Priming, error) {
+// warmUp is primeCluster's step 2: produce rounds of warmupRecords while a
+// consumer group and a share group consume them, until the brokers' JIT
+// compile rate has settled (read from scraper's samples) or a bound ends it;
+// without a compile-time reading, one round. A warm-up that moved fewer
+// records than it aimed at or did not settle (a slow host) is not an error:
+// it is recorded as it was.
+func warmUp(ctx context.Context, adm *admin, brokers []string, nodes int, scraper *collectors.BrokerScraper, cfg warmupConfig, conn ...kgo.Opt) (*runs.Priming, error) {
 	topic := "sharebench-warmup-" + randomSuffix()
 	if err := adm.createTopic(ctx, topic, warmupPartitions, min(nodes, 3)); err != nil {
 		return nil, err
@@ -127,33 +154,117 @@ func warmUp(ctx context.Context, adm *admin, brokers []string, nodes int, conn .
 		return nil, err
 	}
 	began := time.Now()
-	wctx, cancel := context.WithTimeout(ctx, warmupTime)
+	wctx, cancel := context.WithTimeout(ctx, cfg.Time)
 	defer cancel()
-	var produced, byConsumer, byShare atomic.Int64
+	w := &warmupState{cfg: cfg, settledRate: cfg.SettledRate * float64(max(nodes, 1))}
+	w.target.Store(math.MaxInt64)
 	g, gctx := errgroup.WithContext(wctx)
-	g.Go(func() error { return warmupProduce(gctx, brokers, topic, &produced, conn...) })
+	g.Go(func() error { return w.produce(gctx, cancel, brokers, topic, scraper, conn...) })
+	g.Go(func() error { w.watchJIT(gctx, cancel, scraper); return nil })
 	for _, c := range []struct {
 		group kgo.Opt
 		n     *atomic.Int64
 		share bool
-	}{{kgo.ConsumerGroup(topic + "-consumer"), &byConsumer, false}, {kgo.ShareGroup(shareGroup), &byShare, true}} {
-		g.Go(func() error { return warmupConsume(gctx, brokers, topic, c.group, c.share, c.n, conn...) })
+	}{{kgo.ConsumerGroup(topic + "-consumer"), &w.byConsumer, false}, {kgo.ShareGroup(shareGroup), &w.byShare, true}} {
+		g.Go(func() error { return warmupConsume(gctx, brokers, topic, c.group, c.share, c.n, &w.target, conn...) })
 	}
 	err := g.Wait()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		return nil, fmt.Errorf("prime: JIT warm-up: %w", err)
 	}
-	return &runs.Priming{JITWarmup: true, DurationSec: time.Since(began).Seconds(),
-		RecordsProduced: produced.Load(), ConsumedConsumerGroup: byConsumer.Load(), ConsumedShareGroup: byShare.Load(),
-		RecordsLimit: warmupRecords, TimeLimitSec: warmupTime.Seconds()}, nil
+	p := &runs.Priming{JITWarmup: true, DurationSec: time.Since(began).Seconds(),
+		RecordsProduced: w.produced.Load(), ConsumedConsumerGroup: w.byConsumer.Load(), ConsumedShareGroup: w.byShare.Load(),
+		RecordsLimit: cfg.Records * int64(cfg.Rounds), TimeLimitSec: cfg.Time.Seconds(), Rounds: int(w.rounds.Load())}
+	if compiled, ok := collectors.JITCompiled(scraper.Samples()); ok {
+		w.mu.Lock()
+		p.JIT = &runs.PrimingJIT{CompileSec: compiled, EndRate: w.lastRate, TargetRate: w.settledRate,
+			WindowSec: cfg.Window.Seconds(), Settled: w.settled, Rates: w.rates}
+		w.mu.Unlock()
+	}
+	return p, nil
 }
 
-// warmupProduce sends warmupRecords records as fast as the broker takes
-// them, at most 10,000 unacknowledged at once.
-func warmupProduce(ctx context.Context, brokers []string, topic string, produced *atomic.Int64, conn ...kgo.Opt) error {
+// warmupState is what the warm-up's producer, consumers and JIT watcher
+// share.
+type warmupState struct {
+	cfg                           warmupConfig
+	produced, byConsumer, byShare atomic.Int64
+	rounds                        atomic.Int32
+	// target is the records each consumer stops at: none (MaxInt64) while
+	// the warm-up may go on, the records produced once it stops after its
+	// first round (no JIT reading).
+	target      atomic.Int64
+	settledRate float64 // cfg.SettledRate × brokers
+
+	mu       sync.Mutex
+	rates    []float64
+	lastRate float64
+	settled  bool
+}
+
+// jitSettled is the warm-up's stop decision: at least one round produced,
+// and the brokers' compile rate over the last window (rateOK: readable) at
+// most settledRate.
+func jitSettled(rounds int, rate float64, rateOK bool, settledRate float64) bool {
+	return rounds >= 1 && rateOK && rate <= settledRate
+}
+
+// watchJIT reads the brokers' compile rate from scraper's samples every
+// second and ends the warm-up (cancel) once jitSettled.
+func (w *warmupState) watchJIT(ctx context.Context, cancel context.CancelFunc, scraper *collectors.BrokerScraper) {
+	if scraper == nil {
+		return
+	}
+	for retry.Sleep(ctx, brokerScrapeInterval) {
+		if w.target.Load() != math.MaxInt64 { // one round: no compile time to read
+			return
+		}
+		rate, ok := collectors.JITRate(scraper.Samples(), w.cfg.Window)
+		if !ok {
+			continue
+		}
+		w.mu.Lock()
+		w.rates = append(w.rates, math.Round(rate*1e4)/1e4)
+		w.lastRate = rate
+		done := jitSettled(int(w.rounds.Load()), rate, ok, w.settledRate)
+		w.settled = w.settled || done
+		w.mu.Unlock()
+		if done {
+			cancel()
+			return
+		}
+	}
+}
+
+// produce sends rounds of cfg.Records, at most cfg.Rounds, each taking at
+// least cfg.MinRound; after the first it stops when the brokers give no
+// compile time (scraper's samples have none), setting the consumers' target
+// to what it produced.
+func (w *warmupState) produce(ctx context.Context, cancel context.CancelFunc, brokers []string, topic string, scraper *collectors.BrokerScraper, conn ...kgo.Opt) error {
+	for round := 1; round <= w.cfg.Rounds; round++ {
+		began := time.Now()
+		if err := warmupProduce(ctx, brokers, topic, w.cfg.Records, &w.produced, conn...); err != nil || ctx.Err() != nil {
+			return err
+		}
+		w.rounds.Store(int32(round))
+		if _, ok := collectors.JITCompiled(scraper.Samples()); !ok {
+			w.target.Store(w.produced.Load())
+			return nil
+		}
+		if !retry.Sleep(ctx, w.cfg.MinRound-time.Since(began)) {
+			return nil
+		}
+	}
+	cancel() // the rounds bound: the watcher's last reading stands
+	return nil
+}
+
+// warmupProduce sends n records as fast as the broker takes them, at most
+// 10,000 unacknowledged at once.
+func warmupProduce(ctx context.Context, brokers []string, topic string, n int64, produced *atomic.Int64, conn ...kgo.Opt) error {
 	p, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(brokers...), kgo.DefaultProduceTopic(topic),
 		kgo.MaxBufferedRecords(10_000), kgo.ProducerLinger(5 * time.Millisecond)}, conn...)...)
 	if err != nil {
@@ -163,7 +274,7 @@ func warmupProduce(ctx context.Context, brokers []string, topic string, produced
 	value := make([]byte, warmupRecordBytes)
 	var mu sync.Mutex
 	var first error
-	for range warmupRecords {
+	for range n {
 		if ctx.Err() != nil {
 			break
 		}
@@ -179,7 +290,7 @@ func warmupProduce(ctx context.Context, brokers []string, topic string, produced
 			mu.Unlock()
 		})
 	}
-	_ = p.Flush(ctx) // bounded by ctx (warmupTime)
+	_ = p.Flush(ctx) // bounded by ctx (the warm-up's time bound)
 	mu.Lock()
 	defer mu.Unlock()
 	if first != nil {
@@ -188,10 +299,11 @@ func warmupProduce(ctx context.Context, brokers []string, topic string, produced
 	return nil
 }
 
-// warmupConsume consumes until it has every record the warm-up may produce
-// or ctx ends; a share member accepts each record explicitly, a consumer
-// group member commits after every poll.
-func warmupConsume(ctx context.Context, brokers []string, topic string, group kgo.Opt, share bool, n *atomic.Int64, conn ...kgo.Opt) error {
+// warmupConsume consumes until it has target records or ctx ends; a share
+// member accepts each record explicitly, a consumer group member commits
+// after every poll. Each poll waits at most a second, so a target set while
+// it waits is seen.
+func warmupConsume(ctx context.Context, brokers []string, topic string, group kgo.Opt, share bool, n, target *atomic.Int64, conn ...kgo.Opt) error {
 	opts := append([]kgo.Opt{kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(topic), group,
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(500 * time.Millisecond)}, conn...)
 	if !share {
@@ -202,10 +314,12 @@ func warmupConsume(ctx context.Context, brokers []string, topic string, group kg
 		return err
 	}
 	defer cl.Close()
-	for n.Load() < warmupRecords {
-		fs := cl.PollRecords(ctx, 500)
+	for n.Load() < target.Load() {
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		fs := cl.PollRecords(pctx, 500)
+		cancel()
 		if ctx.Err() != nil {
-			return nil // the time bound: what was consumed is recorded
+			return nil // the bound or the settle: what was consumed is recorded
 		}
 		recs := fs.Records()
 		if share {
@@ -223,4 +337,17 @@ func warmupConsume(ctx context.Context, brokers []string, topic string, group kg
 		_ = cl.FlushAcks(ctx)
 	}
 	return nil
+}
+
+// jitLine says in words what the brokers' JIT compiler did in the warm-up.
+func jitLine(j *runs.PrimingJIT) string {
+	if j == nil {
+		return "no JIT compile time from the brokers' metrics: one round"
+	}
+	verdict := "settled"
+	if !j.Settled {
+		verdict = "not settled within the bounds"
+	}
+	return fmt.Sprintf("JIT compiled %.2fs, last %.0fs at %.3f compile-s/s (target %.3f): %s",
+		j.CompileSec, j.WindowSec, j.EndRate, j.TargetRate, verdict)
 }

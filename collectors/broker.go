@@ -40,6 +40,12 @@ type BrokerSample struct {
 	HeapAfterGCBytes float64
 	GCCount          float64 // collections, all collectors
 	GCSeconds        float64 // collection time, all collectors
+	// JITCompileSeconds is the JVM's JIT compilation time since it started
+	// (the agent's jvm_compilation_time_seconds_total, else the
+	// java.lang:type=Compilation MBean's TotalCompilationTime in ms): the
+	// time each compiler thread spent compiling, summed over the threads.
+	// Meaningful only when the scrape has one of them (HasJIT).
+	JITCompileSeconds float64
 
 	ShareCoordWrites          float64 // share-coordinator-metrics write-total
 	ShareCoordWriteRate       float64 // write-rate (per second, Kafka's 30 s window)
@@ -77,6 +83,9 @@ type BrokerSample struct {
 	figures figure
 }
 
+// HasJIT reports whether the scrape gave the JVM's JIT compilation time.
+func (s BrokerSample) HasJIT() bool { return s.figures&figJIT != 0 }
+
 // heapPool reports whether a memory pool name is a heap pool.
 func heapPool(name string) bool {
 	for _, p := range []string{"Eden", "Survivor", "Old Gen", "Tenured"} {
@@ -109,8 +118,8 @@ func ParseBrokerMetricsAs(r io.Reader, naming Naming) (BrokerSample, error) {
 	s := BrokerSample{Acks: map[string]float64{}, Requests: map[string]float64{}, Naming: naming}
 	fams, s.figures = canonical(naming, fams)
 	s.HostCPUSeconds, s.HostCPUs = hostCPUBusy(fams)
-	var osCPUNanos, oldGenCollection float64
-	haveProcessCPU := false
+	var osCPUNanos, oldGenCollection, jitMs float64
+	haveProcessCPU, haveAgentJIT := false, false
 	for name, fam := range fams {
 		for _, m := range fam.GetMetric() {
 			v := value(m)
@@ -135,6 +144,10 @@ func ParseBrokerMetricsAs(r io.Reader, naming Naming) (BrokerSample, error) {
 				}
 			case name == "jvm_memory_pool_collection_used_bytes" && strings.Contains(l["pool"], "Old Gen"):
 				oldGenCollection = v
+			case name == "jvm_compilation_time_seconds_total":
+				s.JITCompileSeconds, haveAgentJIT = v, true
+			case name == "java_lang_compilation_totalcompilationtime":
+				jitMs = v
 			case name == "jvm_gc_collection_seconds" && m.Summary != nil: // a summary family
 				s.GCCount += float64(m.Summary.GetSampleCount())
 				s.GCSeconds += m.Summary.GetSampleSum()
@@ -175,6 +188,9 @@ func ParseBrokerMetricsAs(r io.Reader, naming Naming) (BrokerSample, error) {
 	}
 	if !haveProcessCPU {
 		s.ProcessCPUSeconds = osCPUNanos / 1e9
+	}
+	if !haveAgentJIT {
+		s.JITCompileSeconds = jitMs / 1e3
 	}
 	s.HeapAfterGCBytes = max(s.HeapAfterGCBytes, oldGenCollection)
 	s.SharePartition = parseSharePartition(fams)

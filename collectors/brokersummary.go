@@ -17,8 +17,9 @@ import (
 func SummarizeBroker(samples [][]BrokerSample, start, end time.Time, completed int64, cores int) results.BrokerMetrics {
 	out := results.BrokerMetrics{Endpoints: len(samples), AcksRun: map[string]float64{}, RequestsPerSec: map[string]float64{}}
 	windowSec := end.Sub(start).Seconds()
-	var cpuCores, gcShare float64 // summed over brokers
-	var hostBusy float64          // busy host CPUs, summed over node exporters
+	var cpuCores, gcShare, jitRate float64 // summed over brokers
+	jitMissing := false                    // a broker in the window without the JIT series
+	var hostBusy float64                   // busy host CPUs, summed over node exporters
 	hostCPUs := 0
 	var figs figure
 	var namings []string
@@ -56,6 +57,11 @@ func SummarizeBroker(samples [][]BrokerSample, start, end time.Time, completed i
 			hostCPUs += sb.HostCPUs
 		}
 		gcShare += (sb.GCSeconds - sa.GCSeconds) / span
+		if sa.HasJIT() && sb.HasJIT() {
+			jitRate += (sb.JITCompileSeconds - sa.JITCompileSeconds) / span
+		} else {
+			jitMissing = true
+		}
 		out.GCCount += sb.GCCount - sa.GCCount
 		out.ShareCoordinatorWriteRateAvg += (sb.ShareCoordWrites - sa.ShareCoordWrites) / span
 		for k, v := range sb.Requests {
@@ -83,6 +89,7 @@ func SummarizeBroker(samples [][]BrokerSample, start, end time.Time, completed i
 			out.CPUSecondsPerMillionRecords = out.CPUSeconds / float64(completed) * 1e6
 		}
 		out.GCTimePercent = 100 * gcShare / float64(brokersInWindow)
+		out.JITCompileSeconds = jitRate * windowSec
 		out.RequestHandlerIdleMin = idleMin
 	}
 	out.SharePartitions = summarizeSharePartition(samples, start, end)
@@ -97,6 +104,9 @@ func SummarizeBroker(samples [][]BrokerSample, start, end time.Time, completed i
 		if completed > 0 {
 			out.CPUSecondsPerMillionRecords = out.CPUSeconds / float64(completed) * 1e6
 		}
+	}
+	if jitMissing { // a sum over some brokers only would read low: none
+		figs &^= figJIT
 	}
 	if len(namings) > 0 {
 		slices.Sort(namings)
@@ -128,6 +138,9 @@ func clearUnavailable(b *results.BrokerMetrics, figs figure) {
 	}
 	if figs&figGC == 0 {
 		b.GCTimePercent, b.GCCount = 0, 0
+	}
+	if figs&figJIT == 0 {
+		b.JITCompileSeconds = 0
 	}
 	if figs&figShareCoord == 0 {
 		b.ShareCoordinatorWriteRateAvg, b.ShareCoordinatorWriteLatencyMaxMs, b.ShareCoordinatorWritesRun = 0, 0, 0

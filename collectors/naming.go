@@ -82,7 +82,11 @@ const (
 	figRequests                        // RequestsPerSec by type
 	figHandlerIdle                     // RequestHandlerAvgIdlePercent one-minute rate
 	figBytes                           // BytesInPerSec / BytesOutPerSec
+	figJIT                             // the JVM's JIT compilation time
 	figAll          = 1<<iota - 1
+	// figByPresence are the figures a scrape gives when it has their
+	// series, whatever its naming (canonical).
+	figByPresence = figHostCPU | figJIT
 )
 
 // figureGroups names each figure's run.json keys and its words for people,
@@ -96,6 +100,7 @@ var figureGroups = []struct {
 	{figHeap, "broker heap", []string{"heap_used_max_bytes", "heap_committed_max_bytes"}},
 	{figHeapAfterGC, "broker heap after GC", []string{"heap_after_gc_max_bytes"}},
 	{figGC, "broker GC", []string{"gc_time_percent", "gc_count"}},
+	{figJIT, "broker JIT compilation", []string{"jit_compile_s"}},
 	{figShareCoord, "share-coordinator writes", []string{"share_coordinator_write_rate_avg", "share_coordinator_write_latency_max_ms", "share_coordinator_writes_run"}},
 	{figLockTimeouts, "acquisition lock timeouts", []string{"acquisition_lock_timeouts_total"}},
 	{figAcks, "broker acknowledgements", []string{"acks_run"}},
@@ -113,10 +118,14 @@ var figureGroups = []struct {
 //   - msk: the JVM's CPU only when the exporter has the OperatingSystem MBean
 //     or the agent's process series (else take it from the node exporter).
 //   - node: the host's CPU only.
+//
+// The figures in figByPresence (the host's CPU, JIT compilation time) come
+// from whichever scrape has their series: the JIT time is the JVM series
+// of the exporter agent (1.x), which no naming's rules decide.
 var namingFigures = map[Naming]figure{
-	NamingSharebench: figAll &^ figHostCPU,
-	NamingStrimzi:    figAll &^ (figHostCPU | figHeapAfterGC | figShareCoord | figRequests | figHandlerIdle),
-	NamingMSK:        figAll &^ (figHostCPU | figCPU),
+	NamingSharebench: figAll &^ figByPresence,
+	NamingStrimzi:    figAll &^ (figByPresence | figHeapAfterGC | figShareCoord | figRequests | figHandlerIdle),
+	NamingMSK:        figAll &^ (figByPresence | figCPU),
 	NamingNode:       0,
 }
 
@@ -201,6 +210,9 @@ func canonical(n Naming, fams map[string]*dto.MetricFamily) (map[string]*dto.Met
 	}
 	if _, ok := out["node_cpu_seconds_total"]; ok {
 		figs |= figHostCPU
+	}
+	if hasAny(out, "jvm_compilation_time_seconds_total", "java_lang_compilation_totalcompilationtime") {
+		figs |= figJIT
 	}
 	return out, figs
 }

@@ -39,6 +39,7 @@ func window(ss ...BrokerSample) (out [][]BrokerSample) {
 		b.InFlightMessages += 10
 		b.GCSeconds += 0.2
 		b.GCCount += 4
+		b.JITCompileSeconds += 0.5
 		b.BytesIn += 1e6
 		b.ShareCoordWrites += 100
 		b.Acks = map[string]float64{"Accept": a.Acks["Accept"] + 1000}
@@ -58,12 +59,12 @@ func TestBrokerNamings(t *testing.T) {
 		unavailable []string
 		cpuSource   string
 	}{
-		{"broker-4.2.2-share.prom", NamingSharebench, nil, ""},
-		{"broker-strimzi-share.prom", NamingStrimzi, []string{"heap_after_gc_max_bytes", "share_coordinator_write_rate_avg",
+		{"broker-4.2.2-share.prom", NamingSharebench, []string{"jit_compile_s"}, ""},
+		{"broker-strimzi-share.prom", NamingStrimzi, []string{"heap_after_gc_max_bytes", "jit_compile_s", "share_coordinator_write_rate_avg",
 			"share_coordinator_write_latency_max_ms", "share_coordinator_writes_run", "requests_per_sec", "request_handler_idle_min"}, ""},
-		{"broker-msk-jmx.prom", NamingMSK, []string{"cpu_percent_avg", "cpu_seconds", "cpu_seconds_per_million_records"}, ""},
+		{"broker-msk-jmx.prom", NamingMSK, []string{"cpu_percent_avg", "cpu_seconds", "cpu_seconds_per_million_records", "jit_compile_s"}, ""},
 		{"broker-msk-node.prom", NamingNode, []string{"heap_used_max_bytes", "heap_committed_max_bytes", "heap_after_gc_max_bytes",
-			"gc_time_percent", "gc_count", "share_coordinator_write_rate_avg", "share_coordinator_write_latency_max_ms",
+			"gc_time_percent", "gc_count", "jit_compile_s", "share_coordinator_write_rate_avg", "share_coordinator_write_latency_max_ms",
 			"share_coordinator_writes_run", "acquisition_lock_timeouts_total", "acks_run", "in_flight_messages_max",
 			"requests_per_sec", "request_handler_idle_min", "bytes_in_per_sec", "bytes_out_per_sec"}, CPUSourceHost},
 	}
@@ -86,7 +87,7 @@ func TestBrokerNamings(t *testing.T) {
 				"share_coordinator_writes_run": m.ShareCoordinatorWritesRun > 0, "share_coordinator_write_latency_max_ms": m.ShareCoordinatorWriteLatencyMaxMs > 0,
 				"acks_run": m.AcksRun["Accept"] > 0, "in_flight_messages_max": m.InFlightMessagesMax > 0,
 				"requests_per_sec": len(m.RequestsPerSec) > 0, "request_handler_idle_min": m.RequestHandlerIdleMin > 0,
-				"bytes_in_per_sec": m.BytesInPerSec > 0,
+				"bytes_in_per_sec": m.BytesInPerSec > 0, "jit_compile_s": m.JITCompileSeconds > 0,
 			}
 			for key, ok := range filled {
 				if want := !slices.Contains(tc.unavailable, key); ok != want {
@@ -96,6 +97,9 @@ func TestBrokerNamings(t *testing.T) {
 			lines := UnavailableLines(m.Naming, m.Unavailable, m.CPUSource)
 			if slices.Contains(tc.unavailable, "cpu_seconds") && !slices.Contains(lines, "broker CPU: unavailable from this exporter ("+string(tc.naming)+")") {
 				t.Errorf("no CPU line in %q", lines)
+			}
+			if slices.Contains(tc.unavailable, "jit_compile_s") && !slices.Contains(lines, "broker JIT compilation: unavailable from this exporter ("+string(tc.naming)+")") {
+				t.Errorf("no JIT line in %q", lines)
 			}
 			if len(tc.unavailable) == 0 && len(lines) != 0 {
 				t.Errorf("lines for a complete naming: %q", lines)
@@ -140,7 +144,8 @@ func TestBrokerNamingMSKBothEndpoints(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	jmx, node := parseFile(t, "broker-msk-jmx.prom", NamingAuto), parseFile(t, "broker-msk-node.prom", NamingAuto)
 	m := SummarizeBroker(window(jmx, node), t0, t0.Add(10*time.Second), 1000, 64)
-	if m.Naming != "msk+node" || len(m.Unavailable) != 0 || m.CPUSource != CPUSourceHost {
+	// The JIT compile time is the agent's JVM series, which neither recorded MSK scrape has.
+	if m.Naming != "msk+node" || !slices.Equal(m.Unavailable, []string{"jit_compile_s"}) || m.CPUSource != CPUSourceHost {
 		t.Fatalf("naming %q, unavailable %v, cpu source %q", m.Naming, m.Unavailable, m.CPUSource)
 	}
 	if m.CPUSeconds != 8 || m.CPUPercentAvg != 40 { // 0.8 busy CPUs of the host's 2
@@ -155,7 +160,7 @@ func TestBrokerNamingMSKBothEndpoints(t *testing.T) {
 		t.Errorf("ProcessCpuTime read as %v s", withOS.ProcessCPUSeconds)
 	}
 	m = SummarizeBroker(window(withOS, node), t0, t0.Add(10*time.Second), 1000, 4)
-	if m.CPUSource != "" || m.CPUSeconds != 5 || len(m.Unavailable) != 0 {
+	if m.CPUSource != "" || m.CPUSeconds != 5 || !slices.Equal(m.Unavailable, []string{"jit_compile_s"}) {
 		t.Errorf("JVM CPU: source %q, %v s, unavailable %v", m.CPUSource, m.CPUSeconds, m.Unavailable)
 	}
 }

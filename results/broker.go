@@ -36,6 +36,11 @@ type BrokerMetrics struct {
 	// over brokers.
 	GCTimePercent float64 `json:"gc_time_percent"`
 	GCCount       float64 `json:"gc_count"` // collections in the window, all brokers
+	// JITCompileSeconds is the brokers' JIT compilation time in the window
+	// (the JVM's compile-time counter between the scrapes nearest the
+	// window's edges, scaled to the window like CPUSeconds), summed over
+	// brokers; listed in Unavailable when a broker's scrapes lack it.
+	JITCompileSeconds float64 `json:"jit_compile_s"`
 
 	// ShareCoordinatorWriteRateAvg is share-state writes per second over the
 	// window, all brokers (share-coordinator-metrics write-total delta).

@@ -186,6 +186,7 @@ var figureNames = []FigureName{
 	{Path: "broker.cpu_seconds_per_million_records", Unit: "s/M records", Aliases: nil},
 	{Path: "broker.heap_after_gc_max_bytes", Unit: "bytes", Aliases: nil},
 	{Path: "broker.gc_time_percent", Unit: "%", Aliases: nil},
+	{Path: "broker.jit_compile_s", Unit: "s", Aliases: nil},
 	{Path: "broker.share_coordinator_write_rate_avg", Unit: "writes/s", Aliases: nil},
 	{Path: "broker.in_flight_messages_max", Unit: "records", Aliases: nil},
 	{Path: "broker_cost.consume_cpu_seconds_per_million_records", Unit: "s/M records", Aliases: nil},

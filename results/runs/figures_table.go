@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -271,6 +272,11 @@ func builtinFigures() []Figure {
 		br("heap_after_gc_max_bytes", "bytes", "largest heap in use right after a young GC in the window", func(b *results.BrokerMetrics) float64 { return b.HeapAfterGCMaxBytes }).
 			label("broker heap after GC bytes"),
 		br("gc_time_percent", "%", "GC time in the window ÷ window, averaged over brokers", func(b *results.BrokerMetrics) float64 { return b.GCTimePercent }),
+		fig("broker.jit_compile_s", "s", Quantity, LowerIsBetter, func(r *Record) (float64, bool) {
+			b := &r.Broker
+			return b.JITCompileSeconds, b.Samples > 0 && !slices.Contains(b.Unavailable, "jit_compile_s")
+		}).doc("brokers' JIT compilation time in the window (the JVM's compile-time counter), summed over brokers").
+			label("broker JIT compile s"),
 		br("share_coordinator_write_rate_avg", "writes/s", "share-state writes/s in the window, all brokers", func(b *results.BrokerMetrics) float64 { return b.ShareCoordinatorWriteRateAvg }).
 			label("share coord writes/s").console(),
 		br("in_flight_messages_max", "records", "most share records in flight (acquired) at once", func(b *results.BrokerMetrics) float64 { return b.InFlightMessagesMax }),

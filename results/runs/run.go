@@ -229,12 +229,39 @@ type Priming struct {
 	RecordsProduced       int64   `json:"records_produced"`
 	ConsumedConsumerGroup int64   `json:"consumed_consumer_group"`
 	ConsumedShareGroup    int64   `json:"consumed_share_group"`
+	// Rounds is how many bursts the warm-up produced: one when the brokers
+	// give no JIT compile time, more while they were still compiling.
+	Rounds int `json:"rounds,omitempty"`
+	// JIT is what the brokers' JIT compiler did during the warm-up and
+	// whether its rate settled (absent when the brokers' metrics give no
+	// compile time, and in older files).
+	JIT *PrimingJIT `json:"jit,omitempty"`
 	// ScrapeCost is what the harness's broker scrapes cost the idle brokers
 	// (absent when the brokers' processes or metrics endpoints are unknown).
 	ScrapeCost *ScrapeCost `json:"scrape_cost,omitempty"`
 	// Settle is the wait after priming, before the scrape calibration,
 	// for the brokers' CPU rate to stop falling (settle.go).
 	Settle *SettleStep `json:"settle,omitempty"`
+}
+
+// PrimingJIT is the JIT compiler's work during the warm-up, from the
+// brokers' compile-time counters (collectors.JITCompiled, JITRate): the
+// warm-up goes on, bounded, until the compile rate over the last WindowSec
+// is at most TargetRate (docs/measurement.md#phases-of-a-run).
+type PrimingJIT struct {
+	CompileSec float64 `json:"compile_s"` // compile time during the warm-up, all brokers
+	// EndRate is the compile rate over the warm-up's last WindowSec
+	// (compile-seconds per second, all brokers).
+	EndRate    float64 `json:"end_rate"`
+	TargetRate float64 `json:"target_rate"` // the settled decision's bound, all brokers
+	WindowSec  float64 `json:"window_s"`
+	// Settled is true when the rate met TargetRate before the warm-up's
+	// bounds ended it.
+	Settled bool `json:"settled"`
+	// Rates are the compile rates over WindowSec, read once a second from
+	// the first full window of scrapes on, oldest first (the decision's
+	// inputs).
+	Rates []float64 `json:"rates,omitempty"`
 }
 
 // ScrapeCost is the observer-effect calibration: the idle brokers' CPU
