@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/sharebench/sharebench/collectors"
@@ -136,5 +137,10 @@ func (s *runSetup) measureProduceOnly(ctx context.Context) (*runs.ProduceOnly, e
 	}
 	// CPUSeconds is the brokers' CPU rate between the scrapes nearest the
 	// measured part's edges × its length
-	return &runs.ProduceOnly{Sec: w.Seconds(), Records: produced, CPUSeconds: b.CPUSeconds}, nil
+	po := &runs.ProduceOnly{Sec: w.Seconds(), Records: produced, CPUSeconds: b.CPUSeconds}
+	if !slices.Contains(b.Unavailable, "jit_compile_s") {
+		jit := b.JITCompileSeconds
+		po.JITCompileSec = &jit
+	}
+	return po, nil
 }

@@ -58,6 +58,10 @@ type ProduceOnly struct {
 	// CPUSecondsPerMillion is CPUSeconds ÷ Records × 10⁶ (the idle broker
 	// and the scrapes included).
 	CPUSecondsPerMillion float64 `json:"cpu_seconds_per_million_records"`
+	// JITCompileSec is the brokers' JIT compile time over the measured
+	// part, as broker.jit_compile_s over a run's window (absent when the
+	// brokers' metrics give none).
+	JITCompileSec *float64 `json:"jit_compile_s,omitempty"`
 }
 
 // BrokerCostInput is what ComputeBrokerCost needs.
@@ -71,6 +75,7 @@ type BrokerCostInput struct {
 	ProduceOnlySec     float64
 	ProduceOnlyRecords int64
 	ProduceOnlyCPU     float64
+	ProduceOnlyJIT     *float64
 }
 
 // ComputeBrokerCost derives BrokerCost; nil when there is no broker CPU or
@@ -92,7 +97,7 @@ func ComputeBrokerCost(in BrokerCostInput) *BrokerCost {
 	}
 	if in.ProduceOnlySec > 0 {
 		p := &ProduceOnly{Sec: in.ProduceOnlySec, Records: in.ProduceOnlyRecords, CPUSeconds: in.ProduceOnlyCPU,
-			CPUCores: in.ProduceOnlyCPU / in.ProduceOnlySec}
+			CPUCores: in.ProduceOnlyCPU / in.ProduceOnlySec, JITCompileSec: in.ProduceOnlyJIT}
 		if p.Records > 0 {
 			p.CPUSecondsPerMillion = p.CPUSeconds / float64(p.Records) * 1e6
 		}

@@ -44,6 +44,14 @@ func TestComputeBrokerCost(t *testing.T) {
 	if !c.ScrapeSubtracted {
 		t.Error("a 10 % scrape share is not subtracted")
 	}
+	if c.ProduceOnly.JITCompileSec != nil {
+		t.Errorf("produce-only JIT %v without a reading", *c.ProduceOnly.JITCompileSec)
+	}
+	jit := 0.42
+	if c := runs.ComputeBrokerCost(runs.BrokerCostInput{CPUSeconds: 10, WindowSec: 20, ProduceOnlySec: 5, ProduceOnlyCPU: 1.5,
+		ProduceOnlyJIT: &jit}); c.ProduceOnly.JITCompileSec == nil || *c.ProduceOnly.JITCompileSec != 0.42 {
+		t.Error("the produce-only phase's JIT compile time is not kept")
+	}
 	// 0.0005 cores × 20 s = 0.01 CPU-s = 0.1 % of 10: kept, not subtracted
 	small := runs.ComputeBrokerCost(runs.BrokerCostInput{CPUSeconds: 10, WindowSec: 20, Produced: 100, Completed: 100, ScrapeCostCores: 0.0005})
 	if small.ScrapeSubtracted || small.NetCPUSeconds != 10 || !near(small.ScrapePercent, 0.1) || small.ProduceOnly != nil || small.ConsumeCPUSeconds != 0 {

@@ -375,7 +375,7 @@ func brokerCost(in Measurement, m results.Merged) *BrokerCost {
 		bc.ScrapeCostCores = p.ScrapeCost.CostCores // measured on the JVMs' /proc CPU, as JMX's ProcessCpuTime counts
 	}
 	if p := in.ProduceOnly; p != nil {
-		bc.ProduceOnlySec, bc.ProduceOnlyRecords, bc.ProduceOnlyCPU = p.Sec, p.Records, p.CPUSeconds
+		bc.ProduceOnlySec, bc.ProduceOnlyRecords, bc.ProduceOnlyCPU, bc.ProduceOnlyJIT = p.Sec, p.Records, p.CPUSeconds, p.JITCompileSec
 	}
 	return ComputeBrokerCost(bc)
 }
