@@ -12,7 +12,8 @@ import (
 // step: every field a scenario may name must read as a number from a run.
 func TestExpectFieldsResolve(t *testing.T) {
 	// max_rate.* exists on load_mode max_rate runs only, burst.* on bursts (pointers in RunRecord),
-	// stall.* on stalled runs, requests.fetch.* on runs with fetch timings, settle.* on campaign runs.
+	// stall.* on stalled runs, requests.fetch.* on runs with fetch timings, settle.* on campaign runs,
+	// broker.jit_compile_s on runs whose broker scrapes give it.
 	v := 1.0
 	r := runs.Record{Audit: results.Audit{Produced: 100, Archived: 2, Order: &results.OrderAudit{}}, MaxRate: &runs.MaxRateResult{}, Burst: &runs.Burst{},
 		Group: &runs.GroupInfo{}, Stall: &runs.Stall{}, Settle: &runs.Settle{}, Shards: &runs.Shards{}, Requests: []runs.RequestFigure{{Kind: "ShareFetch", Count: 1}},
@@ -24,6 +25,7 @@ func TestExpectFieldsResolve(t *testing.T) {
 	r.Resources.HarnessCPUSeconds, r.Resources.HarnessRSSMaxMiB = 1, &v
 	r.Resources.SetCollectorCPU(0.01)
 	r.Destination = &runs.Destination{DestinationAudit: &results.DestinationAudit{}} // destination runs only
+	r.Broker.Samples = 2                                                             // broker.jit_compile_s: runs with broker scrapes that give it
 	r.Ceiling.Destination = 1
 	for _, f := range scenarios.ExpectFields() {
 		if _, ok := runs.FieldValue(r, f); !ok {
