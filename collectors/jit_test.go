@@ -54,6 +54,16 @@ func TestParseJITCompileTime(t *testing.T) {
 	}
 }
 
+// The recorded scrape of a real 4.2.2 broker carries the agent's counter,
+// read as it says; the older trimmed capture (broker-4.2.2-share.prom) does
+// not, so its JIT figure is unavailable (TestBrokerNamings).
+func TestParseJITCompileTimeRealScrape(t *testing.T) {
+	s := parseFile(t, "broker-4.2.2-jit.prom", NamingAuto)
+	if s.Naming != NamingSharebench || !s.HasJIT() || s.JITCompileSeconds != 7.507 || s.ProcessCPUSeconds != 12.32 {
+		t.Errorf("naming %q, compile time %v s (has %v), cpu %v s; want sharebench, 7.507 s, 12.32 s", s.Naming, s.JITCompileSeconds, s.HasJIT(), s.ProcessCPUSeconds)
+	}
+}
+
 // broker.jit_compile_s is the counter's increase between the scrapes
 // nearest the window's edges, scaled to the window like broker CPU, summed
 // over brokers; a broker without the series makes it unavailable, never a

@@ -59,7 +59,7 @@ func TestBrokerNamings(t *testing.T) {
 		unavailable []string
 		cpuSource   string
 	}{
-		{"broker-4.2.2-share.prom", NamingSharebench, []string{"jit_compile_s"}, ""},
+		{"broker-4.2.2-share.prom", NamingSharebench, []string{"jit_compile_s"}, ""}, // trimmed before the JIT series was read: broker-4.2.2-jit.prom has it
 		{"broker-strimzi-share.prom", NamingStrimzi, []string{"heap_after_gc_max_bytes", "jit_compile_s", "share_coordinator_write_rate_avg",
 			"share_coordinator_write_latency_max_ms", "share_coordinator_writes_run", "requests_per_sec", "request_handler_idle_min"}, ""},
 		{"broker-msk-jmx.prom", NamingMSK, []string{"cpu_percent_avg", "cpu_seconds", "cpu_seconds_per_million_records", "jit_compile_s"}, ""},
