@@ -7,21 +7,38 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/sharebench/sharebench/collectors"
 )
 
 // The JIT warm-up on a real broker moves records through both group types
-// within its bounds, and says so.
+// within its bounds, reads the broker's own compile time and says so. The
+// priming's first step runs as in a campaign; the warm-up runs with
+// shorter bounds than a campaign's (2 rounds of at least 5 s, 20 s), so
+// that this test stays short: the stop rule is TestWarmUpRunsUntilJITSettles's.
 func TestPrimeClusterJITWarmup(t *testing.T) {
 	cl := needKafka(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	if _, err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes(), cl.MetricsURLs(), false); err != nil {
+		t.Fatal(err)
+	}
+	adm, err := newAdmin(cl.Bootstrap())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.close()
+	w := defaultWarmup
+	w.Rounds, w.Time = 2, 20*time.Second
+	scraper := collectors.NewBrokerScraper(cl.MetricsURLs(), brokerScrapeInterval)
+	scraper.Start(ctx)
 	began := time.Now()
-	p, err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes(), cl.MetricsURLs(), true)
+	p, err := warmUp(ctx, adm, cl.Bootstrap(), cl.Nodes(), scraper, w)
+	scraper.Stop()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("priming %+v (jit %+v) in %v", p, p.JIT, time.Since(began))
-	w := defaultWarmup
 	if !p.JITWarmup || p.RecordsLimit != w.Records*int64(w.Rounds) || p.TimeLimitSec != w.Time.Seconds() {
 		t.Errorf("priming record %+v", p)
 	}
