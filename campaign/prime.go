@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -250,7 +251,7 @@ func (w *warmupState) produce(ctx context.Context, cancel context.CancelFunc, br
 			return err
 		}
 		w.rounds.Store(int32(round))
-		if _, ok := collectors.JITCompiled(scraper.Samples()); !ok {
+		if !jitReadable(ctx, scraper) {
 			w.target.Store(w.produced.Load())
 			return nil
 		}
@@ -260,6 +261,29 @@ func (w *warmupState) produce(ctx context.Context, cancel context.CancelFunc, br
 	}
 	cancel() // the rounds bound: the watcher's last reading stands
 	return nil
+}
+
+// jitReadable reports whether scraper's samples give the brokers' compile
+// time. A first round can end before the first scrape has landed (kfake
+// moves it in milliseconds), so it waits, at most 5 s, until every endpoint
+// has a sample; no endpoint, or samples without the series, is no.
+func jitReadable(ctx context.Context, scraper *collectors.BrokerScraper) bool {
+	for range 25 {
+		ss := scraper.Samples()
+		if len(ss) == 0 {
+			return false
+		}
+		if _, ok := collectors.JITCompiled(ss); ok {
+			return true
+		}
+		if !slices.ContainsFunc(ss, func(s []collectors.BrokerSample) bool { return len(s) == 0 }) {
+			return false // every endpoint scraped, one without the series
+		}
+		if !retry.Sleep(ctx, 200*time.Millisecond) {
+			return false
+		}
+	}
+	return false
 }
 
 // warmupProduce sends n records as fast as the broker takes them, at most
