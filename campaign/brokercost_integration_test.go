@@ -13,9 +13,9 @@ import (
 
 // The JIT warm-up on a real broker moves records through both group types
 // within its bounds, reads the broker's own compile time and says so. The
-// priming's first step runs as in a campaign; the warm-up runs with
-// shorter bounds than a campaign's (2 rounds of at least 5 s, 20 s), so
-// that this test stays short: the stop rule is TestWarmUpRunsUntilJITSettles's.
+// priming's first step runs as in a campaign, then the campaigns' own
+// warm-up (2 rounds of at least 5 s, 20 s); the stop rule is
+// TestWarmUpRunsUntilJITSettles's.
 func TestPrimeClusterJITWarmup(t *testing.T) {
 	cl := needKafka(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -29,7 +29,6 @@ func TestPrimeClusterJITWarmup(t *testing.T) {
 	}
 	defer adm.close()
 	w := defaultWarmup
-	w.Rounds, w.Time = 2, 20*time.Second
 	scraper := collectors.NewBrokerScraper(cl.MetricsURLs(), brokerScrapeInterval)
 	scraper.Start(ctx)
 	began := time.Now()
