@@ -23,22 +23,36 @@ func processCPU(t *testing.T) time.Duration {
 // test's goroutine is the only one computing), and a piece that waits
 // costs nothing.
 func TestCPUMeterCountsWorkNotWaiting(t *testing.T) {
+	// The process clock counts every thread: the runtime's and other
+	// tests' work lands in it too, so on a loaded host one try may read
+	// below 70 %. The meter can never read above the process (its thread
+	// is one of them); below, the best of three tries must reach 70 %.
 	var m CPUMeter
-	p0 := processCPU(t)
-	m.Measure(func() {
-		b := make([]byte, 64)
-		for range 400_000 { // about 0.2 s of CPU here
-			s := sha256.Sum256(b)
-			b = s[:]
+	best := 0.0
+	for try := 1; try <= 3 && best < 0.7; try++ {
+		m = CPUMeter{}
+		p0 := processCPU(t)
+		m.Measure(func() {
+			b := make([]byte, 64)
+			for range 400_000 { // about 0.2 s of CPU here
+				s := sha256.Sum256(b)
+				b = s[:]
+			}
+		})
+		proc := processCPU(t) - p0
+		got := m.Between(time.Now().Add(-time.Hour), time.Now())
+		if proc < 20*time.Millisecond {
+			t.Fatalf("the work took %v of process CPU: too little to compare", proc)
 		}
-	})
-	proc := processCPU(t) - p0
-	got := m.Between(time.Now().Add(-time.Hour), time.Now())
-	if proc < 20*time.Millisecond {
-		t.Fatalf("the work took %v of process CPU: too little to compare", proc)
+		if got > proc*105/100 {
+			t.Fatalf("meter counted %v; the process spent only %v meanwhile", got, proc)
+		}
+		ratio := float64(got) / float64(proc)
+		t.Logf("try %d: meter %v of the process's %v (%.0f %%)", try, got, proc, 100*ratio)
+		best = max(best, ratio)
 	}
-	if got < proc*7/10 || got > proc*105/100 {
-		t.Errorf("meter counted %v; the process spent %v meanwhile (want 70–105%% of it)", got, proc)
+	if best < 0.7 {
+		t.Errorf("the meter counted at best %.0f %% of the process's CPU over 3 tries; want ≥ 70 %%", 100*best)
 	}
 
 	var idle CPUMeter
