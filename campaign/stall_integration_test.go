@@ -57,8 +57,8 @@ drain_timeout: 3m
 	var log bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	// No JIT warm-up: it now runs until the broker's compile rate settles
-	// (up to 60 s), and a stall does not depend on it.
+	// No JIT warm-up: a stall does not depend on it, and it runs until the
+	// broker's compile rate settles (up to 20 s).
 	res, err := Run(ctx, sc, Options{Provider: "process", ResultsDir: t.TempDir(), Log: &log, NoJITWarmup: true})
 	t.Log(log.String())
 	if err != nil {
