@@ -166,8 +166,14 @@ func warmUp(ctx context.Context, adm *admin, brokers []string, nodes int, scrape
 	w := &warmupState{cfg: cfg, settledRate: cfg.SettledRate * float64(max(nodes, 1))}
 	w.target.Store(math.MaxInt64)
 	g, gctx := errgroup.WithContext(wctx)
-	g.Go(func() error { return w.produce(gctx, cancel, brokers, topic, scraper, conn...) })
-	g.Go(func() error { w.watchJIT(gctx, cancel, scraper); return nil })
+	// The settle or the rounds bound stops the producer only: the
+	// consumers then take what it produced (both groups must have run
+	// the paths; a share group can take seconds to form on a busy host),
+	// and the time bound ends whatever is left.
+	pctx, stopProducing := context.WithCancel(gctx)
+	defer stopProducing()
+	g.Go(func() error { return w.produce(pctx, brokers, topic, scraper, conn...) })
+	g.Go(func() error { w.watchJIT(gctx, stopProducing, scraper); return nil })
 	for _, c := range []struct {
 		group kgo.Opt
 		n     *atomic.Int64
@@ -201,8 +207,8 @@ type warmupState struct {
 	produced, byConsumer, byShare atomic.Int64
 	rounds                        atomic.Int32
 	// target is the records each consumer stops at: none (MaxInt64) while
-	// the warm-up may go on, the records produced once it stops after its
-	// first round (no JIT reading).
+	// the producer goes on, the records it produced once it stopped (the
+	// settle, the rounds bound, or one round without a JIT reading).
 	target      atomic.Int64
 	settledRate float64 // cfg.SettledRate × brokers
 
@@ -220,13 +226,13 @@ func jitSettled(rounds int, rate float64, rateOK bool, settledRate float64) bool
 }
 
 // watchJIT reads the brokers' compile rate from scraper's samples every
-// second and ends the warm-up (cancel) once jitSettled.
-func (w *warmupState) watchJIT(ctx context.Context, cancel context.CancelFunc, scraper *collectors.BrokerScraper) {
+// second and stops the producer (stopProducing) once jitSettled.
+func (w *warmupState) watchJIT(ctx context.Context, stopProducing context.CancelFunc, scraper *collectors.BrokerScraper) {
 	if scraper == nil {
 		return
 	}
 	for retry.Sleep(ctx, brokerScrapeInterval) {
-		if w.target.Load() != math.MaxInt64 { // one round: no compile time to read
+		if w.target.Load() != math.MaxInt64 { // the producer is done: one round, or a bound
 			return
 		}
 		rate, ok := collectors.JITRate(scraper.Samples(), w.cfg.Window)
@@ -240,17 +246,19 @@ func (w *warmupState) watchJIT(ctx context.Context, cancel context.CancelFunc, s
 		w.settled = w.settled || done
 		w.mu.Unlock()
 		if done {
-			cancel()
+			stopProducing()
 			return
 		}
 	}
 }
 
 // produce sends rounds of cfg.Records, at most cfg.Rounds, each taking at
-// least cfg.MinRound; after the first it stops when the brokers give no
-// compile time (scraper's samples have none), setting the consumers' target
-// to what it produced.
-func (w *warmupState) produce(ctx context.Context, cancel context.CancelFunc, brokers []string, topic string, scraper *collectors.BrokerScraper, conn ...kgo.Opt) error {
+// least cfg.MinRound, until ctx ends (the settle); after the first round it
+// stops when the brokers give no compile time (scraper's samples have
+// none). However it stops, it sets the consumers' target to what it
+// produced, so that they finish consuming it.
+func (w *warmupState) produce(ctx context.Context, brokers []string, topic string, scraper *collectors.BrokerScraper, conn ...kgo.Opt) error {
+	defer func() { w.target.Store(w.produced.Load()) }()
 	for round := 1; round <= w.cfg.Rounds; round++ {
 		began := time.Now()
 		if err := warmupProduce(ctx, brokers, topic, w.cfg.Records, &w.produced, conn...); err != nil || ctx.Err() != nil {
@@ -258,15 +266,13 @@ func (w *warmupState) produce(ctx context.Context, cancel context.CancelFunc, br
 		}
 		w.rounds.Store(int32(round))
 		if !jitReadable(ctx, scraper) {
-			w.target.Store(w.produced.Load())
 			return nil
 		}
 		if !retry.Sleep(ctx, w.cfg.MinRound-time.Since(began)) {
 			return nil
 		}
 	}
-	cancel() // the rounds bound: the watcher's last reading stands
-	return nil
+	return nil // the rounds bound: the watcher's last reading stands
 }
 
 // jitReadable reports whether scraper's samples give the brokers' compile
