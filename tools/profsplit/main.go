@@ -14,6 +14,10 @@
 //   - a franz-go sample whose frames below its franz-go frame include the
 //     runtime's allocator (mallocgc, newobject, makeslice, growslice, ...) is
 //     also counted as that line's allocation;
+//   - the members' connection wrapper (consumers/crash.go) is harness code
+//     that every member's client reads and writes through, so the network
+//     system calls below it are the harness's by the rule above: the table
+//     shows them apart, under the harness line;
 //   - a sample with no frame outside the runtime and the standard library is
 //     the Go garbage collector's background work if one of its frames is
 //     gcBgMarkWorker, bgsweep or bgscavenge, and "write barriers, assists,

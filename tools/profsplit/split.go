@@ -36,11 +36,12 @@ type tally struct{ samples, cpuNs int64 }
 
 func (t *tally) add(samples, cpuNs int64) { t.samples += samples; t.cpuNs += cpuNs }
 
-// splitResult is the profile's kept samples by line, and the allocating
-// part of the two franz-go lines.
+// splitResult is the profile's kept samples by line, the allocating part
+// of the two franz-go lines, and the harness line's network I/O.
 type splitResult struct {
 	lines    [nLines]tally
 	alloc    [nLines]tally
+	netIO    tally
 	filtered tagFilter
 }
 
@@ -48,6 +49,12 @@ const (
 	harnessModule = "github.com/sharebench/sharebench"
 	franzModule   = "github.com/twmb/franz-go"
 )
+
+// connWrapper is the members' connection wrapper (consumers/crash.go: it
+// freezes a crashed member's connections), which every member's franz-go
+// client dials and reads and writes through. Under the innermost-frame rule
+// the system calls below it are the harness's; the table shows them apart.
+var connWrapper = []string{harnessModule + "/consumers.(*freezableConn).", harnessModule + "/consumers.(*crashDialer).dial"}
 
 // compressionLibs are the compression libraries franz-go calls.
 var compressionLibs = []string{"github.com/klauspost/compress", "github.com/pierrec/lz4", "github.com/golang/snappy"}
@@ -68,13 +75,17 @@ func split(p *profile.Profile, f tagFilter) (*splitResult, error) {
 	}
 	r := &splitResult{filtered: f}
 	for _, s := range p.Sample {
-		ln, alloc := classify(frames(s))
+		fs := frames(s)
+		ln, alloc := classify(fs)
 		if ln != gcBackground && !f.keeps(s) {
 			continue
 		}
 		r.lines[ln].add(s.Value[si], s.Value[ci])
 		if alloc {
 			r.alloc[ln].add(s.Value[si], s.Value[ci])
+		}
+		if ln == harness && inConnWrapper(fs) {
+			r.netIO.add(s.Value[si], s.Value[ci])
 		}
 	}
 	return r, nil
@@ -107,9 +118,12 @@ func classify(fs []string) (line, bool) {
 		return ln, alloc
 	}
 	for _, fn := range fs {
-		switch fn {
-		case "runtime.gcBgMarkWorker", "runtime.bgsweep", "runtime.bgscavenge":
-			return gcBackground, false
+		// Prefixes: a stack unwound from the system stack may end at the
+		// worker's closure (runtime.gcBgMarkWorker.func2).
+		for _, bg := range []string{"runtime.gcBgMarkWorker", "runtime.bgsweep", "runtime.bgscavenge"} {
+			if strings.HasPrefix(fn, bg) {
+				return gcBackground, false
+			}
 		}
 	}
 	return runtimeOther, false
@@ -133,6 +147,23 @@ func owner(fs []string) line {
 		}
 	}
 	return otherLibraries
+}
+
+// inConnWrapper reports whether a sample's innermost frame outside the
+// runtime and the standard library is the members' connection wrapper.
+func inConnWrapper(fs []string) bool {
+	for _, fn := range fs {
+		if isStd(packageOf(fn)) {
+			continue
+		}
+		for _, w := range connWrapper {
+			if strings.HasPrefix(fn, w) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
 }
 
 func calledFromFranz(fs []string) bool {
@@ -211,6 +242,9 @@ func (r *splitResult) write(w io.Writer, records int64) error {
 	var total tally
 	for ln := harness; ln < nLines; ln++ {
 		row(lineNames[ln], r.lines[ln])
+		if ln == harness {
+			row("  of which network I/O in its conn wrapper", r.netIO)
+		}
 		if ln == franz || ln == franzCompression {
 			row("  of which allocating", r.alloc[ln])
 		}
