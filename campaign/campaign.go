@@ -198,19 +198,32 @@ func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int)
 	if err := c.folder.addEnvironment(env); err != nil { // before priming: a campaign that fails there still says where it ran
 		return err
 	}
+	jit := c.sc.JITWarmup
 	if c.opt.NoJITWarmup {
-		fmt.Fprintf(c.log, "priming the cluster: internal topics; JIT warm-up skipped (--jit-warmup=false): the first run pays the fresh JVM's compilation\n")
-	} else {
-		fmt.Fprintf(c.log, "priming the cluster: internal topics, then a JIT warm-up under load until the brokers' compile rate settles (at most %d records or %v)\n",
-			defaultWarmup.Records*int64(defaultWarmup.Rounds), defaultWarmup.Time)
+		jit = 0
 	}
-	primed, err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes(), cl.MetricsURLs(), !c.opt.NoJITWarmup, clusterConnOpts(cl)...)
+	switch {
+	case c.opt.NoJITWarmup:
+		fmt.Fprintf(c.log, "priming the cluster: internal topics; JIT warm-up skipped (--jit-warmup=false): the first run pays the fresh JVM's compilation\n")
+	case jit == 0:
+		fmt.Fprintf(c.log, "priming the cluster: internal topics; JIT warm-up skipped (jit_warmup: 0): the first run pays the fresh JVM's compilation\n")
+	}
+	specs := make([]scenarios.RunSpec, 0, len(group))
+	for _, i := range group {
+		specs = append(specs, c.sc.Runs[i])
+	}
+	warm := warmupFor(specs, jit)
+	if jit > 0 {
+		fmt.Fprintf(c.log, "priming the cluster: internal topics, then a JIT warm-up in the runs' request pattern (%.0f records/s of %d B from %d producers; a consumer group and a share group of %d members polling %d) until the brokers' compile rate settles (%v to %v, jit_warmup)\n",
+			warm.Producer.Rate, warm.Producer.MessageSize, warm.Producer.Producers, warm.Members, warm.PollRecords, warm.MinTime, jit)
+	}
+	primed, err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes(), cl.MetricsURLs(), warm, clusterConnOpts(cl)...)
 	if err != nil {
 		return err
 	}
 	if primed.JITWarmup {
-		fmt.Fprintf(c.log, "JIT warm-up: %d records produced in %d rounds, %d consumed by a consumer group, %d by a share group in %.1fs; %s\n",
-			primed.RecordsProduced, primed.Rounds, primed.ConsumedConsumerGroup, primed.ConsumedShareGroup, primed.DurationSec, jitLine(primed.JIT))
+		fmt.Fprintf(c.log, "JIT warm-up: %d records produced, %d consumed by a consumer group, %d by a share group in %.1fs; %s\n",
+			primed.RecordsProduced, primed.ConsumedConsumerGroup, primed.ConsumedShareGroup, primed.DurationSec, jitLine(primed.JIT))
 	}
 	primed.Settle = settleBrokers(ctx, cl, nil, settleAfterPriming, "", c.log) // settle.go: what the warm-up left behind is not calibrated as idle
 	primed.ScrapeCost = calibrateScrapes(ctx, cl, c.log)                       // scrapecost.go

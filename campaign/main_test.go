@@ -17,7 +17,7 @@ var kafka kafkatest.Shared
 
 func TestMain(m *testing.M) {
 	os.Exit(kafka.Main(m, infra.ClusterSpec{Nodes: 1, Heap: "768m"}, func(ctx context.Context, cl infra.Cluster) error {
-		_, err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes(), cl.MetricsURLs(), true)
+		_, err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes(), cl.MetricsURLs(), defaultWarmup)
 		return err
 	}))
 }

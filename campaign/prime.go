@@ -15,109 +15,153 @@ import (
 
 	"github.com/sharebench/sharebench/collectors"
 	"github.com/sharebench/sharebench/internal/retry"
+	"github.com/sharebench/sharebench/producer"
+	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
 )
 
-// The JIT warm-up's records: warmupRecordBytes each, to a topic of
-// warmupPartitions.
+// The JIT warm-up's topic has warmupPartitions; its producers stop
+// warmupCatchUp before its time bound, so the members end with the backlog
+// taken.
 const (
-	warmupRecordBytes = 256
-	warmupPartitions  = 4
+	warmupPartitions = 4
+	warmupCatchUp    = 3 * time.Second
 )
 
-// warmupConfig bounds the JIT warm-up. It produces rounds of Records
-// records, as fast as the brokers take them, while a consumer group and a
-// share group consume. Without a JIT reading (no metrics endpoint, or one
-// without compile time) it stops after the first round, once both groups
-// have consumed it. With one it goes on, a round taking at least MinRound,
-// at most Rounds rounds and Time in all, until the brokers' JIT compile
-// rate over the last Window is at most SettledRate per broker (jitSettled).
+// warmupConfig is the JIT warm-up: the harness's producer fleet with
+// Producer's settings (a run's: rate, producers, record size, keys, acks,
+// linger, batch size) sends while a consumer group and a share group of
+// Members members each consume, polling up to PollRecords (warmupFor takes
+// these from the runs). It goes on at least MinTime and at most Time, and
+// stops between the two once the brokers' JIT compile rate over the last
+// Window is at most SettledRate per broker (jitSettled); without a JIT
+// reading, at MinTime.
 type warmupConfig struct {
-	Records     int64
-	Rounds      int
-	MinRound    time.Duration
+	Producer    producer.Config // Brokers, Topic, Conn, Start and Duration are the warm-up's
+	Members     int             // per group
+	PollRecords int
+	MinTime     time.Duration
 	Time        time.Duration
 	Window      time.Duration
 	SettledRate float64
 }
 
-// defaultWarmup is the campaigns' warm-up. A round lasts at least the rate
-// window, so the rounds bound cannot end the warm-up before the compile
-// rate was read (a fast cluster moves 40,000 records in well under a
-// second). The window spans a few 1 s scrapes, so that one large method's
-// compilation (tens to hundreds of ms) does not decide alone; 0.02
-// compile-s per s is 2 % of one compiler thread. The bounds (2 rounds,
-// 20 s) keep the warm-up near what it cost before it read the compiler
-// (6–11 s on this project's 2-core host): measured on Kafka 4.2.2, 8
-// rounds over 40 s never settled and left the first arm's window
-// compiling as much as without any warm-up (docs/measured-results.md,
-// "Compile time, measured"), so more rounds of this load buy nothing
-// until the load matches the runs' request pattern.
-var defaultWarmup = warmupConfig{Records: 40_000, Rounds: 2, MinRound: 5 * time.Second, Time: 20 * time.Second,
-	Window: 5 * time.Second, SettledRate: 0.02}
+// defaultWarmup is the warm-up without runs to copy (warmupFor's starting
+// point). The window spans ten 1 s scrapes, so that one large method's
+// compilation (tens to hundreds of ms) or a short lull does not decide
+// alone; 0.02 compile-s per s is 2 % of one compiler thread. MinTime lets
+// the first window fill. Measured on Kafka 4.2.2 on this project's 2-core
+// host (docs/measured-results.md, "The runs' request pattern"), a broker's
+// compiler, one C2 thread there, is busy for over a minute under a new
+// load: large batches through one member per group (the earlier warm-up)
+// left the first arm compiling as much as without a warm-up, while the
+// runs' pattern for 90 s cut its excess compile time from 7–8 s to 1.4 s.
+var defaultWarmup = warmupConfig{Producer: producer.Config{Producers: 2, Rate: 2000, MessageSize: 256, KeyMode: "none", Acks: "all"},
+	Members: 4, PollRecords: 20,
+	MinTime: 10 * time.Second, Time: scenarios.DefaultJITWarmup, Window: 10 * time.Second, SettledRate: 0.02}
+
+// warmupFor is the warm-up for a cluster's runs, bounded by bound: their
+// request pattern, so that the broker's per-request paths the runs take
+// are the ones compiled. The producers of the rate-mode run with the
+// highest rate (the first run when none is rate mode), at that rate from
+// 500 to 4,000 records/s (2,000 when none is rate mode), 1 to 4 of them,
+// records of up to 16 KiB, without a rate_schedule; the most members of any
+// run (1 to 8) per group; the first run's max_poll_records (up to 500).
+func warmupFor(specs []scenarios.RunSpec, bound time.Duration) warmupConfig {
+	w := defaultWarmup
+	w.Time = bound
+	if len(specs) == 0 {
+		return w
+	}
+	w.PollRecords = min(max(specs[0].MaxPollRecords, 1), 500)
+	from, top := specs[0], -1.0
+	members := 1
+	for _, s := range specs {
+		members = max(members, s.Members)
+		if s.LoadMode == scenarios.LoadRate && s.Rate > top {
+			from, top = s, s.Rate
+		}
+	}
+	w.Members = min(members, 8)
+	p := producerConfig(from, nil, "")
+	p.Profile = nil
+	p.Producers = min(max(p.Producers, 1), 4)
+	p.MessageSize = min(max(p.MessageSize, results.StampSize), 16<<10)
+	p.Rate = defaultWarmup.Producer.Rate
+	if top > 0 {
+		p.Rate = min(max(top, 500), 4000)
+	}
+	w.Producer = p
+	return w
+}
 
 // primeCluster prepares a fresh cluster before the first run, outside any
-// measurement, in two steps:
+// measurement, with warm, the JIT warm-up (warmupFor): the runs' request
+// pattern through a consumer group and a share group on a throwaway topic
+// until the brokers' JIT compile rate has settled or warm's bounds end it,
+// so that the broker's produce, fetch, share-fetch, acknowledge and
+// offset-commit paths are compiled before the first measured run. It also
+// makes Kafka create its internal topics (__consumer_offsets,
+// __share_group_state) and load the coordinators: otherwise the first run
+// of a campaign pays seconds of one-time set-up inside its warm-up or
+// window. What the warm-up did is returned for the environment record
+// (run.json and campaign.json environment.priming).
 //
-//  1. one record through a consumer group and a share group on a throwaway
-//     topic, so Kafka creates its internal topics (__consumer_offsets,
-//     __share_group_state) and loads the coordinators: otherwise the first
-//     run of a campaign pays seconds of one-time set-up inside its warm-up
-//     or window;
-//  2. a JIT warm-up under load: rounds of records produced to a second
-//     throwaway topic while a consumer group and a share group (explicit
-//     acknowledgement) consume them at once, until the brokers' JIT compile
-//     rate has settled (bounded in rounds and time; one round when the
-//     brokers' metrics give no compile time), so the broker's produce,
-//     fetch, share-fetch, acknowledge and offset-commit paths are compiled
-//     before the first measured run and the first arm of a campaign does
-//     not pay the fresh JVM's warm-up in its broker CPU.
-//
-// What step 2 did is returned for the environment record (run.json and
-// campaign.json environment.priming).
-//
-// metricsURLs are scraped during step 2 as a run scrapes them, so the
+// metricsURLs are scraped during the warm-up as a run scrapes them, so the
 // brokers' metrics exporter is compiled too before the scrape calibration
-// and the runs. jit false skips step 2 (Options.NoJITWarmup: only to
-// measure what the warm-up buys) and records that it was skipped.
-func primeCluster(ctx context.Context, brokers []string, nodes int, metricsURLs []string, jit bool, conn ...kgo.Opt) (*runs.Priming, error) {
+// and the runs. A warm without a time (jit_warmup 0, --jit-warmup=false:
+// only to measure what the warm-up buys) moves one record through each
+// group type instead, for the internal topics and coordinators, and
+// records that the warm-up was skipped.
+func primeCluster(ctx context.Context, brokers []string, nodes int, metricsURLs []string, warm warmupConfig, conn ...kgo.Opt) (*runs.Priming, error) {
 	adm, err := newAdmin(brokers, conn...)
 	if err != nil {
 		return nil, err
 	}
 	defer adm.close()
+	if warm.Time <= 0 {
+		if err := primeInternal(ctx, adm, brokers, nodes, conn...); err != nil {
+			return nil, err
+		}
+		return &runs.Priming{JITWarmup: false}, nil
+	}
+	scraper := collectors.NewBrokerScraper(metricsURLs, brokerScrapeInterval) // none: does nothing
+	scraper.Start(ctx)
+	defer scraper.Stop()
+	return warmUp(ctx, adm, brokers, nodes, scraper, warm, conn...)
+}
+
+// primeInternal moves one record through a consumer group and a share
+// group on a throwaway topic: Kafka creates its internal topics and loads
+// the coordinators.
+func primeInternal(ctx context.Context, adm *admin, brokers []string, nodes int, conn ...kgo.Opt) error {
 	topic := "sharebench-prime-" + randomSuffix()
 	if err := adm.createTopic(ctx, topic, 1, min(nodes, 3)); err != nil {
-		return nil, err
+		return err
 	}
 	defer func() { _ = adm.deleteTopic(context.WithoutCancel(ctx), topic) }() // a priming topic left behind holds one record
 	p, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(brokers...), kgo.DefaultProduceTopic(topic)}, conn...)...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer p.Close()
 	if err := p.ProduceSync(ctx, kgo.StringRecord("prime")).FirstErr(); err != nil {
-		return nil, fmt.Errorf("prime: produce: %w", err)
+		return fmt.Errorf("prime: produce: %w", err)
 	}
 	shareGroup := topic + "-share"
 	if err := adm.setGroupConfig(ctx, shareGroup, map[string]string{"share.auto.offset.reset": "earliest"}); err != nil {
-		return nil, err
+		return err
 	}
 	for _, opt := range []kgo.Opt{
 		kgo.ConsumerGroup(topic + "-consumer"),
 		kgo.ShareGroup(shareGroup),
 	} {
 		if err := consumeOne(ctx, brokers, topic, opt, conn...); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if !jit {
-		return &runs.Priming{JITWarmup: false, RecordsLimit: defaultWarmup.Records * int64(defaultWarmup.Rounds), TimeLimitSec: defaultWarmup.Time.Seconds()}, nil
-	}
-	scraper := collectors.NewBrokerScraper(metricsURLs, brokerScrapeInterval) // none: does nothing
-	scraper.Start(ctx)
-	defer scraper.Stop()
-	return warmUp(ctx, adm, brokers, nodes, scraper, defaultWarmup, conn...)
+	return nil
 }
 
 func consumeOne(ctx context.Context, brokers []string, topic string, group kgo.Opt, conn ...kgo.Opt) error {
@@ -144,12 +188,13 @@ func consumeOne(ctx context.Context, brokers []string, topic string, group kgo.O
 	}
 }
 
-// warmUp is primeCluster's step 2: produce rounds of warmupRecords while a
-// consumer group and a share group consume them, until the brokers' JIT
-// compile rate has settled (read from scraper's samples) or a bound ends it;
-// without a compile-time reading, one round. A warm-up that moved fewer
-// records than it aimed at or did not settle (a slow host) is not an error:
-// it is recorded as it was.
+// warmUp is primeCluster's step 2: the runs' request pattern at a higher
+// rate than a run sends it (cfg.Producers paced producers, cfg.Members
+// members per group polling cfg.PollRecords, a consumer group committing
+// every poll, a share group acknowledging every record), until the brokers'
+// JIT compile rate has settled (read from scraper's samples) or a bound
+// ends it; without a compile-time reading, cfg.MinTime. A warm-up that did
+// not settle (a slow host) is not an error: it is recorded as it was.
 func warmUp(ctx context.Context, adm *admin, brokers []string, nodes int, scraper *collectors.BrokerScraper, cfg warmupConfig, conn ...kgo.Opt) (*runs.Priming, error) {
 	topic := "sharebench-warmup-" + randomSuffix()
 	if err := adm.createTopic(ctx, topic, warmupPartitions, min(nodes, 3)); err != nil {
@@ -163,23 +208,31 @@ func warmUp(ctx context.Context, adm *admin, brokers []string, nodes int, scrape
 	began := time.Now()
 	wctx, cancel := context.WithTimeout(ctx, cfg.Time)
 	defer cancel()
-	w := &warmupState{cfg: cfg, settledRate: cfg.SettledRate * float64(max(nodes, 1))}
+	w := &warmupState{cfg: cfg, settledRate: cfg.SettledRate * float64(max(nodes, 1)), began: began}
 	w.target.Store(math.MaxInt64)
 	g, gctx := errgroup.WithContext(wctx)
-	// The settle or the rounds bound stops the producer only: the
-	// consumers then take what it produced (both groups must have run
-	// the paths; a share group can take seconds to form on a busy host),
-	// and the time bound ends whatever is left.
-	pctx, stopProducing := context.WithCancel(gctx)
+	// The settle (or MinTime without a JIT reading) stops the producers
+	// only: the members then take what was produced, and the time bound
+	// ends whatever is left. Without a settle the producers stop
+	// warmupCatchUp before the bound, so the members end with the backlog
+	// taken.
+	pctx, stopProducing := context.WithTimeout(gctx, cfg.Time-min(warmupCatchUp, cfg.Time/4))
 	defer stopProducing()
-	g.Go(func() error { return w.produce(pctx, brokers, topic, scraper, conn...) })
+	g.Go(func() error {
+		defer func() { w.target.Store(w.produced.Load()) }()
+		return w.produce(pctx, brokers, topic, conn...)
+	})
 	g.Go(func() error { w.watchJIT(gctx, stopProducing, scraper); return nil })
 	for _, c := range []struct {
 		group kgo.Opt
 		n     *atomic.Int64
 		share bool
 	}{{kgo.ConsumerGroup(topic + "-consumer"), &w.byConsumer, false}, {kgo.ShareGroup(shareGroup), &w.byShare, true}} {
-		g.Go(func() error { return warmupConsume(gctx, brokers, topic, c.group, c.share, c.n, &w.target, conn...) })
+		for range cfg.Members {
+			g.Go(func() error {
+				return warmupConsume(gctx, brokers, topic, c.group, c.share, cfg.PollRecords, c.n, &w.target, conn...)
+			})
+		}
 	}
 	err := g.Wait()
 	if ctx.Err() != nil {
@@ -190,7 +243,9 @@ func warmUp(ctx context.Context, adm *admin, brokers []string, nodes int, scrape
 	}
 	p := &runs.Priming{JITWarmup: true, DurationSec: time.Since(began).Seconds(),
 		RecordsProduced: w.produced.Load(), ConsumedConsumerGroup: w.byConsumer.Load(), ConsumedShareGroup: w.byShare.Load(),
-		RecordsLimit: cfg.Records * int64(cfg.Rounds), TimeLimitSec: cfg.Time.Seconds(), Rounds: int(w.rounds.Load())}
+		RatePerSec: cfg.Producer.Rate, Producers: cfg.Producer.Producers, RecordBytes: cfg.Producer.MessageSize,
+		MembersPerGroup: cfg.Members, PollRecords: cfg.PollRecords,
+		MinTimeSec: cfg.MinTime.Seconds(), TimeLimitSec: cfg.Time.Seconds()}
 	if compiled, ok := collectors.JITCompiled(scraper.Samples()); ok {
 		w.mu.Lock()
 		p.JIT = &runs.PrimingJIT{CompileSec: compiled, EndRate: w.lastRate, TargetRate: w.settledRate,
@@ -200,15 +255,14 @@ func warmUp(ctx context.Context, adm *admin, brokers []string, nodes int, scrape
 	return p, nil
 }
 
-// warmupState is what the warm-up's producer, consumers and JIT watcher
+// warmupState is what the warm-up's producers, members and JIT watcher
 // share.
 type warmupState struct {
 	cfg                           warmupConfig
+	began                         time.Time
 	produced, byConsumer, byShare atomic.Int64
-	rounds                        atomic.Int32
-	// target is the records each consumer stops at: none (MaxInt64) while
-	// the producer goes on, the records it produced once it stopped (the
-	// settle, the rounds bound, or one round without a JIT reading).
+	// target is the records each group stops at: none (MaxInt64) while
+	// the producers go on, the records they produced once they stopped.
 	target      atomic.Int64
 	settledRate float64 // cfg.SettledRate × brokers
 
@@ -218,21 +272,21 @@ type warmupState struct {
 	settled  bool
 }
 
-// jitSettled is the warm-up's stop decision: at least one round produced,
-// and the brokers' compile rate over the last window (rateOK: readable) at
+// jitSettled is the warm-up's stop decision: at least minTime spent, and
+// the brokers' compile rate over the last window (rateOK: readable) at
 // most settledRate.
-func jitSettled(rounds int, rate float64, rateOK bool, settledRate float64) bool {
-	return rounds >= 1 && rateOK && rate <= settledRate
+func jitSettled(spent, minTime time.Duration, rate float64, rateOK bool, settledRate float64) bool {
+	return spent >= minTime && rateOK && rate <= settledRate
 }
 
 // watchJIT reads the brokers' compile rate from scraper's samples every
-// second and stops the producer (stopProducing) once jitSettled.
+// second and stops the producers (stopProducing) once jitSettled; when the
+// brokers give no compile time, at cfg.MinTime.
 func (w *warmupState) watchJIT(ctx context.Context, stopProducing context.CancelFunc, scraper *collectors.BrokerScraper) {
-	if scraper == nil {
-		return
-	}
 	for retry.Sleep(ctx, brokerScrapeInterval) {
-		if w.target.Load() != math.MaxInt64 { // the producer is done: one round, or a bound
+		spent := time.Since(w.began)
+		if spent >= w.cfg.MinTime && !jitReadable(ctx, scraper) {
+			stopProducing()
 			return
 		}
 		rate, ok := collectors.JITRate(scraper.Samples(), w.cfg.Window)
@@ -242,7 +296,7 @@ func (w *warmupState) watchJIT(ctx context.Context, stopProducing context.Cancel
 		w.mu.Lock()
 		w.rates = append(w.rates, math.Round(rate*1e4)/1e4)
 		w.lastRate = rate
-		done := jitSettled(int(w.rounds.Load()), rate, ok, w.settledRate)
+		done := jitSettled(spent, w.cfg.MinTime, rate, ok, w.settledRate)
 		w.settled = w.settled || done
 		w.mu.Unlock()
 		if done {
@@ -252,34 +306,14 @@ func (w *warmupState) watchJIT(ctx context.Context, stopProducing context.Cancel
 	}
 }
 
-// produce sends rounds of cfg.Records, at most cfg.Rounds, each taking at
-// least cfg.MinRound, until ctx ends (the settle); after the first round it
-// stops when the brokers give no compile time (scraper's samples have
-// none). However it stops, it sets the consumers' target to what it
-// produced, so that they finish consuming it.
-func (w *warmupState) produce(ctx context.Context, brokers []string, topic string, scraper *collectors.BrokerScraper, conn ...kgo.Opt) error {
-	defer func() { w.target.Store(w.produced.Load()) }()
-	for round := 1; round <= w.cfg.Rounds; round++ {
-		began := time.Now()
-		if err := warmupProduce(ctx, brokers, topic, w.cfg.Records, &w.produced, conn...); err != nil || ctx.Err() != nil {
-			return err
-		}
-		w.rounds.Store(int32(round))
-		if !jitReadable(ctx, scraper) {
-			return nil
-		}
-		if !retry.Sleep(ctx, w.cfg.MinRound-time.Since(began)) {
-			return nil
-		}
-	}
-	return nil // the rounds bound: the watcher's last reading stands
-}
-
 // jitReadable reports whether scraper's samples give the brokers' compile
 // time. A first round can end before the first scrape has landed (kfake
 // moves it in milliseconds), so it waits, at most 5 s, until every endpoint
 // has a sample; no endpoint, or samples without the series, is no.
 func jitReadable(ctx context.Context, scraper *collectors.BrokerScraper) bool {
+	if scraper == nil {
+		return false
+	}
 	for range 25 {
 		ss := scraper.Samples()
 		if len(ss) == 0 {
@@ -298,50 +332,48 @@ func jitReadable(ctx context.Context, scraper *collectors.BrokerScraper) bool {
 	return false
 }
 
-// warmupProduce sends n records as fast as the broker takes them, at most
-// 10,000 unacknowledged at once.
-func warmupProduce(ctx context.Context, brokers []string, topic string, n int64, produced *atomic.Int64, conn ...kgo.Opt) error {
-	p, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(brokers...), kgo.DefaultProduceTopic(topic),
-		kgo.MaxBufferedRecords(10_000), kgo.ProducerLinger(5 * time.Millisecond)}, conn...)...)
+// produce runs the harness's producer fleet with the warm-up's producer
+// settings to topic until ctx ends (the settle, or warmupCatchUp before
+// the time bound), counting what the brokers acknowledged.
+func (w *warmupState) produce(ctx context.Context, brokers []string, topic string, conn ...kgo.Opt) error {
+	c := w.cfg.Producer
+	c.Brokers, c.Topic, c.Conn = brokers, topic, conn
+	clock := results.NewClock()
+	c.Start, c.Duration = clock.Now(), w.cfg.Time
+	c.FlushTimeout = 5 * time.Second
+	perProducer, err := c.PerProducerMax()
 	if err != nil {
 		return err
 	}
-	defer p.Close()
-	value := make([]byte, warmupRecordBytes)
-	var mu sync.Mutex
-	var first error
-	for range n {
-		if ctx.Err() != nil {
-			break
-		}
-		p.Produce(ctx, &kgo.Record{Value: value}, func(_ *kgo.Record, err error) {
-			if err == nil {
-				produced.Add(1)
+	rec := results.NewRecorder(clock, results.RunTag("sharebench-warmup"), results.NewLedger(c.Producers, perProducer),
+		results.NewSeries(clock.Now(), int(c.Duration/time.Second)+60))
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // the consumers see the count as it grows
+		for retry.Sleep(ctx, 200*time.Millisecond) {
+			select {
+			case <-stop:
 				return
+			default:
+				w.produced.Store(int64(rec.Merge().Acked))
 			}
-			mu.Lock()
-			if first == nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
-				first = err
-			}
-			mu.Unlock()
-		})
-	}
-	_ = p.Flush(ctx) // bounded by ctx (the warm-up's time bound)
-	mu.Lock()
-	defer mu.Unlock()
-	if first != nil {
-		return fmt.Errorf("produce: %w", first)
+		}
+	}()
+	err = producer.Run(ctx, c, rec)
+	w.produced.Store(int64(rec.Merge().Acked))
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("produce: %w", err)
 	}
 	return nil
 }
 
-// warmupConsume consumes until it has target records or ctx ends; a share
-// member accepts each record explicitly, a consumer group member commits
-// after every poll. Each poll waits at most a second, so a target set while
-// it waits is seen.
-func warmupConsume(ctx context.Context, brokers []string, topic string, group kgo.Opt, share bool, n, target *atomic.Int64, conn ...kgo.Opt) error {
+// warmupConsume consumes until its group has target records or ctx ends;
+// a share member accepts each record explicitly, a consumer group member
+// commits after every poll. Each poll waits at most a second, so a target
+// set while it waits is seen.
+func warmupConsume(ctx context.Context, brokers []string, topic string, group kgo.Opt, share bool, poll int, n, target *atomic.Int64, conn ...kgo.Opt) error {
 	opts := append([]kgo.Opt{kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(topic), group,
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(500 * time.Millisecond)}, conn...)
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(100 * time.Millisecond)}, conn...)
 	if !share {
 		opts = append(opts, kgo.DisableAutoCommit())
 	}
@@ -352,10 +384,10 @@ func warmupConsume(ctx context.Context, brokers []string, topic string, group kg
 	defer cl.Close()
 	for n.Load() < target.Load() {
 		pctx, cancel := context.WithTimeout(ctx, time.Second)
-		fs := cl.PollRecords(pctx, 500)
+		fs := cl.PollRecords(pctx, poll)
 		cancel()
 		if ctx.Err() != nil {
-			return nil // the bound or the settle: what was consumed is recorded
+			return nil // the bound: what was consumed is recorded
 		}
 		recs := fs.Records()
 		if share {

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/collectors"
+	"github.com/sharebench/sharebench/producer"
+	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
 )
 
 // --jit-warmup=false (Options.NoJITWarmup) still creates the internal
@@ -16,7 +19,7 @@ import (
 // cluster (not Kafka).
 func TestPrimeWithoutJITWarmupIsRecorded(t *testing.T) {
 	ctx, cl := startKfake(t)
-	p, err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes(), nil, false)
+	p, err := primeCluster(ctx, cl.Bootstrap(), cl.Nodes(), nil, warmupConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,40 +28,41 @@ func TestPrimeWithoutJITWarmupIsRecorded(t *testing.T) {
 	}
 }
 
-// The warm-up's stop decision: never before a round was produced, never
+// The warm-up's stop decision: never before its minimum time, never
 // without a reading, and at or below the target rate only.
 func TestJITSettled(t *testing.T) {
+	const minTime = 10 * time.Second
 	for _, tc := range []struct {
-		rounds int
-		rate   float64
-		ok     bool
-		want   bool
+		spent time.Duration
+		rate  float64
+		ok    bool
+		want  bool
 	}{
-		{0, 0, true, false},      // still in the first round
-		{1, 0.5, true, false},    // still compiling
-		{1, 0.02, true, true},    // at the target
-		{3, 0.019, true, true},   // below it
-		{2, 0, false, false},     // no full window of scrapes yet
-		{8, 0.0201, true, false}, // just above
+		{9 * time.Second, 0, true, false},       // before the minimum time
+		{10 * time.Second, 0.5, true, false},    // still compiling
+		{10 * time.Second, 0.02, true, true},    // at the target
+		{30 * time.Second, 0.019, true, true},   // below it
+		{20 * time.Second, 0, false, false},     // no full window of scrapes yet
+		{60 * time.Second, 0.0201, true, false}, // just above
 	} {
-		if got := jitSettled(tc.rounds, tc.rate, tc.ok, 0.02); got != tc.want {
-			t.Errorf("rounds %d, rate %v (readable %v): settled %v, want %v", tc.rounds, tc.rate, tc.ok, got, tc.want)
+		if got := jitSettled(tc.spent, minTime, tc.rate, tc.ok, 0.02); got != tc.want {
+			t.Errorf("spent %v, rate %v (readable %v): settled %v, want %v", tc.spent, tc.rate, tc.ok, got, tc.want)
 		}
 	}
 }
 
-// With a compile-time reading the warm-up goes on past its first round
+// With a compile-time reading the warm-up goes on past its minimum time
 // while the brokers compile and stops once the rate over the last window
 // meets the target, recording what it read. The brokers' metrics endpoint
-// is a stand-in whose counter rises 1 s per s for its first 2 s and then
+// is a stand-in whose counter rises 1 s per s for its first 4 s and then
 // stays (not Kafka's JVM); the records go through the kfake cluster (not
-// Kafka). Without a reading (no endpoint) it stops after one round with
-// both groups' records consumed and no JIT record.
+// Kafka). Without a reading (no endpoint) it stops at its minimum time.
+// Either way both groups end having consumed what was produced.
 func TestWarmUpRunsUntilJITSettles(t *testing.T) {
 	ctx, cl := startKfake(t)
 	began := time.Now()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		compiled := 30 + min(time.Since(began).Seconds(), 2)
+		compiled := 30 + min(time.Since(began).Seconds(), 4)
 		fmt.Fprintf(w, "# TYPE jvm_compilation_time_seconds_total counter\njvm_compilation_time_seconds_total %g\n"+
 			"java_lang_memory_heapmemoryusage_used 1.0E8\n", compiled)
 	}))
@@ -70,11 +74,11 @@ func TestWarmUpRunsUntilJITSettles(t *testing.T) {
 	defer adm.close()
 	scraper := collectors.NewBrokerScraper([]string{srv.URL}, brokerScrapeInterval)
 	scraper.Start(ctx)
-	// Small rounds of at least 1 s, so kfake's speed does not end the
-	// warm-up on its rounds bound before the rate settles (5–6 s in). The
-	// first full 3 s window ends 3–4 s in (the watcher's phase against the
-	// scrapes'), so it always holds part of the rise.
-	cfg := warmupConfig{Records: 1000, Rounds: 30, MinRound: time.Second, Time: 30 * time.Second, Window: 3 * time.Second, SettledRate: 0.02}
+	// The minimum time (2 s) ends while the counter still rises; the first
+	// 3 s window without a rise ends 7–8 s in (the watcher's phase against
+	// the scrapes').
+	cfg := warmupConfig{Producer: producer.Config{Producers: 2, Rate: 400, MessageSize: 100, KeyMode: "round-robin", Acks: "all"},
+		Members: 2, PollRecords: 20, MinTime: 2 * time.Second, Time: 30 * time.Second, Window: 3 * time.Second, SettledRate: 0.02}
 	p, err := warmUp(ctx, adm, cl.Bootstrap(), cl.Nodes(), scraper, cfg)
 	scraper.Stop()
 	if err != nil {
@@ -84,21 +88,78 @@ func TestWarmUpRunsUntilJITSettles(t *testing.T) {
 	if j == nil || !j.Settled || j.EndRate > j.TargetRate || j.TargetRate != 0.02 {
 		t.Fatalf("jit %+v: want settled at or below 0.02", j)
 	}
-	if j.CompileSec < 1.9 || j.CompileSec > 2.0001 || len(j.Rates) == 0 || j.Rates[0] <= j.TargetRate {
-		t.Errorf("compiled %v s, rates %v: want 2 s, the first window above the target", j.CompileSec, j.Rates)
+	if j.CompileSec < 3.9 || j.CompileSec > 4.0001 || len(j.Rates) == 0 || j.Rates[0] <= j.TargetRate {
+		t.Errorf("compiled %v s, rates %v: want 4 s, the first window above the target", j.CompileSec, j.Rates)
 	}
-	if p.Rounds < 4 || p.Rounds >= cfg.Rounds || p.DurationSec < 4 || p.DurationSec > 15 {
-		t.Errorf("rounds %d in %.1fs: want it to end on the settle, 5–6 s in", p.Rounds, p.DurationSec)
+	if p.DurationSec < 6 || p.DurationSec > 15 {
+		t.Errorf("warm-up of %.1fs: want it to end on the settle, 7–9 s in", p.DurationSec)
+	}
+	consumedAll(t, p)
+	if p.RatePerSec != 400 || p.Producers != 2 || p.RecordBytes != 100 || p.MembersPerGroup != cfg.Members || p.PollRecords != cfg.PollRecords ||
+		p.MinTimeSec != 2 || p.TimeLimitSec != 30 {
+		t.Errorf("priming record %+v: want the warm-up's load and bounds", p)
 	}
 
 	began = time.Now()
-	p, err = warmUp(ctx, adm, cl.Bootstrap(), cl.Nodes(), collectors.NewBrokerScraper(nil, brokerScrapeInterval), defaultWarmup)
+	p, err = warmUp(ctx, adm, cl.Bootstrap(), cl.Nodes(), collectors.NewBrokerScraper(nil, brokerScrapeInterval), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := defaultWarmup.Records
-	if p.JIT != nil || p.Rounds != 1 || p.RecordsProduced != n || p.ConsumedConsumerGroup < n || p.ConsumedShareGroup < n ||
-		time.Since(began) >= defaultWarmup.MinRound {
-		t.Errorf("without a reading: %+v in %v, want one round of %d records consumed by both groups, no JIT record, no wait", p, time.Since(began), n)
+	if p.JIT != nil || time.Since(began) < cfg.MinTime || time.Since(began) > cfg.MinTime+5*time.Second {
+		t.Errorf("without a reading: %+v in %v, want no JIT record and an end at the minimum time (%v)", p, time.Since(began), cfg.MinTime)
 	}
+	consumedAll(t, p)
+}
+
+// consumedAll checks that a warm-up produced records and that both groups
+// consumed all of them.
+func consumedAll(t *testing.T, p *runs.Priming) {
+	t.Helper()
+	if p.RecordsProduced <= 0 || p.ConsumedConsumerGroup < p.RecordsProduced || p.ConsumedShareGroup < p.RecordsProduced {
+		t.Errorf("produced %d, consumed %d (consumer group) and %d (share group): want all of them through both",
+			p.RecordsProduced, p.ConsumedConsumerGroup, p.ConsumedShareGroup)
+	}
+}
+
+// The warm-up takes the runs' request pattern, within its bounds: the
+// producers of the rate-mode run with the highest rate, at that rate; the
+// most members of any run; the first run's poll size.
+func TestWarmupForRuns(t *testing.T) {
+	rate := func(r float64, producers, members, poll, size int) scenarios.RunSpec {
+		return spec(scenarios.LoadRate, r, producers, members, poll, size)
+	}
+	type want struct {
+		rate                           float64
+		producers, size, members, poll int
+	}
+	for _, tc := range []struct {
+		name  string
+		specs []scenarios.RunSpec
+		want  want
+	}{
+		{"none", nil, want{2000, 2, 256, 4, 20}},
+		{"partition-cap", []scenarios.RunSpec{rate(1000, 2, 12, 20, 256), rate(1000, 2, 12, 20, 256)}, want{1000, 2, 256, 8, 20}},
+		{"the highest rate's producers", []scenarios.RunSpec{rate(300, 1, 2, 100, 1024), rate(2500, 3, 4, 5, 64)}, want{2500, 3, 64, 4, 100}},
+		{"clamped", []scenarios.RunSpec{rate(100, 9, 1, 5000, 1<<20)}, want{500, 4, 16 << 10, 1, 500}},
+		{"no rate-mode run", []scenarios.RunSpec{spec(scenarios.LoadBacklog, 0, 1, 3, 50, 100)}, want{2000, 1, 100, 3, 50}},
+	} {
+		w := warmupFor(tc.specs, 42*time.Second)
+		p := w.Producer
+		got := want{p.Rate, p.Producers, p.MessageSize, w.Members, w.PollRecords}
+		if got != tc.want || w.Time != 42*time.Second || p.Profile != nil {
+			t.Errorf("%s: %+v (bound %v), want %+v with the 42s bound", tc.name, got, w.Time, tc.want)
+		}
+	}
+	// the run's own producer settings come along
+	s := rate(1000, 2, 4, 10, 512)
+	s.Acks, s.Linger, s.KeyMode = "leader", 7*time.Millisecond, "random"
+	if p := warmupFor([]scenarios.RunSpec{s}, time.Minute).Producer; p.Acks != "leader" || p.Linger != 7*time.Millisecond || p.KeyMode != "random" {
+		t.Errorf("producer settings %+v: want the run's acks, linger and key mode", p)
+	}
+}
+
+func spec(mode scenarios.LoadMode, rate float64, producers, members, poll, size int) scenarios.RunSpec {
+	var s scenarios.RunSpec
+	s.LoadMode, s.Rate, s.Producers, s.Members, s.MaxPollRecords, s.MessageSize = mode, rate, producers, members, poll, size
+	return s
 }

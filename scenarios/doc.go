@@ -22,6 +22,7 @@
 //	repeat:      trials of every run, ≥ 1 (default 1)
 //	repeat_order: same | alternate (default) | shuffle: each trial's run order
 //	repeat_seed: shuffle's seed (drawn and recorded when absent)
+//	jit_warmup:  the bound of the brokers' JIT warm-up before the first run (0 or 10s–10m, default 20s)
 //	sweep:
 //	  together:  [[members, workers]]  groups of lists that advance in step
 //	expect:      claims the report checks after the campaign (below)

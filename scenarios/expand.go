@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-viper/mapstructure/v2"
 
@@ -120,6 +121,9 @@ func (l *loader) meta(s *Scenario) error {
 	}
 	s.Repeat = repeat
 	if err := l.repeatOrder(s); err != nil {
+		return err
+	}
+	if s.JITWarmup, err = l.jitWarmup(); err != nil {
 		return err
 	}
 	if s.Together, err = parseTogether(l.v.Get("sweep")); err != nil {
@@ -586,6 +590,33 @@ func trialOrder(n, t int, order RepeatOrder, rng *rand.Rand) []int {
 		rng.Shuffle(n, func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
 	}
 	return idx
+}
+
+// DefaultJITWarmup is jit_warmup's default, and MinJITWarmup and
+// MaxJITWarmup its bounds (0 is also accepted: no warm-up). The warm-up
+// runs at least MinJITWarmup before its settle decision, so a shorter bound
+// would end it before the compile rate was read.
+const (
+	DefaultJITWarmup = 20 * time.Second
+	MinJITWarmup     = 10 * time.Second
+	MaxJITWarmup     = 10 * time.Minute
+)
+
+// jitWarmup reads jit_warmup: 0, or a duration from MinJITWarmup to
+// MaxJITWarmup.
+func (l *loader) jitWarmup() (time.Duration, error) {
+	v, err := toDuration(l.v.Get("jit_warmup"))
+	var d time.Duration
+	if err == nil {
+		d, _ = time.ParseDuration(v.(string))
+		if d != 0 && (d < MinJITWarmup || d > MaxJITWarmup) {
+			err = fmt.Errorf("expected 0 (no warm-up) or a duration from %v to %v, got %v", MinJITWarmup, MaxJITWarmup, d)
+		}
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%s: jit_warmup: %w", l.where("jit_warmup"), err)
+	}
+	return d, nil
 }
 
 // repeatOrder reads repeat_order and repeat_seed; shuffle without a seed

@@ -150,7 +150,7 @@ func (c *fileChecker) top(k, v *yaml.Node) {
 		return
 	}
 	switch key {
-	case "name", "description", "repeat", "repeat_order", "repeat_seed":
+	case "name", "description", "repeat", "repeat_order", "repeat_seed", "jit_warmup":
 		if v.Kind != yaml.ScalarNode {
 			c.errorf(v.Line, "%s: expected a single value, got %s", key, nodeKind(v))
 		}

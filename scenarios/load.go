@@ -88,6 +88,7 @@ func newLoader(src string, data []byte, info fileInfo) (*loader, error) {
 	}
 	v.SetDefault("repeat", 1)
 	v.SetDefault("repeat_order", string(RepeatAlternate))
+	v.SetDefault("jit_warmup", DefaultJITWarmup.String())
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}

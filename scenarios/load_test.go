@@ -710,3 +710,32 @@ func TestSecretSettingIsNotSwept(t *testing.T) {
 		}
 	}
 }
+
+// jit_warmup: 20s when absent, 0 for none, a duration within its bounds;
+// anything else is refused with the file, line, key and what it takes.
+func TestJITWarmup(t *testing.T) {
+	for _, tt := range []struct {
+		yaml string
+		want time.Duration
+	}{
+		{"", 20 * time.Second},
+		{"jit_warmup: 0\n", 0},
+		{"jit_warmup: 0s\n", 0},
+		{"jit_warmup: 90s\n", 90 * time.Second},
+		{"jit_warmup: 10s\n", 10 * time.Second},
+		{"jit_warmup: 10m\n", 10 * time.Minute},
+	} {
+		if s := mustLoad(t, "name: x\n"+tt.yaml, nil, nil); s.JITWarmup != tt.want {
+			t.Errorf("%q: jit_warmup %v, want %v", tt.yaml, s.JITWarmup, tt.want)
+		}
+	}
+	for _, tt := range []struct{ yaml, want string }{
+		{"jit_warmup: 5s\n", "scenario.yaml:2: jit_warmup: expected 0 (no warm-up) or a duration from 10s to 10m0s, got 5s"},
+		{"jit_warmup: 11m\n", "scenario.yaml:2: jit_warmup: expected 0 (no warm-up) or a duration from 10s to 10m0s, got 11m0s"},
+		{"jit_warmup: soon\n", `scenario.yaml:2: jit_warmup: expected a Go duration like "250ms", "30s" or "2m", got "soon"`},
+		{"jit_warmup: [10s, 20s]\n", "scenario.yaml:2: jit_warmup: expected a single value"},
+	} {
+		_, err := load(t, "name: x\n"+tt.yaml, nil, nil)
+		wantErr(t, err, tt.want)
+	}
+}

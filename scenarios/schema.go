@@ -85,7 +85,7 @@ var knobs = []knob{
 }
 
 // metaKeys are the top-level keys that describe the scenario rather than a run.
-var metaKeys = []string{"name", "description", "repeat", "repeat_order", "repeat_seed", "sweep", "expect", "events", "max_rate", "recommend", "dead_letter", "rate_schedule", "autoscale", "destination"}
+var metaKeys = []string{"name", "description", "repeat", "repeat_order", "repeat_seed", "jit_warmup", "sweep", "expect", "events", "max_rate", "recommend", "dead_letter", "rate_schedule", "autoscale", "destination"}
 
 // fileOnlyKeys are meta keys written in the scenario file only: neither the
 // environment nor --set overrides them.

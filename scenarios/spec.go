@@ -495,7 +495,11 @@ type Scenario struct {
 	// (trialOrder); RepeatSeed seeds shuffle (recorded as used).
 	RepeatOrder RepeatOrder `json:"repeat_order,omitempty"`
 	RepeatSeed  uint64      `json:"repeat_seed,omitempty"`
-	Runs        []RunSpec   `json:"runs"`
+	// JITWarmup is jit_warmup: the bound of the brokers' JIT warm-up before
+	// the first run (0: none). The warm-up ends sooner once the brokers'
+	// compile rate settles.
+	JITWarmup time.Duration `json:"jit_warmup"`
+	Runs      []RunSpec     `json:"runs"`
 	// Dimensions lists the keys that had more than one value, in file order;
 	// reports put them in run names and sweep charts.
 	Dimensions []string `json:"dimensions,omitempty"`

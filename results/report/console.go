@@ -155,6 +155,9 @@ func sideBySideRows() []tableRow {
 		// broker_cost: both arms on one basis (runs/brokercost.go); "-" without broker CPU.
 		figure("broker_cost.consume_cpu_seconds_per_million_records", nil),
 		figure("broker_cost.moved_cpu_seconds_per_million_records", nil),
+		// Beside the cost: a window in which the brokers were still
+		// compiling charges the compiling to the run (docs/measurement.md).
+		figure("broker.jit_compile_s", nil),
 		// run.json has bytes, the table MiB.
 		relabel(figure("broker.heap_after_gc_max_bytes", brokerCell(func(v float64) string { return num(v / (1 << 20)) })),
 			"broker heap after GC MB"),

@@ -276,7 +276,7 @@ func builtinFigures() []Figure {
 			b := &r.Broker
 			return b.JITCompileSeconds, b.Samples > 0 && !slices.Contains(b.Unavailable, "jit_compile_s")
 		}).doc("brokers' JIT compilation time in the window (the JVM's compile-time counter), summed over brokers").
-			label("broker JIT compile s"),
+			label("broker JIT compile s").console(),
 		br("share_coordinator_write_rate_avg", "writes/s", "share-state writes/s in the window, all brokers", func(b *results.BrokerMetrics) float64 { return b.ShareCoordinatorWriteRateAvg }).
 			label("share coord writes/s").console(),
 		br("in_flight_messages_max", "records", "most share records in flight (acquired) at once", func(b *results.BrokerMetrics) float64 { return b.InFlightMessagesMax }),

@@ -217,21 +217,27 @@ type Environment struct {
 }
 
 // Priming is the cluster's preparation before the first measured run: the
-// JIT warm-up under load (produce and consume through both group types,
-// bounded in records and time) and the observer-effect calibration.
+// JIT warm-up under load (produce and consume through both group types in
+// the runs' request pattern, bounded in time) and the observer-effect
+// calibration.
 type Priming struct {
 	JITWarmup   bool    `json:"jit_warmup"`
 	DurationSec float64 `json:"duration_s"`
-	// RecordsLimit and TimeLimitSec are the warm-up's bounds; the warm-up
-	// stops at whichever comes first.
-	RecordsLimit          int64   `json:"records_limit"`
+	// RatePerSec, Producers, RecordBytes, MembersPerGroup and PollRecords
+	// are the warm-up's load: RatePerSec records/s of RecordBytes from
+	// Producers paced producers, taken by a consumer group and a share
+	// group of MembersPerGroup members each polling up to PollRecords. It
+	// goes on at least MinTimeSec and at most TimeLimitSec.
+	RatePerSec            float64 `json:"rate_per_s,omitempty"`
+	Producers             int     `json:"producers,omitempty"`
+	RecordBytes           int     `json:"record_bytes,omitempty"`
+	MembersPerGroup       int     `json:"members_per_group,omitempty"`
+	PollRecords           int     `json:"poll_records,omitempty"`
+	MinTimeSec            float64 `json:"min_time_s,omitempty"`
 	TimeLimitSec          float64 `json:"time_limit_s"`
 	RecordsProduced       int64   `json:"records_produced"`
 	ConsumedConsumerGroup int64   `json:"consumed_consumer_group"`
 	ConsumedShareGroup    int64   `json:"consumed_share_group"`
-	// Rounds is how many bursts the warm-up produced: one when the brokers
-	// give no JIT compile time, more while they were still compiling.
-	Rounds int `json:"rounds,omitempty"`
 	// JIT is what the brokers' JIT compiler did during the warm-up and
 	// whether its rate settled (absent when the brokers' metrics give no
 	// compile time, and in older files).

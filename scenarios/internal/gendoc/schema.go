@@ -103,6 +103,7 @@ func Schema(dir string) ([]byte, error) {
 		"repeat_order": obj{"description": metaDocs["repeat_order"], "type": "string",
 			"enum": []any{"same", "alternate", "shuffle"}, "default": "alternate"},
 		"repeat_seed": obj{"description": metaDocs["repeat_seed"], "type": "integer", "minimum": 1},
+		"jit_warmup":  obj{"description": metaDocs["jit_warmup"], "type": "string", "default": scenarios.DefaultJITWarmup.String()},
 		"sweep": obj{
 			"description": metaDocs["sweep"], "type": "object", "additionalProperties": false,
 			"properties": obj{"together": obj{"type": "array", "items": obj{
