@@ -2,6 +2,8 @@ package runs
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // ScrapeShareLimit is the share of a run's broker CPU the harness's own
@@ -152,6 +154,26 @@ type CostDifference struct {
 	ConsumerMovedPerMillion, ShareMovedPerMillion float64
 	ConsumerCompletedPerSec, ShareCompletedPerSec float64
 	OfferedPerSec                                 float64
+	// ConsumerJIT and ShareJIT are each arm's broker.jit_compile_s and
+	// ConsumerCPU and ShareCPU its broker CPU in the window (JITKnown:
+	// both arms have the compile time). Compiling names the arms whose
+	// compile time is at least JITShareLimit of their broker CPU: the
+	// brokers were still compiling in their windows.
+	ConsumerJIT, ShareJIT, ConsumerCPU, ShareCPU float64
+	JITKnown                                     bool
+	Compiling                                    []string
+}
+
+// JITShareLimit is the share of a run's broker CPU that JIT compile time
+// in its window may reach before the broker-cost line says the brokers
+// were still compiling: 10 %.
+const JITShareLimit = 0.10
+
+// jitCompileSeconds is r's broker.jit_compile_s; false when the brokers
+// gave none.
+func jitCompileSeconds(r *Record) (float64, bool) {
+	b := &r.Broker
+	return b.JITCompileSeconds, b.Samples > 0 && !slices.Contains(b.Unavailable, "jit_compile_s")
 }
 
 // BrokerCostDifference compares the pair's broker cost; false when either
@@ -178,7 +200,29 @@ func (p Pair) BrokerCostDifference() (CostDifference, bool) {
 	if mean := (cr + sr) / 2; mean > 0 {
 		d.EqualThroughput = abs(sr-cr) <= EqualThroughputTolerance*mean
 	}
+	cj, cok := jitCompileSeconds(&p.Consumer)
+	sj, sok := jitCompileSeconds(&p.Share)
+	d.ConsumerJIT, d.ShareJIT, d.ConsumerCPU, d.ShareCPU, d.JITKnown = cj, sj, c.CPUSeconds, s.CPUSeconds, cok && sok
+	if d.JITKnown {
+		if cj >= JITShareLimit*c.CPUSeconds {
+			d.Compiling = append(d.Compiling, "consumer")
+		}
+		if sj >= JITShareLimit*s.CPUSeconds {
+			d.Compiling = append(d.Compiling, "share")
+		}
+	}
 	return d, true
+}
+
+// jitClause says, when an arm's brokers were still compiling in its
+// window, how much, and what moves it out; "" otherwise.
+func (d CostDifference) jitClause() string {
+	if len(d.Compiling) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(". The brokers were still compiling (JIT) in the %s arm's window: %.1f s and %.1f s of compile time "+
+		"beside %.1f and %.1f broker CPU-s (consumer, share), so part of that cost is the fresh JVM's; a longer jit_warmup moves it out",
+		strings.Join(d.Compiling, " and the "), d.ConsumerJIT, d.ShareJIT, d.ConsumerCPU, d.ShareCPU)
 }
 
 // Line is the difference in words, e.g. "r01-consumer-t0 vs r02-share-t0:
@@ -200,7 +244,7 @@ func (d CostDifference) Line() string {
 	} else if d.HasConsume {
 		line += fmt.Sprintf(" consume side %+.0f s/M;", d.ConsumePerMillion)
 	}
-	return line + fmt.Sprintf(" per record moved %+.0f s/M", d.MovedPerMillion)
+	return line + fmt.Sprintf(" per record moved %+.0f s/M", d.MovedPerMillion) + d.jitClause()
 }
 
 // apartLine is Line for a pair whose completed rates are more than
@@ -214,7 +258,7 @@ func (d CostDifference) apartLine() string {
 		"so the arm that completes less moves fewer records (produced + completed) per second over the same fixed broker cost "+
 		"(the idle broker, its coordinators, the scrapes) and in another mix of produced to consumed; compare at a rate both complete",
 		d.Consumer, d.Share, d.ConsumerMovedPerMillion, d.ShareMovedPerMillion,
-		d.ConsumerCompletedPerSec, d.ShareCompletedPerSec, d.OfferedPerSec, d.CompletedRatio)
+		d.ConsumerCompletedPerSec, d.ShareCompletedPerSec, d.OfferedPerSec, d.CompletedRatio) + d.jitClause()
 }
 
 // CostSummary sums up the differences of the pairs at equal completed

@@ -144,6 +144,41 @@ func TestBrokerCostDifference(t *testing.T) {
 	}
 }
 
+// The broker-cost line names an arm whose window compiled (JIT) at least
+// 10 % of its broker CPU, and says nothing of the JIT otherwise or when
+// either arm's brokers gave no compile time.
+func TestCostLineSaysTheBrokersWereCompiling(t *testing.T) {
+	p := runs.Pair{Consumer: costRecord("c", vocab.ConsumerGroup, 375, 4, 5_600, 100, 205),
+		Share: costRecord("s", vocab.ShareGroup, 1000, 6, 15_000, 900, 595)}
+	p.Consumer.BrokerCost.CPUSeconds, p.Share.BrokerCost.CPUSeconds = 5.6, 19.2
+	for _, r := range []*runs.Record{&p.Consumer, &p.Share} {
+		r.Broker.Samples = 20
+	}
+	// 0.55 of 5.6 CPU-s is 9.8 %: under the limit; 12.0 of 19.2 is 62.5 %
+	p.Consumer.Broker.JITCompileSeconds, p.Share.Broker.JITCompileSeconds = 0.55, 12.0
+	d, _ := p.BrokerCostDifference()
+	want := "The brokers were still compiling (JIT) in the share arm's window: 0.6 s and 12.0 s of compile time beside 5.6 and 19.2 broker CPU-s (consumer, share)"
+	if l := d.Line(); !strings.Contains(l, want) || !strings.Contains(l, "a longer jit_warmup moves it out") {
+		t.Errorf("line %q lacks %q", l, want)
+	}
+	p.Consumer.Broker.JITCompileSeconds = 0.56 // 10.0 %: at the limit
+	d, _ = p.BrokerCostDifference()
+	if l := d.Line(); !strings.Contains(l, "in the consumer and the share arm's window") {
+		t.Errorf("line %q: want both arms named", l)
+	}
+	p.Consumer.Broker.JITCompileSeconds, p.Share.Broker.JITCompileSeconds = 0.1, 1.0
+	d, _ = p.BrokerCostDifference()
+	if l := d.Line(); strings.Contains(l, "compiling") {
+		t.Errorf("line %q: 1.8 %% and 5.2 %% of the CPU are under the limit", l)
+	}
+	p.Share.Broker.JITCompileSeconds = 12
+	p.Share.Broker.Unavailable = []string{"jit_compile_s"}
+	d, _ = p.BrokerCostDifference()
+	if l := d.Line(); strings.Contains(l, "compiling") || d.JITKnown {
+		t.Errorf("line %q: the share arm's brokers gave no compile time", l)
+	}
+}
+
 func TestSummarizeCostDifferences(t *testing.T) {
 	ds := []runs.CostDifference{
 		{AtEqualPerMillion: 30, ConsumePerMillion: 3, HasConsume: true, EqualThroughput: true},
