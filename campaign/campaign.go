@@ -199,10 +199,12 @@ func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int)
 		return err
 	}
 	jit := c.sc.JITWarmup
-	if c.opt.NoJITWarmup {
+	if c.opt.NoJITWarmup || !cl.IsKafka() {
 		jit = 0
 	}
 	switch {
+	case !cl.IsKafka():
+		fmt.Fprintf(c.log, "priming the cluster: internal topics; no JIT warm-up (%s is not Kafka's JVM)\n", cl.Provider())
 	case c.opt.NoJITWarmup:
 		fmt.Fprintf(c.log, "priming the cluster: internal topics; JIT warm-up skipped (--jit-warmup=false): the first run pays the fresh JVM's compilation\n")
 	case jit == 0:
