@@ -41,8 +41,9 @@ type BrokerCost struct {
 	// the broker CPU the consumers added to producing at the run's rate
 	// (the idle broker and the scrapes are in both terms and cancel).
 	// ConsumeCPUSecondsPerMillion is it ÷ Completed × 10⁶. Both 0 without
-	// a produce-only phase; they can read below 0 when the consumers cost
-	// less than the noise of the two CPU readings.
+	// a produce-only phase or with one that was still compiling
+	// (Consumable); they can read below 0 when the consumers cost less
+	// than the noise of the two CPU readings.
 	ConsumeCPUSeconds           float64 `json:"consume_cpu_seconds"`
 	ConsumeCPUSecondsPerMillion float64 `json:"consume_cpu_seconds_per_million_records"`
 }
@@ -64,6 +65,17 @@ type ProduceOnly struct {
 	// part, as broker.jit_compile_s over a run's window (absent when the
 	// brokers' metrics give none).
 	JITCompileSec *float64 `json:"jit_compile_s,omitempty"`
+	// Compiling is true when JITCompileSec is at least JITShareLimit of
+	// CPUSeconds: the brokers were still compiling the producers' paths,
+	// so CPUCores is not what producing costs a warm broker and the
+	// consume-side figures are withheld (Consumable).
+	Compiling bool `json:"compiling,omitempty"`
+}
+
+// Consumable reports whether c's consume-side figures stand: a
+// produce-only phase that was not still compiling.
+func (c *BrokerCost) Consumable() bool {
+	return c.ProduceOnly != nil && !c.ProduceOnly.Compiling
 }
 
 // BrokerCostInput is what ComputeBrokerCost needs.
@@ -103,10 +115,13 @@ func ComputeBrokerCost(in BrokerCostInput) *BrokerCost {
 		if p.Records > 0 {
 			p.CPUSecondsPerMillion = p.CPUSeconds / float64(p.Records) * 1e6
 		}
+		p.Compiling = p.JITCompileSec != nil && *p.JITCompileSec >= JITShareLimit*p.CPUSeconds
 		c.ProduceOnly = p
-		c.ConsumeCPUSeconds = in.CPUSeconds - p.CPUCores*in.WindowSec
-		if in.Completed > 0 {
-			c.ConsumeCPUSecondsPerMillion = c.ConsumeCPUSeconds / float64(in.Completed) * 1e6
+		if !p.Compiling {
+			c.ConsumeCPUSeconds = in.CPUSeconds - p.CPUCores*in.WindowSec
+			if in.Completed > 0 {
+				c.ConsumeCPUSecondsPerMillion = c.ConsumeCPUSeconds / float64(in.Completed) * 1e6
+			}
 		}
 	}
 	return c
@@ -164,10 +179,11 @@ type CostDifference struct {
 	Compiling                                    []string
 }
 
-// JITShareLimit is the share of a run's broker CPU that JIT compile time
-// in its window may reach before the broker-cost line says the brokers
-// were still compiling: 10 %.
-const JITShareLimit = 0.10
+// JITShareLimit is the share of the brokers' CPU that their JIT compile
+// time may reach before a window counts as still compiling: 25 %. Above
+// it the broker-cost line says so for a run's window, and a produce-only
+// phase's rate is not used for the consume side (ProduceOnly.Compiling).
+const JITShareLimit = 0.25
 
 // jitCompileSeconds is r's broker.jit_compile_s; false when the brokers
 // gave none.
@@ -186,7 +202,7 @@ func (p Pair) BrokerCostDifference() (CostDifference, bool) {
 	d := CostDifference{Consumer: p.Consumer.RunID, Share: p.Share.RunID,
 		AtEqualPerMillion: (s.NetCPUSeconds/float64(s.Completed) - c.NetCPUSeconds/float64(c.Completed)) * 1e6,
 		MovedPerMillion:   s.MovedCPUSecondsPerMillion - c.MovedCPUSecondsPerMillion,
-		HasConsume:        c.ProduceOnly != nil && s.ProduceOnly != nil}
+		HasConsume:        c.Consumable() && s.Consumable()}
 	if d.HasConsume {
 		d.ConsumePerMillion = s.ConsumeCPUSecondsPerMillion - c.ConsumeCPUSecondsPerMillion
 	}
@@ -351,7 +367,7 @@ func PooledProduceCores(recs []Record, r Record) (float64, int) {
 	}
 	var cores []float64
 	for _, o := range recs {
-		if o.BrokerCost != nil && o.BrokerCost.ProduceOnly != nil && producerKey(o) == key {
+		if o.BrokerCost != nil && o.BrokerCost.Consumable() && producerKey(o) == key {
 			cores = append(cores, o.BrokerCost.ProduceOnly.CPUCores)
 		}
 	}

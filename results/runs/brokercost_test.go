@@ -47,10 +47,26 @@ func TestComputeBrokerCost(t *testing.T) {
 	if c.ProduceOnly.JITCompileSec != nil {
 		t.Errorf("produce-only JIT %v without a reading", *c.ProduceOnly.JITCompileSec)
 	}
-	jit := 0.42
-	if c := runs.ComputeBrokerCost(runs.BrokerCostInput{CPUSeconds: 10, WindowSec: 20, ProduceOnlySec: 5, ProduceOnlyCPU: 1.5,
-		ProduceOnlyJIT: &jit}); c.ProduceOnly.JITCompileSec == nil || *c.ProduceOnly.JITCompileSec != 0.42 {
-		t.Error("the produce-only phase's JIT compile time is not kept")
+	// 0.30 compile-s of the phase's 1.5 CPU-s is 20 %: a warm phase, kept;
+	// 0.42 is 28 %: still compiling, so the consume side is withheld
+	jit := 0.30
+	c = runs.ComputeBrokerCost(runs.BrokerCostInput{CPUSeconds: 10, WindowSec: 20, Completed: 30_000, ProduceOnlySec: 5, ProduceOnlyCPU: 1.5,
+		ProduceOnlyJIT: &jit})
+	if c.ProduceOnly.JITCompileSec == nil || *c.ProduceOnly.JITCompileSec != 0.30 || c.ProduceOnly.Compiling || !c.Consumable() || !near(c.ConsumeCPUSeconds, 4) {
+		t.Errorf("a produce-only phase compiling 20 %% of its CPU: %+v (%+v)", c, c.ProduceOnly)
+	}
+	jit = 0.42
+	c = runs.ComputeBrokerCost(runs.BrokerCostInput{CPUSeconds: 10, WindowSec: 20, Completed: 30_000, ProduceOnlySec: 5, ProduceOnlyCPU: 1.5,
+		ProduceOnlyJIT: &jit})
+	if !c.ProduceOnly.Compiling || c.Consumable() || c.ConsumeCPUSeconds != 0 || c.ConsumeCPUSecondsPerMillion != 0 {
+		t.Errorf("a produce-only phase compiling 28 %% of its CPU: %+v (%+v), want the consume side withheld", c, c.ProduceOnly)
+	}
+	f, err := runs.LookupFigure("broker_cost.consume_cpu_seconds_per_million_records")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.Value(&runs.Record{BrokerCost: c}); ok {
+		t.Error("the consume-side figure has a value over a compiling produce-only phase")
 	}
 	// 0.0005 cores × 20 s = 0.01 CPU-s = 0.1 % of 10: kept, not subtracted
 	small := runs.ComputeBrokerCost(runs.BrokerCostInput{CPUSeconds: 10, WindowSec: 20, Produced: 100, Completed: 100, ScrapeCostCores: 0.0005})
@@ -145,7 +161,7 @@ func TestBrokerCostDifference(t *testing.T) {
 }
 
 // The broker-cost line names an arm whose window compiled (JIT) at least
-// 10 % of its broker CPU, and says nothing of the JIT otherwise or when
+// 25 % of its broker CPU, and says nothing of the JIT otherwise or when
 // either arm's brokers gave no compile time.
 func TestCostLineSaysTheBrokersWereCompiling(t *testing.T) {
 	p := runs.Pair{Consumer: costRecord("c", vocab.ConsumerGroup, 375, 4, 5_600, 100, 205),
@@ -154,14 +170,14 @@ func TestCostLineSaysTheBrokersWereCompiling(t *testing.T) {
 	for _, r := range []*runs.Record{&p.Consumer, &p.Share} {
 		r.Broker.Samples = 20
 	}
-	// 0.55 of 5.6 CPU-s is 9.8 %: under the limit; 12.0 of 19.2 is 62.5 %
-	p.Consumer.Broker.JITCompileSeconds, p.Share.Broker.JITCompileSeconds = 0.55, 12.0
+	// 1.3 of 5.6 CPU-s is 23.2 %: under the limit; 12.0 of 19.2 is 62.5 %
+	p.Consumer.Broker.JITCompileSeconds, p.Share.Broker.JITCompileSeconds = 1.3, 12.0
 	d, _ := p.BrokerCostDifference()
-	want := "The brokers were still compiling (JIT) in the share arm's window: 0.6 s and 12.0 s of compile time beside 5.6 and 19.2 broker CPU-s (consumer, share)"
+	want := "The brokers were still compiling (JIT) in the share arm's window: 1.3 s and 12.0 s of compile time beside 5.6 and 19.2 broker CPU-s (consumer, share)"
 	if l := d.Line(); !strings.Contains(l, want) || !strings.Contains(l, "a longer jit_warmup moves it out") {
 		t.Errorf("line %q lacks %q", l, want)
 	}
-	p.Consumer.Broker.JITCompileSeconds = 0.56 // 10.0 %: at the limit
+	p.Consumer.Broker.JITCompileSeconds = 1.4 // 25.0 %: at the limit
 	d, _ = p.BrokerCostDifference()
 	if l := d.Line(); !strings.Contains(l, "in the consumer and the share arm's window") {
 		t.Errorf("line %q: want both arms named", l)

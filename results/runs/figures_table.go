@@ -302,15 +302,15 @@ func builtinFigures() []Figure {
 	}
 	add(
 		bc("consume_cpu_seconds_per_million_records", "s/M records",
-			"(broker CPU − produce-only CPU rate × window) ÷ records completed × 10⁶",
-			func(c *BrokerCost) (float64, bool) { return c.ConsumeCPUSecondsPerMillion, c.ProduceOnly != nil }).
+			"(broker CPU − produce-only CPU rate × window) ÷ records completed × 10⁶; not given when the produce-only phase was still compiling (its JIT compile time ≥ 25 % of its broker CPU)",
+			func(c *BrokerCost) (float64, bool) { return c.ConsumeCPUSecondsPerMillion, c.Consumable() }).
 			label("broker consume CPU s/M").console(),
 		bc("moved_cpu_seconds_per_million_records", "s/M records",
 			"broker CPU (less the scrapes' calibrated cost when above 2 %) ÷ (records produced + completed) × 10⁶",
 			always(func(c *BrokerCost) float64 { return c.MovedCPUSecondsPerMillion })).
 			label("broker CPU s/M moved").console(),
-		bc("consume_cpu_seconds", "CPU s", "broker CPU in the window − produce-only CPU rate × window",
-			func(c *BrokerCost) (float64, bool) { return c.ConsumeCPUSeconds, c.ProduceOnly != nil }),
+		bc("consume_cpu_seconds", "CPU s", "broker CPU in the window − produce-only CPU rate × window (not given when the produce-only phase was still compiling)",
+			func(c *BrokerCost) (float64, bool) { return c.ConsumeCPUSeconds, c.Consumable() }),
 		bc("produce_only.cpu_seconds_per_million_records", "s/M records",
 			"produce-only phase: broker CPU ÷ records produced × 10⁶",
 			produceOnly(func(p *ProduceOnly) float64 { return p.CPUSecondsPerMillion })),
