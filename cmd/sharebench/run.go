@@ -50,7 +50,7 @@ func (f *runFlags) registerVerdict(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "load, validate and expand the scenario, size every run and print the matrix; start nothing")
 	f.dist.register(cmd.Flags())
 	cmd.Flags().StringVar(&f.cpuProfile, "cpu-profile", "", "write a pprof CPU profile of this process over the campaign to `FILE` (go tool pprof FILE): the harness's own work, not the brokers' or the agents'")
-	cmd.Flags().BoolVar(&f.jit, "jit-warmup", true, "warm the brokers' JIT under load before the first run (recorded as priming.jit_warmup); =false only to measure what the warm-up buys the first arm")
+	cmd.Flags().BoolVar(&f.jit, "jit-warmup", true, "warm the brokers' JIT in the runs' request pattern before the first run, for at most the scenario's jit_warmup (recorded as priming.jit_warmup); =false only to measure what the warm-up buys the first arm")
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
