@@ -51,7 +51,13 @@ func TestCIGateRecipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	thresholds := filepath.Join(dir, "thresholds.txt")
-	os.WriteFile(thresholds, []byte("# a single trial a side: thresholds above run-to-run noise\nthroughput:15%\ncompletion_p99:300%\n"), 0o644)
+	// A single trial a side: thresholds above run-to-run noise. The p99 of a
+	// 5 s window at 300 records/s is its 15 slowest records, and on a busy
+	// 2-core host (CI runs two test packages at once beside the broker's
+	// JIT compiler) one stall moves it: an identical rerun read 421 ms
+	// against a 32 ms baseline (13×). The slowed case below is caught on
+	// throughput, which a stall barely moves.
+	os.WriteFile(thresholds, []byte("# a single trial a side: thresholds above run-to-run noise\nthroughput:15%\ncompletion_p99:3000%\n"), 0o644)
 	baseline := filepath.Join(dir, "baseline")
 	gate := func(name string, env []string, args ...string) (string, int) {
 		t.Helper()
