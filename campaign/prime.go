@@ -307,8 +307,7 @@ func (w *warmupState) watchJIT(ctx context.Context, stopProducing context.Cancel
 }
 
 // jitReadable reports whether scraper's samples give the brokers' compile
-// time. A first round can end before the first scrape has landed (kfake
-// moves it in milliseconds), so it waits, at most 5 s, until every endpoint
+// time. The first scrape may not have landed yet, so it waits, at most 5 s, until every endpoint
 // has a sample; no endpoint, or samples without the series, is no.
 func jitReadable(ctx context.Context, scraper *collectors.BrokerScraper) bool {
 	if scraper == nil {
@@ -347,20 +346,8 @@ func (w *warmupState) produce(ctx context.Context, brokers []string, topic strin
 	}
 	rec := results.NewRecorder(clock, results.RunTag("sharebench-warmup"), results.NewLedger(c.Producers, perProducer),
 		results.NewSeries(clock.Now(), int(c.Duration/time.Second)+60))
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() { // the consumers see the count as it grows
-		for retry.Sleep(ctx, 200*time.Millisecond) {
-			select {
-			case <-stop:
-				return
-			default:
-				w.produced.Store(int64(rec.Merge().Acked))
-			}
-		}
-	}()
 	err = producer.Run(ctx, c, rec)
-	w.produced.Store(int64(rec.Merge().Acked))
+	w.produced.Store(int64(rec.Merge().Acked)) // the members' target, once the producers are done
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("produce: %w", err)
 	}
