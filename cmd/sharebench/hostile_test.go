@@ -36,6 +36,19 @@ type hostileCase struct {
 
 const hostileSecret = "HostilePw4242"
 
+// hostileKit is what a group of hostile cases kept in a file of its own
+// needs from TestHostilePass: the case's temporary folder and a writer of
+// files in it (name relative to dir, returns the path).
+type hostileKit struct {
+	dir  string
+	file func(name, body string) string
+}
+
+// hostileGroups are the groups of hostile cases kept in files of their own;
+// each file appends its group in an init function (files initialise in name
+// order, so row numbers stay stable).
+var hostileGroups []func(t *testing.T, k hostileKit) []hostileCase
+
 // TestHostilePass runs the hostile cases of issue 25 (docs/hostile-pass.md
 // lists them with their outcomes; HOSTILE_OUT=FILE writes that table).
 func TestHostilePass(t *testing.T) {
@@ -481,6 +494,12 @@ func TestHostilePass(t *testing.T) {
 	secretCase("history over a run.json holding secrets", "HostileRecordPw12", nil, ExitOK, "1 campaign(s)", noSecretIn(hLeak, "HostileRecordPw12"),
 		"history", "--out", hLeak, "--figure", "throughput.completed_per_sec", leakyFolder)
 	secretCase("compare over a run.json holding secrets", "HostileRecordPw12", nil, ExitOK, "", nil, "compare", leakyFolder, leakyFolder)
+
+	// The groups that live in files of their own (hostile_*_test.go), in file order.
+	kit := hostileKit{dir: dir, file: file}
+	for _, g := range hostileGroups {
+		cases = append(cases, g(t, kit)...)
+	}
 
 	var table strings.Builder
 	fmt.Fprintf(&table, "| # | group | case | want | got | outcome |\n|---|---|---|---|---|---|\n")
