@@ -128,8 +128,8 @@ func (c *fileChecker) autoscale(v *yaml.Node) {
 				bad("expected leave or crash, got %q", val.Value)
 			}
 		case "threshold", "in_below":
-			f, err := strconv.ParseFloat(val.Value, 64)
-			if err != nil || f < 0 || math.IsInf(f, 0) || (k.Value == "threshold" && f == 0) {
+			f, err := parseFinite(val.Value)
+			if err != nil || f < 0 || (k.Value == "threshold" && f == 0) {
 				bad("expected a number of records %s, got %q", map[bool]string{true: "> 0", false: "≥ 0"}[k.Value == "threshold"], val.Value)
 			}
 			if k.Value == "threshold" {

@@ -83,6 +83,9 @@ func (c *fileChecker) events(v *yaml.Node) {
 		c.errorf(v.Line, "events: expected a list of events like - {at: 10s, action: join, members: 2}, got %s", nodeKind(v))
 		return
 	}
+	if c.longList("events", v, maxEvents, "every run carries and checks each event") {
+		return
+	}
 	for i, item := range v.Content {
 		where := fmt.Sprintf("events[%d]", i+1)
 		c.info.lines[where] = resolve(item).Line
@@ -141,7 +144,7 @@ func (c *fileChecker) event(where string, n *yaml.Node) (Event, bool) {
 			}
 			e.Members = m
 		case "factor":
-			f, err := strconv.ParseFloat(val.Value, 64)
+			f, err := parseFinite(val.Value)
 			if err != nil || !(f > 1 && f <= maxSlowFactor) {
 				bad(val.Line, k.Value, "expected a number > 1 and ≤ %d (processing time × factor; %d is the harness's limit), got %q",
 					maxSlowFactor, maxSlowFactor, val.Value)

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -66,6 +67,9 @@ func (l *loader) build() (*Scenario, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", l.src, err)
 	}
+	if err := l.rateBesideSchedule(); err != nil {
+		return nil, err
+	}
 	combos := expand(axes, vals, n)
 	runs, err := l.decodeAll(s, combos)
 	if err != nil {
@@ -74,20 +78,39 @@ func (l *loader) build() (*Scenario, error) {
 	s.Runs = replicate(runs, s.Repeat, s.RepeatOrder, s.RepeatSeed)
 	s.Expectations = l.file.expect
 	s.Recommend = l.file.recommend
-	if err := s.checkTuning(l.file.maxRate); err != nil && len(l.origin) == 0 {
-		return nil, fmt.Errorf("%s: %w", l.src, err)
+	// The blocks no run uses are refused whatever made them unused: the
+	// file, or an override of the key that decides their use (the merged
+	// scenario obeys the file's rules).
+	if err := s.checkTuning(l.file.maxRate); err != nil {
+		by := "load_mode"
+		if s.Recommend != nil && strings.HasPrefix(err.Error(), "recommend.") {
+			by = s.Recommend.Knob
+		}
+		return nil, l.blockUnused(err, by)
 	}
-	if err := s.checkRateModeUse(l.file.rateSchedule != nil, l.file.autoscale != nil); err != nil && len(l.origin) == 0 {
-		return nil, fmt.Errorf("%s: %w", l.src, err)
+	if err := s.checkRateModeUse(l.file.rateSchedule != nil, l.file.autoscale != nil); err != nil {
+		return nil, l.blockUnused(err, "load_mode")
 	}
-	if err := s.checkDeadLetterUse(l.file.deadLetter); err != nil && len(l.origin) == 0 {
-		return nil, fmt.Errorf("%s: %w", l.src, err)
+	if err := s.checkDeadLetterUse(l.file.deadLetter); err != nil {
+		return nil, l.blockUnused(err, "consumer_type")
 	}
 	if bad := s.unmatched(); len(bad) > 0 && len(l.origin) == 0 {
 		return nil, fmt.Errorf("%s: %s", l.where("expect"), strings.Join(bad, "; "))
 	}
 	s.explainClientSkips()
 	return s, nil
+}
+
+// blockUnused places the refusal of a block no run uses ("key: given, but
+// ..."): at the override of by, the key that decides its use (--set
+// load_mode=backlog, SHAREBENCH_LOAD_MODE=backlog), when an override set
+// it; else at the block's line in the file.
+func (l *loader) blockUnused(err error, by string) error {
+	top, _, _ := strings.Cut(by, ".")
+	if o := cmp.Or(l.origin[by], l.origin[top], l.nested[top]); o != "" {
+		return fmt.Errorf("%s (%s): %w", l.src, o, err)
+	}
+	return errors.New(l.locate(err.Error()))
 }
 
 // meta reads name, description, repeat and sweep.
@@ -423,9 +446,12 @@ func (l *loader) decodeAll(s *Scenario, combos []map[string]any) ([]RunSpec, err
 		if r.LoadMode == LoadMaxRate {
 			r.MaxRate = l.file.maxRate
 		}
-		r.Events = slices.Clone(l.file.events)
+		// One events list and one schedule for every run, shared (nothing
+		// writes them): up to 10,000 runs times 10,000 steps would not be
+		// held in memory as copies.
+		r.Events = l.file.events
 		if len(l.file.rateSchedule) > 0 {
-			r.RateSchedule = slices.Clone(l.file.rateSchedule)
+			r.RateSchedule = l.file.rateSchedule
 			r.Rate = PeakRate(r.RateSchedule) // what the recorder is sized for; the schedule is the load
 		}
 		if l.file.autoscale != nil {

@@ -108,7 +108,7 @@ func TestExpectErrors(t *testing.T) {
 		{"min above max", expectBase + "  - name: a\n    measure: {field: lost, min: 2, max: 1}\n",
 			"measure: min 2 is above max 1"},
 		{"bound not a number", expectBase + "  - name: a\n    measure: {field: lost, max: none}\n",
-			`measure.max: expected a number, got the value "none"`},
+			`measure.max: expected a finite number, got the value "none"`},
 		{"unknown where key", expectBase + "  - name: a\n    measure: {where: {max_poll_record: 10}, field: lost, max: 0}\n",
 			`measure.where: unknown key "max_poll_record" (did you mean "max_poll_records"?)`},
 		{"bad where value", expectBase + "  - name: a\n    measure: {where: {max_poll_records: ten}, field: lost, max: 0}\n",

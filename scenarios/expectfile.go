@@ -3,7 +3,6 @@ package scenarios
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -33,6 +32,9 @@ func (p *expectParser) errorf(line int, format string, args ...any) {
 func (c *fileChecker) expect(v *yaml.Node) {
 	if v.Kind != yaml.SequenceNode {
 		c.errorf(v.Line, "expect: expected a list of expectations like - {name: no record lost, measure: {runs: all, field: audit.lost, max: 0}}, got %s", nodeKind(v))
+		return
+	}
+	if c.longList("expect", v, maxExpectations, "each expectation is matched against every run") {
 		return
 	}
 	for i, item := range v.Content {
@@ -228,9 +230,9 @@ func (p *expectParser) bounds(parent *yaml.Node, key string, m map[string]*yaml.
 		if n == nil {
 			continue
 		}
-		f, err := strconv.ParseFloat(n.Value, 64)
+		f, err := parseFinite(n.Value)
 		if n.Kind != yaml.ScalarNode || err != nil || n.Tag == "!!str" {
-			p.errorf(n.Line, "%s.%s: expected a number, got %s", key, bk, nodeKind(n))
+			p.errorf(n.Line, "%s.%s: expected a finite number, got %s", key, bk, nodeKind(n))
 			ok = false
 			continue
 		}

@@ -38,6 +38,7 @@ type fileChecker struct {
 	src  string
 	info *fileInfo
 	errs []error
+	said map[string]bool // the problems in errs
 }
 
 // checkFile checks the structure of a scenario file before any value is
@@ -60,7 +61,7 @@ func checkFile(src string, data []byte) (fileInfo, error) {
 		return info, fmt.Errorf("%s:%d: a scenario is a YAML mapping of keys to values, got %s",
 			src, root.Line, nodeKind(root))
 	}
-	c := &fileChecker{src: src, info: &info}
+	c := &fileChecker{src: src, info: &info, said: map[string]bool{}}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		c.top(root.Content[i], resolve(root.Content[i+1]))
 	}
@@ -132,8 +133,14 @@ func walkNumbers(path string, n *yaml.Node, bad func(line int, err error)) {
 	}
 }
 
+// errorf adds a problem at line. The same problem is added once: an
+// anchored item aliased a thousand times is one mistake, not a thousand.
 func (c *fileChecker) errorf(line int, format string, args ...any) {
-	c.errs = append(c.errs, fmt.Errorf("%s:%d: %s", c.src, line, fmt.Sprintf(format, args...)))
+	msg := fmt.Sprintf("%s:%d: %s", c.src, line, fmt.Sprintf(format, args...))
+	if !c.said[msg] {
+		c.said[msg] = true
+		c.errs = append(c.errs, errors.New(msg))
+	}
 }
 
 // top checks one top-level key and its value.
@@ -196,6 +203,9 @@ func (c *fileChecker) scalarOrList(key string, v *yaml.Node) {
 		if len(v.Content) == 0 {
 			c.errorf(v.Line, "%s: empty list; give at least one value", key)
 		}
+		if c.longList(key, v, MaxRuns, "each value is a run, and a scenario expands to at most that many") {
+			return
+		}
 		for _, e := range v.Content {
 			if e = resolve(e); e.Kind != yaml.ScalarNode || isNull(e) {
 				c.errorf(e.Line, "%s: a list of single values, got %s in the list", key, nodeKind(e))
@@ -215,6 +225,9 @@ func (c *fileChecker) processing(v *yaml.Node) {
 	case yaml.SequenceNode:
 		if len(v.Content) == 0 {
 			c.errorf(v.Line, "processing: empty list; give at least one model")
+		}
+		if c.longList("processing", v, MaxRuns, "each model is a run, and a scenario expands to at most that many") {
+			return
 		}
 		for _, e := range v.Content {
 			if e = resolve(e); e.Kind != yaml.MappingNode {
@@ -284,6 +297,18 @@ func (c *fileChecker) sweep(v *yaml.Node) {
 			c.errorf(k.Line, "unknown key %q in sweep%s", k.Value, suggest(k.Value, []string{"together"}))
 		}
 	}
+}
+
+// longList refuses a list of more than limit items before anything is
+// built from it, naming the key and the limit. An alias (*anchor) counts as
+// the one item it names: where a scenario takes a list, its items take no
+// lists of their own, so no alias multiplies it further.
+func (c *fileChecker) longList(key string, v *yaml.Node, limit int, why string) bool {
+	if len(v.Content) <= limit {
+		return false
+	}
+	c.errorf(v.Line, "%s: %d items (aliases counted as the items they name); at most %d: %s", key, len(v.Content), limit, why)
+	return true
 }
 
 // resolve follows YAML aliases (*anchor) to the node they name.

@@ -226,6 +226,9 @@ func (c *fileChecker) hotKeys(v *yaml.Node) {
 		if len(v.Content) == 0 {
 			c.errorf(v.Line, "hot_keys: empty list; give at least one map like {share: 0.2, keys: 3}")
 		}
+		if c.longList("hot_keys", v, MaxRuns, "each map is a run, and a scenario expands to at most that many") {
+			return
+		}
 		for _, e := range v.Content {
 			if e = resolve(e); e.Kind != yaml.MappingNode {
 				c.errorf(e.Line, "hot_keys: a list of maps like {share: 0.2, keys: 3}, got %s in the list", nodeKind(e))

@@ -17,6 +17,12 @@ const (
 	// UTC stamp and the run ids make file names, which the file system
 	// bounds at 255 bytes.
 	MaxNameLen = 100
+	// maxEvents and maxExpectations bound the events: and expect: lists,
+	// an alias (*anchor) counted as the item it names: every run carries
+	// and checks each event, and each expectation is matched against
+	// every run.
+	maxEvents       = 1000
+	maxExpectations = 1000
 )
 
 // ReadFileLimited reads a scenario file of at most MaxFileBytes, reading no

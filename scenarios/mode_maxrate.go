@@ -183,9 +183,9 @@ func (c *fileChecker) maxRate(v *yaml.Node) {
 				err = fmt.Errorf("expected true or false, got %q", val.Value)
 			}
 		default:
-			f, perr := strconv.ParseFloat(val.Value, 64)
+			f, perr := parseFinite(val.Value)
 			if perr != nil || val.Tag == "!!str" {
-				err = fmt.Errorf("expected a number, got %q", val.Value)
+				err = fmt.Errorf("expected a finite number, got %q", val.Value)
 			}
 			*map[string]*float64{"start": &m.Start, "step": &m.Step, "factor": &m.Factor, "max": &m.Max,
 				"completed_ratio": &m.CompletedRatio}[k.Value] = f

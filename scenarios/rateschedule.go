@@ -40,6 +40,10 @@ func (c *fileChecker) rateSchedule(v *yaml.Node) {
 		c.errorf(v.Line, "rate_schedule: expected a non-empty list of steps like - {duration: 20s, rate: 200}, got %s", nodeKind(v))
 		return
 	}
+	if n := writtenSteps(v); n > maxRateSteps {
+		c.errorf(v.Line, "rate_schedule: %d steps once repeats and aliases are written out; the harness's limit is %d", n, maxRateSteps)
+		return
+	}
 	var out []RateStep
 	prev, ok := -1.0, true
 	for i, item := range v.Content {
@@ -48,13 +52,43 @@ func (c *fileChecker) rateSchedule(v *yaml.Node) {
 		ok = ok && good
 		out = append(out, steps...)
 	}
-	if len(out) > maxRateSteps {
-		c.errorf(v.Line, "rate_schedule: %d steps once repeats are written out; the harness's limit is %d", len(out), maxRateSteps)
-		return
-	}
 	if ok {
 		c.info.rateSchedule = out
 	}
+}
+
+// writtenSteps counts the steps of a rate_schedule: list as it expands,
+// each alias (*anchor) counted as the item it names and each repeat as its
+// count times its steps, without expanding anything: a 35 KB file that
+// aliases a {repeat: 10000} item thousands of times is refused from its
+// count, not after it was built. A repeat count that is not an integer in
+// range counts once (rateItem refuses it). The count cannot overflow: a
+// scenario file of at most MaxFileBytes holds fewer than 2^20 items and
+// steps, and a repeat is at most maxRateSteps.
+func writtenSteps(v *yaml.Node) int {
+	n := 0
+	for _, item := range v.Content {
+		item = resolve(item)
+		var repeat, steps *yaml.Node
+		for i := 0; item.Kind == yaml.MappingNode && i+1 < len(item.Content); i += 2 {
+			switch item.Content[i].Value {
+			case "repeat":
+				repeat = resolve(item.Content[i+1])
+			case "steps":
+				steps = resolve(item.Content[i+1])
+			}
+		}
+		r, err := 0, error(nil)
+		if repeat != nil {
+			r, err = strconv.Atoi(repeat.Value)
+		}
+		if repeat == nil || steps == nil || err != nil || r < 1 || r > maxRateSteps || len(steps.Content) == 0 {
+			n++
+		} else {
+			n += r * len(steps.Content)
+		}
+	}
+	return n
 }
 
 // rateItem parses one item; prev is the rate the previous step ended at
@@ -99,7 +133,7 @@ func (c *fileChecker) rateItem(where string, n *yaml.Node, prev *float64, top bo
 			}
 			st.Duration = d
 		case "rate", "from", "to", "target":
-			f, err := strconv.ParseFloat(val.Value, 64)
+			f, err := parseFinite(val.Value)
 			if err != nil || f < 0 || f > maxRateLimit {
 				bad(val.Line, k.Value, "expected records/s from 0 to %d (the harness's limit), got %q", maxRateLimit, val.Value)
 			}
@@ -168,22 +202,44 @@ func (c *fileChecker) rateRepeat(where string, n *yaml.Node, seen map[string]boo
 		return nil, false
 	}
 	var once []RateStep
+	var target []bool // once[j] is a k6 stage: it ramps from the step before it
 	for j, s := range steps.Content {
-		got, ok := c.rateItem(fmt.Sprintf("%s.steps[%d]", where, j+1), resolve(s), prev, false)
+		s = resolve(s)
+		got, ok := c.rateItem(fmt.Sprintf("%s.steps[%d]", where, j+1), s, prev, false)
 		if !ok {
 			return nil, false
 		}
 		once = append(once, got...)
+		target = append(target, hasKey(s, "target"))
 	}
-	if repeat*len(once) > maxRateSteps {
-		c.errorf(n.Line, "%s: %d × %d steps exceed the harness's limit of %d", where, repeat, len(once), maxRateSteps)
-		return nil, false
-	}
-	var out []RateStep
-	for range repeat {
-		out = append(out, once...)
+	// Every iteration after the first ramps its k6 stages from where the
+	// previous one ended, as k6's stages do (not from the rate before the
+	// repeat again, which would draw a sawtooth).
+	out := make([]RateStep, 0, repeat*len(once))
+	for i := range repeat {
+		for j, st := range once {
+			if i > 0 && target[j] {
+				st.From = out[len(out)-1].To
+			}
+			if st.Spike && st.From != st.To {
+				c.errorf(n.Line, "%s.steps[%d].spike: marks a step (rate: R), not a ramp: iteration %d of the repeat ramps it from %s to %s",
+					where, j+1, i+1, num(st.From), num(st.To))
+				return nil, false
+			}
+			out = append(out, st)
+		}
 	}
 	return out, true
+}
+
+// hasKey reports whether map node n holds key.
+func hasKey(n *yaml.Node, key string) bool {
+	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
 }
 
 func present(seen map[string]bool, keys ...string) []string {
@@ -249,6 +305,20 @@ func PeakRate(steps []RateStep) float64 {
 		p = max(p, s.From, s.To)
 	}
 	return p
+}
+
+// rateBesideSchedule refuses a rate given beside a rate_schedule:, in the
+// file, the environment or --set: the schedule replaces it (the run's rate
+// becomes the schedule's peak), so it would be ignored without a word.
+func (l *loader) rateBesideSchedule() error {
+	if l.file.rateSchedule == nil {
+		return nil
+	}
+	if _, inFile := l.file.lines["rate"]; !inFile && l.origin["rate"] == "" {
+		return nil
+	}
+	return fmt.Errorf("%s: rate: ignored beside rate_schedule (%s), which replaces it (the run's rate is the schedule's peak); "+
+		"remove rate, or change the schedule's steps", l.where("rate"), l.where("rate_schedule"))
 }
 
 // checkRateSchedule checks the schedule against the run: it fits the

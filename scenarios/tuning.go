@@ -53,7 +53,11 @@ func ParseClause(s string) (Clause, error) {
 		return Clause{}, fmt.Errorf("clause %q: %w", s, err)
 	}
 	c := Clause{Field: field, Op: m[2], Text: strings.TrimSpace(s)}
-	if f, err := strconv.ParseFloat(m[3], 64); err == nil {
+	if _, err := strconv.ParseFloat(m[3], 64); err == nil { // a number, not a duration
+		f, err := parseFinite(m[3])
+		if err != nil {
+			return c, fmt.Errorf("clause %q: value %w", s, err)
+		}
 		c.Value = f
 		return c, nil
 	}

@@ -43,7 +43,7 @@ func TestMaxRateErrors(t *testing.T) {
 		{"max below start", maxRateBase + "max_rate: {start: 100, step: 1, max: 50}\n", []string{"max_rate.max: required: the highest rate to try, a number ≥ start (100), got 50"}},
 		{"bound", maxRateBase + "max_rate: {start: 1, step: 1, max: 2, p99_bound: fast}\n", []string{`max_rate.p99_bound: expected a Go duration like "500ms", got "fast"`}},
 		{"ratio", maxRateBase + "max_rate: {start: 1, step: 1, max: 2, completed_ratio: 1.5}\n", []string{"max_rate.completed_ratio: must be in (0, 1], got 1.5"}},
-		{"number", maxRateBase + "max_rate: {start: lots, step: 1, max: 2}\n", []string{`max_rate.start: expected a number, got "lots"`}},
+		{"number", maxRateBase + "max_rate: {start: lots, step: 1, max: 2}\n", []string{`max_rate.start: expected a finite number, got "lots"`}},
 		{"list", maxRateBase + "max_rate: {start: [1, 2], step: 1, max: 2}\n", []string{"max_rate.start: expected a single value, got a list (max_rate is not swept)"}},
 		{"too many steps", maxRateBase + "max_rate: {start: 1, step: 1, max: 100}\n", []string{"max_rate: the schedule from 1 to 100 has 100 steps; the limit is 50"}},
 		{"unused", "name: mr\nmax_rate: {start: 1, step: 1, max: 2}\n", []string{"max_rate: given, but no run has load_mode max_rate"}},

@@ -189,6 +189,9 @@ func (r RunSpec) checkProducers(p *problems) {
 	atLeast(p, "producers", r.Producers, 1, "")
 	atMost(p, "producers", r.Producers, maxProducersLimit, "")
 	switch {
+	case len(r.RateSchedule) > 0:
+		// rate is the schedule's peak: checkRateSchedule checks the
+		// schedule, each step's rate was checked where it is written.
 	case math.IsInf(r.Rate, 1):
 		p.addf("rate", "must be a finite number of records/s, ≤ %d (the harness's limit), got %s", maxRateLimit, num(r.Rate))
 	case !(r.Rate > 0) || math.IsInf(r.Rate, 0):

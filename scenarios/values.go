@@ -71,6 +71,9 @@ func scalar(k kind, v any) (any, error) {
 		if !ok {
 			return nil, fmt.Errorf("expected a number, got %s", show(v))
 		}
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("expected a finite number, got %s", show(v))
+		}
 		return f, nil
 	case kindDuration:
 		return toDuration(v)
@@ -178,6 +181,19 @@ func numberLiteral(n *yaml.Node) error {
 		return fmt.Errorf("%s has a leading zero (YAML reads such integers as octal); write %s", n.Value, fixed)
 	}
 	return nil
+}
+
+// parseFinite parses a number written in a scenario (a rate, a threshold,
+// a bound), refusing NaN and ±Inf, which strconv reads from "NaN", "inf"
+// and "Infinity": no key takes them, every range check passes a NaN
+// (every comparison with it is false), and the encoder of campaign.json
+// and run.json cannot write either.
+func parseFinite(s string) (float64, error) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		err = fmt.Errorf("%s is not a finite number", s)
+	}
+	return f, err
 }
 
 func toFloat(v any) (float64, bool) {
