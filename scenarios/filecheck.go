@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -38,7 +39,7 @@ type fileChecker struct {
 	src  string
 	info *fileInfo
 	errs []error
-	said map[string]bool // the problems in errs
+	said map[string]bool // the problems in errs, item numbers left out
 }
 
 // checkFile checks the structure of a scenario file before any value is
@@ -133,15 +134,18 @@ func walkNumbers(path string, n *yaml.Node, bad func(line int, err error)) {
 	}
 }
 
-// errorf adds a problem at line. The same problem is added once: an
+// errorf adds a problem at line. The same problem at the same line is
+// added once, whichever item number names it (events[1], events[7]): an
 // anchored item aliased a thousand times is one mistake, not a thousand.
 func (c *fileChecker) errorf(line int, format string, args ...any) {
 	msg := fmt.Sprintf("%s:%d: %s", c.src, line, fmt.Sprintf(format, args...))
-	if !c.said[msg] {
-		c.said[msg] = true
+	if same := itemNumberRE.ReplaceAllString(msg, "[]"); !c.said[same] {
+		c.said[same] = true
 		c.errs = append(c.errs, errors.New(msg))
 	}
 }
+
+var itemNumberRE = regexp.MustCompile(`\[\d+\]`)
 
 // top checks one top-level key and its value.
 func (c *fileChecker) top(k, v *yaml.Node) {

@@ -127,6 +127,9 @@ func (c *fileChecker) recommend(v *yaml.Node) {
 		case "where":
 			items := []*yaml.Node{val}
 			if val.Kind == yaml.SequenceNode {
+				if c.longList("recommend.where", val, maxExpectations, "each clause is checked against every run, as an expectation is") {
+					return
+				}
 				items = val.Content
 			}
 			for _, it := range items {
