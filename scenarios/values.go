@@ -71,9 +71,6 @@ func scalar(k kind, v any) (any, error) {
 		if !ok {
 			return nil, fmt.Errorf("expected a number, got %s", show(v))
 		}
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("expected a finite number, got %s", show(v))
-		}
 		return f, nil
 	case kindDuration:
 		return toDuration(v)
