@@ -176,9 +176,11 @@ func TestOverridesObeyTheFileRules(t *testing.T) {
 		{"the file's own load_mode", "name: x\nduration: 60s\nload_mode: backlog\nbacklog_records: 10\nrate_schedule:\n  - {duration: 10s, rate: 100}\n", nil, nil,
 			"scenario.yaml:5: rate_schedule: given, but no run has load_mode rate"},
 		{"--set duration shorter than the schedule", schedule, nil, []string{"duration=5s"},
-			"scenario.yaml:3: rate_schedule: lasts 10s, longer than duration (5s)"},
+			"scenario.yaml:3: rate_schedule: lasts 10s, longer than duration (5s): the steps after the window would never be sent; shorten them or raise duration; duration is from --set duration=5s"},
 		{"--set members outside the scaler's range", scaler, nil, []string{"members=20"},
-			"autoscale.min: the run starts with members 20, which must lie in [min, max] = [1, 8]"},
+			"scenario.yaml:3: autoscale.min: the run starts with members 20, which must lie in [min, max] = [1, 8]; members is from --set members=20"},
+		{"the environment's client beside remove: crash", "name: x\nduration: 60s\nautoscale: {threshold: 100, max: 8, remove: crash}\n",
+			[]string{"SHAREBENCH_CLIENT=java"}, nil, "use remove: leave; client is from SHAREBENCH_CLIENT=java"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

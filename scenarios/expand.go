@@ -110,7 +110,8 @@ func (l *loader) blockUnused(err error, by string) error {
 	if o := cmp.Or(l.origin[by], l.origin[top], l.nested[top]); o != "" {
 		return fmt.Errorf("%s (%s): %w", l.src, o, err)
 	}
-	return errors.New(l.locate(err.Error()))
+	key, _, _ := strings.Cut(err.Error(), ": ")
+	return fmt.Errorf("%s: %w", l.where(key), err)
 }
 
 // meta reads name, description, repeat and sweep.
@@ -499,7 +500,7 @@ func (l *loader) report(s *Scenario, probs [][]string) error {
 		}
 		for _, p := range own {
 			key, _, _ := strings.Cut(p, ": ")
-			errs = append(errs, fmt.Errorf("%s: %s%s", l.where(key), s.runPrefix(i), p))
+			errs = append(errs, fmt.Errorf("%s: %s%s%s", l.where(key), s.runPrefix(i), p, l.alsoFrom(p)))
 		}
 	}
 	if failed > maxReportedRuns {

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -376,5 +378,27 @@ func (l *loader) where(path string) string {
 // the key's value came from.
 func (l *loader) locate(problem string) string {
 	key, _, _ := strings.Cut(problem, ": ")
-	return l.where(key) + ": " + problem
+	return l.where(key) + ": " + problem + l.alsoFrom(problem)
+}
+
+// alsoFrom names the overrides of the keys a problem of rate_schedule or
+// autoscale mentions: no override sets those blocks, so when one is
+// invalid in the merged scenario, a run key it is checked against may be
+// what an override changed ("autoscale.min: the run starts with members
+// 20 ..." gets "; members is from --set members=20").
+func (l *loader) alsoFrom(problem string) string {
+	key, text, _ := strings.Cut(problem, ": ")
+	if top, _, _ := strings.Cut(key, "."); top != "rate_schedule" && top != "autoscale" {
+		return ""
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(l.origin)) {
+		if regexp.MustCompile(`\b` + regexp.QuoteMeta(k) + `\b`).MatchString(text) {
+			out = append(out, fmt.Sprintf("%s is from %s", k, l.origin[k]))
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(out, ", ")
 }
