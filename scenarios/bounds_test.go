@@ -145,6 +145,11 @@ func TestScheduleBlamedOnItself(t *testing.T) {
 	if strings.Contains(err.Error(), "rate: must be") {
 		t.Errorf("an all-zero schedule is blamed on rate:\n%v", err)
 	}
+	_, err = load(t, "name: x\nduration: 60s\nrate_schedule:\n  - {duration: 10s, rate: 0.01}\n", nil, nil)
+	wantErr(t, err, "scenario.yaml:3: rate_schedule: sends 0.6 records in the measurement window")
+	if strings.Contains(err.Error(), "rate: ") {
+		t.Errorf("a schedule too thin for its producers is blamed on rate:\n%v", err)
+	}
 }
 
 // TestOverridesObeyTheFileRules: what a file is refused for, the same file

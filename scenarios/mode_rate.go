@@ -10,10 +10,11 @@ type rateMode struct{}
 
 func (rateMode) Name() LoadMode { return LoadRate }
 
-// problems: every producer sends at least one record in the window, the
-// window holds whole seconds, the events fit it.
+// problems: every producer sends at least one record in the window (of a
+// rate_schedule: checkRateSchedule), the window holds whole seconds, the
+// events fit it.
 func (rateMode) problems(r RunSpec, p *problems) {
-	if r.Rate > 0 && r.Rate <= maxRateLimit && r.Producers >= 1 && r.Duration >= minWindow && r.Duration <= maxPhase {
+	if len(r.RateSchedule) == 0 && r.Rate > 0 && r.Rate <= maxRateLimit && r.Producers >= 1 && r.Duration >= minWindow && r.Duration <= maxPhase {
 		if n := r.Rate * r.Duration.Seconds(); n < float64(r.Producers) {
 			p.addf("rate", "%s records/s for duration %v is %s records in the measurement window, fewer than the %d producers; "+
 				"every producer must send at least one record in it: raise rate or duration, or lower producers",
