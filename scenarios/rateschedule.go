@@ -78,15 +78,13 @@ func writtenSteps(v *yaml.Node) int {
 				steps = resolve(item.Content[i+1])
 			}
 		}
-		r, err := 0, error(nil)
-		if repeat != nil {
-			r, err = strconv.Atoi(repeat.Value)
+		if repeat != nil && steps != nil {
+			if r, err := strconv.Atoi(repeat.Value); err == nil && r >= 1 && r <= maxRateSteps && len(steps.Content) > 0 {
+				n += r * len(steps.Content)
+				continue
+			}
 		}
-		if repeat == nil || steps == nil || err != nil || r < 1 || r > maxRateSteps || len(steps.Content) == 0 {
-			n++
-		} else {
-			n += r * len(steps.Content)
-		}
+		n++
 	}
 	return n
 }
