@@ -70,7 +70,9 @@ func init() {
 		compare("destination consistent (400 written, 400 rows)", ExitOK, "**PASS**", dBase, folder("ok", withAudit(nil)))
 		report("destination consistent", folder("rep-ok", withAudit(nil)), "")
 
-		missing100 := func(r *runs.Record, a *results.DestinationAudit) { a.Writes, a.TableWrites, a.Rows, a.Records = 300, 300, 300, 300 }
+		missing100 := func(r *runs.Record, a *results.DestinationAudit) {
+			a.Writes, a.TableWrites, a.Rows, a.Records = 300, 300, 300, 300
+		}
 		compare("table missing 100 completed records, missing says 0", ExitError, "= 300 completed records, but the audit completed 400", dBase, folder("miss100", withAudit(missing100)))
 		report("table missing 100 completed records", folder("rep-miss100", withAudit(missing100)), "= 300 completed records, but the audit completed 400")
 		zeroOf400 := func(r *runs.Record, a *results.DestinationAudit) {
@@ -80,7 +82,9 @@ func init() {
 		compare("0 of 400 writes applied, flag stripped", ExitError, "validity.flags lacks destination_unreconciled", dBase, folder("zero400-nf", withAudit(zeroOf400)))
 		compare("0 of 400 applied, flagged, --deny-flags ''", ExitError, "validity flag destination_unreconciled", dBase, folder("zero400-deny", flagged(withAudit(zeroOf400))), "--deny-flags", "")
 		report("destination_unreconciled flag: verdict not passed", folder("rep-zero400", flagged(withAudit(zeroOf400))), "validity flag destination_unreconciled")
-		missing3 := func(r *runs.Record, a *results.DestinationAudit) { a.Writes, a.TableWrites, a.Rows, a.Records, a.Missing = 397, 397, 397, 397, 3 }
+		missing3 := func(r *runs.Record, a *results.DestinationAudit) {
+			a.Writes, a.TableWrites, a.Rows, a.Records, a.Missing = 397, 397, 397, 397, 3
+		}
 		compare("3 completed records never written, flagged", ExitError, "3 missing (completed, never written)", dBase, folder("miss3", flagged(withAudit(missing3))))
 
 		negative := map[string]func(r *runs.Record, a *results.DestinationAudit){
@@ -148,7 +152,9 @@ func init() {
 				Bounds: scenarios.Bounds{Min: min, Max: max}}}
 		}
 		zero, four00 := 0.0, 400.0
-		absorbed5 := withAudit(func(_ *runs.Record, a *results.DestinationAudit) { a.Writes, a.TableWrites, a.DuplicatesAbsorbed = 405, 405, 5 })
+		absorbed5 := withAudit(func(_ *runs.Record, a *results.DestinationAudit) {
+			a.Writes, a.TableWrites, a.DuplicatesAbsorbed = 405, 405, 5
+		})
 		stated := func(name string, met bool) runs.ExpectationOutcome {
 			return runs.ExpectationOutcome{Name: name, Claim: "stated", Met: met, Measured: []runs.Measured{{Run: "r01-share", Value: 0, Met: met}}}
 		}
