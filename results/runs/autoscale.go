@@ -285,7 +285,7 @@ func autoscaleProblems(r Record, bad func(string, ...any)) {
 		for _, f := range []struct {
 			name string
 			v    float64
-		}{{"at_s", d.AtSec}, {"smoothed_lag", d.Smoothed}, {"lag_per_replica", d.PerReplica}, {"held_s", d.HeldSec}, {"latency_ms", d.LatencyMs}} {
+		}{{"at_s", d.AtSec}, {"smoothed_lag", d.Smoothed}, {"lag_per_replica", d.PerReplica}, {"held_s", d.HeldSec}} {
 			if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
 				bad("%s.%s = %g: expected a finite number ≥ 0", at, f.name, f.v)
 			}
@@ -296,6 +296,9 @@ func autoscaleProblems(r Record, bad func(string, ...any)) {
 		last = max(last, d.AtSec)
 		if d.Lag < 0 || d.From < 0 || math.IsNaN(d.ETDSec) || math.IsInf(d.ETDSec, 0) || d.ETDSec < 0 && d.ETDSec != -1 {
 			bad("%s: lag %d, from %d, etd_s %g: expected lag and replicas ≥ 0 and etd_s ≥ 0 or -1 (infinite)", at, d.Lag, d.From, d.ETDSec)
+		}
+		if math.IsNaN(d.LatencyMs) || math.IsInf(d.LatencyMs, 0) { // Little's law over racing counters may dip below 0
+			bad("%s.latency_ms = %g: expected a finite number", at, d.LatencyMs)
 		}
 		switch d.Action {
 		case "hold", "blocked":
