@@ -354,3 +354,27 @@ func TestRecomputeExpectations(t *testing.T) {
 		t.Errorf("compare's failures %q", f)
 	}
 }
+
+// Recomputing expectations from run.json gives what the campaign computed
+// on its records in memory: every figure of a record with a destination
+// and one with a scaler reads the same after run.json's round trip.
+func TestFiguresSurviveRunJSON(t *testing.T) {
+	for _, r := range []Record{destinationRecord(t), autoscaleRecord(t)} {
+		r.SchemaVersion = SchemaVersion
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := decodeRun("run.json", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range Figures() {
+			v, ok := FieldValue(r, f.Path)
+			w, okBack := FieldValue(back, f.Path)
+			if ok != okBack || ok && v != w && !(math.IsNaN(v) && math.IsNaN(w)) {
+				t.Errorf("%s: %s = %v (%t) in memory, %v (%t) from run.json", r.RunID, f.Path, v, ok, w, okBack)
+			}
+		}
+	}
+}
