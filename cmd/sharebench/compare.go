@@ -34,8 +34,10 @@ func newCompareCmd() *cobra.Command {
 		Short: "Gate a candidate campaign (or run.json) against a baseline: exit 1 on a broken run or a regression",
 		Long: "Matches runs by spec (the trial ignored; run id as a fallback).\n\n" +
 			"Correctness gates, always on, fail the comparison (exit status 1) whatever the thresholds:\n" +
-			"a run that lost records (audit.lost > 0) or whose audit does not balance, a validity flag in\n" +
-			"--deny-flags, an expectation NOT MET in campaign.json, a run spec present on one side only.\n" +
+			"a run that lost records (audit.lost > 0), whose audit does not balance or whose record is\n" +
+			"inconsistent (audit, throughput, destination and autoscale figures recomputed from their counts),\n" +
+			"a destination_unreconciled flag (whatever --deny-flags says), a validity flag in --deny-flags,\n" +
+			"an expectation NOT MET (recomputed from the run.json files), a run spec present on one side only.\n" +
 			"Both campaigns must be complete (campaign.json status \"complete\", or finished_at without a status).\n\n" +
 			"Speed figures: throughput, completion p50/p99/p99.9, delivery p99, publish p99 and efficiency.\n" +
 			"--threshold MEASURE:N% is the tolerated worsening in percent (a drop for throughput and\n" +

@@ -171,3 +171,29 @@ func TestSkippedExpectationRendered(t *testing.T) {
 		}
 	}
 }
+
+// A run flagged destination_unreconciled (runs.VerdictFlags) fails the run
+// verdict: report.html and summary.md say FAILED and name the flag, never
+// "passed" beside it.
+func TestVerdictCountsDestinationFlags(t *testing.T) {
+	r := runstest.Run("r02-share", "share", 0, 950, 2e4)
+	r.Validity.Flag(&runs.Flag{Code: runs.CodeDestinationUnreconciled, Message: "the destination table does not reconcile with the ledger: 3 missing"})
+	camp := runs.Campaign{Name: "fixture", Status: runs.StatusComplete}
+	var h, m bytes.Buffer
+	if err := HTML("", camp, []runs.Record{r})(&h); err != nil {
+		t.Fatal(err)
+	}
+	if err := Markdown(camp, []runs.Record{r})(&m); err != nil {
+		t.Fatal(err)
+	}
+	for name, page := range map[string]string{"report.html": h.String(), "summary.md": m.String()} {
+		if strings.Contains(page, "Run verdict: passed") {
+			t.Errorf("%s says passed beside destination_unreconciled", name)
+		}
+		for _, w := range []string{"Run verdict: FAILED, 1 problem(s)", "run r02-share: validity flag destination_unreconciled: the destination table does not reconcile with the ledger: 3 missing"} {
+			if !strings.Contains(page, w) {
+				t.Errorf("%s lacks %q", name, w)
+			}
+		}
+	}
+}

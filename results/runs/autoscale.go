@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
@@ -237,4 +238,118 @@ func ScalerEvents(reports []EventReport) []int {
 		}
 	}
 	return out
+}
+
+// autoscaleProblems recomputes the autoscale block from the scaler's
+// decisions (AutoscaleFigures, docs/measurement.md "Autoscaling"): the
+// block is there exactly when the spec's rate run has an autoscale:
+// block; its bound is min(max, rule 3's cap); every decision is one the
+// rule can make (hold and blocked keep the replicas, out adds step up to
+// the bound, in removes step down to min), at finite, non-decreasing
+// times with finite inputs ≥ 0; the run starts with members in [min, max]
+// and, with no events beside the scaler, only the scaler changes them,
+// so every replica count stays in [min, max]; and every figure of the
+// block (actions, replicas, counts, cost, spike and drain times) is what
+// the decisions, the spec's schedule and the actions' events make.
+func autoscaleProblems(r Record, bad func(string, ...any)) {
+	var p *scenarios.Autoscale
+	if r.Spec != nil {
+		p = r.Spec.Autoscale
+	}
+	a := r.Autoscale
+	switch {
+	case a == nil && p != nil && (r.Spec.LoadMode == "" || r.Spec.LoadMode == scenarios.LoadRate):
+		bad("autoscale absent from run.json, but the spec has an autoscale: block: the scaler's decisions and figures are missing")
+		return
+	case a == nil:
+		return
+	case p == nil:
+		bad("autoscale block in run.json, but the spec has no autoscale: block")
+		return
+	}
+	if c := r.Spec.AutoscaleCap(); a.Cap.Replicas != c.Replicas {
+		bad("autoscale.cap.replicas = %d, but rule 3's cap of the spec is %d (%s)", a.Cap.Replicas, c.Replicas, c.Why)
+	}
+	if want := min(p.Max, a.Cap.Replicas); a.MaxReplicas != want {
+		bad("autoscale.max_replicas = %d, but min(autoscale.max %d, cap %d) = %d", a.MaxReplicas, p.Max, a.Cap.Replicas, want)
+	}
+	steady := len(r.Spec.Events) == 0 // only the scaler changes the members
+	within := func(name string, n int) {
+		if steady && (n < p.Min || n > p.Max) {
+			bad("%s = %d replicas, outside the policy's [min, max] = [%d, %d] (no event changes the members)", name, n, p.Min, p.Max)
+		}
+	}
+	last := 0.0
+	for i, d := range a.Decisions {
+		at := fmt.Sprintf("autoscale.decisions[%d]", i)
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"at_s", d.AtSec}, {"smoothed_lag", d.Smoothed}, {"lag_per_replica", d.PerReplica}, {"held_s", d.HeldSec}} {
+			if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
+				bad("%s.%s = %g: expected a finite number ≥ 0", at, f.name, f.v)
+			}
+		}
+		if d.AtSec < last {
+			bad("%s.at_s = %g is before the decision before it (%g s): the scaler decides in time order", at, d.AtSec, last)
+		}
+		last = max(last, d.AtSec)
+		if d.Lag < 0 || d.From < 0 || math.IsNaN(d.ETDSec) || math.IsInf(d.ETDSec, 0) || d.ETDSec < 0 && d.ETDSec != -1 {
+			bad("%s: lag %d, from %d, etd_s %g: expected lag and replicas ≥ 0 and etd_s ≥ 0 or -1 (infinite)", at, d.Lag, d.From, d.ETDSec)
+		}
+		if math.IsNaN(d.LatencyMs) || math.IsInf(d.LatencyMs, 0) { // Little's law over racing counters may dip below 0
+			bad("%s.latency_ms = %g: expected a finite number", at, d.LatencyMs)
+		}
+		switch d.Action {
+		case "hold", "blocked":
+			if d.To != d.From {
+				bad("%s: %s from %d to %d: a %s keeps the replicas", at, d.Action, d.From, d.To, d.Action)
+			}
+		case "out":
+			if want := min(d.From+p.Step, a.MaxReplicas); d.From >= a.MaxReplicas || d.To != want {
+				bad("%s: out from %d to %d: a scale-out adds step %d up to max_replicas %d", at, d.From, d.To, p.Step, a.MaxReplicas)
+			}
+		case "in":
+			if want := max(d.From-p.Step, p.Min); d.From <= p.Min || d.To != want {
+				bad("%s: in from %d to %d: a scale-in removes step %d down to min %d", at, d.From, d.To, p.Step, p.Min)
+			}
+		default:
+			bad("%s.action = %q: expected hold, out, in or blocked", at, d.Action)
+		}
+		within(at+".from", d.From)
+		within(at+".to", d.To)
+	}
+	if len(a.Replicas) == 0 {
+		bad("autoscale.replicas is empty: expected the members at the window's start first")
+		return
+	}
+	start := a.Replicas[0].Replicas
+	if start < p.Min || start > p.Max {
+		bad("autoscale.replicas[0] = %d: the run starts with members in [min, max] = [%d, %d]", start, p.Min, p.Max)
+	}
+	want := AutoscaleFigures(AutoscaleInput{Policy: *p, Cap: a.Cap, MaxReplicas: a.MaxReplicas, Start: start,
+		WindowSec: r.Phases.MeasureSec, Decisions: a.Decisions, Schedule: r.Spec.RateSchedule, Reports: r.Events, ActionEvents: ScalerEvents(r.Events)})
+	for _, f := range []struct {
+		name      string
+		got, want any
+	}{
+		{"scale_outs", a.ScaleOuts, want.ScaleOuts}, {"scale_ins", a.ScaleIns, want.ScaleIns}, {"flaps", a.Flaps, want.Flaps},
+		{"peak_replicas", a.PeakReplicas, want.PeakReplicas}, {"replica_seconds", a.ReplicaSeconds, want.ReplicaSeconds},
+		{"spike_recovery_s", absentOr(a.SpikeRecoverySec), absentOr(want.SpikeRecoverySec)}, {"drain_s", absentOr(a.DrainSec), absentOr(want.DrainSec)},
+		{"goal_s", a.GoalSec, want.GoalSec}, {"within_goal", a.WithinGoal, want.WithinGoal},
+		{"redelivered_scale_in", a.RedeliveredScaleIn, want.RedeliveredScaleIn}, {"action_pause_max_s", a.PauseMaxSec, want.PauseMaxSec},
+		{"replicas", fmt.Sprint(a.Replicas), fmt.Sprint(want.Replicas)}, {"actions", fmt.Sprint(a.Actions), fmt.Sprint(want.Actions)},
+	} {
+		if f.got != f.want {
+			bad("autoscale.%s = %v, but the decisions make %v", f.name, f.got, f.want)
+		}
+	}
+}
+
+// absentOr spells an absent figure as "absent", a present one as its value.
+func absentOr(v *float64) string {
+	if v == nil {
+		return "absent"
+	}
+	return fmt.Sprint(*v)
 }

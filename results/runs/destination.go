@@ -2,6 +2,8 @@ package runs
 
 import (
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
@@ -101,6 +103,114 @@ func DestinationFlags(d *Destination) []*Flag {
 			a.Missing, a.Foreign, a.TableWrites, a.Writes)})
 	}
 	return out
+}
+
+// destinationAuditKeys are the read-back's counts as run.json names them
+// (results.DestinationAudit): present together, or absent together when
+// the table was not read.
+var destinationAuditKeys = []string{"writes", "write_errors", "table_writes", "rows", "records", "duplicates_absorbed",
+	"duplicate_rows", "missing", "written_not_completed", "foreign"}
+
+// destinationProblems recomputes the destination block from its counts
+// (results.ReconcileDestination, docs/measurement.md "Destination"): the
+// block is there exactly when the spec has a destination: block, with the
+// spec's settings; every count is ≥ 0 and the counts are the ones a
+// read-back makes: rows = records + duplicate_rows + foreign (each row is
+// a record's first, one beyond it, or foreign), rows ≤ table_writes (a
+// row counts each write it took, at least one), duplicates_absorbed =
+// writes − rows with the key and 0 without; records − written_not_completed
+// + missing are the records the ledger completed, which the audit counts
+// as completed_once + duplicates (+ unacknowledged records a consumer
+// completed); without foreign rows the table applied no more writes than
+// the members attempted (writes + write_errors). The flags the counts
+// raise (DestinationFlags) must be among the record's.
+func destinationProblems(r Record, bad func(string, ...any)) {
+	var spec *scenarios.Destination
+	if r.Spec != nil {
+		spec = r.Spec.Destination
+	}
+	d := r.Destination
+	switch {
+	case d == nil && spec != nil:
+		bad("destination absent from run.json, but the spec has a destination: block (%s): the table's read-back and its reconciliation are missing", spec)
+		return
+	case d == nil:
+		return
+	case spec == nil:
+		bad("destination block in run.json, but the spec has no destination: block")
+		return
+	}
+	if d.Kind != spec.Kind || d.Key != spec.Key || d.Idempotent != spec.Idempotent || d.BatchSize != spec.BatchSize ||
+		d.Pool != spec.Pool || d.Connections != spec.Connections {
+		bad("destination says kind %s, key %s, idempotent %t, batch_size %d, pool %d, connections %d; the spec's destination: block says %s",
+			d.Kind, d.Key, d.Idempotent, d.BatchSize, d.Pool, d.Connections, spec)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"service_ms", d.ServiceMs}, {"write_ms.mean", d.WriteMs.Mean}, {"write_ms.p50", d.WriteMs.P50},
+		{"write_ms.p99", d.WriteMs.P99}, {"write_ms.max", d.WriteMs.Max}} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
+			bad("destination.%s = %g: expected a finite number of milliseconds ≥ 0", f.name, f.v)
+		}
+	}
+	if a := d.DestinationAudit; a != nil {
+		reconciliationProblems(*a, d.Idempotent, r.Audit, bad)
+	}
+	for _, f := range DestinationFlags(d) {
+		if !slices.Contains(r.Validity.Codes(), f.Code) {
+			bad("validity.flags lacks %s, which the destination's counts raise (%s)", f.Code, f.Message)
+		}
+	}
+}
+
+// reconciliationProblems checks a destination read-back's counts against
+// each other and against the run's audit (destinationProblems).
+func reconciliationProblems(a results.DestinationAudit, idempotent bool, au results.Audit, bad func(string, ...any)) {
+	negative := false
+	for _, c := range []struct {
+		name string
+		v    int64
+	}{{"writes", a.Writes}, {"write_errors", a.WriteErrors}, {"table_writes", a.TableWrites}, {"rows", a.Rows},
+		{"records", a.Records}, {"duplicate_rows", a.DuplicateRows}, {"missing", a.Missing},
+		{"written_not_completed", a.WrittenNotCompleted}, {"foreign", a.Foreign}} {
+		if c.v < 0 {
+			bad("destination.%s = %d is negative", c.name, c.v)
+			negative = true
+		}
+	}
+	if negative {
+		return // the sums below would only restate it
+	}
+	if got := a.Records + a.DuplicateRows + a.Foreign; a.Rows != got {
+		bad("destination.rows = %d, but records %d + duplicate_rows %d + foreign %d = %d: every row is a record's first, one beyond it, or foreign",
+			a.Rows, a.Records, a.DuplicateRows, a.Foreign, got)
+	}
+	if a.Rows > a.TableWrites {
+		bad("destination.rows = %d is more than the %d writes the table applied (table_writes): every row took at least one write", a.Rows, a.TableWrites)
+	}
+	if want := a.Writes - a.Rows; idempotent && a.DuplicatesAbsorbed != want {
+		bad("destination.duplicates_absorbed = %d, but writes %d − rows %d = %d (idempotent: the upsert absorbs every write beyond a row's first)",
+			a.DuplicatesAbsorbed, a.Writes, a.Rows, want)
+	} else if !idempotent && a.DuplicatesAbsorbed != 0 {
+		bad("destination.duplicates_absorbed = %d without a key (idempotent false): every write is a row, nothing is absorbed", a.DuplicatesAbsorbed)
+	}
+	if a.Records < a.WrittenNotCompleted {
+		bad("destination.written_not_completed = %d is more than the %d records the table holds", a.WrittenNotCompleted, a.Records)
+	}
+	completed, withUnacked := au.CompletedOnce+au.Duplicates, au.CompletedOnce+au.Duplicates+au.Unacknowledged
+	if got := a.Records - a.WrittenNotCompleted + a.Missing; got < completed || got > withUnacked {
+		want := fmt.Sprint(completed)
+		if withUnacked > completed {
+			want = fmt.Sprintf("between %d and %d (with the unacknowledged)", completed, withUnacked)
+		}
+		bad("destination: records %d − written_not_completed %d + missing %d = %d completed records, but the audit completed %s (completed_once %d + duplicates %d): the table's read-back does not account for the records the run completed",
+			a.Records, a.WrittenNotCompleted, a.Missing, got, want, au.CompletedOnce, au.Duplicates)
+	}
+	if attempted := a.Writes + a.WriteErrors; a.Foreign == 0 && a.TableWrites > attempted {
+		bad("destination.table_writes = %d is more than the %d writes the members attempted (writes %d + write_errors %d)",
+			a.TableWrites, attempted, a.Writes, a.WriteErrors)
+	}
 }
 
 // destinationFigureList declares the destination's figures (absent for a

@@ -53,6 +53,41 @@ func EvaluateExpectations(recs []Record, exps []scenarios.Expectation) []Expecta
 	return out
 }
 
+// RecomputeExpectations evaluates the scenario's expect: claims (the
+// scenario campaign.json holds) on recs, the figures of the run.json
+// files, in place of the outcomes campaign.json states (stated): a claim
+// read from campaign.json would trust whatever it says was met. An outcome
+// whose status the recomputation changes says what campaign.json stated;
+// a stated outcome of no claim of the scenario is NOT MET (nothing to
+// recompute it from). A campaign.json without its scenario keeps the
+// outcomes it states: there is no claim to evaluate.
+func RecomputeExpectations(stated []ExpectationOutcome, sc *scenarios.Scenario, recs []Record) []ExpectationOutcome {
+	if sc == nil {
+		return stated
+	}
+	out := EvaluateExpectations(recs, sc.Expectations)
+	byName := map[string]ExpectationOutcome{}
+	for _, o := range stated {
+		byName[o.Name] = o
+	}
+	for i, o := range out {
+		if s, ok := byName[o.Name]; ok && s.Status() != o.Status() {
+			out[i].Detail = strings.TrimPrefix(o.Detail+"; ", "; ") + fmt.Sprintf("campaign.json stated %s; recomputed from run.json", s.Status())
+		}
+		delete(byName, o.Name)
+	}
+	for _, s := range stated {
+		if _, left := byName[s.Name]; left {
+			out = append(out, ExpectationOutcome{Name: s.Name, Claim: s.Claim,
+				Detail: fmt.Sprintf("campaign.json states it %s, but the scenario has no such expect: claim to recompute it from run.json", s.Status())})
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
 func evaluate(recs []Record, e scenarios.Expectation, skipReason string) ExpectationOutcome {
 	var o ExpectationOutcome
 	switch {

@@ -13,8 +13,16 @@ import (
 
 // DefaultDenyFlags are the validity flags that fail a compared run by
 // default: numbers not from Kafka, a sampler that failed, a drain that timed
-// out. (audit_unbalanced and lost_records always fail, through the audit.)
+// out. (VerdictFlags fail whatever the deny list.)
 var DefaultDenyFlags = []Code{CodeNotKafka, CodeCollectorFailed, CodeDrainTimeout, CodeStalled}
+
+// VerdictFlags are the validity flags that fail a run wherever it is
+// judged, whatever --deny-flags says: its verdict (sharebench run's exit
+// status, summary.md, report.html) and compare. They say a record left the
+// run's records unaccounted for: a destination table that does not
+// reconcile with the ledger. (audit_unbalanced and lost_records fail the
+// same way, through the audit's own counts: Problems.)
+var VerdictFlags = []Code{CodeDestinationUnreconciled}
 
 // CheckDenyFlags refuses a code Check never raises, naming the known ones.
 func CheckDenyFlags(codes []Code) error {
@@ -39,9 +47,10 @@ func CodeStrings(codes []Code) []string {
 func JoinCodes(codes []Code, sep string) string { return strings.Join(CodeStrings(codes), sep) }
 
 // Problems are the correctness gates one run fails, one line per reason
-// naming the run and the figure: records lost, records left undelivered by
-// a drain that timed out (said as such: Kafka still held them), an
-// unbalanced audit, a validity flag in deny.
+// naming the run and the figure: an inconsistent record
+// (IntegrityProblems), records lost, records left undelivered by a drain
+// that timed out (said as such: Kafka still held them), an unbalanced
+// audit, a validity flag in VerdictFlags or in deny.
 func Problems(r Record, deny []Code) []string {
 	out := IntegrityProblems(r)
 	a := r.Audit
@@ -60,7 +69,7 @@ func Problems(r Record, deny []Code) []string {
 			r.RunID, a.Produced, a.CompletedOnce, a.Duplicates, a.Archived, a.InFlight, a.Lost, a.Undelivered, a.Unacknowledged, a.Foreign))
 	}
 	for _, f := range r.Validity.Flags {
-		if slices.Contains(deny, f.Code) {
+		if slices.Contains(VerdictFlags, f.Code) || slices.Contains(deny, f.Code) {
 			out = append(out, fmt.Sprintf("run %s: validity flag %s: %s", r.RunID, f.Code, f.Message))
 		}
 	}
@@ -69,8 +78,8 @@ func Problems(r Record, deny []Code) []string {
 
 // VerdictProblems are the reasons a finished campaign fails its run
 // verdict (sharebench run exits 3): a run that lost records, whose audit
-// does not balance or whose record is inconsistent, and every expectation
-// NOT MET. None: the verdict passed. The console, summary.md and
+// does not balance, whose record is inconsistent or that carries one of
+// VerdictFlags, and every expectation NOT MET. None: the verdict passed. The console, summary.md and
 // report.html state the same list.
 func VerdictProblems(recs []Record, exps []ExpectationOutcome) []string {
 	var out []string
@@ -118,9 +127,8 @@ type Side struct {
 // campaignState is the part of campaign.json LoadSide checks. Status is
 // read raw so that a campaign.json with or without it loads.
 type campaignState struct {
-	Status       *string              `json:"status"`
-	FinishedAt   string               `json:"finished_at"`
-	Expectations []ExpectationOutcome `json:"expectations"`
+	Status     *string `json:"status"`
+	FinishedAt string  `json:"finished_at"`
 }
 
 // CampaignComplete is the campaign.json status of a finished campaign.
@@ -128,61 +136,54 @@ const CampaignComplete = "complete"
 
 // LoadSide reads one side of a comparison: a campaign folder (its
 // campaign.json must say the campaign is complete: status "complete", or,
-// without a status, a finished_at), a run folder or a run.json file.
+// without a status, a finished_at), a run folder or a run.json file. A
+// campaign folder with a run it cannot read (corrupt, truncated, a run_id
+// that disagrees with its folder) is an error naming the file and the
+// parse error, never a run "missing" from one side. Its expectations are
+// LoadCampaign's: recomputed from the run.json files.
 func LoadSide(path string) (Side, error) {
 	s := Side{Path: path}
 	st, err := os.Stat(path)
 	if err != nil {
 		return s, fmt.Errorf("%w: expected a campaign folder or a run.json file", err)
 	}
-	if st.IsDir() {
-		if _, err := os.Stat(filepath.Join(path, "run.json")); errors.Is(err, fs.ErrNotExist) {
-			exps, err := completeCampaign(path)
-			if err != nil {
-				return s, err
-			}
-			s.Expectations = exps
-		}
+	if !st.IsDir() {
+		s.Runs, err = LoadRuns(path)
+		return s, err
 	}
-	s.Runs, err = loadRunsStrict(path)
+	if _, err := os.Lstat(filepath.Join(path, "run.json")); !errors.Is(err, fs.ErrNotExist) {
+		s.Runs, err = LoadRuns(path)
+		return s, err
+	}
+	if err := completeCampaign(path); err != nil {
+		return s, err
+	}
+	camp, recs, err := LoadCampaign(path)
+	if len(camp.Skipped) > 0 {
+		return s, fmt.Errorf("unreadable run record(s): %s", strings.Join(camp.Skipped, "; "))
+	}
+	s.Runs, s.Expectations = recs, camp.Expectations
 	return s, err
 }
 
-// loadRunsStrict is LoadRuns for the gate: a campaign folder with a run it
-// cannot read (corrupt, truncated, a run_id that disagrees with its folder)
-// is an error naming the file and the parse error, never a run "missing"
-// from one side.
-func loadRunsStrict(path string) ([]Record, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		if _, err := os.Lstat(filepath.Join(path, "run.json")); errors.Is(err, fs.ErrNotExist) {
-			camp, recs, err := LoadCampaign(path)
-			if len(camp.Skipped) > 0 {
-				return nil, fmt.Errorf("unreadable run record(s): %s", strings.Join(camp.Skipped, "; "))
-			}
-			return recs, err
-		}
-	}
-	return LoadRuns(path)
-}
-
 // completeCampaign refuses a campaign folder whose campaign.json does not
-// say it finished, and returns its expectation outcomes.
-func completeCampaign(dir string) ([]ExpectationOutcome, error) {
+// say it finished.
+func completeCampaign(dir string) error {
 	path := filepath.Join(dir, "campaign.json")
 	b, err := readRecordFile(path) // bounded: a link to /dev/zero is refused, not read
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no campaign.json: cannot tell whether the campaign finished; give a complete campaign folder written by sharebench run, or a run.json", dir)
+		return fmt.Errorf("%s: no campaign.json: cannot tell whether the campaign finished; give a complete campaign folder written by sharebench run, or a run.json", dir)
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var cs campaignState
 	if err := json.Unmarshal(b, &cs); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	if cs.Status != nil {
 		if *cs.Status == CampaignComplete {
-			return cs.Expectations, nil
+			return nil
 		}
 		why := map[string]string{
 			"running":     "the campaign has not finished (or its process died)",
@@ -192,10 +193,10 @@ func completeCampaign(dir string) ([]ExpectationOutcome, error) {
 		if why == "" {
 			why = "unknown status"
 		}
-		return nil, fmt.Errorf("%s: campaign status %q, want %q: %s; compare complete campaigns only (rerun it)", path, *cs.Status, CampaignComplete, why)
+		return fmt.Errorf("%s: campaign status %q, want %q: %s; compare complete campaigns only (rerun it)", path, *cs.Status, CampaignComplete, why)
 	}
 	if cs.FinishedAt == "" {
-		return nil, fmt.Errorf("%s: no status and no finished_at: the campaign did not finish (interrupted or still running); compare complete campaigns only (rerun it)", path)
+		return fmt.Errorf("%s: no status and no finished_at: the campaign did not finish (interrupted or still running); compare complete campaigns only (rerun it)", path)
 	}
-	return cs.Expectations, nil
+	return nil
 }

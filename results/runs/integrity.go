@@ -154,6 +154,7 @@ func decodeRun(path string, b []byte) (Record, error) {
 	var raw struct {
 		SchemaVersion json.RawMessage            `json:"schema_version"`
 		Audit         map[string]json.RawMessage `json:"audit"`
+		Destination   map[string]json.RawMessage `json:"destination"`
 	}
 	_ = json.Unmarshal(b, &raw) // decoded above: cannot fail
 	switch {
@@ -171,6 +172,15 @@ func decodeRun(path string, b []byte) (Record, error) {
 			r.absentAudit = append(r.absentAudit, "audit."+k)
 		}
 	}
+	if r.Destination != nil && r.Destination.DestinationAudit != nil {
+		// The read-back's counts come together (absent together: the
+		// table was not read); one left out would read as 0.
+		for _, k := range destinationAuditKeys {
+			if raw.Destination[k] == nil {
+				r.absentAudit = append(r.absentAudit, "destination."+k)
+			}
+		}
+	}
 	return r, nil
 }
 
@@ -178,9 +188,13 @@ func decodeRun(path string, b []byte) (Record, error) {
 // counts, one line per inconsistency naming the run and the figure: every
 // audit count non-negative, the categories adding up to produced exactly
 // when balanced says so (docs/measurement.md#audit), the throughput figures
-// finite, non-negative and no higher than the records counted could make.
-// A record written by sharebench has none; a record that has one is not
-// trusted by compare, report or the run's verdict.
+// finite, non-negative and no higher than the records counted could make;
+// the destination block and the autoscale block present when the spec has
+// their block, their counts as the read-back and the scaler's decisions
+// make them, and their validity flags raised where the counts raise them
+// (destinationProblems, autoscaleProblems). A record written by sharebench
+// has none; a record that has one is not trusted by compare, report or the
+// run's verdict.
 func IntegrityProblems(r Record) []string {
 	var out []string
 	bad := func(format string, a ...any) {
@@ -189,6 +203,8 @@ func IntegrityProblems(r Record) []string {
 	if len(r.absentAudit) > 0 {
 		bad("%s absent from run.json: a missing count would read as 0", strings.Join(r.absentAudit, ", "))
 	}
+	destinationProblems(r, bad)
+	autoscaleProblems(r, bad)
 	a := r.Audit
 	for _, c := range []struct {
 		name string

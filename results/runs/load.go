@@ -27,7 +27,9 @@ func ReadCampaign(dir string) (Campaign, error) {
 
 // LoadCampaign reads a campaign folder written by a campaign: campaign.json
 // (optional: a folder of runs without it still loads) and runs/*/run.json,
-// in the campaign's execution order.
+// in the campaign's execution order. A complete campaign's expectation
+// outcomes are recomputed from the run.json files
+// (RecomputeExpectations), never taken from campaign.json as written.
 //
 // The campaign's Status is set to its EffectiveStatus: the caller marks a
 // campaign that is not complete (Campaign.Incomplete). A run whose run.json
@@ -80,6 +82,9 @@ func LoadCampaign(dir string) (Campaign, []Record, error) {
 	}
 	if camp.Name == "" {
 		camp.Name = filepath.Base(dir)
+	}
+	if camp.Status == StatusComplete {
+		camp.Expectations = RecomputeExpectations(camp.Expectations, camp.Scenario, recs)
 	}
 	return camp, recs, nil
 }
