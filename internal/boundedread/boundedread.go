@@ -1,7 +1,9 @@
 // Package boundedread reads the small files a user names (a scenario file,
 // a connection file) under a size bound, reading at most one byte beyond
 // it from anything, so a wrong path (/dev/zero, a FIFO someone keeps
-// writing, a large file) fails at once instead of exhausting memory.
+// writing, a large file) fails at once instead of exhausting memory, and
+// opening without blocking, so a FIFO nobody writes reads as empty instead
+// of hanging the command.
 //
 // boundedread imports the standard library only.
 package boundedread
@@ -10,13 +12,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 )
 
 // File reads path, which must not be a directory, if it holds at most max
 // bytes. kind names the file in messages ("scenario file"), typical says
 // what one usually holds ("a few KiB of YAML").
 func File(path string, max int, kind, typical string) ([]byte, error) {
-	f, err := os.Open(path)
+	// O_NONBLOCK: open(2) of a FIFO waits for a writer, in the kernel,
+	// deaf to the signals that would interrupt the command.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
