@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -19,6 +20,10 @@ import (
 func CheckBootstrap(a string) error {
 	host, port, err := net.SplitHostPort(a)
 	if err != nil {
+		var ae *net.AddrError
+		if errors.As(err, &ae) {
+			err = errors.New(ae.Err) // without the address, given quoted here
+		}
 		return fmt.Errorf("--bootstrap %q: expected host:port: %v", a, err)
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {

@@ -32,7 +32,7 @@ func TestCheckBootstrap(t *testing.T) {
 		"localhost:9092":        "a loopback address",
 		"0.0.0.0:9092":          "a loopback address",
 	} {
-		if err := CheckBootstrap(a); err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "--bootstrap ") {
+		if err := CheckBootstrap(a); err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "--bootstrap ") || strings.Count(err.Error(), "\n") > 0 {
 			t.Errorf("%q: %v, want --bootstrap … %q", a, err, want)
 		}
 	}

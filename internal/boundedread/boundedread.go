@@ -26,12 +26,19 @@ func File(path string, max int, kind, typical string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
 		return nil, fmt.Errorf("%s: a directory: expected a %s", path, kind)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(b) == 0 && st.Mode()&os.ModeNamedPipe != 0 {
+		return nil, fmt.Errorf("%s: a named pipe (FIFO) nobody writes: expected a %s", path, kind)
 	}
 	if len(b) > max {
 		return nil, fmt.Errorf("%s: larger than %d KiB: a %s is %s; is this the right file?", path, max>>10, kind, typical)
