@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -215,16 +216,17 @@ func TestAutoscaleRenderFlagValues(t *testing.T) {
 		if _, err := execute(t, append(args(tc.ctype, tc.flag, tc.value), "--out", out)...); err != nil {
 			t.Fatalf("%s %q: %v", tc.flag, tc.value, err)
 		}
-		if why := checkScaledObject(out, tc.key, tc.value); why != "" {
+		if why := checkScaledObject(out, "spec.triggers.0.metadata."+tc.key, tc.value); why != "" {
 			t.Errorf("%s %q: %s", tc.flag, tc.value, why)
 		}
 	}
 }
 
 // checkScaledObject reads a rendered manifest back: "" when it is one
-// ScaledObject with exactly KEDA's top-level and metadata keys and the
-// trigger metadata key holding want, else what is wrong.
-func checkScaledObject(path, key, want string) string {
+// ScaledObject with no key beyond those autoscale render writes and the
+// string want at the dotted path at (metadata.namespace,
+// spec.triggers.0.metadata.topic), else what is wrong.
+func checkScaledObject(path, at, want string) string {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err.Error()
@@ -233,23 +235,48 @@ func checkScaledObject(path, key, want string) string {
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return "the manifest does not parse: " + err.Error()
 	}
-	if got := slices.Sorted(maps.Keys(doc)); !slices.Equal(got, []string{"apiVersion", "kind", "metadata", "spec"}) {
-		return fmt.Sprintf("top-level keys %v", got)
-	}
-	meta, _ := doc["metadata"].(map[string]any)
-	for k := range meta {
-		if k != "name" && k != "namespace" {
-			return fmt.Sprintf("metadata holds %q", k)
+	within := func(where string, v any, keys ...string) string {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Sprintf("%s: %T, not a map", where, v)
 		}
+		for k := range m {
+			if !slices.Contains(keys, k) {
+				return fmt.Sprintf("%s holds the key %q", where, k)
+			}
+		}
+		return ""
 	}
 	spec, _ := doc["spec"].(map[string]any)
 	trigs, _ := spec["triggers"].([]any)
 	if len(trigs) != 1 {
 		return fmt.Sprintf("%d triggers", len(trigs))
 	}
-	md, _ := trigs[0].(map[string]any)["metadata"].(map[string]any)
-	if got, ok := md[key].(string); !ok || got != want {
-		return fmt.Sprintf("%s read back as %#v, want %q", key, md[key], want)
+	trig, _ := trigs[0].(map[string]any)
+	for _, why := range []string{
+		within("the document", doc, "apiVersion", "kind", "metadata", "spec"),
+		within("metadata", doc["metadata"], "name", "namespace"),
+		within("spec", spec, "scaleTargetRef", "pollingInterval", "minReplicaCount", "maxReplicaCount", "advanced", "triggers"),
+		within("spec.scaleTargetRef", spec["scaleTargetRef"], "name"),
+		within("the trigger", trig, "type", "metricType", "metadata"),
+		within("the trigger's metadata", trig["metadata"], "serverAddress", "query", "threshold", "bootstrapServers", "consumerGroup", "topic", "lagThreshold", "allowIdleConsumers"),
+	} {
+		if why != "" {
+			return why
+		}
+	}
+	var v any = doc
+	for _, k := range strings.Split(at, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[k]
+		case []any:
+			i, _ := strconv.Atoi(k)
+			v = x[i]
+		}
+	}
+	if got, ok := v.(string); !ok || got != want {
+		return fmt.Sprintf("%s read back as %#v, want the string %q", at, v, want)
 	}
 	return ""
 }
