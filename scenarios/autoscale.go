@@ -164,14 +164,16 @@ func (c *fileChecker) autoscale(v *yaml.Node) {
 		c.errorf(v.Line, "autoscale.max: required: the most replicas (members) the scaler may run")
 		return
 	}
+	// The defaults below are derived from values checkAutoscale may yet
+	// refuse; they stay in range so that only the value given is blamed.
 	if a.InBelow < 0 {
 		a.InBelow = 10
-		if a.Signal == SignalLag {
+		if a.Signal == SignalLag && a.Threshold > 0 && a.Threshold <= math.MaxFloat64 {
 			a.InBelow = a.Threshold / 10
 		}
 	}
-	if a.FlapWindow < 0 {
-		a.FlapWindow = a.Cooldown + a.InAfter
+	if a.FlapWindow < 0 { // no run outlasts maxPhase, nor need its flap window
+		a.FlapWindow = min(max(a.Cooldown+a.InAfter, 0), maxPhase)
 	}
 	c.info.autoscale = &a
 }

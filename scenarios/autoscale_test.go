@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -63,6 +64,20 @@ func TestRateScheduleAndAutoscaleErrors(t *testing.T) {
 			_, err := load(t, base+tt.yaml+"\n", nil, nil)
 			wantErr(t, err, tt.want...)
 		})
+	}
+}
+
+// A default derived from another value is never blamed for it: in_below's
+// (threshold ÷ 10) for a bad threshold, flap_window's (cooldown +
+// in_after) for a long cooldown.
+func TestAutoscaleDefaultsNotBlamed(t *testing.T) {
+	_, err := load(t, "name: x\nduration: 60s\nautoscale: {threshold: -5, max: 4}\n", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "autoscale.threshold") || strings.Contains(err.Error(), "in_below") {
+		t.Errorf("threshold -5: %v; want threshold blamed, in_below not", err)
+	}
+	s := mustLoad(t, "name: x\nduration: 60s\nautoscale: {threshold: 5, max: 4, cooldown: 168h}\n", nil, nil)
+	if a := s.Runs[0].Autoscale; a.FlapWindow != 168*time.Hour {
+		t.Errorf("flap_window %v, want the 168h bound", a.FlapWindow)
 	}
 }
 
