@@ -550,11 +550,16 @@ func (a *Advice) verdict() {
 			"a consumer group reaches %s records/s with %d partitions: the target %s but not the %s%% headroom (%s records/s); "+
 				"it would need ≥ %d partitions, the topic has %d",
 			num(cg), a.Partitions, num(target), num(100*a.Headroom), num(design), a.ConsumerGroupPartitionsNeeded, a.Partitions))
-	default:
+	case cg >= design:
 		a.Reasons = append(a.Reasons, fmt.Sprintf(
-			"a consumer group suffices: %d members on %d partitions reach %s records/s ≥ %s records/s (target + %s%% headroom); "+
+			"a consumer group suffices: %s on %s %s %s records/s ≥ %s records/s (target + %s%% headroom); "+
 				"a share group still helps with per-record acknowledgements (RELEASE/REJECT, redelivery) and membership changes without rebalances, not throughput",
-			a.Members, a.Partitions, num(cg), num(design), num(100*a.Headroom)))
+			plural(a.Members, "member"), plural(a.Partitions, "partition"), reach(a.Members), num(cg), num(design), num(100*a.Headroom)))
+	default: // the members fit the partitions, but something else (the destination) caps both group types
+		a.Reasons = append(a.Reasons, fmt.Sprintf(
+			"a consumer group falls short: %s on %s %s only %s records/s, below the %s records/s planned (target + %s%% headroom); "+
+				"a share group is capped alike (%s records/s), so it does not help throughput here",
+			plural(a.Members, "member"), plural(a.Partitions, "partition"), reach(a.Members), num(cg), num(design), num(100*a.Headroom), num(a.Ceiling)))
 	}
 	if d := a.DestinationCapacity; d > 0 && d < design {
 		a.Reasons = append(a.Reasons, fmt.Sprintf(
@@ -566,6 +571,21 @@ func (a *Advice) verdict() {
 			"a share group spreads each of the %d partition(s) over %d consumers: %d members × %d worker(s) × 1000/%s = %s records/s without repartitioning",
 			a.Partitions, a.ConsumersPerPartition, a.Members, a.Workers, num(a.ProcessingMs), num(a.ShareWorkerCeiling)))
 	}
+}
+
+// plural is "1 member", "2 members"; reach agrees with it.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func reach(n int) string {
+	if n == 1 {
+		return "reaches"
+	}
+	return "reach"
 }
 
 // ceilTolerance absorbs floating-point noise: 1200·10/1000 must give 12, not

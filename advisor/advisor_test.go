@@ -76,7 +76,7 @@ func TestAdvise(t *testing.T) {
 			want: want{members: 12, workers: 1, maxSize: 200, cpp: 1, mpr: 1500, bound: BoundLockDuration, wMs: 15005,
 				locksNeeded: 1126, locks: 2000, partitions: 16, lockMs: 30000, ceiling: 1200, ceilingBound: "workers",
 				cgCeiling: 1200, shareWorthIt: false, meetsTarget: true,
-				reason: "a consumer group suffices: 12 members on 16 partitions reach 1200 records/s"},
+				reason: "a consumer group suffices: 12 members on 16 partitions reach 1200 records/s ≥ 1200 records/s"},
 		},
 		{
 			// 11 partitions: the consumer group reaches the target but not the headroom.
@@ -547,6 +547,19 @@ func TestAdviseDestination(t *testing.T) {
 	if a.Members != 3 || a.ConsumerGroupCeiling != 250 || a.Ceiling != 250 || a.ShareWorthIt {
 		t.Errorf("capacity 250: members %d, consumer ceiling %v, share ceiling %v, worth it %v; want 3, 250, 250, false",
 			a.Members, a.ConsumerGroupCeiling, a.Ceiling, a.ShareWorthIt)
+	}
+
+	// A destination below the target: the members fit the partitions, but
+	// the plan falls short, and says so with both numbers (no "≥"), in the
+	// singular for one member.
+	in.DestinationCapacity = 0.5
+	if a, err = Advise(in); err != nil {
+		t.Fatal(err)
+	}
+	why := strings.Join(a.Reasons, "\n")
+	if a.Members != 1 || !strings.Contains(why, "a consumer group falls short: 1 member on 4 partitions reaches only 0.5 records/s, below the 1200 records/s planned") ||
+		strings.Contains(why, "≥") {
+		t.Errorf("capacity 0.5: members %d, reasons %q; want 1 member falling short of 1200", a.Members, a.Reasons)
 	}
 
 	// A capacity above the design rate changes nothing but the formula.

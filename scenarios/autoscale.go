@@ -127,32 +127,23 @@ func (c *fileChecker) autoscale(v *yaml.Node) {
 			if a.Remove != ActionLeave && a.Remove != ActionCrash {
 				bad("expected leave or crash, got %q", val.Value)
 			}
+		// The values are parsed here and range-checked by checkAutoscale,
+		// which a run.json's spec passes through too (RunSpec.Validate).
 		case "threshold", "in_below":
 			f, err := parseFinite(val.Value)
-			if err != nil || f < 0 || (k.Value == "threshold" && f == 0) {
-				bad("expected a number of records %s, got %q", map[bool]string{true: "> 0", false: "≥ 0"}[k.Value == "threshold"], val.Value)
+			if err != nil {
+				bad("expected a number of records %s, got %q", recordsBound(k.Value), val.Value)
 			}
-			if k.Value == "threshold" {
-				a.Threshold = f
-			} else {
-				a.InBelow = f
-			}
+			*a.records(k.Value) = f
 		case "step", "min", "max":
 			n, err := strconv.Atoi(val.Value)
-			if err != nil || n < 1 || n > maxMembersLimit {
+			if err != nil {
 				bad("expected an integer from 1 to %d (the harness's member limit), got %q", maxMembersLimit, val.Value)
 			}
-			switch k.Value {
-			case "step":
-				a.Step = n
-			case "min":
-				a.Min = n
-			default:
-				a.Max = n
-			}
+			*a.count(k.Value) = n
 		default: // durations
 			d, err := time.ParseDuration(val.Value)
-			if err != nil || d < 0 || d > maxPhase {
+			if err != nil {
 				bad("expected a Go duration ≥ 0 and ≤ 168h like 10s, got %q", val.Value)
 			}
 			*a.duration(k.Value) = d
@@ -173,16 +164,52 @@ func (c *fileChecker) autoscale(v *yaml.Node) {
 		c.errorf(v.Line, "autoscale.max: required: the most replicas (members) the scaler may run")
 		return
 	}
+	// The defaults below are derived from values checkAutoscale may yet
+	// refuse; they stay in range so that only the value given is blamed.
 	if a.InBelow < 0 {
 		a.InBelow = 10
-		if a.Signal == SignalLag {
+		if a.Signal == SignalLag && a.Threshold > 0 && a.Threshold <= math.MaxFloat64 {
 			a.InBelow = a.Threshold / 10
 		}
 	}
-	if a.FlapWindow < 0 {
-		a.FlapWindow = a.Cooldown + a.InAfter
+	if a.FlapWindow < 0 { // no run outlasts maxPhase, nor need its flap window
+		a.FlapWindow = min(max(a.Cooldown+a.InAfter, 0), maxPhase)
 	}
 	c.info.autoscale = &a
+}
+
+// autoscaleDurations, autoscaleRecords and autoscaleCounts are the keys of
+// the block's durations, record counts (float) and replica counts.
+var (
+	autoscaleDurations = []string{"goal", "window", "out_after", "in_after", "cooldown", "max_latency", "poll", "flap_window"}
+	autoscaleRecords   = []string{"threshold", "in_below"}
+	autoscaleCounts    = []string{"step", "min", "max"}
+)
+
+// recordsBound is the range of threshold (> 0) and in_below (≥ 0).
+func recordsBound(key string) string {
+	if key == "threshold" {
+		return "> 0"
+	}
+	return "≥ 0"
+}
+
+func (a *Autoscale) records(key string) *float64 {
+	if key == "threshold" {
+		return &a.Threshold
+	}
+	return &a.InBelow
+}
+
+func (a *Autoscale) count(key string) *int {
+	switch key {
+	case "step":
+		return &a.Step
+	case "min":
+		return &a.Min
+	default:
+		return &a.Max
+	}
 }
 
 func (a *Autoscale) duration(key string) *time.Duration {
@@ -216,6 +243,7 @@ func (r RunSpec) checkAutoscale(p *problems) {
 	if r.LoadMode != "" && r.LoadMode != LoadRate {
 		return // ignored; checkRateModeUse refuses a scenario with no rate run
 	}
+	a.checkValues(p)
 	if r.ShardCount() > 1 {
 		p.addf("autoscale", "cannot run with shards %d: the scaler reads one lag and acts on one fleet, in one process; use shards: 1", r.Shards)
 	}
@@ -243,11 +271,30 @@ func (r RunSpec) checkAutoscale(p *problems) {
 	if a.Remove == ActionCrash && r.Client.Runner() {
 		p.addf("autoscale.remove", "crash needs client franz-go: the %s runner starts the members a crash takes in processes of their own, named from events: before the run; use remove: leave", r.Client)
 	}
-	if a.Max > maxMembersLimit {
-		p.addf("autoscale.max", "must be ≤ %d (the harness's member limit), got %d", maxMembersLimit, a.Max)
-	}
 	if c := r.AutoscaleCap(); c.Replicas <= a.Min {
 		p.addf("autoscale.max", "the cap of rule 3 is %d replicas (%s), not above min (%d): the scaler could never scale out", c.Replicas, c.Why, a.Min)
+	}
+}
+
+// checkValues checks each value of the block against its range: a
+// scenario file's and a run.json's alike.
+func (a *Autoscale) checkValues(p *problems) {
+	for _, k := range autoscaleRecords {
+		f := *a.records(k)
+		// Written so that NaN fails too.
+		if !(f >= 0 && f <= math.MaxFloat64) || (k == "threshold" && a.Signal == SignalLag && f == 0) {
+			p.addf("autoscale."+k, "expected a finite number of records %s, got %s", recordsBound(k), num(f))
+		}
+	}
+	for _, k := range autoscaleCounts {
+		if n := *a.count(k); n < 1 || n > maxMembersLimit {
+			p.addf("autoscale."+k, "expected an integer from 1 to %d (the harness's member limit), got %d", maxMembersLimit, n)
+		}
+	}
+	for _, k := range autoscaleDurations {
+		if d := *a.duration(k); d < 0 || d > maxPhase {
+			p.addf("autoscale."+k, "expected a Go duration ≥ 0 and ≤ 168h (7 days, the harness's limit), got %v", d)
+		}
 	}
 }
 

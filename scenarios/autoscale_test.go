@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -44,6 +45,17 @@ func TestRateScheduleAndAutoscaleErrors(t *testing.T) {
 			[]string{"autoscale.remove: crash needs client franz-go"}},
 		{"no rate run", "load_mode: backlog\nbacklog_records: 10\nautoscale: {threshold: 100, max: 4}",
 			[]string{"autoscale: given, but no run has load_mode rate"}},
+		// Ranges are checked on the parsed block (checkAutoscale), with the
+		// key's line, so a run.json's spec meets the same bounds.
+		{"negative threshold", "autoscale: {threshold: -5, max: 4}",
+			[]string{"scenario.yaml:3: autoscale.threshold: expected a finite number of records > 0, got -5"}},
+		{"NaN threshold", "autoscale: {threshold: NaN, max: 4}", []string{"autoscale.threshold: expected a finite number of records > 0, got NaN"}},
+		{"NaN in_below", "autoscale: {threshold: 5, in_below: NaN, max: 4}", []string{"autoscale.in_below: expected a finite number of records ≥ 0, got NaN"}},
+		{"negative cooldown", "autoscale: {threshold: 5, max: 4, cooldown: -1s}",
+			[]string{"autoscale.cooldown: expected a Go duration ≥ 0 and ≤ 168h (7 days, the harness's limit), got -1s"}},
+		{"huge max_latency", "autoscale: {threshold: 5, max: 4, max_latency: 200h}", []string{"autoscale.max_latency: expected a Go duration ≥ 0 and ≤ 168h"}},
+		{"step 0", "autoscale: {threshold: 5, max: 4, step: 0}", []string{"autoscale.step: expected an integer from 1 to 10000 (the harness's member limit), got 0"}},
+		{"unparsable poll", "autoscale: {threshold: 5, max: 4, poll: soon}", []string{`autoscale.poll: expected a Go duration ≥ 0 and ≤ 168h like 10s, got "soon"`}},
 		{"skew with hashed", "key_mode: hashed\nkeys: 10\npartition_skew: 1", []string{"partition_skew: key_mode hashed partitions records by their key"}},
 		{"skew negative", "partition_skew: -1", []string{"scenario.yaml:3: partition_skew: must be a Zipf exponent from 0 (no skew) to 10, got -1"}},
 	}
@@ -52,6 +64,20 @@ func TestRateScheduleAndAutoscaleErrors(t *testing.T) {
 			_, err := load(t, base+tt.yaml+"\n", nil, nil)
 			wantErr(t, err, tt.want...)
 		})
+	}
+}
+
+// A default derived from another value is never blamed for it: in_below's
+// (threshold ÷ 10) for a bad threshold, flap_window's (cooldown +
+// in_after) for a long cooldown.
+func TestAutoscaleDefaultsNotBlamed(t *testing.T) {
+	_, err := load(t, "name: x\nduration: 60s\nautoscale: {threshold: -5, max: 4}\n", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "autoscale.threshold") || strings.Contains(err.Error(), "in_below") {
+		t.Errorf("threshold -5: %v; want threshold blamed, in_below not", err)
+	}
+	s := mustLoad(t, "name: x\nduration: 60s\nautoscale: {threshold: 5, max: 4, cooldown: 168h}\n", nil, nil)
+	if a := s.Runs[0].Autoscale; a.FlapWindow != 168*time.Hour {
+		t.Errorf("flap_window %v, want the 168h bound", a.FlapWindow)
 	}
 }
 

@@ -1,11 +1,14 @@
 package autoscale
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // KEDATarget is where a rendered ScaledObject points: the consumers'
@@ -28,6 +31,66 @@ type KEDATarget struct {
 	Source string
 }
 
+// The ScaledObject's fields sharebench writes (keda.sh/v1alpha1), in
+// KEDA's order. Every value is data: the YAML encoder quotes what needs it,
+// so no name or address can add a key or change a value's type.
+type (
+	scaledObject struct {
+		APIVersion string           `yaml:"apiVersion"`
+		Kind       string           `yaml:"kind"`
+		Metadata   objectMeta       `yaml:"metadata"`
+		Spec       scaledObjectSpec `yaml:"spec"`
+	}
+	objectMeta struct {
+		Name      string `yaml:"name"`
+		Namespace string `yaml:"namespace,omitempty"`
+	}
+	scaledObjectSpec struct {
+		ScaleTargetRef  scaleTargetRef `yaml:"scaleTargetRef"`
+		PollingInterval int            `yaml:"pollingInterval"`
+		MinReplicaCount int            `yaml:"minReplicaCount"`
+		MaxReplicaCount int            `yaml:"maxReplicaCount"`
+		Advanced        advanced       `yaml:"advanced"`
+		Triggers        []trigger      `yaml:"triggers"`
+	}
+	scaleTargetRef struct {
+		Name string `yaml:"name"`
+	}
+	advanced struct {
+		HPA struct {
+			Behavior struct {
+				ScaleUp   hpaRules `yaml:"scaleUp"`
+				ScaleDown hpaRules `yaml:"scaleDown"`
+			} `yaml:"behavior"`
+		} `yaml:"horizontalPodAutoscalerConfig"`
+	}
+	hpaRules struct {
+		StabilizationWindowSeconds int         `yaml:"stabilizationWindowSeconds"`
+		Policies                   []hpaPolicy `yaml:"policies"`
+	}
+	hpaPolicy struct {
+		Type          string `yaml:"type"`
+		Value         int    `yaml:"value"`
+		PeriodSeconds int    `yaml:"periodSeconds"`
+	}
+	trigger struct {
+		Type       string          `yaml:"type"`
+		MetricType string          `yaml:"metricType,omitempty"`
+		Metadata   triggerMetadata `yaml:"metadata"`
+	}
+	// triggerMetadata: KEDA reads every metadata value as a string.
+	triggerMetadata struct {
+		ServerAddress      string `yaml:"serverAddress,omitempty"`
+		Query              string `yaml:"query,omitempty"`
+		Threshold          string `yaml:"threshold,omitempty"`
+		BootstrapServers   string `yaml:"bootstrapServers,omitempty"`
+		ConsumerGroup      string `yaml:"consumerGroup,omitempty"`
+		Topic              string `yaml:"topic,omitempty"`
+		LagThreshold       string `yaml:"lagThreshold,omitempty"`
+		AllowIdleConsumers string `yaml:"allowIdleConsumers,omitempty"`
+	}
+)
+
 // KEDA writes p as a KEDA ScaledObject (keda.sh/v1alpha1) and returns it
 // with the parts of the policy KEDA has no equivalent for. The mapping:
 // min/max → minReplicaCount/maxReplicaCount; poll → pollingInterval;
@@ -35,6 +98,10 @@ type KEDATarget struct {
 // step per cooldown → an HPA Pods policy (step pods per cooldown period);
 // threshold → the trigger's per-replica target (lagThreshold, or
 // threshold with metricType AverageValue).
+//
+// The manifest is built as data and encoded, so any string in t is a
+// string in the YAML; checking that the names suit Kubernetes is the
+// caller's (it knows which flag gave them).
 func KEDA(p Policy, t KEDATarget) (string, []string, error) {
 	if p.Signal != Lag {
 		return "", nil, fmt.Errorf("signal %q: KEDA scales on a metric's value per replica; the estimated time to drain needs the produce and consume rates in one query: use signal lag, or write the query yourself with --query", p.Signal)
@@ -46,68 +113,75 @@ func KEDA(p Policy, t KEDATarget) (string, []string, error) {
 		return "", nil, fmt.Errorf("the target needs a deployment, a group and a topic")
 	}
 	secs := func(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
-	var b strings.Builder
-	w := func(indent int, format string, args ...any) {
-		fmt.Fprintf(&b, "%s%s\n", strings.Repeat("  ", indent), fmt.Sprintf(format, args...))
+	rules := func(window time.Duration) hpaRules {
+		return hpaRules{StabilizationWindowSeconds: secs(window),
+			Policies: []hpaPolicy{{Type: "Pods", Value: p.Step, PeriodSeconds: max(1, secs(p.Cooldown))}}}
 	}
-	w(0, "# Rendered by sharebench autoscale render from %s.", t.Source)
-	w(0, "# The policy as measured: signal lag per replica > %s for %v (window %v), in after %v at ≤ %s per replica, cooldown %v, step %d, replicas %d..%d.",
-		num(p.Threshold), p.OutAfter, p.Window, p.InAfter, num(p.InBelow), p.Cooldown, p.Step, p.Min, p.Max)
-	w(0, "apiVersion: keda.sh/v1alpha1")
-	w(0, "kind: ScaledObject")
-	w(0, "metadata:")
-	w(1, "name: %s", t.Name)
-	if t.Namespace != "" {
-		w(1, "namespace: %s", t.Namespace)
-	}
-	w(0, "spec:")
-	w(1, "scaleTargetRef:")
-	w(2, "name: %s", t.Deployment)
-	w(1, "pollingInterval: %d", max(1, secs(p.Poll())))
-	w(1, "minReplicaCount: %d", p.Min)
-	w(1, "maxReplicaCount: %d", p.Max)
-	w(1, "advanced:")
-	w(2, "horizontalPodAutoscalerConfig:")
-	w(3, "behavior:")
-	w(4, "scaleUp:")
-	w(5, "stabilizationWindowSeconds: %d", secs(p.OutAfter))
-	w(5, "policies:")
-	w(5, "- type: Pods")
-	w(6, "value: %d", p.Step)
-	w(6, "periodSeconds: %d", max(1, secs(p.Cooldown)))
-	w(4, "scaleDown:")
-	w(5, "stabilizationWindowSeconds: %d", secs(p.InAfter))
-	w(5, "policies:")
-	w(5, "- type: Pods")
-	w(6, "value: %d", p.Step)
-	w(6, "periodSeconds: %d", max(1, secs(p.Cooldown)))
-	w(1, "triggers:")
+	o := scaledObject{APIVersion: "keda.sh/v1alpha1", Kind: "ScaledObject", Metadata: objectMeta{Name: t.Name, Namespace: t.Namespace},
+		Spec: scaledObjectSpec{ScaleTargetRef: scaleTargetRef{Name: t.Deployment}, PollingInterval: max(1, secs(p.Poll())),
+			MinReplicaCount: p.Min, MaxReplicaCount: p.Max}}
+	o.Spec.Advanced.HPA.Behavior.ScaleUp = rules(p.OutAfter)
+	o.Spec.Advanced.HPA.Behavior.ScaleDown = rules(p.InAfter)
 	if t.Share {
 		q := t.Query
 		if q == "" {
 			q = fmt.Sprintf(`sum(avg_over_time(sharebench_lag_records{consumer_type="share"}[%ds]))`, max(1, secs(p.Window)))
 		}
-		w(1, "- type: prometheus")
-		w(2, "metricType: AverageValue")
-		w(2, "metadata:")
-		w(3, "serverAddress: %s", cmpOr(t.PrometheusURL, "http://prometheus:9090"))
-		w(3, "query: %s", strconv.Quote(q))
-		w(3, "threshold: %s", strconv.Quote(num(p.Threshold)))
+		o.Spec.Triggers = []trigger{{Type: "prometheus", MetricType: "AverageValue", Metadata: triggerMetadata{
+			ServerAddress: cmp.Or(t.PrometheusURL, "http://prometheus:9090"), Query: q, Threshold: num(p.Threshold)}}}
 	} else {
-		w(1, "- type: kafka")
-		w(2, "metadata:")
-		w(3, "bootstrapServers: %s", cmpOr(t.BootstrapServers, "kafka:9092"))
-		w(3, "consumerGroup: %s", t.Group)
-		w(3, "topic: %s", t.Topic)
-		w(3, "lagThreshold: %s", strconv.Quote(num(p.Threshold)))
-		w(3, "allowIdleConsumers: \"false\"  # rule 3: no replica beyond the partitions")
+		o.Spec.Triggers = []trigger{{Type: "kafka", Metadata: triggerMetadata{
+			BootstrapServers: cmp.Or(t.BootstrapServers, "kafka:9092"), ConsumerGroup: t.Group, Topic: t.Topic,
+			LagThreshold: num(p.Threshold), AllowIdleConsumers: "false"}}}
+	}
+	var doc yaml.Node
+	if err := doc.Encode(o); err != nil {
+		return "", nil, fmt.Errorf("encode the ScaledObject: %w", err)
+	}
+	if !t.Share {
+		lineComment(&doc, "allowIdleConsumers", "rule 3: no replica beyond the partitions")
 	}
 	un := unmapped(p, t)
-	w(0, "# Not expressible in a ScaledObject (KEDA has no equivalent):")
+	doc.HeadComment = fmt.Sprintf("Rendered by sharebench autoscale render from %s.\n"+
+		"The policy as measured: signal lag per replica > %s for %v (window %v), in after %v at ≤ %s per replica, cooldown %v, step %d, replicas %d..%d.",
+		commentText(t.Source), num(p.Threshold), p.OutAfter, p.Window, p.InAfter, num(p.InBelow), p.Cooldown, p.Step, p.Min, p.Max)
+	foot := []string{"Not expressible in a ScaledObject (KEDA has no equivalent):"}
 	for _, u := range un {
-		w(0, "#   - %s", u)
+		foot = append(foot, "  - "+u)
+	}
+	doc.FootComment = strings.Join(foot, "\n")
+	var b strings.Builder
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return "", nil, fmt.Errorf("encode the ScaledObject: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return "", nil, fmt.Errorf("encode the ScaledObject: %w", err)
 	}
 	return b.String(), un, nil
+}
+
+// lineComment sets the comment beside the value of the first key named key
+// in n's mappings (depth first).
+func lineComment(n *yaml.Node, key, text string) bool {
+	for i, c := range n.Content {
+		if n.Kind == yaml.MappingNode && i%2 == 0 && c.Value == key {
+			n.Content[i+1].LineComment = text
+			return true
+		}
+		if lineComment(c, key, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// commentText escapes what would end a YAML comment line (a newline, any
+// control character) so text from a run.json stays inside its comment.
+func commentText(s string) string {
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }
 
 // unmapped lists the parts of the policy a ScaledObject cannot state.
@@ -137,10 +211,3 @@ func (p Policy) Poll() time.Duration {
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}

@@ -65,3 +65,47 @@ func TestKEDARefuses(t *testing.T) {
 		t.Error("no group and topic accepted")
 	}
 }
+
+// hostileStrings are values that written into YAML unquoted would add keys,
+// start a comment, an alias, a flow sequence, or turn into a bool, null or
+// an octal number.
+var hostileStrings = []string{"a\nlabels: {evil: x}", "a: b", "a #b", "*a", "[a", "yes", "null", "0123", "~", "true",
+	"1e3", "- x", "'q'", `"dq"`, "é€ünï", "a\tb", "%TAG", "@x", "!!binary x", "a\r\nnamespace: other", strings.Repeat("x", 300)}
+
+// The manifest is data: every string of the target comes back from the
+// YAML as the same string at its own place, with no key the ScaledObject
+// does not have (KnownFields), whatever it holds; the source's comment
+// cannot leave its line.
+func TestKEDARoundTrip(t *testing.T) {
+	p := Policy{Signal: Lag, Threshold: 1e-3, Window: 3 * time.Second, OutAfter: time.Second, InAfter: 10 * time.Second,
+		InBelow: 0.5, Cooldown: 4 * time.Second, Step: 1, Min: 1, Max: 4, PollEvery: time.Second}
+	for _, s := range hostileStrings {
+		for _, share := range []bool{true, false} {
+			tgt := KEDATarget{Name: s, Namespace: s, Deployment: s, Share: share, Group: s, Topic: s,
+				BootstrapServers: s, PrometheusURL: s, Query: s, Source: s}
+			y, _, err := KEDA(p, tgt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc scaledObject
+			dec := yaml.NewDecoder(strings.NewReader(y))
+			dec.KnownFields(true)
+			if err := dec.Decode(&doc); err != nil {
+				t.Fatalf("%q: the manifest does not parse back as a ScaledObject: %v\n%s", s, err, y)
+			}
+			md := triggerMetadata{BootstrapServers: s, ConsumerGroup: s, Topic: s, LagThreshold: "0.001", AllowIdleConsumers: "false"}
+			if share {
+				md = triggerMetadata{ServerAddress: s, Query: s, Threshold: "0.001"}
+			}
+			if doc.Metadata != (objectMeta{Name: s, Namespace: s}) || doc.Spec.ScaleTargetRef.Name != s || doc.Kind != "ScaledObject" ||
+				len(doc.Spec.Triggers) != 1 || doc.Spec.Triggers[0].Metadata != md || doc.Spec.MaxReplicaCount != 4 {
+				t.Errorf("%q (share %v): parsed back as %+v\n%s", s, share, doc, y)
+			}
+			for _, line := range strings.Split(strings.SplitN(y, "apiVersion:", 2)[0], "\n") {
+				if line != "" && !strings.HasPrefix(line, "#") {
+					t.Errorf("%q: the header holds a line that is not a comment: %q", s, line)
+				}
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@
 // ways agents are started: as local processes (local.go) or, in
 // campaign/shard/k8s, as a Kubernetes Indexed Job.
 //
-// shard imports internal/tail and no other sharebench package: campaign
+// shard imports internal/tail and no other sharebench package (and, of
+// Kubernetes, only apimachinery's name validation): campaign
 // imports it, never the reverse, and client-go stays in campaign/shard/k8s.
 package shard

@@ -100,3 +100,25 @@ func TestHistoryListsWhatItLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// A campaign given through a symbolic link is read by history as by
+// compare and report.
+func TestHistoryThroughLink(t *testing.T) {
+	dir := runstest.WriteCampaign(t, runstest.Run("r01-share", "share", 0, 1000, 100))
+	link := filepath.Join(t.TempDir(), "latest")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"compare", link, link},
+		{"report", link},
+		{"history", "--out", filepath.Join(t.TempDir(), "h"), link},
+		{"history", "--out", filepath.Join(t.TempDir(), "h"), filepath.Dir(link)},
+	} {
+		if out, err := execute(t, args...); err != nil {
+			t.Errorf("%v: %v\n%s", args, err, out)
+		} else if args[0] == "history" && !strings.Contains(out, "1 campaign(s)") {
+			t.Errorf("%v: %s", args, out)
+		}
+	}
+}

@@ -107,26 +107,47 @@ type HistoryPoint struct {
 }
 
 // FindCampaigns returns the campaign folders (those with a campaign.json)
-// at or under each path, in path order, each once.
+// at or under each path, in path order, each once. Symbolic links are
+// followed as compare and report follow them (runs.LoadCampaign stats the
+// folder it is given): a path that is a link to a folder is read where it
+// points, and a link met under a path is a campaign when it leads to one;
+// a link to any other folder is not walked into, so a link loop ends.
 func FindCampaigns(paths []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
+	// add reports whether path is a campaign folder, listing it once
+	// however many links lead to it.
+	add := func(path string) bool {
+		if _, err := os.Stat(filepath.Join(path, "campaign.json")); err != nil {
+			return false
+		}
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			real = path
+		}
+		if abs, _ := filepath.Abs(real); !seen[abs] {
+			seen[abs] = true
+			out = append(out, path)
+		}
+		return true
+	}
 	for _, p := range paths {
-		err := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
+		root := p
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			if real, err := filepath.EvalSymlinks(p); err == nil {
+				root = real
+			}
+		}
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
 				return err
-			}
-			if !d.IsDir() {
+			case d.Type()&fs.ModeSymlink != 0:
+				add(path)
 				return nil
-			}
-			if _, err := os.Stat(filepath.Join(path, "campaign.json")); err == nil {
-				if abs, _ := filepath.Abs(path); !seen[abs] {
-					seen[abs] = true
-					out = append(out, path)
-				}
-				return filepath.SkipDir
-			}
-			if d.Name() == "runs" {
+			case !d.IsDir():
+				return nil
+			case add(path), d.Name() == "runs":
 				return filepath.SkipDir
 			}
 			return nil

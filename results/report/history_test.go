@@ -299,3 +299,39 @@ func TestHistoryMarksIncompleteAndLeftOut(t *testing.T) {
 		t.Error("a history of complete campaigns, nothing left out, marks something")
 	}
 }
+
+// A campaign reached through a symbolic link is found as compare and
+// report find it: the link given as a path, or met in a folder searched;
+// each campaign once however many links lead to it; a link loop and a
+// link to a folder without campaigns end the search.
+func TestFindCampaignsFollowsLinks(t *testing.T) {
+	parent := historyFixture(t)
+	all, err := FindCampaigns([]string{parent})
+	if err != nil || len(all) != 4 {
+		t.Fatalf("the fixture: %v, %v", all, err)
+	}
+	links := t.TempDir()
+	latest := filepath.Join(links, "latest")
+	for link, to := range map[string]string{latest: all[2], filepath.Join(links, "again"): all[2],
+		filepath.Join(links, "loop"): links, filepath.Join(links, "nowhere"): filepath.Join(links, "missing")} {
+		if err := os.Symlink(to, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := FindCampaigns([]string{latest})
+	if err != nil || len(got) != 1 || filepath.Base(got[0]) != filepath.Base(all[2]) {
+		t.Errorf("a link given as the path: %v, %v; want %s", got, err, all[2])
+	}
+	got, err = FindCampaigns([]string{links})
+	if err != nil || len(got) != 1 {
+		t.Errorf("a folder of links: %v, %v; want the one campaign once", got, err)
+	}
+	if got, err = FindCampaigns([]string{latest, all[2], parent}); err != nil || len(got) != 4 {
+		t.Errorf("a link, its target and the parent: %v, %v; want 4 campaigns, each once", got, err)
+	}
+	// loop/loop/loop is the links folder again: read once, its own loop
+	// entry not walked into.
+	if got, err = FindCampaigns([]string{filepath.Join(links, "loop", "loop", "loop")}); err != nil || len(got) != 1 {
+		t.Errorf("a path through the loop: %v, %v; want the one campaign", got, err)
+	}
+}

@@ -124,17 +124,16 @@ func WriteJSON(path string, v any) error {
 	return WriteFileAtomic(path, append(b, '\n'))
 }
 
-// ReadRun loads a run.json.
+// ReadRun loads a run.json a user names, as the loaders do (readRecordFile,
+// decodeRun): a regular file of bounded size, checked before it is opened
+// (a FIFO, a device, a directory or a link is refused, never read), holding
+// a run record of this schema.
 func ReadRun(path string) (Record, error) {
-	var r Record
-	b, err := os.ReadFile(path)
+	b, err := readRecordFile(path)
 	if err != nil {
-		return r, err
+		return Record{}, err
 	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return r, fmt.Errorf("%s: %w", path, err)
-	}
-	return r, nil
+	return decodeRun(path, b)
 }
 
 // RunFile is a file a run writes beside its run.json (a stall's thread

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net"
 	"slices"
 	"strings"
 	"time"
@@ -176,7 +175,7 @@ func (p Params) Validate() error {
 		bad("--bootstrap: empty; expected the Kafka bootstrap addresses as the pods reach them (host:port,...)")
 	}
 	for _, a := range p.AgentArgs.Bootstrap {
-		if err := checkBootstrap(a); err != nil {
+		if err := shard.CheckBootstrap(a); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -211,22 +210,6 @@ func (p Params) Validate() error {
 		bad("--ttl-after-finished %s: expected 0 (the default %s) or more", p.TTLAfterFinish, DefaultTTLAfterFinish)
 	}
 	return errors.Join(errs...)
-}
-
-// checkBootstrap refuses loopback addresses: inside a pod they name the pod
-// itself, never the coordinator's broker.
-func checkBootstrap(a string) error {
-	host, _, err := net.SplitHostPort(a)
-	if err != nil {
-		return fmt.Errorf("--bootstrap %q: expected host:port: %v", a, err)
-	}
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return fmt.Errorf("--bootstrap %q: a loopback address names the pod itself; give addresses the pods reach (a Service name, a broker's routable address)", a)
-	}
-	if ip := net.ParseIP(host); ip != nil && (ip.IsLoopback() || ip.IsUnspecified()) {
-		return fmt.Errorf("--bootstrap %q: a loopback address names the pod itself; give addresses the pods reach (a Service name, a broker's routable address)", a)
-	}
-	return nil
 }
 
 // Render builds the objects of p after validating it.
