@@ -132,7 +132,7 @@ func (c *fileChecker) autoscale(v *yaml.Node) {
 		case "threshold", "in_below":
 			f, err := parseFinite(val.Value)
 			if err != nil {
-				bad("expected a number of records %s, got %q", recordsBound(k.Value), val.Value)
+				bad("expected a finite number of records %s, got %q", recordsBound(k.Value), val.Value)
 			}
 			*a.records(k.Value) = f
 		case "step", "min", "max":

@@ -49,8 +49,8 @@ func TestRateScheduleAndAutoscaleErrors(t *testing.T) {
 		// key's line, so a run.json's spec meets the same bounds.
 		{"negative threshold", "autoscale: {threshold: -5, max: 4}",
 			[]string{"scenario.yaml:3: autoscale.threshold: expected a finite number of records > 0, got -5"}},
-		{"NaN threshold", "autoscale: {threshold: NaN, max: 4}", []string{"autoscale.threshold: expected a finite number of records > 0, got NaN"}},
-		{"NaN in_below", "autoscale: {threshold: 5, in_below: NaN, max: 4}", []string{"autoscale.in_below: expected a finite number of records ≥ 0, got NaN"}},
+		{"NaN threshold", "autoscale: {threshold: NaN, max: 4}", []string{"autoscale.threshold: expected a finite number of records > 0, got \"NaN\""}},
+		{"NaN in_below", "autoscale: {threshold: 5, in_below: NaN, max: 4}", []string{"autoscale.in_below: expected a finite number of records ≥ 0, got \"NaN\""}},
 		{"negative cooldown", "autoscale: {threshold: 5, max: 4, cooldown: -1s}",
 			[]string{"autoscale.cooldown: expected a Go duration ≥ 0 and ≤ 168h (7 days, the harness's limit), got -1s"}},
 		{"huge max_latency", "autoscale: {threshold: 5, max: 4, max_latency: 200h}", []string{"autoscale.max_latency: expected a Go duration ≥ 0 and ≤ 168h"}},

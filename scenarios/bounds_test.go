@@ -104,10 +104,10 @@ func TestAliasedMistakeReportedOnce(t *testing.T) {
 func TestNonFiniteRefused(t *testing.T) {
 	const base = "name: x\nduration: 60s\n"
 	tests := []struct{ name, yaml, want string }{
-		{"autoscale.threshold NaN", "autoscale: {max: 8,\n  threshold: NaN}", `scenario.yaml:4: autoscale.threshold: expected a number of records > 0, got "NaN"`},
-		{"autoscale.threshold inf", "autoscale: {max: 8,\n  threshold: inf}", `scenario.yaml:4: autoscale.threshold: expected a number of records > 0, got "inf"`},
-		{"autoscale.in_below NaN", "autoscale: {max: 8, threshold: 10,\n  in_below: NaN}", `scenario.yaml:4: autoscale.in_below: expected a number of records ≥ 0, got "NaN"`},
-		{"autoscale.in_below Infinity", "autoscale: {max: 8, threshold: 10,\n  in_below: Infinity}", `scenario.yaml:4: autoscale.in_below: expected a number of records ≥ 0, got "Infinity"`},
+		{"autoscale.threshold NaN", "autoscale: {max: 8,\n  threshold: NaN}", `scenario.yaml:4: autoscale.threshold: expected a finite number of records > 0, got "NaN"`},
+		{"autoscale.threshold inf", "autoscale: {max: 8,\n  threshold: inf}", `scenario.yaml:4: autoscale.threshold: expected a finite number of records > 0, got "inf"`},
+		{"autoscale.in_below NaN", "autoscale: {max: 8, threshold: 10,\n  in_below: NaN}", `scenario.yaml:4: autoscale.in_below: expected a finite number of records ≥ 0, got "NaN"`},
+		{"autoscale.in_below Infinity", "autoscale: {max: 8, threshold: 10,\n  in_below: Infinity}", `scenario.yaml:4: autoscale.in_below: expected a finite number of records ≥ 0, got "Infinity"`},
 		{"schedule rate NaN", "rate_schedule:\n  - {duration: 10s, rate: 5}\n  - {duration: 10s, rate: NaN}",
 			`scenario.yaml:5: rate_schedule[2].rate: expected records/s from 0 to 10000000 (the harness's limit), got "NaN"`},
 		{"schedule from nan", "rate_schedule:\n  - {duration: 10s, from: nan, to: 5}", `scenario.yaml:4: rate_schedule[1].from: expected records/s`},

@@ -84,10 +84,10 @@ func init() {
 		sched("rate_schedule with the file's load_mode backlog", head+"load_mode: backlog\nbacklog_records: 10\nrate_schedule:\n  - {duration: 10s, rate: 100}\n",
 			ExitUsage, ":5: rate_schedule: given, but no run has load_mode rate")
 		for _, c := range []struct{ name, body, says string }{
-			{"autoscale.threshold NaN", "autoscale: {max: 8, threshold: NaN}", `autoscale.threshold: expected a number of records > 0, got "NaN"`},
-			{"autoscale.threshold Infinity", "autoscale: {max: 8, threshold: Infinity}", `autoscale.threshold: expected a number of records > 0, got "Infinity"`},
-			{"autoscale.in_below NaN", "autoscale: {max: 8, threshold: 10, in_below: NaN}", `autoscale.in_below: expected a number of records ≥ 0, got "NaN"`},
-			{"autoscale.in_below -inf", "autoscale: {max: 8, threshold: 10, in_below: -inf}", `autoscale.in_below: expected a number of records ≥ 0, got "-inf"`},
+			{"autoscale.threshold NaN", "autoscale: {max: 8, threshold: NaN}", `autoscale.threshold: expected a finite number of records > 0, got "NaN"`},
+			{"autoscale.threshold Infinity", "autoscale: {max: 8, threshold: Infinity}", `autoscale.threshold: expected a finite number of records > 0, got "Infinity"`},
+			{"autoscale.in_below NaN", "autoscale: {max: 8, threshold: 10, in_below: NaN}", `autoscale.in_below: expected a finite number of records ≥ 0, got "NaN"`},
+			{"autoscale.in_below -inf", "autoscale: {max: 8, threshold: 10, in_below: -inf}", `autoscale.in_below: expected a finite number of records ≥ 0, got "-inf"`},
 			{"events factor NaN", "events: [{at: 1s, action: slow, duration: 2s, factor: NaN}]", "events[1].factor: expected a number > 1"},
 			{"expect max NaN", "expect: [{name: a, measure: {field: lost, max: NaN}}]", `measure.max: expected a finite number, got the value "NaN"`},
 			{"max_rate.step NaN", "consumer_type: share\nload_mode: max_rate\nmax_rate: {start: 100, max: 200, step: NaN}", `max_rate.step: expected a finite number, got "NaN"`},
