@@ -13,6 +13,7 @@ import (
 	"github.com/sharebench/sharebench/consumers"
 	"github.com/sharebench/sharebench/destination"
 	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/internal/redact"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
@@ -63,7 +64,7 @@ func destinationDSN(sc *scenarios.Scenario, override string) (string, error) {
 	if dsn == "" {
 		return "", nil
 	}
-	out, err := connection.ExpandEnv(dsn, os.LookupEnv)
+	out, err := expandDSN(dsn, os.LookupEnv)
 	if err == nil {
 		_, err = destination.ParseDSN(out)
 	}
@@ -71,6 +72,40 @@ func destinationDSN(sc *scenarios.Scenario, override string) (string, error) {
 		return "", fmt.Errorf("%s: %w", where, err)
 	}
 	return out, nil
+}
+
+// expandDSN expands the ${VAR}s of a dsn (connection.ExpandEnv). A
+// variable inside a secret's value is data, not syntax: its value is
+// escaped (redact.EscapeDSNValue), so a password holding a quote, a blank
+// or an @ stays the password, whole.
+func expandDSN(dsn string, lookup func(string) (string, bool)) (string, error) {
+	escaped := func(name string) (string, bool) {
+		v, ok := lookup(name)
+		return redact.EscapeDSNValue(dsn, v), ok
+	}
+	fields, _ := redact.DSNFields(dsn) // malformed: ParseDSN says how, after the expansion
+	var b strings.Builder
+	at := 0
+	for _, f := range fields {
+		if !redact.IsDSNSecret(f.Key) {
+			continue
+		}
+		before, err := connection.ExpandEnv(dsn[at:f.Start], lookup)
+		if err != nil {
+			return "", err
+		}
+		v, err := connection.ExpandEnv(dsn[f.Start:f.End], escaped)
+		if err != nil {
+			return "", err
+		}
+		if v == "" && !redact.IsDSNURL(dsn) {
+			v = "''" // unquoted, libpq would read the next word as the value
+		}
+		b.WriteString(before + v)
+		at = f.End
+	}
+	v, err := connection.ExpandEnv(dsn[at:], lookup)
+	return b.String() + v, err
 }
 
 // CheckDestination checks the campaign's dsn as the run will read it

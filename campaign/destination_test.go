@@ -284,3 +284,46 @@ func TestCheckDestination(t *testing.T) {
 		t.Errorf("the variable's password is not masked: %q", got)
 	}
 }
+
+// A variable inside a password is data: its quotes, blanks, backslashes
+// and @ stay in the password, in both forms, and an empty one is an empty
+// password, not the next setting.
+func TestExpandDSNEscapesSecrets(t *testing.T) {
+	defer redact.ForgetSecrets()
+	vars := map[string]string{"PW": `it's a \ p@ss/w%rd`, "EMPTY": "", "HOST": "db1,db2"}
+	lookup := func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
+	for dsn, want := range map[string]string{
+		"host=${HOST} password=${PW} dbname=x":   vars["PW"],
+		"host=${HOST} password='${PW}' dbname=x": vars["PW"],
+		"host=h password=pre${PW}post dbname=x":  "pre" + vars["PW"] + "post",
+		"postgres://u:${PW}@${HOST}/x":           vars["PW"],
+		"postgres://u@h/x?password=${PW}&a=b":    vars["PW"],
+		"host=h password=${EMPTY} dbname=x":      "",
+	} {
+		out, err := expandDSN(dsn, lookup)
+		if err != nil {
+			t.Errorf("%q: %v", dsn, err)
+			continue
+		}
+		fields, err := redact.DSNFields(out)
+		if err != nil {
+			t.Errorf("%q → %q: %v", dsn, out, err)
+			continue
+		}
+		got, db := "", ""
+		for _, f := range fields {
+			switch f.Key {
+			case "password":
+				got = f.Value
+			case "dbname":
+				db = f.Value
+			}
+		}
+		if got != want || strings.HasPrefix(dsn, "host=") && db != "x" {
+			t.Errorf("%q → %q: password %q dbname %q, want %q", dsn, out, got, db, want)
+		}
+		if strings.Contains(dsn, "${HOST}") && !strings.Contains(out, "db1,db2") {
+			t.Errorf("%q → %q: a variable outside the password was escaped", dsn, out)
+		}
+	}
+}

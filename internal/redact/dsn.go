@@ -199,6 +199,26 @@ func addDecoded(out *[]DSNField, key, raw string, pos int, what string) error {
 	return nil
 }
 
+// EscapeDSNValue is v written as a value of dsn's form, to be read back
+// as v: percent-encoded in a URL (all but letters, digits and -._~), and
+// in key=value pairs a backslash before each blank, quote and backslash.
+func EscapeDSNValue(dsn, v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case !IsDSNURL(dsn) && strings.IndexByte(blanks+`'\`, c) >= 0:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case IsDSNURL(dsn) && !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~", c) >= 0):
+			fmt.Fprintf(&b, "%%%02X", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
 // IsDSNSecret reports whether a connection string's key holds a secret:
 // password, sslpassword, oauth_client_secret, the SCRAM keys.
 func IsDSNSecret(key string) bool {

@@ -142,3 +142,35 @@ func TestAddDSNSecrets(t *testing.T) {
 		t.Errorf("a variable was registered: %q", got)
 	}
 }
+
+// EscapeDSNValue writes a value that DSNFields reads back whole, in both
+// forms, whatever it holds.
+func TestEscapeDSNValue(t *testing.T) {
+	for _, v := range []string{"plain", `a'b c\d`, "at@slash/colon:q?amp&eq=pct%", "tab\tnl\n", ""} {
+		for _, form := range []struct{ before, after string }{
+			{"host=h password=", " dbname=d"},
+			{"host=h password='", "' dbname=d"},
+			{"postgres://u:", "@h/db"},
+			{"postgres://u@h/db?password=", "&sslmode=disable"},
+		} {
+			if v == "" && strings.HasSuffix(form.before, "=") && !IsDSNURL(form.before) {
+				continue // libpq reads the next word: an empty value is written ''
+			}
+			dsn := form.before + EscapeDSNValue(form.before, v) + form.after
+			fields, err := DSNFields(dsn)
+			if err != nil {
+				t.Errorf("%q: %v", dsn, err)
+				continue
+			}
+			got := ""
+			for _, f := range fields {
+				if f.Key == "password" {
+					got = f.Value
+				}
+			}
+			if got != v {
+				t.Errorf("%q: password %q, want %q", dsn, got, v)
+			}
+		}
+	}
+}
