@@ -55,7 +55,7 @@ func DSNFields(dsn string) ([]DSNField, error) {
 		}
 		eq := strings.IndexByte(dsn[i:], '=')
 		if eq < 0 {
-			return out, fmt.Errorf("%q: expected key=value", firstWord(dsn[i:]))
+			return out, fmt.Errorf("%q has no \"=\": expected key=value", firstWord(dsn[i:]))
 		}
 		key := strings.Trim(dsn[i:i+eq], blanks)
 		if key == "" {
@@ -178,7 +178,7 @@ func urlFields(dsn string) ([]DSNField, error) {
 		case err != nil:
 			return out, errors.New("a query parameter's name: invalid percent-encoding")
 		case !ok:
-			return out, fmt.Errorf("query parameter %q: expected key=value", key)
+			return out, fmt.Errorf("query parameter %q has no \"=\": expected key=value", key)
 		}
 		if err := addDecoded(&out, key, rawVal, pos+len(rawKey)+1, "query parameter "+key); err != nil {
 			return out, err

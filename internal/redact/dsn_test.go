@@ -64,11 +64,11 @@ func TestDSNForms(t *testing.T) {
 func TestDSNFieldsErrors(t *testing.T) {
 	for dsn, want := range map[string]string{
 		"host=h password='open":          "password: a quoted value without its closing quote",
-		"host=h password":                `"password": expected key=value`,
+		"host=h password":                `"password" has no "=": expected key=value`,
 		"host=h pass word=x":             `missing "=" after "pass"`,
 		"host=h =x":                      `"=" without a key`,
 		"postgres://u:p%zz@h/db":         "the password: invalid percent-encoding",
-		"postgres://h/db?sslmode":        `query parameter "sslmode": expected key=value`,
+		"postgres://h/db?sslmode":        `query parameter "sslmode" has no "=": expected key=value`,
 		"postgres://h/db?password=%g1":   "query parameter password: invalid percent-encoding",
 		"host=h\x00 password=x":          "NUL",
 		"postgres://h/db?pass%zzword=x1": "a query parameter's name: invalid percent-encoding",
