@@ -88,10 +88,10 @@ func firstWord(s string) string {
 // ('…') runs to its closing quote, an unquoted one to a blank, and a
 // backslash escapes the next byte in both. closed is false for a quoted
 // value without its closing quote (n is then len(s)). In free text (free:
-// a message, not a dsn) an unquoted value also ends at a byte of freeStops
-// and at a colon before a blank, and a quoted one at the end of its line,
-// so that masking leaves the text around a value as it was; and an escaped
-// double quote ends it (the end of the JSON string it is in).
+// a message, not a dsn) an unquoted value also ends at a byte of freeStops,
+// at a colon before a blank and at a backslash that does not escape a byte
+// of freeEscapes, and a quoted one at the end of its line, so that masking
+// leaves the text around a value as it was.
 func libpqValue(s string, free bool) (n int, closed bool) {
 	if strings.HasPrefix(s, "'") {
 		for i := 1; i < len(s); i++ {
@@ -111,7 +111,7 @@ func libpqValue(s string, free bool) (n int, closed bool) {
 		switch {
 		case strings.IndexByte(blanks, c) >= 0:
 			return i, true
-		case c == '\\' && free && i+1 < len(s) && s[i+1] == '"':
+		case c == '\\' && free && (i+1 == len(s) || strings.IndexByte(freeEscapes, s[i+1]) < 0):
 			return i, true
 		case c == '\\':
 			i++
@@ -123,8 +123,12 @@ func libpqValue(s string, free bool) (n int, closed bool) {
 }
 
 // freeStops end an unquoted value in free text: the punctuation a message
-// puts around a setting.
-const freeStops = ",&;\"'<>`)]}"
+// puts around a setting. freeEscapes are the bytes a backslash escapes in
+// a value there; any other escape is the text's own (JSON's \" or \n).
+const (
+	freeStops   = ",&;\"'<>`)]}"
+	freeEscapes = " '\\"
+)
 
 // unescapeValue is a key=value value without its quotes and escapes.
 func unescapeValue(raw string) string {

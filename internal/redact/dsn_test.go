@@ -100,6 +100,8 @@ func TestTextKeepsNeighbours(t *testing.T) {
 		`password='x\'y' h`:                              "password='REDACTED' h",
 		"password='never closed\nnext line":              "password='REDACTED\nnext line",
 		`{"m":"password=p1\" x"}`:                        `{"m":"password=REDACTED\" x"}`,
+		`{"m":"password=p2\nnext line"}`:                 `{"m":"password=REDACTED\nnext line"}`,
+		`password=a\'b\\c\ d e`:                          "password=REDACTED e",
 		"x password=\"a b\" y":                           `x password="REDACTED" y`,
 		"SHAREBENCH_X={dsn: 'password=qq'}: not allowed": "SHAREBENCH_X={dsn: 'password=REDACTED'}: not allowed",
 	} {
