@@ -26,8 +26,9 @@ var kfakeCannot = []string{"broker_kill", "broker_restart", "broker_pause", "bro
 // --metrics-url values and connection settings (the file read and
 // validated), the distribute flags that no sharded run would use or that a
 // sharded run lacks (--image for k8s agents), the destination's dsn
-// (campaign.CheckDestination), and the events the provider cannot do. changed reports whether the user gave a flag. Every failure
-// is a usage error (exit status 2).
+// (campaign.CheckDestination), and the events the provider cannot do.
+// changed reports whether the user gave a flag. Every failure is a usage
+// error (exit status 2).
 func preflight(f runFlags, sc *scenarios.Scenario, changed func(flag string) bool) error {
 	var errs []string
 	errs = append(errs, distributePreflight(f.dist, sc, changed)...)
