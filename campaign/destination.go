@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"strings"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/sharebench/sharebench/connection"
 	"github.com/sharebench/sharebench/consumers"
@@ -46,42 +43,77 @@ func (d *destinationServer) stop() {
 }
 
 // destinationDSN is the dsn the runs use: override (--destination-dsn),
-// else the scenario's, with ${VAR} expanded from the environment; "" asks
-// for an embedded server.
+// else the scenario's, with ${VAR} expanded from the environment
+// (connection.ExpandEnv, as a connection file's values) and read by
+// destination.ParseDSN; "" asks for an embedded server, or is no run's.
+// An error names where the dsn came from: the flag, or the file and line
+// of destination.dsn.
 func destinationDSN(sc *scenarios.Scenario, override string) (string, error) {
-	dsn := override
-	if dsn == "" {
-		for _, r := range sc.Runs {
-			if r.Destination != nil && r.Destination.DSN != "" {
-				dsn = r.Destination.DSN
-				break
-			}
+	if !hasDestination(sc.Runs...) {
+		if override != "" {
+			return "", errors.New("--destination-dsn: no run has a destination: block to write to; add one to the scenario or leave the flag out")
+		}
+		return "", nil
+	}
+	dsn, where := override, "--destination-dsn"
+	for _, r := range sc.Runs {
+		if dsn == "" && r.Destination != nil && r.Destination.DSN != "" {
+			dsn, where = r.Destination.DSN, r.Destination.DSNSource+": destination.dsn"
 		}
 	}
 	if dsn == "" {
 		return "", nil
 	}
-	out, err := connection.ExpandEnv(dsn, os.LookupEnv)
-	if err != nil {
-		return "", fmt.Errorf("destination.dsn: %w", err)
+	out, err := expandDSN(dsn, os.LookupEnv)
+	if err == nil {
+		_, err = destination.ParseDSN(out)
 	}
-	redact.AddSecret(dsnPassword(out))
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", where, err)
+	}
 	return out, nil
 }
 
-// dsnPassword is a dsn's password, so that redaction masks it wherever it
-// appears alone ("" when there is none).
-func dsnPassword(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil && u.User != nil {
-		p, _ := u.User.Password()
-		return p
+// expandDSN expands the ${VAR}s of a dsn (connection.ExpandEnv). A
+// variable inside a secret's value is data, not syntax: its value is
+// escaped (redact.EscapeDSNValue), so a password holding a quote, a blank
+// or an @ stays the password, whole.
+func expandDSN(dsn string, lookup func(string) (string, bool)) (string, error) {
+	escaped := func(name string) (string, bool) {
+		v, ok := lookup(name)
+		return redact.EscapeDSNValue(dsn, v), ok
 	}
-	for _, kv := range strings.Fields(dsn) {
-		if v, ok := strings.CutPrefix(kv, "password="); ok {
-			return strings.Trim(v, "'")
+	fields, _ := redact.DSNFields(dsn) // malformed: ParseDSN says how, after the expansion
+	var b strings.Builder
+	at := 0
+	for _, f := range fields {
+		if !redact.IsDSNSecret(f.Key) {
+			continue
 		}
+		before, err := connection.ExpandEnv(dsn[at:f.Start], lookup)
+		if err != nil {
+			return "", err
+		}
+		v, err := connection.ExpandEnv(dsn[f.Start:f.End], escaped)
+		if err != nil {
+			return "", err
+		}
+		if v == "" && !redact.IsDSNURL(dsn) {
+			v = "''" // unquoted, libpq would read the next word as the value
+		}
+		b.WriteString(before + v)
+		at = f.End
 	}
-	return ""
+	v, err := connection.ExpandEnv(dsn[at:], lookup)
+	return b.String() + v, err
+}
+
+// CheckDestination checks the campaign's dsn as the run will read it
+// (destinationDSN) without connecting: the dry run's and the run's check
+// before anything starts.
+func CheckDestination(sc *scenarios.Scenario, override string) error {
+	_, err := destinationDSN(sc, override)
+	return err
 }
 
 // hasDestination reports whether any run writes to a destination.
@@ -100,14 +132,8 @@ func hasDestination(specs ...scenarios.RunSpec) bool {
 // credentials or a missing grant fail before the first run. nil when no
 // run has a destination.
 func startDestination(ctx context.Context, sc *scenarios.Scenario, override string, log io.Writer) (*destinationServer, error) {
-	if !hasDestination(sc.Runs...) {
-		if override != "" {
-			return nil, errors.New("--destination-dsn: no run has a destination: block to write to; add one to the scenario or leave the flag out")
-		}
-		return nil, nil
-	}
 	dsn, err := destinationDSN(sc, override)
-	if err != nil {
+	if err != nil || !hasDestination(sc.Runs...) {
 		return nil, err
 	}
 	d := &destinationServer{dsn: dsn, server: describeDSN(dsn)}
@@ -138,11 +164,11 @@ func describeDSN(dsn string) string {
 	if dsn == "" {
 		return ""
 	}
-	cfg, err := pgx.ParseConfig(dsn)
+	cfg, err := destination.ParseDSN(dsn)
 	if err != nil {
 		return "PostgreSQL"
 	}
-	return fmt.Sprintf("PostgreSQL at %s:%d/%s", cfg.Host, cfg.Port, cfg.Database)
+	return fmt.Sprintf("PostgreSQL at %s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
 }
 
 // openSink creates the run's table, reaching the campaign's database (or,

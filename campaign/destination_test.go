@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/infra"
+	"github.com/sharebench/sharebench/internal/redact"
 	"github.com/sharebench/sharebench/internal/testkit"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
@@ -235,5 +236,94 @@ func TestDestinationDSNNeverWritten(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// CheckDestination reads the dsn as the run will, before anything starts:
+// --destination-dsn without a destination: block, an unset or malformed
+// ${VAR} and a dsn that does not parse are refused, naming the flag or the
+// file:line of destination.dsn and never the password; the password a
+// variable gives is masked from then on.
+func TestCheckDestination(t *testing.T) {
+	defer redact.ForgetSecrets()
+	t.Setenv("SB_TEST_PGPW", "VarPw1234")
+	withDSN := func(dsn string) *scenarios.Scenario {
+		s := destinationSpec(vocab.ShareGroup, 10, true)
+		s.Destination.DSN, s.Destination.DSNSource = dsn, "s.yaml:9"
+		return &scenarios.Scenario{Name: "d", Runs: []scenarios.RunSpec{s}}
+	}
+	for _, c := range []struct {
+		sc       *scenarios.Scenario
+		override string
+		want     string // "" accepted
+	}{
+		{&scenarios.Scenario{Name: "n", Runs: []scenarios.RunSpec{baseSpec()}}, "postgres://u:FlagPw1@h/db", "--destination-dsn: no run has a destination: block"},
+		{&scenarios.Scenario{Name: "n", Runs: []scenarios.RunSpec{baseSpec()}}, "", ""},
+		{withDSN(""), "", ""},
+		{withDSN("postgres://u:${SB_TEST_PGPW}@h/db"), "", ""},
+		{withDSN("postgres://u:${SB_TEST_UNSET}@h/db"), "", "s.yaml:9: destination.dsn: environment variable SB_TEST_UNSET is not set"},
+		{withDSN("host=h password=${"), "", `s.yaml:9: destination.dsn: "${": expected ${NAME}`},
+		{withDSN("host=h password=${A"), "", `s.yaml:9: destination.dsn: "${A": expected ${NAME}`},
+		{withDSN("host=h password=${1A}"), "", `s.yaml:9: destination.dsn: "${1A}": expected ${NAME}`},
+		{withDSN("host=h port=x password='File Pw2'"), "", "s.yaml:9: destination.dsn: port: expected a whole number"},
+		{withDSN("host=h password='File Pw3"), "", "s.yaml:9: destination.dsn: password: a quoted value without its closing quote"},
+		{withDSN("host=h"), "host=h pasword=FlagPw4", `--destination-dsn: unknown key "pasword"`},
+		{withDSN("host=h port=x"), "postgres://u:${SB_TEST_PGPW}@h/db", ""},
+	} {
+		err := CheckDestination(c.sc, c.override)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q / %q: %v", c.sc.Runs[0].Destination, c.override, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%q: %v, want %q", c.override, err, c.want)
+		case err != nil && strings.Contains(err.Error(), "Pw"):
+			t.Errorf("the error holds a password: %v", err)
+		}
+	}
+	if got := redact.Text("login VarPw1234 refused"); strings.Contains(got, "VarPw1234") {
+		t.Errorf("the variable's password is not masked: %q", got)
+	}
+}
+
+// A variable inside a password is data: its quotes, blanks, backslashes
+// and @ stay in the password, in both forms, and an empty one is an empty
+// password, not the next setting.
+func TestExpandDSNEscapesSecrets(t *testing.T) {
+	defer redact.ForgetSecrets()
+	vars := map[string]string{"PW": `it's a \ p@ss/w%rd`, "EMPTY": "", "HOST": "db1,db2"}
+	lookup := func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
+	for dsn, want := range map[string]string{
+		"host=${HOST} password=${PW} dbname=x":   vars["PW"],
+		"host=${HOST} password='${PW}' dbname=x": vars["PW"],
+		"host=h password=pre${PW}post dbname=x":  "pre" + vars["PW"] + "post",
+		"postgres://u:${PW}@${HOST}/x":           vars["PW"],
+		"postgres://u@h/x?password=${PW}&a=b":    vars["PW"],
+		"host=h password=${EMPTY} dbname=x":      "",
+	} {
+		out, err := expandDSN(dsn, lookup)
+		if err != nil {
+			t.Errorf("%q: %v", dsn, err)
+			continue
+		}
+		fields, err := redact.DSNFields(out)
+		if err != nil {
+			t.Errorf("%q → %q: %v", dsn, out, err)
+			continue
+		}
+		got, db := "", ""
+		for _, f := range fields {
+			switch f.Key {
+			case "password":
+				got = f.Value
+			case "dbname":
+				db = f.Value
+			}
+		}
+		if got != want || strings.HasPrefix(dsn, "host=") && db != "x" {
+			t.Errorf("%q → %q: password %q dbname %q, want %q", dsn, out, got, db, want)
+		}
+		if strings.Contains(dsn, "${HOST}") && !strings.Contains(out, "db1,db2") {
+			t.Errorf("%q → %q: a variable outside the password was escaped", dsn, out)
+		}
 	}
 }

@@ -89,9 +89,9 @@ func Open(ctx context.Context, c Config) (*Sink, error) {
 		return nil, fmt.Errorf("destination: table %q: lower-case letters, digits and '_', at most 63", c.Table)
 	}
 	c.BatchSize, c.Pool, c.Connections = max(c.BatchSize, 1), max(c.Pool, 1), max(c.Connections, 0)
-	cfg, err := pgxpool.ParseConfig(c.DSN)
+	cfg, err := ParseDSN(c.DSN)
 	if err != nil {
-		return nil, fmt.Errorf("destination: dsn: %s", redact.Text(err.Error()))
+		return nil, fmt.Errorf("destination: dsn: %w", err)
 	}
 	cfg.MaxConns = 1
 	s := &Sink{c: c, host: fmt.Sprintf("%s:%d", cfg.ConnConfig.Host, cfg.ConnConfig.Port), user: cfg.ConnConfig.User}

@@ -73,9 +73,9 @@ func (s *Sink) Writer(ctx context.Context) (*Writer, error) {
 // connect opens a pool of n connections and connects them all, so the
 // first writes do not pay for the connecting.
 func (s *Sink) connect(ctx context.Context, n int) (*pgxpool.Pool, error) {
-	cfg, err := pgxpool.ParseConfig(s.c.DSN)
+	cfg, err := ParseDSN(s.c.DSN)
 	if err != nil {
-		return nil, fmt.Errorf("destination: dsn: %s", redact.Text(err.Error()))
+		return nil, fmt.Errorf("destination: dsn: %w", err)
 	}
 	cfg.MaxConns, cfg.MinConns = int32(n), 0
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)

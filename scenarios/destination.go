@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/sharebench/sharebench/internal/redact"
 	"github.com/sharebench/sharebench/vocab"
 )
 
@@ -43,6 +44,9 @@ type Destination struct {
 	// or a report (the password is masked in every message). [an embedded
 	// server]
 	DSN string `json:"-"`
+	// DSNSource is where the dsn is written (file:line), for the errors
+	// of its check before the campaign; "" without a dsn.
+	DSNSource string `json:"-"`
 	// Key is the row's id: offset (topic + partition + offset) or
 	// key_sequence (the producer's id and sequence stamped in the record:
 	// an event id). [offset]
@@ -88,7 +92,8 @@ const (
 	maxDestinationPool  = 64
 	maxDestinationBatch = 10_000
 	// maxDestinationConnections is the connections a run may open in
-	// all (the embedded server allows 300).
+	// all: below the embedded server's max_connections, which leaves room
+	// for the campaign's own connection and superuser ones.
 	maxDestinationConnections = 250
 )
 
@@ -121,9 +126,10 @@ func (c *fileChecker) destination(v *yaml.Node) {
 				fail(val.Line, "destination.kind: expected one of %v, got %q", DestinationKinds, d.Kind)
 			}
 		case "dsn":
-			if d.DSN = val.Value; d.DSN == "" {
+			if d.DSN, d.DSNSource = val.Value, fmt.Sprintf("%s:%d", c.src, val.Line); d.DSN == "" {
 				fail(val.Line, "destination.dsn: expected a connection string (postgres://user:${PGPASSWORD}@host:5432/db), or leave dsn out for an embedded server")
 			}
+			redact.AddDSNSecrets(d.DSN) // a password written in the file is masked wherever it is shown
 		case "key":
 			if d.Key = val.Value; !slices.Contains(DestinationKeyModes, d.Key) {
 				fail(val.Line, "destination.key: expected one of %v, got %q", DestinationKeyModes, d.Key)
@@ -182,7 +188,7 @@ func (r RunSpec) checkDestination(p *problems) {
 		p.addf("destination", "commit auto commits what was polled before it is written; use commit after_processing")
 	}
 	if n := r.MaxMembers() * r.Destination.Pool; n > maxDestinationConnections && r.Destination.Connections == 0 {
-		p.addf("destination.pool", "%d members × pool %d = %d connections; the embedded server allows 300 and a real one usually fewer: lower pool or members, or cap them with destination.connections", r.MaxMembers(), r.Destination.Pool, n)
+		p.addf("destination.pool", "%d members × pool %d = %d connections; a run may open at most %d (a real server usually allows fewer): lower pool or members, or cap them with destination.connections", r.MaxMembers(), r.Destination.Pool, n, maxDestinationConnections)
 	}
 }
 

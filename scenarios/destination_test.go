@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sharebench/sharebench/internal/redact"
 )
 
 func TestDestinationBlock(t *testing.T) {
@@ -25,7 +27,7 @@ func TestDestinationBlock(t *testing.T) {
 		{"empty dsn", "destination:\n  dsn: ''", []string{"destination.dsn: expected a connection string"}},
 		{"java has no write stage", "client: java\ndestination: {pool: 1}", []string{"s.yaml:3:", "destination: client java has no write stage"}},
 		{"commit auto", "consumer_type: consumer\ncommit: auto\ndestination: {pool: 1}", []string{"destination: commit auto"}},
-		{"too many connections", "members: 40\ndestination:\n  pool: 8", []string{"s.yaml:4:", "destination.pool: 40 members × pool 8 = 320 connections"}},
+		{"too many connections", "members: 40\ndestination:\n  pool: 8", []string{"s.yaml:4:", "destination.pool: 40 members × pool 8 = 320 connections; a run may open at most 250 "}},
 		{"not from --set", "", []string{"destination: written in the scenario file"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -56,5 +58,31 @@ func TestDestinationBlock(t *testing.T) {
 				t.Errorf("error leaks the dsn: %v", err)
 			}
 		})
+	}
+}
+
+// The dsn keeps where it is written, for the check before the campaign,
+// and a password written in the file is masked wherever it is shown from
+// then on (scenarios show prints the file): quoted, escaped or in a URL,
+// and as YAML quotes it.
+func TestDestinationDSNSourceAndSecret(t *testing.T) {
+	defer redact.ForgetSecrets()
+	for _, c := range []struct{ yaml, secret string }{
+		{`dsn: "host=h password='Se cret\\'Pw1'"`, "Pw1"},
+		{`dsn: 'host=h password=''Quoted Pw2'''`, "Quoted Pw2"},
+		{`dsn: host=h password=Plain\ Pw3`, `Plain\ Pw3`},
+		{`dsn: postgres://u:UrlPw4@h/db`, "UrlPw4"},
+	} {
+		body := "name: x\ndestination:\n  " + c.yaml + "\n"
+		s, err := LoadBytes("s.yaml", []byte(body), nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := s.Runs[0].Destination; d.DSNSource != "s.yaml:3" {
+			t.Errorf("DSNSource %q", d.DSNSource)
+		}
+		if got := redact.Text(body); strings.Contains(got, c.secret) {
+			t.Errorf("shown %q", got)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sharebench/sharebench/campaign"
 	"github.com/sharebench/sharebench/collectors"
 	"github.com/sharebench/sharebench/scenarios"
 )
@@ -24,9 +25,10 @@ var kfakeCannot = []string{"broker_kill", "broker_restart", "broker_pause", "bro
 // --metrics-url, the connection flags), the external provider's
 // --metrics-url values and connection settings (the file read and
 // validated), the distribute flags that no sharded run would use or that a
-// sharded run lacks (--image for k8s agents), and the events the provider
-// cannot do. changed reports whether the user gave a flag. Every failure
-// is a usage error (exit status 2).
+// sharded run lacks (--image for k8s agents), the destination's dsn
+// (campaign.CheckDestination), and the events the provider cannot do.
+// changed reports whether the user gave a flag. Every failure is a usage
+// error (exit status 2).
 func preflight(f runFlags, sc *scenarios.Scenario, changed func(flag string) bool) error {
 	var errs []string
 	errs = append(errs, distributePreflight(f.dist, sc, changed)...)
@@ -63,6 +65,11 @@ func preflight(f runFlags, sc *scenarios.Scenario, changed func(flag string) boo
 			}
 		}
 		if _, err := f.conn.settings(changed); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if sc != nil {
+		if err := campaign.CheckDestination(sc, f.destDSN); err != nil { // the dsn, its ${VAR}s, --destination-dsn
 			errs = append(errs, err.Error())
 		}
 	}

@@ -25,6 +25,10 @@ var planted = map[string]string{
 	"connection file password (k8s)":     "ConnFilePw12",
 	"k8s render broker_config password":  "RenderKeystorePw13",
 	"k8s render jaas in the scenario":    "RenderJaasPw14",
+	"dsn password quoted in the file":    "QuotedPw15",
+	"dsn password escaped in the file":   "EscPw16",
+	"--destination-dsn quoted password":  "FlagDsnPw17",
+	"dsn password from a variable":       "VarDsnPw18",
 }
 
 // noSecret fails for every planted secret found in text.
@@ -133,6 +137,33 @@ func TestNoPlantedSecretLeaves(t *testing.T) {
 		}
 		noSecret(t, "the console of "+strings.Join(tc.args, " "), out)
 	}
+
+	// A destination's dsn in libpq's key=value form, its passwords quoted
+	// and escaped (the file), quoted (the flag) and from a variable:
+	// scenarios show, the dry run, a run whose server is unreachable and a
+	// refused flag print none, and the run leaves no file holding one.
+	t.Setenv("SB_SECRETS_TEST_PGPW", planted["dsn password from a variable"])
+	dsc := filepath.Join(dir, "dsn.yaml")
+	_ = os.WriteFile(dsc, []byte("name: dsn\nconsumer_type: share\npartitions: 1\nmembers: 1\nrate: 10\nwarmup: 0s\nduration: 1s\ndestination:\n  pool: 1\n"+
+		"  dsn: \"host=127.0.0.1 port=1 user=app password='Dsn "+planted["dsn password quoted in the file"]+"' sslpassword='Dsn\\\\'"+planted["dsn password escaped in the file"]+"' connect_timeout=2\"\n"), 0o600)
+	dres := filepath.Join(dir, "dsn-results")
+	for _, tc := range []struct {
+		want int
+		args []string
+	}{
+		{ExitOK, []string{"scenarios", "show", dsc}},
+		{ExitOK, []string{"run", "--provider", "kfake", "--dry-run", "--scenario", dsc}},
+		{ExitError, []string{"run", "--provider", "kfake", "--scenario", dsc, "--results", dres}},
+		{ExitError, []string{"run", "--provider", "kfake", "--scenario", dsc, "--results", dres, "--destination-dsn", "host=127.0.0.1 port=1 user=app password=${SB_SECRETS_TEST_PGPW} connect_timeout=2"}},
+		{ExitUsage, []string{"run", "--provider", "kfake", "--dry-run", "--scenario", dsc, "--destination-dsn", "host=h port=x password='Flag " + planted["--destination-dsn quoted password"] + "'"}},
+	} {
+		out, code := runConsole(t, os.Environ(), tc.args...)
+		if code != tc.want {
+			t.Errorf("%v: exit %d, want %d:\n%s", tc.args, code, tc.want, out)
+		}
+		noSecret(t, "the console of "+strings.Join(tc.args, " "), out)
+	}
+	noSecretInFiles(t, dres, nil)
 
 	// k8s render: only the Secret may hold the connection file's password.
 	// The command is in the Kubernetes build (make test-k8s runs this there).

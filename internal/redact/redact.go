@@ -64,22 +64,37 @@ const keyRE = `[a-z0-9_.\-]*(?:password|passwd|secret|token|jaas|credential|apik
 var (
 	// userinfo in any URL-like text: scheme://user[:password]@
 	userinfoRE = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)([^/@\s"'<>]+)@`)
-	// key=value, or "key": value as JSON writes it, where key names a
-	// secret; the value runs to the end of a quoted string or the next
-	// separator.
+	// a PostgreSQL URL in free text, masked as DSN reads it (a query
+	// parameter's percent-encoded name included)
+	dsnURLRE = regexp.MustCompile("postgres(?:ql)?://[^\\s\\\\\"'<>`]+")
 	// key: value on a YAML line of its own (a scenario's broker_config,
 	// a manifest's ConfigMap), where key names a secret; the value runs to
 	// the end of the line.
-	yamlRE    = regexp.MustCompile(`(?im)^(\s*(?:- )?` + keyRE + `:[ \t]+)([^\s|>#].*)$`)
-	settingRE = regexp.MustCompile(`(?i)((?:"` + keyRE + `"\s*:|\b` + keyRE + `\s*=)\s*)("(?:[^"\\]|\\.)*"|[^\s,&;"'<>\\]+)`)
+	yamlRE = regexp.MustCompile(`(?im)^(\s*(?:- )?` + keyRE + `:[ \t]+)([^\s|>#].*)$`)
+	// key=value (blanks around the =), or "key": value as JSON writes it,
+	// where key names a secret: the start of a setting whose value Text
+	// masks (settingValue says where the value ends).
+	settingRE = regexp.MustCompile(`(?i)(?:"` + keyRE + `"\s*:\s*|\b` + keyRE + `[ \t]*=[ \t]*)`)
+	// jsonStringRE is a JSON string at the start of a value.
+	jsonStringRE = regexp.MustCompile(`^"(?:[^"\\]|\\.)*"`)
 )
 
-// Text masks every secret found in free text: URL userinfo anywhere in it,
-// and the values of secret-named settings (password=…, "token": "…").
+// Text masks every secret found in free text: the registered literals
+// (AddSecret), URL userinfo anywhere in it, and the values of secret-named
+// settings (password=…, password = 'a b', "token": "…"), each value read
+// as libpq reads one (quotes, backslash escapes) but ending where the
+// punctuation around it starts, so only the secret goes.
 func Text(s string) string {
 	s = literalSecrets(s)
+	s = dsnURLRE.ReplaceAllStringFunc(s, func(m string) string {
+		u := strings.TrimRight(m, ".,:;)]}") // the sentence's, not the URL's
+		return DSN(u) + m[len(u):]
+	})
 	s = userinfoRE.ReplaceAllStringFunc(s, func(m string) string {
 		sub := userinfoRE.FindStringSubmatch(m)
+		if IsDSNURL(sub[1]) { // masked above; a lone user is a user there
+			return m
+		}
 		user, _, hasPass := strings.Cut(sub[2], ":")
 		if hasPass {
 			return sub[1] + user + ":" + Mask + "@"
@@ -87,15 +102,43 @@ func Text(s string) string {
 		return sub[1] + Mask + "@"
 	})
 	s = yamlRE.ReplaceAllString(s, "${1}"+Mask)
-	return settingRE.ReplaceAllStringFunc(s, func(m string) string {
-		sub := settingRE.FindStringSubmatch(m)
-		// A quoted value, or any value of a JSON key ("key": 5), stays a
-		// JSON string: the masked text still parses.
-		if strings.HasPrefix(sub[2], `"`) || strings.HasSuffix(strings.TrimSpace(sub[1]), ":") {
-			return sub[1] + `"` + Mask + `"`
+	var b strings.Builder
+	at := 0
+	for _, m := range settingRE.FindAllStringIndex(s, -1) {
+		if m[0] < at { // inside the value masked before
+			continue
 		}
-		return sub[1] + Mask
-	})
+		b.WriteString(s[at:m[1]])
+		at = m[1] + settingValue(&b, s[m[1]:], strings.HasSuffix(strings.TrimSpace(s[m[0]:m[1]]), ":"))
+	}
+	if at == 0 {
+		return s
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}
+
+// settingValue writes the mask of the value rest starts with into b and
+// returns the value's length. A JSON string, or any value of a JSON key
+// ("key": 5), stays a JSON string, so the masked text still parses; a
+// single-quoted value stays quoted.
+func settingValue(b *strings.Builder, rest string, jsonKey bool) int {
+	if m := jsonStringRE.FindString(rest); m != "" {
+		b.WriteString(`"` + Mask + `"`)
+		return len(m)
+	}
+	n, closed := libpqValue(rest, true)
+	switch {
+	case jsonKey:
+		b.WriteString(`"` + Mask + `"`)
+	case strings.HasPrefix(rest, "'") && closed:
+		b.WriteString("'" + Mask + "'")
+	case strings.HasPrefix(rest, "'"):
+		b.WriteString("'" + Mask)
+	case n > 0:
+		b.WriteString(Mask)
+	}
+	return n
 }
 
 // Bytes is Text for file contents.
@@ -178,8 +221,18 @@ func ArgSecrets(args, environ []string) {
 		if IsSecretKey(k) && v != "true" && v != "false" {
 			AddSecret(v)
 		}
-		// a value that is itself key=value (--set rate=password=PW)
-		ArgSecrets([]string{v}, nil)
+		// the settings inside a value (--set rate=password=PW,
+		// SHAREBENCH_DESTINATION={dsn: 'password=PW'}), each value read as
+		// Text reads it, not the punctuation after it
+		for _, m := range settingRE.FindAllStringIndex(v, -1) {
+			rest := v[m[1]:]
+			if q := jsonStringRE.FindString(rest); q != "" {
+				AddSecret(q[1 : len(q)-1])
+				continue
+			}
+			n, _ := libpqValue(rest, true)
+			AddSecret(unescapeValue(rest[:n]))
+		}
 	}
 	for _, a := range args {
 		add(a)
