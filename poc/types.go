@@ -128,3 +128,24 @@ type Decision struct {
 	LeftOut       []string  `json:"left_out,omitempty"` // experiments the budget did not fit, each with why
 	Problems      []string  `json:"problems,omitempty"` // failed or unbalanced runs that made it inconclusive
 }
+
+// Experiment is one measured question of the plan: the runs that answer
+// one reason (Finding.Key) or one setting, on the profile's workload.
+type Experiment struct {
+	Key      string        `json:"key"`      // the Finding.Key it answers (partition_cap, head_of_line, scale_event, failures, peak_autoscale, destination, settings_sweep, cost_pair)
+	Label    string        `json:"label"`    // the run-name label its runs carry (RunSpec.Label), unique in the plan
+	Estimate time.Duration `json:"estimate"` // its wall time on one broker, set-up included
+	Why      string        `json:"why"`      // what it measures and why it is in the plan
+}
+
+// Plan is what Plan returns: the experiments that fit the budget in the
+// order they run, the ones left out (each with why), the advisor's sizing
+// behind it, and the one scenario the campaign runs (every experiment's
+// runs, each run's Label naming its experiment).
+type Plan struct {
+	Profile     Profile             `json:"profile"`
+	Budget      time.Duration       `json:"budget"`
+	Experiments []Experiment        `json:"experiments"`
+	LeftOut     []string            `json:"left_out,omitempty"`
+	Scenario    *scenarios.Scenario `json:"-"`
+}
