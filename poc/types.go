@@ -12,7 +12,7 @@ import (
 type Profile struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
-	Source      string `json:"source"` // the file it was read from
+	Source      string `json:"source" yaml:"-"` // the file it was read from
 
 	// Load.
 	SteadyRate float64       `json:"steady_rate"`        // records/s most of the time, > 0
@@ -66,7 +66,7 @@ type Restrictions struct {
 // ProfileDestination is where the workers write. Exactly one of DSN,
 // Embedded, or WriteTime (with Capacity) is set.
 type ProfileDestination struct {
-	DSN       string        `json:"-"`                    // never written out; masked in every message
+	DSN       string        `json:"-" yaml:"dsn"`         // never written out; masked in every message
 	Embedded  bool          `json:"embedded,omitempty"`   // the embedded PostgreSQL server
 	WriteTime time.Duration `json:"write_time,omitempty"` // a modelled write holding the worker
 	Capacity  float64       `json:"capacity,omitempty"`   // records/s the destination sustains

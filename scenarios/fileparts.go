@@ -44,6 +44,20 @@ func ParseFinite(s string) (float64, error) { return parseFinite(s) }
 // ParseSize parses a byte size: "256", "16KiB", "1MiB", "4kB".
 func ParseSize(s string) (int, error) { return parseSize(s) }
 
+// ParseBytes parses a byte size as ParseSize does, up to limit bytes.
+func ParseBytes(s string, limit int64) (int64, error) { return parseBytes(s, limit) }
+
+// ValidName reports whether s is a valid scenario name: letters, digits,
+// '.', '_' and '-', starting with a letter or digit (it names files).
+func ValidName(s string) bool { return nameRE.MatchString(s) }
+
+// The harness's limits on a rate and a record, for files planned into
+// scenarios elsewhere (a poc profile).
+const (
+	MaxRecordsPerSec = maxRateLimit
+	MaxRecordBytes   = maxMessageSize
+)
+
 // ParseKafkaVersion parses a Kafka release "MAJOR.MINOR.PATCH" (a suffix
 // after "-" is ignored), as kafka_version takes it.
 func ParseKafkaVersion(v string) ([3]int, bool) { return parseVersion(v) }
