@@ -55,8 +55,8 @@ func Defaults() map[string]string {
 	}
 }
 
-// required are the keys a profile must give.
-var required = []string{"name", "steady_rate", "processing", "partitions"}
+// Required are the keys a profile must give.
+var Required = []string{"name", "steady_rate", "processing", "partitions"}
 
 // FileKey is a field's key in a profile file: its yaml tag when it has
 // one, else its json tag; "" when it is not a file key (yaml:"-").
@@ -117,7 +117,7 @@ func ParseProfile(src string, data []byte) (*Profile, error) {
 		return nil, fmt.Errorf("%s:%d: a second YAML document starts here (---), and a profile is one document", src, second)
 	}
 	if len(doc.Content) == 0 {
-		return nil, fmt.Errorf("%s: empty: a profile needs at least %s", src, strings.Join(required, ", "))
+		return nil, fmt.Errorf("%s: empty: a profile needs at least %s", src, strings.Join(Required, ", "))
 	}
 	root := scenarios.Resolve(doc.Content[0])
 	if root.Kind != yaml.MappingNode {
@@ -129,7 +129,7 @@ func ParseProfile(src string, data []byte) (*Profile, error) {
 	if len(r.errs) > 0 {
 		return nil, errors.Join(r.errs...)
 	}
-	for _, k := range required {
+	for _, k := range Required {
 		if _, ok := r.lines[k]; !ok {
 			r.errorf(root.Line, k, "required: %s", requiredWhy[k])
 		}

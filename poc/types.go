@@ -10,9 +10,9 @@ import (
 // checked like a scenario (file:line:key errors, a JSON Schema, a generated
 // reference). Durations are Go durations, rates records/s, sizes like 1KiB.
 type Profile struct {
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	Source      string `json:"source" yaml:"-"` // the file it was read from
+	Name        string `json:"name"`                  // names the campaign: letters, digits, '.', '_', '-'
+	Description string `json:"description,omitempty"` // a sentence for the reports
+	Source      string `json:"source" yaml:"-"`       // the file it was read from
 
 	// Load.
 	SteadyRate float64       `json:"steady_rate"`        // records/s most of the time, > 0
@@ -25,7 +25,7 @@ type Profile struct {
 
 	// Topic.
 	Partitions  int    `json:"partitions"`     // the topic's partitions today, ≥ 1
-	RecordBytes int    `json:"record_bytes"`   // [1KiB]
+	RecordBytes int    `json:"record_bytes"`   // bytes of a record's value [1KiB]
 	Keys        string `json:"keys,omitempty"` // none, uniform or hot (the scenario's key models) [none]
 
 	// Restrictions (stage 1): facts about the application and platform.

@@ -14,7 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/sharebench/sharebench/scenarios"
-	"github.com/sharebench/sharebench/scenarios/internal/gendoc"
+	"github.com/sharebench/sharebench/internal/gendoc"
 )
 
 // TestGeneratedDocsUpToDate regenerates docs/scenario-reference.md and
