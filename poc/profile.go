@@ -157,12 +157,7 @@ func (r *profileReader) mapping(prefix string, m *yaml.Node, v reflect.Value) {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, val := m.Content[i], scenarios.Resolve(m.Content[i+1])
 		path := prefix + k.Value
-		idx := -1
-		for j := range t.NumField() {
-			if FileKey(t.Field(j)) == k.Value {
-				idx = j
-			}
-		}
+		idx := fieldIndex(t, k.Value)
 		if idx < 0 {
 			where := ""
 			if prefix != "" {
@@ -280,15 +275,21 @@ func (r *profileReader) defaults(p *Profile) {
 	}
 }
 
+// fieldIndex is the index of the field of struct type t whose file key is
+// key, -1 when there is none.
+func fieldIndex(t reflect.Type, key string) int {
+	for i := range t.NumField() {
+		if FileKey(t.Field(i)) == key {
+			return i
+		}
+	}
+	return -1
+}
+
 // fieldByPath finds the field of a key path ("restrictions.platform").
 func fieldByPath(v reflect.Value, path string) reflect.Value {
 	for part := range strings.SplitSeq(path, ".") {
-		for i := range v.NumField() {
-			if FileKey(v.Type().Field(i)) == part {
-				v = v.Field(i)
-				break
-			}
-		}
+		v = v.Field(fieldIndex(v.Type(), part))
 	}
 	return v
 }
