@@ -21,8 +21,12 @@ func (d Decision) WriteJSON(path string) error {
 // Link is the evidence as a Markdown link into report.html, followed by
 // the run.json path: "[run r03-share: throughput.completed_per_sec = 812](report.html#run-r03-share) (runs/r03-share/run.json)".
 func (e Evidence) Link() string {
-	return fmt.Sprintf("[%s](report.html#%s) (`%s`)", mdEscape(e.Text()), e.Anchor, e.Path)
+	return fmt.Sprintf("[%s](report.html#%s) (`%s`)", linkEscape.Replace(e.Text()), e.Anchor, strings.ReplaceAll(e.Path, "`", "'"))
 }
+
+// linkEscape keeps a link's text inside its brackets and free of HTML;
+// run ids and figure paths keep their underscores as written.
+var linkEscape = strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`, "<", "&lt;", ">", "&gt;", "&", "&amp;", "`", "\\`")
 
 // Text is the evidence in words: "run r03-share: throughput.completed_per_sec = 812".
 func (e Evidence) Text() string {

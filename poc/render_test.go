@@ -125,3 +125,16 @@ func TestDecisionJSONHasNoDSN(t *testing.T) {
 		t.Errorf("%s %v", b, err)
 	}
 }
+
+// TestEvidenceLink: the link reads as the manual shows it, and a run id
+// cannot break out of its brackets.
+func TestEvidenceLink(t *testing.T) {
+	e := Evidence{RunID: "r03-share", Figure: "throughput.completed_per_sec", Value: 812.04, Path: "runs/r03-share/run.json", Anchor: "run-r03-share"}
+	if got, want := e.Link(), "[run r03-share: throughput.completed_per_sec = 812](report.html#run-r03-share) (`runs/r03-share/run.json`)"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	e.RunID = "x](javascript:alert(1))<b>"
+	if got := e.Link(); !strings.Contains(got, `x\](javascript`) || strings.Contains(got, "<b>") {
+		t.Errorf("escaped badly: %s", got)
+	}
+}
