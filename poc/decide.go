@@ -464,7 +464,7 @@ func (d *decider) verdict(dec Decision) (Verdict, string) {
 		}
 	}
 	if len(shown) > 0 {
-		return VerdictShareGroup, fmt.Sprintf("Share group: measured on this workload, %s justify a share group; run it with the settings below.", strings.Join(shown, ", "))
+		return VerdictShareGroup, fmt.Sprintf("Share group: the measurements on this workload show %d reason(s) for a share group (%s); run it with the settings below.", len(shown), strings.Join(shown, ", "))
 	}
 	return VerdictConsumerGroup, "Consumer group: no reason measured: the consumer group with its own tuning is the lower-risk path."
 }

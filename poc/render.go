@@ -57,6 +57,20 @@ func mdEscape(s string) string {
 	return b.String()
 }
 
+// mark says where a finding stands: applies, does not apply, not
+// measured; a cost finding is only measured or not.
+func (f Finding) mark(cost bool) string {
+	switch {
+	case strings.HasPrefix(f.Says, "Not measured"):
+		return "not measured"
+	case cost:
+		return "measured"
+	case f.Applies:
+		return "applies"
+	}
+	return "does not apply"
+}
+
 // basis is what a finding without run evidence rests on.
 func (d Decision) basis(f Finding) string {
 	switch {
@@ -87,11 +101,7 @@ func (d Decision) Markdown() string {
 			return
 		}
 		for _, f := range fs {
-			mark := "does not apply"
-			if f.Applies {
-				mark = "applies"
-			}
-			p("- **%s** (%s): %s", mdEscape(f.Key), mark, mdEscape(f.Says))
+			p("- **%s** (%s): %s", mdEscape(f.Key), f.mark(title == "Cost"), mdEscape(f.Says))
 			d.mdEvidence(&b, f.Evidence, d.basis(f))
 		}
 		p("\n")
@@ -100,7 +110,7 @@ func (d Decision) Markdown() string {
 	findings("Stage 2: reasons", d.Reasons)
 	p("## Settings\n\n")
 	for _, s := range d.Settings {
-		p("- `%s` = %s: %s", mdEscape(s.Name), mdEscape(s.Value), mdEscape(s.Why))
+		p("- `%s` = %s: %s.", mdEscape(s.Name), mdEscape(s.Value), mdEscape(strings.TrimSuffix(s.Why, ".")))
 		basis := ""
 		if len(s.Evidence) == 0 {
 			basis = "the profile's answers"
@@ -142,6 +152,8 @@ func (d Decision) mdEvidence(b *strings.Builder, ev []Evidence, basis string) {
 // escapes every value.
 var htmlSection = template.Must(template.New("decision").Funcs(template.FuncMap{
 	"basis": func(d Decision, f Finding) string { return d.basis(f) },
+	"mark":  func(f Finding, title string) string { return f.mark(title == "Cost") },
+	"why":   func(s string) string { return strings.TrimSuffix(s, ".") },
 	"section": func(d Decision, title string, f []Finding) findingsSection {
 		return findingsSection{D: d, Title: title, F: f}
 	},
@@ -152,12 +164,12 @@ var htmlSection = template.Must(template.New("decision").Funcs(template.FuncMap{
 {{define "evidence"}}{{if .}} Evidence: {{range $i, $e := .}}{{if $i}}; {{end}}<a href="#{{$e.Anchor}}">{{$e.Text}}</a> (<code>{{$e.Path}}</code>){{end}}.{{end}}{{end}}
 {{define "findings"}}{{$d := .D}}<h3>{{.Title}}</h3>
 <ul>
-{{range .F}}<li><strong>{{.Key}}</strong> ({{if .Applies}}applies{{else}}does not apply{{end}}): {{.Says}}{{if .Evidence}}{{template "evidence" .Evidence}}{{else}} (from {{basis $d .}}){{end}}</li>
+{{range .F}}<li><strong>{{.Key}}</strong> ({{mark . $.Title}}): {{.Says}}{{if .Evidence}}{{template "evidence" .Evidence}}{{else}} (from {{basis $d .}}){{end}}</li>
 {{else}}<li>None.</li>
 {{end}}</ul>
 {{end}}{{template "findings" (section . "Stage 1: restrictions" .Restrictions)}}{{template "findings" (section . "Stage 2: reasons" .Reasons)}}<h3>Settings</h3>
 <ul>
-{{range .Settings}}<li><code>{{.Name}}</code> = {{.Value}}: {{.Why}}{{if .Evidence}}{{template "evidence" .Evidence}}{{else}} (from the profile's answers){{end}}</li>
+{{range .Settings}}<li><code>{{.Name}}</code> = {{.Value}}: {{why .Why}}.{{if .Evidence}}{{template "evidence" .Evidence}}{{else}} (from the profile's answers){{end}}</li>
 {{end}}</ul>
 {{template "findings" (section . "Cost" .Cost)}}{{with .Problems}}<h3>Problems</h3>
 <ul>

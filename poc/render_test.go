@@ -69,6 +69,12 @@ func TestMarkdown(t *testing.T) {
 			}
 		}
 	}
+	if !strings.Contains(md, "- **head\\_of\\_line** (not measured): Not measured: the plan left it out (head\\_of\\_line: 2m, left 1m of the 4m budget &lt;b&gt;).") {
+		t.Errorf("the left-out reason is not marked not measured:\n%s", md)
+	}
+	if !strings.Contains(d.HTMLSection(), "<strong>head_of_line</strong> (not measured)") {
+		t.Error("the HTML section does not mark the left-out reason not measured")
+	}
 	for _, h := range []string{"## Stage 1: restrictions", "## Stage 2: reasons", "## Settings", "## Cost", "## Left out"} {
 		if !strings.Contains(md, h+"\n") {
 			t.Errorf("decision.md lacks %s", h)
