@@ -293,31 +293,50 @@ func (d *decider) failures() Finding {
 	return f
 }
 
+// peakAutoscale compares the arms' drains of the peak under the autoscale
+// policy; a plan that scales only the share group (a consumer group could
+// not use more members than partitions) is judged on the share arm alone:
+// it drained the peak with more replicas than the topic has partitions.
 func (d *decider) peakAutoscale() Finding {
-	p, nm := d.measuredPair("peak_autoscale")
-	if nm != nil {
-		return *nm
+	const key = "peak_autoscale"
+	exp, ok := d.experiment(key)
+	if !ok {
+		return d.notMeasured(key)
 	}
-	if p.consumer.Autoscale == nil || p.share.Autoscale == nil {
-		return Finding{Key: "peak_autoscale", Says: "Not measured: the runs of the peak experiment carry no autoscale report."}
+	_, p := armsOf(exp.Label, d.recs)
+	if p.share == nil {
+		return Finding{Key: key, Says: fmt.Sprintf("Not measured: the share-group run of experiment %s is missing from the campaign's records.", exp.Label)}
 	}
-	cd, cdrained := value(p.consumer, figDrain)
-	sd, sdrained := value(p.share, figDrain)
-	cr, _ := value(p.consumer, figPeakReplicas)
-	sr, _ := value(p.share, figPeakReplicas)
-	crs, _ := value(p.consumer, figReplicaSeconds)
-	srs, _ := value(p.share, figReplicaSeconds)
-	f := Finding{Key: "peak_autoscale", Measured: true,
-		Evidence: append(evidence(p.consumer, figPeakReplicas, figDrain, figReplicaSeconds), evidence(p.share, figPeakReplicas, figDrain, figReplicaSeconds)...)}
-	f.Applies = sdrained && (!cdrained || sd <= DrainMargin*cd)
+	if p.share.Autoscale == nil || (p.consumer != nil && p.consumer.Autoscale == nil) {
+		return Finding{Key: key, Says: "Not measured: the runs of the peak experiment carry no autoscale report."}
+	}
 	drain := func(v float64, ok bool) string {
 		if !ok {
 			return "did not drain within the run"
 		}
 		return "drained in " + num1(v) + " s"
 	}
-	f.Says = fmt.Sprintf("At the peak the share group scaled to %d replicas and %s (%s replica-seconds); the consumer group scaled to %d and %s (%s replica-seconds)",
-		int(sr), drain(sd, sdrained), num1(srs), int(cr), drain(cd, cdrained), num1(crs))
+	sd, sdrained := value(p.share, figDrain)
+	sr, _ := value(p.share, figPeakReplicas)
+	srs, _ := value(p.share, figReplicaSeconds)
+	f := Finding{Key: key, Measured: true, Evidence: evidence(p.share, figPeakReplicas, figDrain, figReplicaSeconds)}
+	f.Says = fmt.Sprintf("At the peak the share group scaled to %d replicas and %s (%s replica-seconds)", int(sr), drain(sd, sdrained), num1(srs))
+	if p.consumer == nil {
+		parts := p.share.Spec.Partitions
+		f.Applies = sdrained && int(sr) > parts
+		if f.Applies {
+			f.Says += fmt.Sprintf(": more replicas than the %d partitions a consumer group could use, so the share group absorbs a peak a consumer group could not scale for.", parts)
+		} else {
+			f.Says += fmt.Sprintf(": it did not need more replicas than the %d partitions a consumer group could use, or did not drain, so the peak does not call for a share group.", parts)
+		}
+		return f
+	}
+	cd, cdrained := value(p.consumer, figDrain)
+	cr, _ := value(p.consumer, figPeakReplicas)
+	crs, _ := value(p.consumer, figReplicaSeconds)
+	f.Evidence = append(evidence(p.consumer, figPeakReplicas, figDrain, figReplicaSeconds), f.Evidence...)
+	f.Applies = sdrained && (!cdrained || sd <= DrainMargin*cd)
+	f.Says += fmt.Sprintf("; the consumer group scaled to %d and %s (%s replica-seconds)", int(cr), drain(cd, cdrained), num1(crs))
 	if f.Applies {
 		f.Says += fmt.Sprintf(": the share group works the backlog off faster (at most %.2f× the consumer group's drain needed).", DrainMargin)
 	} else {
@@ -476,23 +495,24 @@ func (d *decider) settings(v Verdict) []Setting {
 	if v == VerdictShareGroup {
 		group = vocab.ShareGroup
 	}
-	best := d.bestSweepRun(group)
+	best, swept := d.bestSweepRun(group)
 	var out []Setting
 	if best == nil {
-		why := "Not measured: " + d.leftOutWhy(sweepKey) + "."
-		if _, ok := d.experiment(sweepKey); ok {
-			why = fmt.Sprintf("Not measured: no %s-group run of the settings sweep completed without loss.", group)
-		}
+		why := fmt.Sprintf("Not measured: no %s-group run of the plan completed without a problem.", group)
 		out = append(out, Setting{Name: "members", Value: "not measured", Why: why}, Setting{Name: "max.poll.records", Value: "not measured", Why: why})
 	} else {
 		ev := evidence(best, figCompleted, figLost)
+		from := "the settings sweep's best " + string(group) + "-group run"
+		if !swept {
+			from = fmt.Sprintf("the best %s-group run of the plan (the settings sweep has none: %s)", group, d.sweepAbsence())
+		}
 		members := best.Spec.Members
 		capNote := best.Spec.AutoscaleCap()
 		out = append(out,
 			Setting{Name: "members", Value: strconv.Itoa(members), Evidence: ev,
-				Why: fmt.Sprintf("the settings sweep's best %s-group run (%s records/s completed, none lost) ran %d members; the most worth running is %d (%s)", group, num1(best.Throughput.CompletedPerSec), members, capNote.Replicas, capNote.Why)},
+				Why: fmt.Sprintf("%s (%s records/s completed, none lost) ran %d members; the most worth running is %d (%s)", from, num1(best.Throughput.CompletedPerSec), members, capNote.Replicas, capNote.Why)},
 			Setting{Name: "max.poll.records", Value: strconv.Itoa(best.Spec.MaxPollRecords), Evidence: ev,
-				Why: fmt.Sprintf("the value of the best %s-group run of the settings sweep (the highest completed throughput with no record lost)", group)})
+				Why: fmt.Sprintf("the value of %s, the highest completed throughput with no record lost", from)})
 	}
 	if group == vocab.ShareGroup {
 		out = append(out, d.shareSettings(best)...)
@@ -507,6 +527,15 @@ func (d *decider) settings(v Verdict) []Setting {
 		out = append(out, s)
 	}
 	return out
+}
+
+// sweepAbsence says why the settings sweep has no run of the verdict's
+// group type.
+func (d *decider) sweepAbsence() string {
+	if _, ok := d.experiment(sweepKey); ok {
+		return "it swept the other group type, or its runs had problems"
+	}
+	return d.leftOutWhy(sweepKey)
 }
 
 // destinationPair is the destination experiment's run of the chosen
@@ -524,24 +553,36 @@ func (d *decider) destinationPair() (Experiment, *runs.Record) {
 }
 
 // bestSweepRun is the settings sweep's run of the group type with the
-// highest completed throughput among those with no problem (nothing lost).
-func (d *decider) bestSweepRun(group vocab.GroupType) *runs.Record {
-	exp, ok := d.experiment(sweepKey)
-	if !ok {
-		return nil
-	}
-	all, _ := armsOf(exp.Label, d.recs)
-	var best *runs.Record
-	for i := range all {
-		r := &all[i]
-		if groupOf(*r) != group || len(runProblems(*r)) > 0 {
-			continue
+// highest completed throughput among those with no problem (nothing lost);
+// swept is false when the sweep has no run of the group type (a plan
+// sweeps only the group type it expects to recommend) and the best is
+// taken from every run of the plan.
+func (d *decider) bestSweepRun(group vocab.GroupType) (best *runs.Record, swept bool) {
+	pick := func(rs []runs.Record) *runs.Record {
+		var best *runs.Record
+		for i := range rs {
+			r := &rs[i]
+			if groupOf(*r) != group || len(runProblems(*r)) > 0 {
+				continue
+			}
+			if best == nil || r.Throughput.CompletedPerSec > best.Throughput.CompletedPerSec {
+				best = r
+			}
 		}
-		if best == nil || r.Throughput.CompletedPerSec > best.Throughput.CompletedPerSec {
-			best = r
+		return best
+	}
+	if exp, ok := d.experiment(sweepKey); ok {
+		all, _ := armsOf(exp.Label, d.recs)
+		if best := pick(all); best != nil {
+			return best, true
 		}
 	}
-	return best
+	var planned []runs.Record
+	for _, e := range d.plan.Experiments {
+		all, _ := armsOf(e.Label, d.recs)
+		planned = append(planned, all...)
+	}
+	return pick(planned), false
 }
 
 // shareSettings are the share group's own settings: the record lock

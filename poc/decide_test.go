@@ -146,7 +146,8 @@ func TestDecide(t *testing.T) {
 				rec("r03-headofline-consumer", "headofline", vocab.ConsumerGroup, 1000, 100),
 				rec("r04-headofline-share", "headofline", vocab.ShareGroup, 1000, 95),
 			}, verdict: VerdictConsumerGroup, headline: "no reason measured: the consumer group with its own tuning is the lower-risk path",
-			says: []string{"not bound by its partitions", "not a fifth below"}},
+			says:     []string{"not bound by its partitions", "not a fifth below", "the best consumer-group run of the plan (the settings sweep has none"},
+			settings: []string{"members", "max.poll.records"}},
 		{name: "kfake", plan: planOf("settings_sweep", "partition_cap"), recs: append(sweep(), capPair...), notKafka: true,
 			verdict: VerdictInconclusive, headline: "NOT KAFKA"},
 		{name: "a reason the budget left out", plan: func() Plan {
@@ -319,6 +320,35 @@ func TestStageOne(t *testing.T) {
 			if f.Applies != (f.Key == c.applies) || f.Measured || f.Says == "" {
 				t.Errorf("%s: %+v", c.name, f)
 			}
+		}
+	}
+}
+
+// TestDecidePeakAutoscale: a share-only peak experiment applies when the
+// share group drained the peak with more replicas than partitions; a pair
+// compares the drains.
+func TestDecidePeakAutoscale(t *testing.T) {
+	scaled := func(peak int, drain *float64) func(*runs.Record) {
+		return func(r *runs.Record) {
+			r.Autoscale = &runs.Autoscale{PeakReplicas: peak, MaxReplicas: 16, ReplicaSeconds: 300, DrainSec: drain}
+		}
+	}
+	d12, d30 := 12.0, 30.0
+	for _, c := range []struct {
+		name    string
+		recs    []runs.Record
+		applies bool
+		says    string
+	}{
+		{"share beyond the partitions", []runs.Record{rec("r01-peak-share", "peak", vocab.ShareGroup, 1000, 60, scaled(9, &d12))}, true, "more replicas than the 4 partitions"},
+		{"share within the partitions", []runs.Record{rec("r01-peak-share", "peak", vocab.ShareGroup, 1000, 60, scaled(3, &d12))}, false, "did not need more replicas"},
+		{"share did not drain", []runs.Record{rec("r01-peak-share", "peak", vocab.ShareGroup, 1000, 60, scaled(9, nil))}, false, "did not drain within the run"},
+		{"pair, share faster", []runs.Record{rec("r01-peak-consumer", "peak", vocab.ConsumerGroup, 400, 900, scaled(4, &d30)), rec("r02-peak-share", "peak", vocab.ShareGroup, 1000, 60, scaled(9, &d12))}, true, "works the backlog off faster"},
+		{"pair, alike", []runs.Record{rec("r01-peak-consumer", "peak", vocab.ConsumerGroup, 400, 900, scaled(4, &d12)), rec("r02-peak-share", "peak", vocab.ShareGroup, 1000, 60, scaled(9, &d12))}, false, "does not drain the peak markedly faster"},
+	} {
+		f := finding(Decide(taskQueue(), Plan{Experiments: []Experiment{{Key: "peak_autoscale", Label: "peak"}}}, c.recs, false).Reasons, "peak_autoscale")
+		if f.Applies != c.applies || !f.Measured || !strings.Contains(f.Says, c.says) || len(f.Evidence) == 0 {
+			t.Errorf("%s: %+v", c.name, f)
 		}
 	}
 }
