@@ -105,6 +105,8 @@ func TestLoadProfileBadInput(t *testing.T) {
 		{"client", minimal + "client: sarama\n", `p.yaml:5: client: expected one of franz-go, java, librdkafka, got "sarama"`},
 		{"name", strings.Replace(minimal, "orders", "my orders!", 1), `p.yaml:1: name: expected letters, digits`},
 		{"record size", minimal + "record_bytes: 2MiB\n", "p.yaml:5: record_bytes: expected bytes from 1 to 1048576, got 2097152"},
+		{"a key twice", minimal + "steady_rate: 5\n", "p.yaml:5: steady_rate: given twice (first at line 2)"},
+		{"processing not a map", strings.Replace(minimal, "{model: lognormal, median: 10ms, p99: 50ms}", "10ms", 1), `p.yaml:3: processing: expected a map like {model: constant, time: 10ms}, got the value "10ms"`},
 		{"two documents", minimal + "---\nname: other\n", "p.yaml:5: a second YAML document starts here"},
 		{"not a map", "- a\n", "p.yaml:1: a profile is a YAML mapping of keys to values, got a list"},
 	} {
