@@ -78,10 +78,12 @@ k8s-e2e:
 	cd tools/k8se2e && $(GO) test -count=1 -timeout 30m -v -run TestKubernetesEndToEnd .
 
 ## docs: regenerate docs/scenario-reference.md and docs/scenario.schema.json from package scenarios,
+## docs/poc-profile-reference.md and docs/poc-profile.schema.json from package poc,
 ## docs/figures.md and scenarios/figures_gen.go from the figure registry (results/runs)
 docs:
 	$(GO) generate ./results/runs
 	$(GO) generate ./scenarios
+	$(GO) generate ./poc
 
 ## build: bin/sharebench without the Kubernetes launcher (--distribute k8s, sharebench k8s): client-go is
 # about half the packages a build would compile otherwise (docs/kubernetes.md)

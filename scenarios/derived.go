@@ -102,8 +102,8 @@ func (r RunSpec) ShareHeartbeatInterval() time.Duration {
 	return time.Duration(r.effectiveInt(GroupKeyHeartbeat, KeyShareHeartbeat)) * time.Millisecond
 }
 
-// Label is a short human description: "share m12 w1 mpr20".
-func (r RunSpec) Label() string {
+// Summary is a short human description: "share m12 w1 mpr20".
+func (r RunSpec) Summary() string {
 	return fmt.Sprintf("%s m%d w%d mpr%d", r.ConsumerType, r.Members, r.Workers, r.MaxPollRecords)
 }
 

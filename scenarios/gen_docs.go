@@ -8,7 +8,7 @@ package main
 import (
 	"log"
 
-	"github.com/sharebench/sharebench/scenarios/internal/gendoc"
+	"github.com/sharebench/sharebench/internal/gendoc"
 )
 
 func main() {

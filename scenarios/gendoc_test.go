@@ -13,8 +13,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/sharebench/sharebench/internal/gendoc"
 	"github.com/sharebench/sharebench/scenarios"
-	"github.com/sharebench/sharebench/scenarios/internal/gendoc"
 )
 
 // TestGeneratedDocsUpToDate regenerates docs/scenario-reference.md and

@@ -9,7 +9,7 @@ import (
 // Outline is the scenario schema as plain data: the tables the loader
 // checks files against, exported so that docs/scenario-reference.md and the
 // JSON Schema for editors are generated from the same source
-// (scenarios/internal/gendoc, run by go generate ./scenarios).
+// (internal/gendoc, run by go generate ./scenarios).
 type Outline struct {
 	// Knobs are the run knobs in RunSpec order.
 	Knobs []KnobOutline

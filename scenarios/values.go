@@ -330,6 +330,12 @@ var sizeUnits = map[string]float64{
 
 // parseSize parses a byte size: "256", "16KiB", "1MiB", "0.5MiB", "4kB".
 func parseSize(s string) (int, error) {
+	b, err := parseBytes(s, math.MaxInt32)
+	return int(b), err
+}
+
+// parseBytes is parseSize for sizes up to limit bytes.
+func parseBytes(s string, limit int64) (int64, error) {
 	t := strings.TrimSpace(s)
 	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
 	if i < 0 {
@@ -341,8 +347,21 @@ func parseSize(s string) (int, error) {
 		return 0, fmt.Errorf(`expected a size in bytes like 256, "16KiB" or "1MiB", got %q`, s)
 	}
 	b := n * mult
-	if b != math.Trunc(b) || b > math.MaxInt32 {
-		return 0, fmt.Errorf("size %q is not a whole number of bytes below 2GiB", s)
+	if b != math.Trunc(b) || b > float64(limit) {
+		return 0, fmt.Errorf("size %q is not a whole number of bytes below %s", s, sizeText(limit+1))
 	}
-	return int(b), nil
+	return int64(b), nil
+}
+
+// sizeText writes a power-of-two byte count as a size: 2GiB, 1TiB.
+func sizeText(n int64) string {
+	for _, u := range []struct {
+		unit string
+		v    int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.v && n%u.v == 0 {
+			return fmt.Sprintf("%d%s", n/u.v, u.unit)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -38,7 +38,11 @@ type source struct {
 }
 
 // load parses the non-test Go files of the scenarios package in dir.
-func load(dir string) (*source, error) {
+func load(dir string) (*source, error) { return loadPackage(dir, "scenarios") }
+
+// loadPackage parses the non-test Go files of package name (of this
+// module) in dir.
+func loadPackage(dir, name string) (*source, error) {
 	fset := token.NewFileSet()
 	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
@@ -53,15 +57,15 @@ func load(dir string) (*source, error) {
 		if err != nil {
 			return nil, fmt.Errorf("parse %s: %w", n, err)
 		}
-		if f.Name.Name != "scenarios" {
+		if f.Name.Name != name {
 			continue // a //go:build ignore generator of another package
 		}
 		files = append(files, f)
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("%s: no Go files of package scenarios", dir)
+		return nil, fmt.Errorf("%s: no Go files of package %s", dir, name)
 	}
-	pkg, err := doc.NewFromFiles(fset, files, "github.com/sharebench/sharebench/scenarios", doc.AllDecls)
+	pkg, err := doc.NewFromFiles(fset, files, "github.com/sharebench/sharebench/"+name, doc.AllDecls)
 	if err != nil {
 		return nil, err
 	}
@@ -81,13 +85,16 @@ func (s *source) typeDoc(name string) string {
 }
 
 // fields returns the documented, tagged fields of a struct type, keyed by
-// the given tag (mapstructure or json); fields tagged "-" are skipped. The
+// the first of the given tags the field has ("mapstructure", "json", or
+// "yaml,json": the yaml tag, else the json one); fields tagged "-" are
+// skipped. A field's doc is its line comment, else its doc comment (a
+// doc comment over a line-commented field heads a group of fields). The
 // fields of an embedded struct of the package (RunSpec's groups, squashed
 // into the file's top level) are listed where it is embedded.
 func (s *source) fields(typeName, tag string) ([]field, error) {
 	t, ok := s.types[typeName]
 	if !ok {
-		return nil, fmt.Errorf("type %s not found in scenarios", typeName)
+		return nil, fmt.Errorf("type %s not found in %s", typeName, s.pkg.Name)
 	}
 	spec := t.Decl.Specs[0].(*ast.TypeSpec)
 	st, ok := spec.Type.(*ast.StructType)
@@ -111,11 +118,21 @@ func (s *source) fields(typeName, tag string) ([]field, error) {
 		if err != nil {
 			return nil, err
 		}
-		key, _, _ := strings.Cut(reflect.StructTag(raw).Get(tag), ",")
+		var key string
+		for t := range strings.SplitSeq(tag, ",") {
+			if v, ok := reflect.StructTag(raw).Lookup(t); ok {
+				key, _, _ = strings.Cut(v, ",")
+				break
+			}
+		}
 		if key == "" || key == "-" {
 			continue
 		}
-		out = append(out, field{key: key, name: f.Names[0].Name, doc: f.Doc.Text()})
+		text := f.Comment.Text()
+		if text == "" {
+			text = f.Doc.Text()
+		}
+		out = append(out, field{key: key, name: f.Names[0].Name, doc: text})
 	}
 	return out, nil
 }

@@ -80,21 +80,8 @@ func Schema(dir string) ([]byte, error) {
 		"bound": obj{"type": "number"},
 	}
 
-	processingParams := func(list bool) obj {
-		props := obj{}
-		model := enum(o.ProcessingModels)
-		param := ref("duration")
-		if list {
-			model, param = sweepable(model), sweepable(param)
-		}
-		props["model"] = model
-		for _, k := range []string{"time", "min", "max", "mean", "median", "p99"} {
-			props[k] = param
-		}
-		return obj{"type": "object", "additionalProperties": false, "required": []any{"model"}, "properties": props}
-	}
-	defs["processing"] = processingParams(true)
-	defs["processingEntry"] = processingParams(false)
+	defs["processing"] = processingSchema(true)
+	defs["processingEntry"] = processingSchema(false)
 
 	props := obj{
 		"name":        obj{"description": metaDocs["name"], "type": "string", "pattern": o.NamePattern},
@@ -270,6 +257,22 @@ func Schema(dir string) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// processingSchema is a processing map's schema; with list its values may
+// be lists (a sweep). Durations refer to #/$defs/duration.
+func processingSchema(list bool) obj {
+	props := obj{}
+	model := enum(scenarios.SchemaOutline().ProcessingModels)
+	param := ref("duration")
+	if list {
+		model, param = sweepable(model), sweepable(param)
+	}
+	props["model"] = model
+	for _, k := range []string{"time", "min", "max", "mean", "median", "p99"} {
+		props[k] = param
+	}
+	return obj{"type": "object", "additionalProperties": false, "required": []any{"model"}, "properties": props}
 }
 
 // strip removes Markdown links from a description meant for editors.
