@@ -279,7 +279,7 @@ func TestCrossProductOrder(t *testing.T) {
 	// defaulted consumer_type list comes after the file's keys.
 	s = mustLoad(t, "name: x\nmax_poll_records: [10, 100]\n", nil, nil)
 	if s.Runs[0].MaxPollRecords != 10 || s.Runs[1].MaxPollRecords != 10 || s.Runs[1].ConsumerType != "share" {
-		t.Errorf("want mpr slowest, consumer_type fastest; got %v", []string{s.Runs[0].Label(), s.Runs[1].Label()})
+		t.Errorf("want mpr slowest, consumer_type fastest; got %v", []string{s.Runs[0].Summary(), s.Runs[1].Summary()})
 	}
 }
 
@@ -382,7 +382,7 @@ func TestSweepTogether(t *testing.T) {
 		}
 	}
 	if s.Runs[2].Members != 12 || s.Runs[3].ConsumerType != "share" || s.Runs[3].Members != 4 {
-		t.Errorf("order: %v %v", s.Runs[2].Label(), s.Runs[3].Label())
+		t.Errorf("order: %v %v", s.Runs[2].Summary(), s.Runs[3].Summary())
 	}
 	if !slices.Equal(s.Dimensions, []string{"consumer_type", "members", "workers"}) {
 		t.Errorf("Dimensions = %v", s.Dimensions)
@@ -542,8 +542,8 @@ func TestBacklogMode(t *testing.T) {
 
 func TestHelpers(t *testing.T) {
 	r := RunSpec{ConsumerType: "share", Fleet: Fleet{Members: 12, Workers: 1, MaxPollRecords: 20}}
-	if r.Label() != "share m12 w1 mpr20" {
-		t.Errorf("Label = %q", r.Label())
+	if r.Summary() != "share m12 w1 mpr20" {
+		t.Errorf("Summary = %q", r.Summary())
 	}
 	if r.RecordLocks() != 2000 || r.DeliveryCountLimit() != 5 || r.ShareGroupMaxSize() != 200 || r.RecordLockDuration() != 30*time.Second {
 		t.Errorf("defaults: locks %d dcl %d max size %d lock %v", r.RecordLocks(), r.DeliveryCountLimit(), r.ShareGroupMaxSize(), r.RecordLockDuration())

@@ -54,7 +54,7 @@ func TestRenewAndStyleDefaults(t *testing.T) {
 		t.Fatalf("defaults: renew %q style %q max_in_flight %d", r.Renew, r.Style, r.MaxInFlight)
 	}
 	s = mustLoad(t, "name: x\nconsumer_type: share\nrenew: [none, auto]\n", nil, nil)
-	if len(s.Runs) != 2 || !strings.Contains(s.Runs[1].Label()+s.Runs[1].Value("renew"), "auto") {
+	if len(s.Runs) != 2 || !strings.Contains(s.Runs[1].Summary()+s.Runs[1].Value("renew"), "auto") {
 		t.Fatalf("renew sweep: %+v", s.Runs)
 	}
 }

@@ -74,6 +74,10 @@ type RunSpec struct {
 	Autoscale *Autoscale `mapstructure:"-" json:"autoscale,omitempty"`
 	// Trial is the repetition index (0-based) when repeat > 1.
 	Trial int `mapstructure:"-" json:"trial"`
+	// Label is the experiment a run belongs to in a proof of concept
+	// (sharebench poc, set by Join; it starts the run's name); empty
+	// otherwise. Not a scenario file key.
+	Label string `mapstructure:"-" json:"label,omitempty"`
 
 	Fetch         `mapstructure:",squash"`
 	ConsumerGroup `mapstructure:",squash"`

@@ -92,7 +92,7 @@ func showScenario(w io.Writer, header string, src []byte, sc *scenarios.Scenario
 	fmt.Fprintf(w, "# %s\n%s\n", header, src)
 	fmt.Fprintf(w, "runs (%d):\n", len(sc.Runs))
 	for i, r := range sc.Runs {
-		fmt.Fprintf(w, "  %s  %s\n", sc.RunName(i), r.Label())
+		fmt.Fprintf(w, "  %s  %s\n", sc.RunName(i), r.Summary())
 	}
 	if len(sc.Expectations) == 0 {
 		fmt.Fprintln(w, "expectations: none")
