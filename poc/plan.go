@@ -151,10 +151,19 @@ func restrictions(p Profile) []string {
 	return out
 }
 
+// MaxHold bounds the time a record stays Acquired in the plan's sizing
+// (the advisor's --max-hold): the advisor then takes the smallest
+// max.poll.records that meets the rate rather than the largest the locks
+// allow, so a batch fits the short windows of a proof of concept many
+// times over and completion latency measures the workload, not the batch.
+const MaxHold = time.Second
+
 // advisorInput is the advisor's input for the profile: its peak rate,
-// processing, partitions, workers, ordering and modelled destination.
+// processing, partitions, workers, ordering and modelled destination, and
+// MaxHold.
 func advisorInput(p Profile) advisor.Input {
 	in := advisor.Defaults()
+	in.MaxHold = MaxHold
 	in.Rate, in.Processing, in.Partitions = p.PeakRate, p.Processing, p.Partitions
 	in.Workers = max(p.Workers, 1)
 	if p.Restrictions.OrderingPerKey {
@@ -272,12 +281,16 @@ func (w *writer) shareParts(in advisor.Input, a advisor.Advice, leftOut *[]strin
 	// consumer group can use.
 	cm := min(m, p.Partitions)
 	even := math.Min(p.PeakRate, 0.8*w.cgc)
-	parts := []part{
-		w.part(KeyPartitionCap, "cap", fmt.Sprintf("both group types at the peak %.6g records/s with the advisor's %d members on %d partitions: does the share group pass the consumer group's cap of %d members?", p.PeakRate, m, p.Partitions, p.Partitions),
-			2, run{types: "[consumer, share]", members: both, rate: p.PeakRate, ceiling: math.Min(w.cgc, shareCeil)}),
-		w.part(KeyHeadOfLine, "hol", fmt.Sprintf("both group types with %d members at %.6g records/s (≤ 0.8 × the consumer group's ceiling %.6g): completion p99 under %s, and the broker CPU per record of each", cm, even, w.cgc, a.Processing),
-			2, run{types: "[consumer, share]", members: fmt.Sprint(cm), rate: even, ceiling: w.cgc}),
+	var parts []part
+	if m > p.Partitions {
+		parts = append(parts, w.part(KeyPartitionCap, "cap", fmt.Sprintf("both group types at the peak %.6g records/s with the advisor's %d members on %d partitions: does the share group pass the consumer group's cap of %d members?", p.PeakRate, m, p.Partitions, p.Partitions),
+			2, run{types: "[consumer, share]", members: both, rate: p.PeakRate, ceiling: math.Min(w.cgc, shareCeil)}))
+	} else {
+		*leftOut = append(*leftOut, fmt.Sprintf("%s: the advisor's %d member(s) complete the peak %.6g records/s on %d partitions: the partition cap does not bind",
+			KeyPartitionCap, m, p.PeakRate, p.Partitions))
 	}
+	parts = append(parts, w.part(KeyHeadOfLine, "hol", fmt.Sprintf("both group types with %d members at %.6g records/s (≤ 0.8 × the consumer group's ceiling %.6g): completion p99 under %s, and the broker CPU per record of each", cm, even, w.cgc, a.Processing),
+		2, run{types: "[consumer, share]", members: fmt.Sprint(cm), rate: even, ceiling: w.cgc}))
 	// With a destination, whether it bounds the throughput comes next:
 	// it decides whether the other reasons matter.
 	switch d := p.Destination; {
@@ -287,7 +300,7 @@ func (w *writer) shareParts(in advisor.Input, a advisor.Advice, leftOut *[]strin
 		if d.DSN != "" {
 			dest += fmt.Sprintf("  dsn: %q\n", d.DSN)
 		}
-		parts = slices.Insert(parts, 1, w.part(KeyDestination, "dest", fmt.Sprintf("both group types with %d members at the peak %.6g records/s writing every record to the destination: does the destination, not the group type, bound the throughput?", m, p.PeakRate),
+		parts = slices.Insert(parts, min(1, len(parts)), w.part(KeyDestination, "dest", fmt.Sprintf("both group types with %d members at the peak %.6g records/s writing every record to the destination: does the destination, not the group type, bound the throughput?", m, p.PeakRate),
 			2, run{types: "[consumer, share]", members: both, rate: p.PeakRate, ceiling: math.Min(w.cgc, shareCeil), extra: dest}))
 	default:
 		*leftOut = append(*leftOut, KeyDestination+fmt.Sprintf(": a modelled write (%s, %.6g records/s) cannot be run (a scenario's destination is a database: give embedded: true or a dsn); the advisor's sizing includes it", d.WriteTime, d.Capacity))
@@ -354,10 +367,11 @@ func (w *writer) autoscalePart(a advisor.Advice) part {
 }
 
 // consumerSweep is the consumer group's max.poll.records sweep at the
-// steady rate: what a workload stage 1 keeps on a consumer group runs with.
+// steady rate, from the advisor's value to 64 times it: what a workload
+// stage 1 keeps on a consumer group runs with.
 func (w *writer) consumerSweep() part {
 	mpr := w.a.MaxPollRecords
-	vals := []int{max(1, mpr/4), max(1, mpr/2), mpr, min(10000, mpr*2)}
+	vals := []int{mpr, min(10000, 4*mpr), min(10000, 16*mpr), min(10000, 64*mpr)}
 	var s []string
 	for i, v := range vals {
 		if i == 0 || v != vals[i-1] {

@@ -167,3 +167,17 @@ func TestExampleProfilesPlanWithinBudget(t *testing.T) {
 		t.Logf("%s: %v, estimate %s of %s; left out %v", f, keys(p), p.Estimate(), pr.Budget, p.LeftOut)
 	}
 }
+
+// A peak the consumer group's members complete on the partitions plans no
+// partition_cap pair, and says why.
+func TestPlanPartitionCapOnlyAboveTheCap(t *testing.T) {
+	pr := taskQueue()
+	pr.Partitions = 16
+	p, err := PlanCampaign(pr, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(keys(p), KeyPartitionCap) || len(p.LeftOut) == 0 || !strings.Contains(p.LeftOut[0], "partition_cap: the advisor's 8 member(s) complete the peak 400 records/s on 16 partitions") {
+		t.Errorf("experiments %v, left out %v", keys(p), p.LeftOut)
+	}
+}
