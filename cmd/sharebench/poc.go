@@ -50,6 +50,9 @@ func newPocCmd() *cobra.Command {
 
 // runPoc plans, prints the plan, runs the campaign and writes its decision.
 func runPoc(cmd *cobra.Command, path string, budget time.Duration, f runFlags) error {
+	if len(f.sets) > 0 {
+		return usageError(fmt.Errorf("--set %s: a proof of concept's runs come from the profile; change the profile instead", f.sets[0]))
+	}
 	if budget < 0 {
 		return usageError(fmt.Errorf("--budget %s: expected a duration > 0, like 15m", budget))
 	}

@@ -69,7 +69,7 @@ func TestPocOnKfakeWritesANotKafkaDecision(t *testing.T) {
 }
 
 // --dry-run prints the plan and starts nothing; a budget no experiment
-// fits and a bad --budget are bad input.
+// fits, a bad --budget and a --set (the profile is the input) are bad input.
 func TestPocDryRunAndBudgets(t *testing.T) {
 	dir, path := writeProfile(t, tinyProfile)
 	results := filepath.Join(dir, "results")
@@ -80,13 +80,14 @@ func TestPocDryRunAndBudgets(t *testing.T) {
 	if _, err := os.Stat(results); !os.IsNotExist(err) {
 		t.Errorf("a dry run made %s (%v)", results, err)
 	}
-	for _, c := range []struct{ budget, want string }{
-		{"30s", "no experiment fits"},
-		{"-1m", "--budget -1m0s: expected a duration > 0"},
+	for _, c := range []struct{ flag, value, want string }{
+		{"--budget", "30s", "no experiment fits"},
+		{"--budget", "-1m", "--budget -1m0s: expected a duration > 0"},
+		{"--set", "members=3", "--set members=3: a proof of concept's runs come from the profile"},
 	} {
-		console, code = runConsole(t, os.Environ(), "poc", path, "--provider", "kfake", "--dry-run", "--budget", c.budget)
+		console, code = runConsole(t, os.Environ(), "poc", path, "--provider", "kfake", "--dry-run", c.flag, c.value)
 		if code != ExitUsage || !strings.Contains(console, c.want) {
-			t.Errorf("--budget %s: exit %d, want %d and %q:\n%s", c.budget, code, ExitUsage, c.want, console)
+			t.Errorf("%s %s: exit %d, want %d and %q:\n%s", c.flag, c.value, code, ExitUsage, c.want, console)
 		}
 	}
 }
