@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
-// tinyProfile is a task queue above its 2 partitions' cap whose plan at a
-// 2-minute budget is the partition_cap pair alone (5 s windows).
-const tinyProfile = "name: tiny\nsteady_rate: 100\npeak_rate: 300\nprocessing: {model: constant, time: 10ms}\npartitions: 2\nbudget: 2m\n"
+// tinyProfile is a task queue above its 2 partitions' cap whose plan at its
+// 2m30s budget is the partition_cap pair alone (5 s windows).
+const tinyProfile = "name: tiny\nsteady_rate: 100\npeak_rate: 300\nprocessing: {model: constant, time: 10ms}\npartitions: 2\nbudget: 2m30s\n"
 
 func writeProfile(t *testing.T, body string) (dir, path string) {
 	t.Helper()
@@ -89,5 +92,22 @@ func TestPocDryRunAndBudgets(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(console, c.want) {
 			t.Errorf("%s %s: exit %d, want %d and %q:\n%s", c.flag, c.value, code, ExitUsage, c.want, console)
 		}
+	}
+}
+
+// Ctrl-C during a proof of concept's campaign exits 130, as run does, and
+// writes no decision over the runs it cut short.
+func TestPocInterruptedExits130WithoutADecision(t *testing.T) {
+	dir, path := writeProfile(t, tinyProfile)
+	results := filepath.Join(dir, "results")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(22*time.Second, cancel) // within the second run (kfake: about 15 s a run)
+	var out bytes.Buffer
+	code := runMain(ctx, []string{"poc", path, "--provider", "kfake", "--results", results}, os.Environ(), &out, &out)
+	if code != ExitInterrupted {
+		t.Fatalf("exit %d, want %d:\n%s", code, ExitInterrupted, out.String())
+	}
+	if found, _ := filepath.Glob(filepath.Join(results, "*", decisionJSON)); len(found) > 0 {
+		t.Errorf("an interrupted proof of concept wrote %v", found)
 	}
 }
