@@ -34,8 +34,8 @@ type htmlReport struct {
 	Title, Question, Environment string
 	// Decision is a proof of concept's decision section, rendered by its
 	// own renderer (already HTML); "" without one.
-	Decision template.HTML
-	NotKafka, Verdicts           []string
+	Decision           template.HTML
+	NotKafka, Verdicts []string
 	// RunVerdict and VerdictProblems are the run verdict (runVerdict), as
 	// summary.md states it; Failed styles it.
 	RunVerdict      string
