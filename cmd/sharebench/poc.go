@@ -44,7 +44,7 @@ func newPocCmd() *cobra.Command {
 	}
 	f.register(cmd)
 	cmd.Flags().DurationVar(&budget, "budget", 0, "the wall time the proof of concept may take, e.g. 10m (default: the profile's budget:)")
-	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "load the profile, plan and print the plan; start nothing")
+	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "load the profile, plan, print the plan and every run (as run --dry-run); start nothing")
 	return cmd
 }
 
@@ -69,9 +69,8 @@ func runPoc(cmd *cobra.Command, path string, budget time.Duration, f runFlags) e
 	if err := preflight(f, plan.Scenario, cmd.Flags().Changed); err != nil {
 		return err
 	}
-	if f.dryRun {
-		fmt.Fprintln(out, "dry run: nothing started")
-		return nil
+	if f.dryRun { // run's dry run: every run with its plan and memory, the budgets checked
+		return usageError(dryRun(out, plan.Scenario))
 	}
 	start := time.Now()
 	res, err := runCampaign(cmd, plan.Scenario, f)
