@@ -89,7 +89,7 @@ func PlanCampaign(p Profile, budget time.Duration) (Plan, error) {
 		parts = []part{w.consumerSweep()}
 		leftOut = append(leftOut, fmt.Sprintf("the share-group experiments: stage 1 keeps this workload on a consumer group (%s)", strings.Join(restricted, ", ")))
 	} else {
-		parts = w.shareParts(in, a, &leftOut)
+		parts = w.shareParts(&leftOut)
 	}
 	plan := Plan{Profile: p, Budget: budget}
 	left := budget - CampaignOverhead
@@ -273,8 +273,8 @@ func keysYAML(keys string) string {
 // shareParts are the stage-2 experiments in priority order (the
 // destination's second when the profile has one); an experiment
 // the profile gives no reason to run is noted in leftOut.
-func (w *writer) shareParts(in advisor.Input, a advisor.Advice, leftOut *[]string) []part {
-	p := w.p
+func (w *writer) shareParts(leftOut *[]string) []part {
+	p, a := w.p, w.a
 	m := a.Members
 	shareCeil := float64(m*a.Workers) * 1000 / a.ProcessingMs
 	both := fmt.Sprintf("%d", m)
