@@ -73,7 +73,7 @@ func VerifyScenario(in Input, a Advice, opt VerifyOptions) ([]byte, error) {
 		members = append(members, fmt.Sprint(p.Members))
 		mprs = append(mprs, fmt.Sprint(p.MaxPollRecords))
 	}
-	proc, err := processingYAML(in.Processing)
+	proc, err := ProcessingYAML(in.Processing)
 	if err != nil {
 		return nil, err
 	}
@@ -105,8 +105,9 @@ func VerifyScenario(in Input, a Advice, opt VerifyOptions) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-// processingYAML writes a processing model as a scenario's flow map.
-func processingYAML(p scenarios.Processing) (string, error) {
+// ProcessingYAML writes a processing model as a scenario's flow map:
+// "{model: lognormal, median: 10ms, p99: 50ms}".
+func ProcessingYAML(p scenarios.Processing) (string, error) {
 	switch p.Model {
 	case "constant":
 		return fmt.Sprintf("{model: constant, time: %s}", p.Time), nil

@@ -206,13 +206,18 @@ func (s *Scenario) RunCoordinates(i int) []Coordinate {
 }
 
 // RunName is a short, stable, file-system-safe id for run i:
-// "r01-share-mpr20", numbered from 1 in matrix order, then the consumer type,
-// then each other dimension's value with a short prefix, then "-t<trial>"
-// when repeat > 1, e.g. "r07-consumer-mpr100-t1".
+// "r01-share-mpr20", numbered from 1 in matrix order, then the run's Label
+// when it has one, then the consumer type, then each other dimension's value
+// with a short prefix, then "-t<trial>" when repeat > 1, e.g.
+// "r07-consumer-mpr100-t1", "r03-cap-share-m8".
 func (s *Scenario) RunName(i int) string {
 	r := s.Runs[i]
 	width := max(2, len(strconv.Itoa(len(s.Runs))))
-	parts := []string{fmt.Sprintf("r%0*d", width, i+1), string(r.ConsumerType)}
+	parts := []string{fmt.Sprintf("r%0*d", width, i+1)}
+	if r.Label != "" {
+		parts = append(parts, r.Label)
+	}
+	parts = append(parts, string(r.ConsumerType))
 	for _, d := range s.Dimensions {
 		if d != "consumer_type" {
 			parts = append(parts, shortKey(d)+r.Value(d))

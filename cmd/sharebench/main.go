@@ -58,7 +58,7 @@ func newRoot() *cobra.Command {
 		Args:  cobra.NoArgs,
 		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), version.Get()) },
 	})
-	root.AddCommand(newAdviseCmd(), newRecommendCmd(), newClusterCmd(), newJarsCmd())
+	root.AddCommand(newAdviseCmd(), newPocCmd(), newRecommendCmd(), newClusterCmd(), newJarsCmd())
 	root.AddCommand(newHistoryCmd())
 	root.AddCommand(newK8sCmd(), newAgentCmd(), newAutoscaleCmd())
 	markUsageErrors(root)

@@ -32,7 +32,10 @@ var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#
 // htmlReport is what report.html.tmpl renders.
 type htmlReport struct {
 	Title, Question, Environment string
-	NotKafka, Verdicts           []string
+	// Decision is a proof of concept's decision section, rendered by its
+	// own renderer (already HTML); "" without one.
+	Decision           template.HTML
+	NotKafka, Verdicts []string
 	// RunVerdict and VerdictProblems are the run verdict (runVerdict), as
 	// summary.md states it; Failed styles it.
 	RunVerdict      string
@@ -83,9 +86,9 @@ type svgBar struct {
 // the page script and the charts' data inline, no network) from the run
 // records and the .hgrm and timeseries.csv files under dir/runs/<run-id>/
 // (dir "" skips them). The tables carry the figures without JavaScript.
-func writeHTML(w io.Writer, dir string, camp runs.Campaign, recs []runs.Record) error {
+func writeHTML(w io.Writer, dir string, camp runs.Campaign, recs []runs.Record, decision template.HTML) error {
 	rep := htmlReport{Title: "sharebench: " + camp.Name, Question: campaignDescription(camp),
-		Environment: environmentLine(recs, camp)}
+		Environment: environmentLine(recs, camp), Decision: decision}
 	for _, r := range recs {
 		if !r.Environment.IsKafka {
 			rep.NotKafka = append(rep.NotKafka, fmt.Sprintf("%s ran on %s (%s), not Apache Kafka: its numbers say nothing about Kafka.",

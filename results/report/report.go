@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"html"
+	"html/template"
 	"io"
 	"path/filepath"
 
@@ -44,16 +45,23 @@ func Markdown(camp runs.Campaign, recs []runs.Record) Reporter {
 // An incomplete campaign (Campaign.Incomplete) gets a banner at the top
 // of the body.
 func HTML(dir string, camp runs.Campaign, recs []runs.Record) Reporter {
+	return HTMLWithDecision(dir, camp, recs, "")
+}
+
+// HTMLWithDecision is HTML with a proof of concept's decision section
+// (poc.Decision.HTMLSection, HTML its renderer escaped) at the top of the
+// page, below the title; "" is none.
+func HTMLWithDecision(dir string, camp runs.Campaign, recs []runs.Record, decision template.HTML) Reporter {
 	if err := redactAll(&camp, &recs); err != nil {
 		return func(io.Writer) error { return err }
 	}
 	banner := camp.Incomplete()
 	if banner == "" {
-		return func(w io.Writer) error { return writeHTML(w, dir, camp, recs) }
+		return func(w io.Writer) error { return writeHTML(w, dir, camp, recs, decision) }
 	}
 	return func(w io.Writer) error {
 		var b bytes.Buffer
-		if err := writeHTML(&b, dir, camp, recs); err != nil {
+		if err := writeHTML(&b, dir, camp, recs, decision); err != nil {
 			return err
 		}
 		page := b.Bytes()
