@@ -48,7 +48,7 @@ func TestPocOnKfakeWritesANotKafkaDecision(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
-	if !d.NotKafka || d.Verdict != "" {
+	if !d.NotKafka || d.Verdict != "inconclusive" { // kfake: no verdict can be drawn
 		t.Errorf("kfake decision: not_kafka %v, verdict %q", d.NotKafka, d.Verdict)
 	}
 	if _, err := os.Stat(filepath.Join(camp, decisionMD)); err != nil {
