@@ -510,7 +510,7 @@ func (d *decider) settings(v Verdict) []Setting {
 		capNote := best.Spec.AutoscaleCap()
 		out = append(out,
 			Setting{Name: "members", Value: strconv.Itoa(members), Evidence: ev,
-				Why: fmt.Sprintf("%s (%s records/s completed, none lost) ran %d members; the most worth running is %d (%s)", from, num1(best.Throughput.CompletedPerSec), members, capNote.Replicas, capNote.Why)},
+				Why: fmt.Sprintf("%s (%s records/s completed, none lost) ran %d members; more members than %d cannot take records (%s)", from, num1(best.Throughput.CompletedPerSec), members, capNote.Replicas, capNote.Why)},
 			Setting{Name: "max.poll.records", Value: strconv.Itoa(best.Spec.MaxPollRecords), Evidence: ev,
 				Why: fmt.Sprintf("the value of %s, the highest completed throughput with no record lost", from)})
 	}

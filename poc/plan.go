@@ -248,6 +248,17 @@ func deliveryLimit(p Profile) int {
 	return p.DeliveryLimit
 }
 
+// destinationSlowdown is how much slower than the advisor's ceiling the
+// destination pair's drain is bounded for: the database's capacity is what
+// the pair measures, so it is not known when the plan is made, and a
+// drain bounded at the ceiling left records undelivered (a destination
+// pair on the embedded server drained at 46 % of its consumer arm's
+// ceiling). A write that holds a worker four times its processing is
+// covered; a slower destination ends the drain with undelivered records,
+// which makes the decision inconclusive and says so. The pair's window is
+// half the others' (the backlog it leaves, and so its drain bound, half).
+const destinationSlowdown = 4
+
 // drainBound is a run's drain_timeout: what the window leaves behind when
 // the offered rate exceeds the ceiling, drained at the ceiling, twice over
 // and 10 s more (a bound, not a guess: the estimate uses it), at most 2m.
@@ -301,8 +312,12 @@ func (w *writer) shareParts(leftOut *[]string) []part {
 		if d.DSN != "" {
 			dest += fmt.Sprintf("  dsn: %q\n", d.DSN)
 		}
+		if d.Connections > 0 {
+			dest += fmt.Sprintf("  connections: %d\n", d.Connections)
+		}
 		parts = slices.Insert(parts, min(1, len(parts)), w.part(KeyDestination, "dest", fmt.Sprintf("both group types with %d members at the peak %.6g records/s writing every record to the destination: does the destination, not the group type, bound the throughput?", m, p.PeakRate),
-			2, run{types: "[consumer, share]", members: both, rate: p.PeakRate, ceiling: math.Min(w.cgc, shareCeil), extra: dest}))
+			2, run{types: "[consumer, share]", members: both, rate: p.PeakRate, ceiling: math.Min(w.cgc, shareCeil) / destinationSlowdown,
+				window: max(time.Second, w.ph.window/2), extra: dest}))
 	default:
 		*leftOut = append(*leftOut, KeyDestination+fmt.Sprintf(": a modelled write (%s, %.6g records/s) cannot be run (a scenario's destination is a database: give embedded: true or a dsn); the advisor's sizing includes it", d.WriteTime, d.Capacity))
 	}

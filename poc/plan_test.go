@@ -145,6 +145,16 @@ func TestPlanReasonsTheProfileLacks(t *testing.T) {
 			t.Errorf("run %s: destination %v", r.Label, r.Destination)
 		}
 	}
+	// The database's connections reach the destination pair's runs.
+	pr.Destination = &ProfileDestination{Embedded: true, Connections: 3}
+	if p, err = PlanCampaign(pr, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range p.Scenario.Runs {
+		if r.Destination != nil && r.Destination.Connections != 3 {
+			t.Errorf("run %s: destination connections %d, want 3", r.Label, r.Destination.Connections)
+		}
+	}
 }
 
 // Each example profile loads and plans within its budget.

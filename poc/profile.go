@@ -391,6 +391,13 @@ func (r *profileReader) checkDestination(d *ProfileDestination) {
 		r.errorf(line, "destination", "expected exactly one of dsn, embedded: true, or write_time with capacity, got %s", got)
 		return
 	}
+	if _, set := r.lines["destination.connections"]; set {
+		if kinds[0] == "write_time and capacity" {
+			r.errorf(r.lines["destination.connections"], "destination.connections", "expected only with dsn or embedded: true (a modelled write's capacity already says what the database sustains)")
+		} else if d.Connections < 1 || d.Connections > scenarios.MaxDestinationConnections {
+			r.errorf(r.lines["destination.connections"], "destination.connections", "expected a whole number from 1 to %d (the connections a run may open), got %d", scenarios.MaxDestinationConnections, d.Connections)
+		}
+	}
 	switch kinds[0] {
 	case "dsn":
 		if _, err := destination.ParseDSN(d.DSN); err != nil {

@@ -70,6 +70,10 @@ type ProfileDestination struct {
 	Embedded  bool          `json:"embedded,omitempty"`   // the embedded PostgreSQL server
 	WriteTime time.Duration `json:"write_time,omitempty"` // a modelled write holding the worker
 	Capacity  float64       `json:"capacity,omitempty"`   // records/s the destination sustains
+	// Connections is the connections the database gives the whole consumer
+	// group (dsn or embedded only): the members' writes share them, so they
+	// bound the destination's capacity as they will in production [0: no cap].
+	Connections int `json:"connections,omitempty"`
 }
 
 // Verdict is the decision's one word.

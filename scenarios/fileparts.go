@@ -56,6 +56,9 @@ func ValidName(s string) bool { return nameRE.MatchString(s) }
 const (
 	MaxRecordsPerSec = maxRateLimit
 	MaxRecordBytes   = maxMessageSize
+	// MaxDestinationConnections is the most connections a run's
+	// destination may open in all.
+	MaxDestinationConnections = maxDestinationConnections
 )
 
 // ParseKafkaVersion parses a Kafka release "MAJOR.MINOR.PATCH" (a suffix
