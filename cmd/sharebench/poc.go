@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -51,7 +52,8 @@ func newPocCmd() *cobra.Command {
 // runPoc plans, prints the plan, runs the campaign and writes its decision.
 func runPoc(cmd *cobra.Command, path string, budget time.Duration, f runFlags) error {
 	if len(f.sets) > 0 {
-		return usageError(fmt.Errorf("--set %s: a proof of concept's runs come from the profile; change the profile instead", f.sets[0]))
+		key, _, _ := strings.Cut(f.sets[0], "=") // the key only: a value may be a secret
+		return usageError(fmt.Errorf("--set %s: a proof of concept's runs come from the profile; change the profile instead", key))
 	}
 	if budget < 0 {
 		return usageError(fmt.Errorf("--budget %s: expected a duration > 0, like 15m", budget))
