@@ -516,6 +516,7 @@ func (d *decider) settings(v Verdict) []Setting {
 	}
 	if group == vocab.ShareGroup {
 		out = append(out, d.shareSettings(best)...)
+		out = append(out, d.verification(best, swept))
 	}
 	if d.p.Destination != nil {
 		s := Setting{Name: "idempotency key", Value: "the record's topic, partition and offset (or its business key)",
@@ -527,6 +528,48 @@ func (d *decider) settings(v Verdict) []Setting {
 		out = append(out, s)
 	}
 	return out
+}
+
+// VerifiedShare is the share of the peak rate a run with the recommended
+// members and max.poll.records must complete, with nothing lost, for the
+// settings to count as verified.
+const VerifiedShare = 0.95
+
+// verification says whether the settings were run at the peak: the
+// settings sweep offers the advisor's design rate (the peak plus its
+// headroom), so its best run is a run of the recommended members and
+// max.poll.records at or above the peak. It states the share of the peak
+// completed and the broker's lock settings it ran with, and "not verified"
+// when the sweep has no such run.
+func (d *decider) verification(best *runs.Record, swept bool) Setting {
+	s := Setting{Name: "verified at the peak"}
+	if best == nil || !swept {
+		s.Value = "not verified"
+		s.Why = "no run of the settings sweep has the recommended members and max.poll.records at the peak (" + d.sweepAbsence() + ")"
+		return s
+	}
+	s.Evidence = evidence(best, figCompleted, figLost)
+	share := best.Throughput.CompletedPerSec / d.p.PeakRate
+	s.Value = fmt.Sprintf("%s %% of the peak", num1(100*share))
+	locks, duration := best.Spec.BrokerConfig["group.share.partition.max.record.locks"], best.Spec.BrokerConfig["group.share.record.lock.duration.ms"]
+	ran := fmt.Sprintf("run %s (offered %s records/s, record locks %s, lock duration %s ms as the broker ran them) completed %s records/s against the peak %s, nothing lost",
+		best.RunID, num(best.Spec.Rate), orDefault(locks), orDefault(duration), num1(best.Throughput.CompletedPerSec), num(d.p.PeakRate))
+	if share >= VerifiedShare && best.Audit.Lost == 0 {
+		s.Why = fmt.Sprintf("%s: at least %s %% of the peak, so these settings carry it", ran, num(100*VerifiedShare))
+	} else {
+		s.Value = "falls short: " + s.Value
+		s.Why = fmt.Sprintf("%s: below the %s %% of the peak the settings must carry; run more members or a larger budget before relying on them", ran, num(100*VerifiedShare))
+	}
+	return s
+}
+
+// orDefault is a broker setting's value, or "Kafka's default" when the run
+// left it unset.
+func orDefault(v string) string {
+	if v == "" {
+		return "Kafka's default"
+	}
+	return v
 }
 
 // sweepAbsence says why the settings sweep has no run of the verdict's

@@ -352,3 +352,38 @@ func TestDecidePeakAutoscale(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideVerifiedAtThePeak: the share settings count as verified only
+// when the sweep's best run (their members and max.poll.records) completed
+// at least 95 % of the peak rate; without a sweep they are not verified.
+func TestDecideVerifiedAtThePeak(t *testing.T) {
+	recs := append(sweep(), rec("r05-partitioncap-consumer", "partitioncap", vocab.ConsumerGroup, 400, 900),
+		rec("r06-partitioncap-share", "partitioncap", vocab.ShareGroup, 1000, 60))
+	for _, c := range []struct {
+		name  string
+		peak  float64
+		plan  Plan
+		value string
+		run   string
+	}{
+		{"950 of a 2000 peak", 2000, planOf("settings_sweep", "partition_cap"), "falls short: 47.5 % of the peak", "r04-settingssweep-share"},
+		{"950 of a 1000 peak", 1000, planOf("settings_sweep", "partition_cap"), "95 % of the peak", "r04-settingssweep-share"},
+		{"950 of a 960 peak", 960, planOf("settings_sweep", "partition_cap"), "99 % of the peak", "r04-settingssweep-share"},
+		{"no sweep", 1000, planOf("partition_cap"), "not verified", ""},
+	} {
+		p := taskQueue()
+		p.SteadyRate, p.PeakRate = min(p.SteadyRate, c.peak), c.peak
+		d := Decide(p, c.plan, recs, false)
+		if d.Verdict != VerdictShareGroup {
+			t.Fatalf("%s: verdict %s, want share_group (%s)", c.name, d.Verdict, d.Headline)
+		}
+		s, ok := setting(d, "verified at the peak")
+		if !ok || s.Value != c.value {
+			t.Errorf("%s: verification %+v, want %q", c.name, s, c.value)
+			continue
+		}
+		if c.run != "" && (len(s.Evidence) == 0 || s.Evidence[0].RunID != c.run) {
+			t.Errorf("%s: verification evidence %+v, want run %s", c.name, s.Evidence, c.run)
+		}
+	}
+}
