@@ -67,6 +67,13 @@ func TestPocOnAProcessBroker(t *testing.T) {
 			}
 		}
 	}
+	for _, s := range d.Settings {
+		for _, e := range s.Evidence {
+			if _, err := os.Stat(filepath.Join(campDir, e.Path)); err != nil {
+				t.Errorf("setting %s: evidence %s: %v", s.Name, e.Path, err)
+			}
+		}
+	}
 	camp, recs, err := runs.LoadCampaign(campDir)
 	if err != nil {
 		t.Fatal(err)
