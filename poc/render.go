@@ -82,6 +82,18 @@ func (d Decision) basis(f Finding) string {
 	return "the profile's answers"
 }
 
+// basis is what a setting without run evidence rests on: the plan when
+// it was not measured or verified, the profile otherwise.
+func (s Setting) basis() string {
+	switch {
+	case len(s.Evidence) > 0:
+		return ""
+	case strings.HasPrefix(s.Value, "not "):
+		return "the plan and the profile"
+	}
+	return "the profile's answers"
+}
+
 // Markdown renders decision.md: the headline first, then stage 1, stage 2,
 // the settings, the cost and what was left out. Every sentence is followed
 // by the evidence it rests on (a link into report.html and the run.json
@@ -111,11 +123,7 @@ func (d Decision) Markdown() string {
 	p("## Settings\n\n")
 	for _, s := range d.Settings {
 		p("- `%s` = %s: %s.", mdEscape(s.Name), mdEscape(s.Value), mdEscape(strings.TrimSuffix(s.Why, ".")))
-		basis := ""
-		if len(s.Evidence) == 0 {
-			basis = "the profile's answers"
-		}
-		d.mdEvidence(&b, s.Evidence, basis)
+		d.mdEvidence(&b, s.Evidence, s.basis())
 	}
 	p("\n")
 	findings("Cost", d.Cost)
@@ -151,9 +159,10 @@ func (d Decision) mdEvidence(b *strings.Builder, ev []Evidence, basis string) {
 // htmlSection is the decision at the top of report.html; html/template
 // escapes every value.
 var htmlSection = template.Must(template.New("decision").Funcs(template.FuncMap{
-	"basis": func(d Decision, f Finding) string { return d.basis(f) },
-	"mark":  func(f Finding, title string) string { return f.mark(title == "Cost") },
-	"why":   func(s string) string { return strings.TrimSuffix(s, ".") },
+	"basis":        func(d Decision, f Finding) string { return d.basis(f) },
+	"settingBasis": func(s Setting) string { return s.basis() },
+	"mark":         func(f Finding, title string) string { return f.mark(title == "Cost") },
+	"why":          func(s string) string { return strings.TrimSuffix(s, ".") },
 	"section": func(d Decision, title string, f []Finding) findingsSection {
 		return findingsSection{D: d, Title: title, F: f}
 	},
@@ -169,7 +178,7 @@ var htmlSection = template.Must(template.New("decision").Funcs(template.FuncMap{
 {{end}}</ul>
 {{end}}{{template "findings" (section . "Stage 1: restrictions" .Restrictions)}}{{template "findings" (section . "Stage 2: reasons" .Reasons)}}<h3>Settings</h3>
 <ul>
-{{range .Settings}}<li><code>{{.Name}}</code> = {{.Value}}: {{why .Why}}.{{if .Evidence}}{{template "evidence" .Evidence}}{{else}} (from the profile's answers){{end}}</li>
+{{range .Settings}}<li><code>{{.Name}}</code> = {{.Value}}: {{why .Why}}.{{if .Evidence}}{{template "evidence" .Evidence}}{{else}} (from {{settingBasis .}}){{end}}</li>
 {{end}}</ul>
 {{template "findings" (section . "Cost" .Cost)}}{{with .Problems}}<h3>Problems</h3>
 <ul>

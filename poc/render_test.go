@@ -144,3 +144,21 @@ func TestEvidenceLink(t *testing.T) {
 		t.Errorf("escaped badly: %s", got)
 	}
 }
+
+// A setting that was not verified or not measured rests on the plan, not
+// on the profile's answers, in both renderings.
+func TestSettingBasis(t *testing.T) {
+	d := Decision{Profile: "p", Verdict: VerdictShareGroup, Settings: []Setting{
+		{Name: "verified at the peak", Value: "not verified", Why: "no sweep"},
+		{Name: "group.share.delivery.count.limit", Value: "5", Why: "the profile's delivery limit"},
+	}}
+	md, page := d.Markdown(), d.HTMLSection()
+	for _, want := range []string{"`verified at the peak` = not verified: no sweep. (from the plan and the profile)", "= 5: the profile's delivery limit. (from the profile's answers)"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("decision.md lacks %q:\n%s", want, md)
+		}
+	}
+	if !strings.Contains(page, "no sweep. (from the plan and the profile)") || !strings.Contains(page, "delivery limit. (from the profile&#39;s answers)") {
+		t.Errorf("the HTML section's bases:\n%s", page)
+	}
+}
