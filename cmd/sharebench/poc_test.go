@@ -86,7 +86,7 @@ func TestPocDryRunAndBudgets(t *testing.T) {
 	for _, c := range []struct{ flag, value, want string }{
 		{"--budget", "30s", "no experiment fits"},
 		{"--budget", "-1m", "--budget -1m0s: expected a duration > 0"},
-		{"--set", "members=3", "--set members=3: a proof of concept's runs come from the profile"},
+		{"--set", "members=3", "--set members: a proof of concept's runs come from the profile"},
 	} {
 		console, code = runConsole(t, os.Environ(), "poc", path, "--provider", "kfake", "--dry-run", c.flag, c.value)
 		if code != ExitUsage || !strings.Contains(console, c.want) {
