@@ -236,8 +236,8 @@ func (d *decider) headOfLine() Finding {
 		f.Says = fmt.Sprintf("Under processing %s a slow record does not block the records behind it in a share group: completion p99 %s ms against the consumer group's %s ms at equal throughput (%.2f×, at most %.2f× needed).",
 			model, num1(sp), num1(cp), ratio(sp, cp), LatencyMargin)
 	default:
-		f.Says = fmt.Sprintf("Under processing %s the share group's completion p99 (%s ms) is not a fifth below the consumer group's (%s ms, %.2f×), so head-of-line blocking does not cost this workload much.",
-			model, num1(sp), num1(cp), ratio(sp, cp))
+		f.Says = fmt.Sprintf("Under processing %s the share group's completion p99 (%s ms) is not at most %.2f× the consumer group's (%s ms, %.2f×), so head-of-line blocking does not cost this workload much.",
+			model, num1(sp), LatencyMargin, num1(cp), ratio(sp, cp))
 	}
 	return f
 }

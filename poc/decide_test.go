@@ -146,7 +146,7 @@ func TestDecide(t *testing.T) {
 				rec("r03-headofline-consumer", "headofline", vocab.ConsumerGroup, 1000, 100),
 				rec("r04-headofline-share", "headofline", vocab.ShareGroup, 1000, 95),
 			}, verdict: VerdictConsumerGroup, headline: "no reason measured: the consumer group with its own tuning is the lower-risk path",
-			says:     []string{"not bound by its partitions", "not a fifth below", "the best consumer-group run of the plan (the settings sweep has none"},
+			says:     []string{"not bound by its partitions", "is not at most 0.80× the consumer group's", "the best consumer-group run of the plan (the settings sweep has none"},
 			settings: []string{"members", "max.poll.records"}},
 		{name: "kfake", plan: planOf("settings_sweep", "partition_cap"), recs: append(sweep(), capPair...), notKafka: true,
 			verdict: VerdictInconclusive, headline: "NOT KAFKA"},
