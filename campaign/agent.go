@@ -3,15 +3,18 @@ package campaign
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sharebench/sharebench/campaign/shard"
 	"github.com/sharebench/sharebench/connection"
 	"github.com/sharebench/sharebench/consumers"
-	"github.com/sharebench/sharebench/internal/retry"
+	"github.com/sharebench/sharebench/destination"
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
@@ -39,6 +42,9 @@ type AgentOptions struct {
 	// message the agent sends is signed with it. "" sends unsigned (a
 	// launcher that carries no tokens).
 	Token string
+	// DestinationDSN is the run's destination database (shard.DSNEnv from
+	// its launcher); "" when the run has no destination: block.
+	DestinationDSN string
 	// tamper, in tests, rewrites every message before it is signed and
 	// sent: an agent that lies (speaks as another shard, claims a clock
 	// offset its pings do not allow).
@@ -50,8 +56,8 @@ type AgentOptions struct {
 const (
 	agentRunTimeout   = 2 * time.Minute  // hello → run
 	agentPongTimeout  = 10 * time.Second // one ping's reply
-	agentStartTimeout = 5 * time.Minute  // ready → start (group formation)
-	agentStopMargin   = 5 * time.Minute  // producers done → stop, beyond the drain timeout
+	agentStartTimeout = 5 * time.Minute  // ready → the producers' end, beyond the drain timeout (a backlog's fill)
+	agentStopMargin   = 5 * time.Minute  // producers done → stop, beyond the drain timeout (formation, the drain)
 	pingRounds        = 12
 	progressEvery     = 500 * time.Millisecond
 )
@@ -101,6 +107,7 @@ type agent struct {
 	conn  clientConn
 	clock *results.Clock // corrected to the coordinator's
 	rec   *results.Recorder
+	sink  *destination.Sink // the run's table, created by the coordinator (nil: no destination)
 }
 
 // send signs (the bus does) and sends one of the agent's messages.
@@ -151,6 +158,12 @@ func (a *agent) run(ctx context.Context) error {
 	if err := a.prepare(*m.Setup); err != nil {
 		return err
 	}
+	if err := a.attachDestination(ctx); err != nil {
+		return err
+	}
+	if a.sink != nil {
+		defer a.sink.Close()
+	}
 	fmt.Fprintf(a.log, "shard %d/%d: run %s on topic %s\n", a.o.Shard, a.o.Shards, a.setup.RunID, a.setup.Topic)
 	offset, unc, pings, err := a.measureOffset(ctx)
 	if err != nil {
@@ -160,7 +173,7 @@ func (a *agent) run(ctx context.Context) error {
 	a.rec = results.NewRecorder(a.clock, a.setup.RunTag, results.NewLedger(a.setup.Producers, a.setup.PerProducer),
 		results.NewSeries(a.setup.SeriesStartNs, a.setup.SeriesSeconds))
 	fmt.Fprintf(a.log, "shard %d: clock offset %+v ± %v (%d pings)\n", a.o.Shard, time.Duration(offset), time.Duration(unc), pings)
-	return a.load(ctx, shard.Msg{Type: shard.TypeReady, Shard: a.o.Shard, OffsetNs: offset, UncertaintyNs: unc, Pings: pings})
+	return a.serve(ctx, shard.Msg{Type: shard.TypeReady, Shard: a.o.Shard, OffsetNs: offset, UncertaintyNs: unc, Pings: pings})
 }
 
 // prepare reads the run's setup.
@@ -175,6 +188,28 @@ func (a *agent) prepare(s shard.Setup) error {
 	var err error
 	a.conn, err = connFrom(a.o.Connection, a.spec)
 	return err
+}
+
+// attachDestination reaches the table the coordinator created for the
+// run, with this shard's part of the connections.
+func (a *agent) attachDestination(ctx context.Context) error {
+	if a.setup.DestinationTable == "" {
+		return nil
+	}
+	if a.spec.Destination == nil {
+		return errors.New("agent: a destination table without a destination: block in the run's spec")
+	}
+	if a.o.DestinationDSN == "" {
+		return fmt.Errorf("agent: the run writes to a destination, and this agent's environment has no %s", shard.DSNEnv)
+	}
+	cfg := sinkConfig(a.spec.Destination, a.o.DestinationDSN, a.setup.DestinationTable, a.setup.Topic)
+	cfg.Connections = a.setup.DestinationConnections
+	sink, err := destination.Attach(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	a.sink = sink
+	return nil
 }
 
 // measureOffset pings the coordinator pingRounds times and estimates the
@@ -201,102 +236,63 @@ func (a *agent) measureOffset(ctx context.Context) (offset, unc int64, n int, er
 	return offset, unc, len(samples), err
 }
 
-// load joins this shard's members (held), reports ready, waits for the
-// start, runs its producers, reports progress, answers drain checks, and
-// on stop writes its results.
-func (a *agent) load(ctx context.Context, ready shard.Msg) error {
+// serve carries out the coordinator's commands on this shard's load (its
+// producers and members, in this process) until stop: it reports ready,
+// then progress every progressEvery, replies to every command, answers
+// drain checks with its ledger marks, and on stop writes its results.
+func (a *agent) serve(ctx context.Context, ready shard.Msg) error {
 	sp := a.spec
 	prods := producer.Indices(sp.Producers, a.o.Shard, a.o.Shards)
 	members := producer.Indices(sp.Members, a.o.Shard, a.o.Shards)
-	cctx, stopConsumers := context.WithCancel(ctx)
-	defer stopConsumers()
-	errc := make(chan error, 1)
-	var fl *consumers.Fleet
-	if len(members) > 0 {
-		ccfg := consumerConfig(sp, a.o.Bootstrap, a.setup.Topic, a.setup.Group)
-		ccfg.Conn, ccfg.TLS, ccfg.Connection = a.conn.noTLS, a.conn.tls, a.conn.conn
-		ccfg.Members, ccfg.IDs, ccfg.Hold = len(members), members, true
-		var err error
-		if fl, err = consumers.Start(cctx, ccfg, a.rec); err != nil {
-			return err
-		}
-		go func() { errc <- fl.Wait() }()
+	ccfg := consumerConfig(sp, a.o.Bootstrap, a.setup.Topic, a.setup.Group)
+	ccfg.Conn, ccfg.TLS, ccfg.Connection = a.conn.noTLS, a.conn.tls, a.conn.conn
+	ccfg.Members, ccfg.IDs, ccfg.OneOfSeveral = len(members), members, true
+	if a.sink != nil {
+		ccfg.Destination = func(ctx context.Context) (consumers.RecordWriter, error) { return a.sink.Writer(ctx) }
 	}
-	progress := func(done bool) *shard.Progress {
-		c := a.rec.Counts()
-		return &shard.Progress{Acked: c.Acked, Delivered: c.Delivered, Completed: c.Completed,
-			ProducersDone: done, Producers: prods, Members: members, Generation: generation(fl)}
+	ld := newLocalLoad(ctx, ccfg, a.rec)
+	defer ld.stopMembers()
+	var prodDone atomic.Bool
+	progress := func() *shard.Progress {
+		return &shard.Progress{Counts: a.rec.Counts(), ProducersDone: prodDone.Load(), Producers: prods, Members: members,
+			Live: ld.Members(), Generation: ld.generation()}
 	}
 	if err := a.send(ctx, ready); err != nil {
 		return err
 	}
 	tick := time.NewTicker(progressEvery)
 	defer tick.Stop()
-	var start shard.Msg
-	deadline := time.NewTimer(agentStartTimeout)
-	defer deadline.Stop()
-	for start.Type != shard.TypeStart {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case err := <-errc:
-			return consumersStopped(ctx, "before the start", err)
-		case <-deadline.C:
-			return fmt.Errorf("agent: no start from the coordinator within %v", agentStartTimeout)
-		case <-tick.C:
-			if err := a.send(ctx, shard.Msg{Type: shard.TypeProgress, Shard: a.o.Shard, Progress: progress(false)}); err != nil {
-				return err
-			}
-		case m := <-a.bus.Msgs():
-			if !m.FromAgent() && m.For(a.o.Shard) {
-				if m.Type != shard.TypeStart {
-					return fmt.Errorf("agent: expected start from the coordinator, got %s", m.Type)
-				}
-				start = m
-			}
-		}
-	}
-	a.rec.SetWindow(results.Window{Start: start.WindowStartNs, End: start.WindowEndNs})
-	// Release the members when the coordinator's single-process run would:
-	// 100 ms before the schedule starts.
-	if !retry.Sleep(ctx, time.Duration(start.StartNs-int64(100*time.Millisecond)-a.clock.Now())) {
-		return ctx.Err()
-	}
-	if fl != nil {
-		fl.Release()
-	}
-	pcfg := producerConfig(sp, a.o.Bootstrap, a.setup.Topic)
-	pcfg.Conn, pcfg.Start, pcfg.Only = a.conn.opts, start.StartNs, prods
+	// Until the producers run, the coordinator forms the group and fills a
+	// backlog; once they end, it drains.
+	wait := time.NewTimer(agentStartTimeout + sp.DrainTimeout)
+	defer wait.Stop()
 	prodc := make(chan error, 1)
-	if len(prods) > 0 {
-		go func() { prodc <- producer.Run(ctx, pcfg, a.rec) }()
-	} else {
-		prodc <- nil
-	}
-	prodDone := false
-	var stopBy <-chan time.Time
+	replies := make(chan shard.Reply, 16)
+	var acts sync.WaitGroup
+	defer acts.Wait()
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case err := <-errc:
-			errc <- err
+		case err := <-ld.exited():
 			return consumersStopped(ctx, "during the run", err)
 		case err := <-prodc:
 			if err != nil {
 				return fmt.Errorf("producers: %w", err)
 			}
-			prodDone = true
-			t := time.NewTimer(sp.DrainTimeout + agentStopMargin)
-			defer t.Stop()
-			stopBy = t.C
-			if err := a.send(ctx, shard.Msg{Type: shard.TypeProgress, Shard: a.o.Shard, Progress: progress(true)}); err != nil {
+			prodDone.Store(true)
+			wait.Reset(sp.DrainTimeout + agentStopMargin)
+			if err := a.send(ctx, shard.Msg{Type: shard.TypeProgress, Shard: a.o.Shard, Progress: progress()}); err != nil {
 				return err
 			}
-		case <-stopBy:
-			return fmt.Errorf("agent: no stop from the coordinator within %v of the producers' end", sp.DrainTimeout+agentStopMargin)
+		case <-wait.C:
+			return fmt.Errorf("agent: the coordinator went quiet: no stop within %v", sp.DrainTimeout+agentStopMargin)
+		case r := <-replies:
+			if err := a.send(ctx, shard.Msg{Type: shard.TypeReply, Shard: a.o.Shard, Reply: &r}); err != nil {
+				return err
+			}
 		case <-tick.C:
-			if err := a.send(ctx, shard.Msg{Type: shard.TypeProgress, Shard: a.o.Shard, Progress: progress(prodDone)}); err != nil {
+			if err := a.send(ctx, shard.Msg{Type: shard.TypeProgress, Shard: a.o.Shard, Progress: progress()}); err != nil {
 				return err
 			}
 		case m := <-a.bus.Msgs():
@@ -304,12 +300,34 @@ func (a *agent) load(ctx context.Context, ready shard.Msg) error {
 				continue
 			}
 			switch m.Type {
+			case shard.TypeMembers:
+				r := shard.Reply{Seq: m.Cmd.Seq}
+				if err := ld.startMembers(ctx, m.Cmd.Hold); err != nil {
+					r.Error = err.Error()
+				}
+				replies <- r
+			case shard.TypeRelease:
+				at, _ := ld.release(ctx)
+				replies <- shard.Reply{Seq: m.Cmd.Seq, AtNs: at}
+			case shard.TypeProduce:
+				a.produce(ctx, ld, *m.Cmd, prods, prodc)
+				replies <- shard.Reply{Seq: m.Cmd.Seq}
+			case shard.TypeAct:
+				acts.Add(1)
+				go func() { // a leave waits for its members: the loop goes on meanwhile
+					defer acts.Done()
+					r := act(ctx, ld, *m.Cmd)
+					select {
+					case replies <- r:
+					case <-ctx.Done():
+					}
+				}()
 			case shard.TypeDrainCheck:
 				if err := a.bus.SendBlob(ctx, a.o.Shard, shard.KindMarks, m.Seq, a.rec.Ledger.Marks().Encode()); err != nil {
 					return err
 				}
 			case shard.TypeStop:
-				return a.finish(ctx, stopConsumers, errc, fl, progress(prodDone))
+				return a.finish(ctx, ld, progress())
 			default:
 				return fmt.Errorf("agent: unexpected %s from the coordinator during the run", m.Type)
 			}
@@ -317,33 +335,73 @@ func (a *agent) load(ctx context.Context, ready shard.Msg) error {
 	}
 }
 
-func generation(fl *consumers.Fleet) int32 {
-	if fl == nil {
-		return 0
+// produce starts this shard's producers as the coordinator's produce
+// command says: the window on its recorder, the schedule's start, the
+// flush and fill bounds. A shard without producers is done at once.
+func (a *agent) produce(ctx context.Context, ld *localLoad, cmd shard.Command, prods []int, done chan<- error) {
+	w := results.Window{Start: cmd.WindowStartNs, End: cmd.WindowEndNs}
+	a.rec.SetWindow(w)
+	if len(prods) == 0 {
+		done <- nil
+		return
 	}
-	return fl.Generation()
+	sz, err := modeSizing(a.spec)
+	if err != nil {
+		done <- err
+		return
+	}
+	pcfg := producerConfig(a.spec, a.o.Bootstrap, a.setup.Topic)
+	pcfg.Conn, pcfg.Start, pcfg.Only, pcfg.Backlog = a.conn.opts, cmd.StartNs, prods, sz.Backlog
+	pcfg.FlushTimeout = time.Duration(cmd.FlushNs)
+	go func() {
+		pctx, cancel := ctx, context.CancelFunc(func() {})
+		if cmd.UntilNs != 0 {
+			pctx, cancel = context.WithTimeout(ctx, time.Duration(cmd.UntilNs-a.clock.Now()))
+		}
+		defer cancel()
+		err := ld.produce(pctx, pcfg, w)
+		if pctx.Err() != nil && ctx.Err() == nil {
+			err = nil // the fill's bound: the coordinator names how much was acknowledged
+		}
+		done <- err
+	}()
+}
+
+// act carries out one act command on this shard's members.
+func act(ctx context.Context, ld *localLoad, cmd shard.Command) shard.Reply {
+	r := shard.Reply{Seq: cmd.Seq}
+	var err error
+	switch cmd.Action {
+	case shard.ActJoin:
+		r.IDs, err = ld.joinIDs(cmd.IDs)
+	case shard.ActLeave:
+		r.IDs, err = ld.Leave(ctx, cmd.N)
+	case shard.ActCrash:
+		r.IDs, err = ld.Crash(ctx, cmd.N)
+	case shard.ActSlow:
+		ld.SlowDown(cmd.Factor, time.Duration(cmd.DurationNs))
+	}
+	if err != nil {
+		r.Error = err.Error()
+	}
+	return r
 }
 
 // finish stops the members, exports the recorder and writes it to the
 // results topic, then reports done with its final figures.
-func (a *agent) finish(ctx context.Context, stopConsumers context.CancelFunc, errc chan error, fl *consumers.Fleet, p *shard.Progress) error {
-	stopConsumers()
-	cs := consumers.NewClientStats()
-	if fl != nil {
-		if err := waitConsumers(errc, nil); err != nil {
-			p.Errors = append(p.Errors, fmt.Sprintf("shard %d: %v", a.o.Shard, err))
-		}
-		cs = fl.ClientStats()
+func (a *agent) finish(ctx context.Context, ld *localLoad, p *shard.Progress) error {
+	cerrs, _ := ld.stop(ctx, nil)
+	for _, err := range cerrs {
+		p.Errors = append(p.Errors, fmt.Sprintf("shard %d: %v", a.o.Shard, err))
 	}
-	csData, err := cs.Encode()
+	csData, err := ld.clientStats().Encode()
 	if err != nil {
 		return err
 	}
 	if err := a.bus.SendBlob(ctx, a.o.Shard, shard.KindClient, 0, csData); err != nil {
 		return err
 	}
-	c := a.rec.Counts()
-	p.Acked, p.Delivered, p.Completed = c.Acked, c.Delivered, c.Completed
+	p.Counts = a.rec.Counts()
 	exp, err := a.rec.Export()
 	if err != nil {
 		return fmt.Errorf("agent: export: %w", err)
@@ -357,6 +415,6 @@ func (a *agent) finish(ctx context.Context, stopConsumers context.CancelFunc, er
 		return err
 	}
 	p.CPUSec, p.MaxRSSBytes = selfUsage()
-	fmt.Fprintf(a.log, "shard %d: done: %d acked, %d completed, %d bytes of results\n", a.o.Shard, p.Acked, p.Completed, len(data))
+	fmt.Fprintf(a.log, "shard %d: done: %d acked, %d completed, %d bytes of results\n", a.o.Shard, p.Counts.Acked, p.Counts.Completed, len(data))
 	return a.send(ctx, shard.Msg{Type: shard.TypeDone, Shard: a.o.Shard, Progress: p})
 }

@@ -193,8 +193,7 @@ func (s *runSetup) openSink(ctx context.Context) (func(), error) {
 	if len(table) > 63 {
 		table = table[:63]
 	}
-	sink, err := destination.Open(ctx, destination.Config{DSN: server.dsn, Table: table, Topic: s.topic, Key: destination.Key(d.Key),
-		Idempotent: d.Idempotent, BatchSize: d.BatchSize, BatchWait: d.BatchWait, Pool: d.Pool, Connections: d.Connections})
+	sink, err := destination.Open(ctx, sinkConfig(d, server.dsn, table, s.topic))
 	if err != nil {
 		stopServer()
 		return nil, err
@@ -210,6 +209,13 @@ func (s *runSetup) openSink(ctx context.Context) (func(), error) {
 		sink.Close()
 		stopServer()
 	}, nil
+}
+
+// sinkConfig is the destination package's view of a run's destination:
+// block, writing into table.
+func sinkConfig(d *scenarios.Destination, dsn, table, topic string) destination.Config {
+	return destination.Config{DSN: dsn, Table: table, Topic: topic, Key: destination.Key(d.Key),
+		Idempotent: d.Idempotent, BatchSize: d.BatchSize, BatchWait: d.BatchWait, Pool: d.Pool, Connections: d.Connections}
 }
 
 // destinationWriter opens a member's writer (consumers.Config.Destination).

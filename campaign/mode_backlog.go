@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/sharebench/sharebench/collectors"
-	"github.com/sharebench/sharebench/consumers"
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
@@ -19,7 +18,7 @@ import (
 type backlogMode struct{}
 
 func (backlogMode) run(ctx context.Context, rn runner, s scenarios.RunSpec, runID string) (*Measured, error) {
-	return rn.single(ctx, s, runID, fillThenDrain)
+	return rn.phases(ctx, s, runID, fillThenDrain)
 }
 
 // fillThenDrain is the backlog mode's load. The members join with
@@ -27,7 +26,7 @@ func (backlogMode) run(ctx context.Context, rn runner, s scenarios.RunSpec, runI
 // window) runs from their release to the last completion or archive, so
 // group formation is not part of it.
 func fillThenDrain(ctx context.Context, r *run, pcfg producer.Config) error {
-	s, rc, f := r.setup, r.rc, r.fleet
+	s, rc, ld := r.setup, r.rc, r.ld
 	if formsOnEmptyTopic(s.spec) {
 		return formThenFill(ctx, r, pcfg)
 	}
@@ -42,8 +41,6 @@ func fillThenDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	if err := fill(ctx, r, pcfg); err != nil {
 		return err
 	}
-	cctx, stopConsumers := context.WithCancel(ctx)
-	defer stopConsumers()
 	rc.cpu = &cpuWindow{pids: s.cl.PIDs, done: make(chan struct{})}
 	defer func() {
 		select {
@@ -52,22 +49,23 @@ func fillThenDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 			close(rc.cpu.done)
 		}
 	}()
-	s.progress.phase(PhaseDrain, groupReadyTimeout+s.spec.DrainTimeout, rc.rec) // formation, then the drain
-	ccfg := s.consumerConfig()
-	ccfg.Hold = true
-	fl, err := consumers.Start(cctx, ccfg, rc.rec)
-	if err != nil {
+	s.progress.phase(PhaseDrain, groupReadyTimeout+s.spec.DrainTimeout, ld.counts) // formation, then the drain
+	if err := ld.startMembers(ctx, true); err != nil {
 		return err
 	}
-	f.fl = fl
-	go func() { f.errc <- fl.Wait() }()
-	if r.times.form, err = s.formGroup(ctx, f.errc, fl.Generation); err != nil {
+	var err error
+	if r.times.form, err = s.formGroup(ctx, ld.exited(), ld.generation); err != nil {
 		return err
 	}
 	rc.cpu.start = collectors.ReadCPU(rc.cpu.pids())
-	released := fl.Release()
+	released, err := ld.release(ctx)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(s.log, "  %s: draining the backlog (timeout %v)\n", s.id, s.spec.DrainTimeout)
-	drainFrom(ctx, r, stopConsumers, released)
+	if err := drainFrom(ctx, r, released); err != nil {
+		return err
+	}
 	fmt.Fprintf(s.log, "  %s: drained in %.2fs (release of the formed group → last completion)\n", s.id, r.times.drain)
 	return nil
 }
@@ -85,16 +83,16 @@ func formsOnEmptyTopic(s scenarios.RunSpec) bool { return s.Client.Runner() }
 // the backlog was acknowledged; an interrupted fill is the interruption
 // (context.Canceled), never a short backlog handed on to the consumers.
 func fill(ctx context.Context, r *run, pcfg producer.Config) error {
-	s, rc := r.setup, r.rc
+	s, rc, ld := r.setup, r.rc, r.ld
 	bound := s.spec.DrainTimeout
 	fmt.Fprintf(s.log, "  %s: filling a backlog of %d records (bounded by drain_timeout %v)\n", s.id, s.spec.BacklogRecords, bound)
-	s.progress.phase(PhaseFill, bound, rc.rec)
+	s.progress.phase(PhaseFill, bound, ld.counts)
 	fctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	pcfg.FlushTimeout = min(flushOrDefault(pcfg.FlushTimeout), bound)
-	err := producer.Run(fctx, pcfg, rc.rec)
+	err := ld.produce(fctx, pcfg, results.Window{Start: rc.start, End: math.MaxInt64})
 	r.times.fill = float64(rc.clock.Now()-rc.start) / 1e9
-	acked := rc.rec.Counts().Acked
+	acked := ld.counts().Acked
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
@@ -127,20 +125,16 @@ func fill(ctx context.Context, r *run, pcfg producer.Config) error {
 // fill: the drain includes the fill only where the fill is slower than the
 // consumers (docs/java-client.md, "Backlog drains"; docs/librdkafka-client.md).
 func formThenFill(ctx context.Context, r *run, pcfg producer.Config) error {
-	s, rc, f := r.setup, r.rc, r.fleet
-	cctx, stopConsumers := context.WithCancel(ctx)
-	defer stopConsumers()
-	s.progress.phase(PhaseSetup, groupReadyTimeout, rc.rec)
-	fl, err := consumers.Start(cctx, s.consumerConfig(), rc.rec)
-	if err != nil {
+	s, rc, ld := r.setup, r.rc, r.ld
+	s.progress.phase(PhaseSetup, groupReadyTimeout, ld.counts)
+	if err := ld.startMembers(ctx, false); err != nil {
 		return err
 	}
-	f.fl = fl
-	go func() { f.errc <- fl.Wait() }()
-	if r.times.form, err = s.formGroup(ctx, f.errc, fl.Generation); err != nil {
+	var err error
+	if r.times.form, err = s.formGroup(ctx, ld.exited(), ld.generation); err != nil {
 		return err
 	}
-	if n := rc.rec.Counts().Delivered; n != 0 {
+	if n := ld.counts().Delivered; n != 0 {
 		return fmt.Errorf("%s members were handed %d records while the group formed on the empty topic", s.spec.Client, n)
 	}
 	rc.start = rc.clock.Now()
@@ -161,9 +155,11 @@ func formThenFill(ctx context.Context, r *run, pcfg producer.Config) error {
 	if err := fill(ctx, r, pcfg); err != nil {
 		return err
 	}
-	s.progress.phase(PhaseDrain, s.spec.DrainTimeout, rc.rec)
+	s.progress.phase(PhaseDrain, s.spec.DrainTimeout, ld.counts)
 	fmt.Fprintf(s.log, "  %s: backlog filled; draining (timeout %v)\n", s.id, s.spec.DrainTimeout)
-	drainFrom(ctx, r, stopConsumers, rc.start)
+	if err := drainFrom(ctx, r, rc.start); err != nil {
+		return err
+	}
 	fmt.Fprintf(s.log, "  %s: drained in %.2fs (fill start, group formed on the empty topic → last completion)\n", s.id, r.times.drain)
 	return nil
 }
@@ -180,16 +176,19 @@ func flushOrDefault(d time.Duration) time.Duration {
 // starts: it watches for stalls, drains and stops the consumers, closes the
 // CPU window, and makes the window start (Clock ns) → the last completion
 // or archive the drain's measured window.
-func drainFrom(ctx context.Context, r *run, stopConsumers context.CancelFunc, start int64) {
-	s, rc, f := r.setup, r.rc, r.fleet
+func drainFrom(ctx context.Context, r *run, start int64) error {
+	rc := r.rc
 	r.watchStalls(ctx)
-	drainThenStop(ctx, s, rc, f, stopConsumers)
+	if _, err := drainThenStop(ctx, r); err != nil {
+		return err
+	}
 	rc.cpu.end = collectors.ReadCPU(rc.cpu.pids())
 	close(rc.cpu.done)
 	last := rc.clock.Now()
-	if _, l, ok := rc.rec.Span(); ok {
+	if _, l, ok := rc.rec.Span(); ok { // every shard's results are in by now
 		last = l
 	}
 	rc.window = results.Window{Start: start, End: max(last, start+int64(time.Millisecond))}
 	r.times.drain = rc.window.Seconds()
+	return nil
 }

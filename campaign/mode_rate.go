@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sharebench/sharebench/consumers"
 	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/internal/retry"
 	"github.com/sharebench/sharebench/producer"
@@ -14,22 +13,16 @@ import (
 )
 
 // rateMode runs load_mode rate: the consumers join, the producers send the
-// open-loop schedule (warm-up + window), then the consumers drain. A run
-// with shards > 1 is split over agents (sharded.go).
+// open-loop schedule (warm-up + window), then the consumers drain.
 type rateMode struct{}
 
 func (rateMode) run(ctx context.Context, rn runner, s scenarios.RunSpec, runID string) (*Measured, error) {
-	if s.ShardCount() > 1 {
-		return rn.sharded(ctx, s, runID)
-	}
-	return rn.single(ctx, s, runID, produceAndDrain)
+	return rn.phases(ctx, s, runID, produceAndDrain)
 }
 
 // produceAndDrain is the rate mode's load.
 func produceAndDrain(ctx context.Context, r *run, pcfg producer.Config) error {
-	s, rc, f := r.setup, r.rc, r.fleet
-	cctx, stopConsumers := context.WithCancel(ctx)
-	defer stopConsumers()
+	s, rc, f, ld := r.setup, r.rc, r.fleet, r.ld
 	po, settled, err := s.produceOnlySettled(ctx) // produceonly.go: before any consumer, so producing is all the brokers do
 	if err != nil {
 		return err
@@ -38,30 +31,28 @@ func produceAndDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	if settled != nil {
 		r.times.settle = append(r.times.settle, *settled)
 	}
-	ccfg := s.consumerConfig()
-	ccfg.Hold = true // the group forms before the warm-up starts
-	fl, err := consumers.Start(cctx, ccfg, rc.rec)
-	if err != nil {
+	// The group forms before the warm-up starts.
+	if err := ld.startMembers(ctx, true); err != nil {
 		return err
 	}
-	f.fl = fl
-	go func() { f.errc <- fl.Wait() }()
-	if r.times.form, err = s.formGroup(ctx, f.errc, fl.Generation); err != nil {
+	if r.times.form, err = s.formGroup(ctx, ld.exited(), ld.generation); err != nil {
 		return err
 	}
-	fl.Release()
-	openWindow(ctx, s, rc, &pcfg)
+	if _, err := ld.release(ctx); err != nil {
+		return err
+	}
+	openWindow(ctx, s, rc, ld, &pcfg)
 	if !s.spec.ChangesMembers() {
 		r.watchStalls(ctx) // with events or a scaler, from the drain on (below): an event's pause is no stall
 	}
 	if len(s.spec.Events) > 0 {
-		f.events = &eventRunner{events: s.spec.Events, fleet: fl, clock: rc.clock, log: s.log,
+		f.events = &eventRunner{events: s.spec.Events, fleet: ld, clock: rc.clock, log: s.log,
 			faults: func() (infra.Faults, error) { return infra.FaultsOf(s.cl) }, broker: s.resolveBroker}
 		f.events.start(ctx, rc.window.Start)
 		defer f.stopEvents() // on every path: no broker stays paused or cut off
 	}
 	if s.spec.Autoscale != nil {
-		if f.scaler, err = newScaler(s.spec, fl, rc.lag, rc.rec, rc.clock, s.log); err != nil {
+		if f.scaler, err = newScaler(s.spec, ld, rc.lag, ld.counts, rc.clock, s.log); err != nil {
 			return err
 		}
 		f.scaler.run(ctx, rc.window.Start)
@@ -69,7 +60,7 @@ func produceAndDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	}
 	defer rc.scraper.Stop()
 	defer rc.lag.Stop()
-	if err := producer.Run(ctx, pcfg, rc.rec); err != nil {
+	if err := ld.produce(ctx, pcfg, rc.window); err != nil {
 		return fmt.Errorf("producers: %w", err)
 	}
 	f.stopEvents() // before the drain: timed faults are undone first
@@ -77,9 +68,11 @@ func produceAndDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	if f.stall == nil {
 		r.watchStalls(ctx)
 	}
-	s.progress.phase(PhaseDrain, s.spec.DrainTimeout, rc.rec)
+	s.progress.phase(PhaseDrain, s.spec.DrainTimeout, ld.counts)
 	fmt.Fprintf(s.log, "  %s: producers done; draining (timeout %v)\n", s.id, s.spec.DrainTimeout)
-	r.times.drain = drainThenStop(ctx, s, rc, f, stopConsumers)
+	if r.times.drain, err = drainThenStop(ctx, r); err != nil {
+		return err
+	}
 	if f.events != nil {
 		if err := f.events.restartKilled(ctx); err != nil {
 			f.errs = append(f.errs, err.Error())
@@ -102,16 +95,11 @@ func (f *fleet) stopScaler() {
 	}
 }
 
-// openWindow fixes the schedule start and the measurement window and starts
-// the samplers that watch it.
-func openWindow(ctx context.Context, s *runSetup, rc *recording, pcfg *producer.Config) {
-	openWindowAt(ctx, s, rc, pcfg, rc.clock.Now()+int64(100*time.Millisecond))
-}
-
-// openWindowAt is openWindow with the schedule starting at start (Clock
-// ns): a sharded run's start instant, announced to its agents ahead.
-func openWindowAt(ctx context.Context, s *runSetup, rc *recording, pcfg *producer.Config, start int64) {
+// openWindow fixes the schedule start (the load's lead ahead of now) and
+// the measurement window and starts the samplers that watch it.
+func openWindow(ctx context.Context, s *runSetup, rc *recording, ld load, pcfg *producer.Config) {
 	sp := s.spec
+	start := rc.clock.Now() + int64(ld.lead())
 	rc.start = start
 	rc.window = results.Window{Start: rc.start + int64(sp.Warmup), End: rc.start + int64(sp.Warmup+sp.Duration)}
 	rc.rec.SetWindow(rc.window)
@@ -122,10 +110,10 @@ func openWindowAt(ctx context.Context, s *runSetup, rc *recording, pcfg *produce
 	} else {
 		fmt.Fprintf(s.log, "  %s: producing %.0f records/s for %v warm-up + %v measurement\n", s.id, sp.Rate, sp.Warmup, sp.Duration)
 	}
-	s.progress.phase(PhaseWarmup, sp.Warmup+time.Duration(start-rc.clock.Now()), rc.rec)
+	s.progress.phase(PhaseWarmup, sp.Warmup+time.Duration(start-rc.clock.Now()), ld.counts)
 	go func() {
 		if retry.Sleep(ctx, time.Duration(rc.window.Start-rc.clock.Now())) {
-			s.progress.phase(PhaseMeasure, sp.Duration, rc.rec)
+			s.progress.phase(PhaseMeasure, sp.Duration, ld.counts)
 		}
 	}()
 	rc.cpu = &cpuWindow{pids: s.cl.PIDs, done: make(chan struct{})}

@@ -57,10 +57,6 @@ type runProgress struct {
 	id        string
 }
 
-func (p runProgress) phase(name Phase, planned time.Duration, rec *results.Recorder) {
-	info := PhaseInfo{Run: p.run, Runs: p.recs, RunID: p.id, Name: name, Planned: planned}
-	if rec != nil {
-		info.Counts = rec.Counts
-	}
-	p.p.Phase(info)
+func (p runProgress) phase(name Phase, planned time.Duration, counts func() results.Counts) {
+	p.p.Phase(PhaseInfo{Run: p.run, Runs: p.recs, RunID: p.id, Name: name, Planned: planned, Counts: counts})
 }

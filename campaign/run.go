@@ -75,19 +75,23 @@ func (rn runner) runOne(ctx context.Context, spec scenarios.RunSpec, runID strin
 	return mode.run(ctx, rn, spec, runID)
 }
 
-// loadFunc is the part of a single run that differs by load mode: it
-// starts the consumers and the producers, fixes the measurement window and
-// drains.
+// loadFunc is the part of a run that differs by load mode: it starts the
+// consumers and the producers, fixes the measurement window and drains.
 type loadFunc func(ctx context.Context, r *run, pcfg producer.Config) error
 
-// single runs the phases every single run shares (setup, recording, the
-// mode's load, the record) on a fresh topic and group.
-func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID string, load loadFunc) (*Measured, error) {
+// phases runs the phases every run shares, at any scale: setup (topic,
+// group, destination table), recording, the load (in this process, or on
+// the agents of a run with shards > 1: newLoad), the mode's part, then the
+// reconciliations and the record.
+func (rn runner) phases(ctx context.Context, spec scenarios.RunSpec, runID string, mode loadFunc) (*Measured, error) {
 	s, err := newRunSetup(rn, spec, runID)
 	if err != nil {
 		return nil, err
 	}
 	defer s.adm.close()
+	if err := s.checkShards(); err != nil { // sharded.go: before anything is created
+		return nil, err
+	}
 	if risk, batch := spec.LockExpiryRisk(); risk {
 		fmt.Fprintf(s.log, "  %s: warning: lock expiry predicted: %d records per acquisition × %v ÷ %d workers = %v "+
 			"exceeds the %v record lock; records will be delivered again while processed (lower max_poll_records, "+
@@ -122,15 +126,20 @@ func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID strin
 	}
 	rc.procs.Start(ctx)
 	defer rc.procs.Stop()
+	ld, closeLoad, err := s.newLoad(ctx, rc)
+	if err != nil {
+		return nil, err
+	}
+	defer closeLoad()
 	if s.metrics != nil {
 		s.metrics.Begin(collectors.LiveRun{RunID: runID, ConsumerType: string(spec.ConsumerType), OfferedPerSec: spec.Rate,
 			Recorder: rc.rec, Warmup: spec.Warmup})
 		defer s.metrics.End()
 	}
-	r := &run{setup: s, rc: rc, fleet: &fleet{errc: make(chan error, 1)}}
+	r := &run{setup: s, rc: rc, ld: ld, fleet: &fleet{}}
 	r.times.settle = settled
 	defer r.fleet.endStallWatch() // on every path: the watch's goroutine ends with the run
-	if err := load(ctx, r, pcfg); err != nil {
+	if err := mode(ctx, r, pcfg); err != nil {
 		return nil, err
 	}
 	if ctx.Err() != nil {
@@ -139,7 +148,22 @@ func (rn runner) single(ctx context.Context, spec scenarios.RunSpec, runID strin
 	r.reconcileDeadLetters(ctx) // deadletter.go
 	r.reconcileDestination(ctx) // destination.go
 	r.checkUndelivered(ctx)     // undelivered.go: lost or still deliverable
-	return r.measured(nil), nil
+	m := r.measured()
+	if sh := m.Record.Shards; sh != nil {
+		fmt.Fprintf(s.log, "  %s: sharded over %d agents (%s); largest clock uncertainty ±%.1f ms\n",
+			s.id, sh.Count, sh.Launcher, sh.MaxUncertaintyMs)
+	}
+	return m, nil
+}
+
+// newLoad is where the run's producers and members run: this process, or
+// the agents of a run with shards > 1 (sharded.go).
+func (s *runSetup) newLoad(ctx context.Context, rc *recording) (load, func(), error) {
+	if s.spec.ShardCount() > 1 {
+		return s.shardedLoad(ctx, rc)
+	}
+	l := newLocalLoad(ctx, s.consumerConfig(), rc.rec)
+	return l, l.stopMembers, nil
 }
 
 // predictedCeiling is the run's ceiling before it runs: the predicted
@@ -157,12 +181,14 @@ func predictedCeiling(s scenarios.RunSpec) runs.Ceiling {
 	})
 }
 
-// run is one single run in progress, by phase: setup (what and where),
-// recording (the recorder and its samplers), fleet (the consumers and the
-// events) and the phase lengths.
+// run is one run in progress, by phase: setup (what and where), recording
+// (the recorder and its samplers), its load (producers and members, in
+// this process or on agents), fleet (the events, the scaler and what they
+// did) and the phase lengths.
 type run struct {
 	setup *runSetup
 	rc    *recording
+	ld    load // where its producers and members run
 	fleet *fleet
 	times phaseTimes
 }
@@ -199,14 +225,9 @@ type recording struct {
 	window  results.Window
 }
 
-// fleet is the consumer fleet's side of a run: its exit, the event runner
-// and what the events did, the drain's outcome and the run's errors.
+// fleet is the consumer fleet's side of a run: the event runner and what
+// the events did, the scaler, the drain's outcome and the run's errors.
 type fleet struct {
-	fl *consumers.Fleet // nil until started
-	// merged are a sharded run's client statistics, added up from its
-	// agents' (fl is nil then).
-	merged consumers.ClientStats
-	errc   chan error // the consumers' exit
 	events *eventRunner
 	fired  []runs.Event
 	// scaler is the run's autoscaler (nil without autoscale:); scalerLog
@@ -228,7 +249,7 @@ type fleet struct {
 
 // watchStalls starts the stall watch over the run's consumers.
 func (r *run) watchStalls(ctx context.Context) {
-	r.fleet.stall = newStallWatch(r.setup, r.rc, r.fleet.fl)
+	r.fleet.stall = newStallWatch(r.setup, r.rc, r.ld)
 	r.fleet.stall.start(ctx)
 }
 
@@ -320,24 +341,6 @@ func (rc *recording) startSamplers(ctx context.Context, s *runSetup) {
 	}
 }
 
-// drainThenStop waits for the consumers to finish every record (or the
-// drain timeout), stops them, takes the samplers' final readings and
-// returns the drain's length in seconds.
-func drainThenStop(ctx context.Context, s *runSetup, rc *recording, f *fleet, stopConsumers context.CancelFunc) float64 {
-	producedAt := time.Now()
-	f.drainErr = drain(ctx, rc.rec.Ledger, s.spec.DrainTimeout, f.errc, f.stall.stalled)
-	f.endStallWatch()
-	drainSec := time.Since(producedAt).Seconds()
-	stopConsumers()
-	if cerr := waitConsumers(f.errc, f.drainErr); cerr != nil {
-		f.noteConsumerErr(cerr)
-	}
-	rc.lag.Stop()
-	rc.scraper.Stop() // a final scrape: the consumers' last acknowledgements are in
-	rc.procs.Stop()
-	return drainSec
-}
-
 var (
 	errDrainTimeout = errors.New("drain timed out")
 	errStalled      = errors.New("drain stopped: the run stalled")
@@ -346,13 +349,16 @@ var (
 // drain waits until every acknowledged record is completed or archived, the
 // consumers fail, the run stalls (stalled reports true: its evidence is
 // taken) or the timeout passes.
-func drain(ctx context.Context, ledger *results.Ledger, timeout time.Duration, consumerErr chan error, stalled func() bool) error {
+func drain(ctx context.Context, ld load, timeout time.Duration, stalled func() bool) error {
 	deadline := time.Now().Add(timeout)
-	tick := time.NewTicker(250 * time.Millisecond)
+	tick := time.NewTicker(drainCheckEvery)
 	defer tick.Stop()
 	for {
-		a := ledger.Audit()
-		if a.CompletedOnce+a.Duplicates+a.Archived >= a.Produced {
+		n, err := ld.unfinished(ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
 			return nil
 		}
 		if stalled() {
@@ -364,13 +370,16 @@ func drain(ctx context.Context, ledger *results.Ledger, timeout time.Duration, c
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case err := <-consumerErr:
-			consumerErr <- err // keep it for waitConsumers
+		case err := <-ld.exited():
+			ld.exited() <- err // keep it for stop
 			return consumersStopped(ctx, "during drain", err)
 		case <-tick.C:
 		}
 	}
 }
+
+// drainCheckEvery is the drain's poll interval (drain_s's resolution).
+const drainCheckEvery = 250 * time.Millisecond
 
 func waitConsumers(consumerErr chan error, drainErr error) error {
 	select {

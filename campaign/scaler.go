@@ -65,7 +65,7 @@ func policy(s scenarios.RunSpec) autoscale.Policy {
 }
 
 // newScaler checks the policy and prints it with rule 3's cap.
-func newScaler(s scenarios.RunSpec, fl scaleFleet, lag *collectors.LagSampler, rec *results.Recorder, clock *results.Clock, log io.Writer) (*scaler, error) {
+func newScaler(s scenarios.RunSpec, fl scaleFleet, lag *collectors.LagSampler, counts func() results.Counts, clock *results.Clock, log io.Writer) (*scaler, error) {
 	rule, err := autoscale.New(policy(s))
 	if err != nil {
 		return nil, fmt.Errorf("autoscale: %w", err)
@@ -73,7 +73,7 @@ func newScaler(s scenarios.RunSpec, fl scaleFleet, lag *collectors.LagSampler, r
 	c, a := s.AutoscaleCap(), s.Autoscale
 	fmt.Fprintf(log, "  autoscale: %s, replicas %d..%d (max %d, rule 3 cap %d: %s), window %v, out after %v, in after %v (≤ %s per replica), cooldown %v, step %d, poll %v\n",
 		signalText(a), a.Min, s.AutoscaleMax(), a.Max, c.Replicas, c.Why, a.Window, a.OutAfter, a.InAfter, num(a.InBelow), a.Cooldown, a.Step, a.Poll)
-	sc := &scaler{spec: s, rule: rule, fleet: fl, lag: lag.Latest, counts: rec.Counts, clock: clock, log: log, latency: heldTime}
+	sc := &scaler{spec: s, rule: rule, fleet: fl, lag: lag.Latest, counts: counts, clock: clock, log: log, latency: heldTime}
 	if s.Destination != nil {
 		sc.latency = destinationWriteTime
 	}

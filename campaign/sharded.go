@@ -5,11 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -26,14 +29,15 @@ import (
 // bounded and names the shards that missed it.
 const (
 	helloTimeout   = 2 * time.Minute // agents started → every hello (Kubernetes pulls images)
-	readyTimeout   = time.Minute     // run sent → every ready (pings, members joined)
-	startLead      = 500 * time.Millisecond
+	readyTimeout   = time.Minute     // run sent → every ready (clock pings)
+	commandTimeout = 2 * time.Minute // a command → every reply (members: a runner's JVM starts)
+	shardedLead    = 500 * time.Millisecond
 	resultsTimeout = 2 * time.Minute // stop → every shard's results and done
 	exitTimeout    = 30 * time.Second
 	drainCheckWait = 30 * time.Second // drain_check → every shard's marks
-	// drainCheckEvery is the pause between drain checks: the single run's
-	// drain poll interval, so drain_s has the same resolution.
-	drainCheckEvery = 250 * time.Millisecond
+	// produceMargin bounds the producers' end beyond the schedule: their
+	// flush and the progress message that says so.
+	produceMargin = time.Minute
 )
 
 // ScenarioHash is the sha256 of a scenario file with its secrets masked
@@ -50,6 +54,34 @@ func ScenarioHash(path string) (string, error) {
 	}
 	sum := sha256.Sum256(redact.Bytes(b))
 	return hex.EncodeToString(sum[:]), nil
+}
+
+// checkShards refuses, before anything is created, a sharded run its
+// agents cannot carry out: each refusal is physical, and says why.
+func (s *runSetup) checkShards() error {
+	spec := s.spec
+	if spec.ShardCount() <= 1 {
+		return nil
+	}
+	n := spec.ShardCount()
+	if s.shards.Launcher == nil {
+		return fmt.Errorf("shards %d: no agent launcher (sharebench run --distribute local or k8s)", n)
+	}
+	if s.conn.conn.Secured() && s.shards.ConnectionFile == "" {
+		return fmt.Errorf("shards %d: the cluster's connection (%s) must reach the agents as a file: give it with --connection FILE",
+			n, s.conn.conn.Describe())
+	}
+	if err := runnerAgents(spec, s.shards.Launcher.Name()); err != nil {
+		return err
+	}
+	if spec.Destination != nil {
+		if dc, ok := s.shards.Launcher.(shard.DSNCarrier); !ok || !dc.CarriesDSN() {
+			return fmt.Errorf("shards %d with destination: agents launched by %s are not handed the destination's dsn "+
+				"(it holds a password, and their pods get no Secret from the coordinator; an embedded server on this host "+
+				"is out of their reach); use --distribute local", n, s.shards.Launcher.Name())
+		}
+	}
+	return nil
 }
 
 // runnerAgents refuses a sharded run whose client runner (java,
@@ -69,97 +101,157 @@ func runnerAgents(spec scenarios.RunSpec, launcher string) error {
 		"binary only); use --distribute local or client franz-go", spec.ShardCount(), spec.Client, launcher, needs)
 }
 
-// sharded runs spec split over spec.Shards agents (docs/distributed-runs.md):
-// the coordinator sets up the topic and group as for a single run, starts
-// the agents through the launcher, forms the group from the broker's side,
-// announces the start, follows the progress, checks the drain on the union
-// of the agents' ledgers, collects every shard's results and absorbs them
-// into its own recorder, from which the record is made as for a single run.
-func (rn runner) sharded(ctx context.Context, spec scenarios.RunSpec, runID string) (*Measured, error) {
-	if rn.shards.Launcher == nil {
-		return nil, fmt.Errorf("shards %d: no agent launcher (sharebench run --distribute local or k8s)", spec.ShardCount())
+// shardedLoad starts the run's agents through the launcher
+// (docs/distributed-runs.md): the control and results topics, the
+// agents, their hello, the run's setup, their clock offsets. The returned
+// load spreads the run's phases over them; close stops them and drops the
+// topics.
+func (s *runSetup) shardedLoad(ctx context.Context, rc *recording) (_ load, closeLoad func(), err error) {
+	var undo []func()
+	closeLoad = func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
 	}
-	s, err := newRunSetup(rn, spec, runID)
-	if err != nil {
-		return nil, err
-	}
-	defer s.adm.close()
-	if s.conn.conn.Secured() && rn.shards.ConnectionFile == "" {
-		return nil, fmt.Errorf("shards %d: the cluster's connection (%s) must reach the agents as a file: give it with --connection FILE",
-			spec.ShardCount(), s.conn.conn.Describe())
-	}
-	if err := runnerAgents(spec, rn.shards.Launcher.Name()); err != nil {
-		return nil, err
-	}
+	defer func() {
+		if err != nil {
+			closeLoad()
+		}
+	}()
+	spec, n := s.spec, s.spec.ShardCount()
 	// Local agents share this host's cache: build the Java runner once,
-	// here, rather than in every agent within its ready bound (checkClients
+	// here, rather than in every agent within its reply bound (checkClients
 	// installed the librdkafka runner before the campaign started).
 	if spec.Client == consumers.ClientJava {
 		if _, err := consumers.JavaRunnerDir(ctx, spec.KafkaVersion, s.log); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	s.progress.phase(PhaseSetup, groupReadyTimeout, nil)
-	if err := s.createTopicAndGroup(ctx); err != nil {
-		return nil, err
-	}
 	cleanup := context.WithoutCancel(ctx)
-	defer s.dropTopic(cleanup, s.topic)
-	defer s.deleteDeadLetterTopic(cleanup)
 	control, resultsTopic := s.topic+"-control", s.topic+"-results"
 	for _, t := range []string{control, resultsTopic} {
 		if err := s.adm.createTopic(ctx, t, 1, min(s.cl.Nodes(), 3)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		defer s.dropTopic(cleanup, t)
+		undo = append(undo, func() { s.dropTopic(cleanup, t) })
 	}
 	bus, err := shard.NewBus(ctx, s.cl.Bootstrap(), control, resultsTopic, s.conn.opts...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer bus.Close()
-	n := spec.ShardCount()
+	undo = append(undo, bus.Close)
 	var tokens []string // one per shard, when the launcher hands each agent its own
-	if tc, ok := rn.shards.Launcher.(shard.TokenCarrier); ok && tc.CarriesTokens() {
+	if tc, ok := s.shards.Launcher.(shard.TokenCarrier); ok && tc.CarriesTokens() {
 		for range n {
 			t, err := shard.NewToken()
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			tokens = append(tokens, t)
 		}
 	}
-	fmt.Fprintf(s.log, "  %s: starting %d agents (%s)\n", runID, n, rn.shards.Launcher.Name())
-	agents, err := rn.shards.Launcher.Start(ctx, shard.AgentArgs{Bootstrap: s.cl.Bootstrap(), ControlTopic: control,
-		ResultsTopic: resultsTopic, Shards: n, ConnectionFile: rn.shards.ConnectionFile,
-		ScenarioFile: rn.shards.ScenarioFile, Campaign: runID, Tokens: tokens})
-	if err != nil {
-		return nil, fmt.Errorf("start agents: %w", err)
+	args := shard.AgentArgs{Bootstrap: s.cl.Bootstrap(), ControlTopic: control, ResultsTopic: resultsTopic, Shards: n,
+		ConnectionFile: s.shards.ConnectionFile, ScenarioFile: s.shards.ScenarioFile, Campaign: s.id, Tokens: tokens}
+	if s.sink != nil {
+		args.DestinationDSN = s.sink.Config().DSN
 	}
-	defer func() {
+	fmt.Fprintf(s.log, "  %s: starting %d agents (%s)\n", s.id, n, s.shards.Launcher.Name())
+	agents, err := s.shards.Launcher.Start(ctx, args)
+	if err != nil {
+		return nil, nil, fmt.Errorf("start agents: %w", err)
+	}
+	undo = append(undo, func() {
 		sctx, cancel := context.WithTimeout(cleanup, time.Minute)
 		defer cancel()
 		if err := agents.Stop(sctx); err != nil {
-			fmt.Fprintf(s.log, "  %s: stop agents: %v\n", runID, err)
+			fmt.Fprintf(s.log, "  %s: stop agents: %v\n", s.id, err)
 		}
-	}()
-	c := &coord{s: s, bus: bus, agents: agents, n: n, hash: rn.shards.scenarioHash, tokens: tokens, pings: map[int][]pingSeen{},
-		hello: map[int]shard.Msg{}, ready: map[int]shard.Msg{}, progress: map[int]*shard.Progress{},
-		done: map[int]*shard.Progress{}, exited: map[int]bool{}, marks: map[int]map[int]results.LedgerMarks{},
+	})
+	c := &coord{s: s, rec: rc.rec, bus: bus, agents: agents, n: n, hash: s.shards.scenarioHash, tokens: tokens,
+		pings: map[int][]pingSeen{}, hello: map[int]shard.Msg{}, ready: map[int]shard.Msg{},
+		progress: map[int]*shard.Progress{}, done: map[int]*shard.Progress{}, gone: map[int]bool{},
+		marks: map[int]map[int]results.LedgerMarks{}, replies: map[int]map[int]shard.Reply{},
 		exports: map[int][]byte{}, client: map[int][]byte{}, exitc: agents.Exited(), cleanExit: map[int]cleanExit{},
-		tick: time.NewTicker(time.Second)}
-	defer c.tick.Stop()
-	return c.run(ctx)
+		tick: time.NewTicker(time.Second), changed: make(chan struct{}), pumped: make(chan struct{}),
+		exitErr: make(chan error, 1), merged: consumers.NewClientStats(), nextID: spec.Members}
+	pctx, stopPump := context.WithCancel(ctx)
+	go c.pump(pctx)
+	undo = append(undo, func() { stopPump(); <-c.pumped; c.tick.Stop() })
+	if err := c.until(ctx, helloTimeout, "hello", func(i int) bool { _, ok := c.hello[i]; return ok }); err != nil {
+		return nil, nil, err
+	}
+	if err := c.sendSetup(ctx, rc); err != nil {
+		return nil, nil, err
+	}
+	if err := c.until(ctx, readyTimeout, "ready", func(i int) bool { _, ok := c.ready[i]; return ok }); err != nil {
+		return nil, nil, err
+	}
+	for i := range n {
+		c.live = append(c.live, producer.Indices(spec.Members, i, n))
+	}
+	return c, closeLoad, nil
 }
 
-// coord is the coordinator's side of one sharded run.
+// sendSetup sends every shard what it runs: the spec, the topic and group,
+// what its recorder shares with the coordinator's, its destination table
+// and its part of the destination's connections.
+func (c *coord) sendSetup(ctx context.Context, rc *recording) error {
+	s := c.s
+	specJSON, err := json.Marshal(s.spec)
+	if err != nil {
+		return err
+	}
+	perProducer, seconds, err := runSizes(s.spec)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.clock = rc.clock // pongs read it from now on
+	c.mu.Unlock()
+	for i := range c.n {
+		setup := &shard.Setup{Spec: specJSON, RunID: s.id, Topic: s.topic, Group: s.group, RunTag: rc.rec.Run,
+			SeriesStartNs: rc.series.Start(), SeriesSeconds: seconds, Producers: s.spec.Producers, PerProducer: perProducer}
+		if s.sink != nil {
+			setup.DestinationTable = s.destIn.Table
+			setup.DestinationConnections = shardConnections(s.spec.Destination.Connections, i, c.n)
+		}
+		if err := c.bus.Send(ctx, shard.Msg{Type: shard.TypeRun, Shard: i, Setup: setup}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shardConnections is shard i's part of a destination's connections cap
+// (0: no cap), the remainder to the lowest shards: the agents' pools
+// together hold the cap, as one process's shared pool would.
+func shardConnections(total, i, n int) int {
+	if total <= 0 {
+		return 0
+	}
+	return len(producer.Indices(total, i, n))
+}
+
+// coord is the coordinator's side of one sharded run: the load of its
+// agents. pump handles what they send; the load's calls send commands and
+// wait on what pump recorded.
 type coord struct {
 	s      *runSetup
+	rec    *results.Recorder // the run's: every shard's results are absorbed into it
 	bus    *shard.Bus
 	agents shard.Agents
 	n      int
 	hash   string
-	clock  *results.Clock // the recording's, once made (pongs read it)
+	tick   *time.Ticker
+	gen    atomic.Int32 // the highest consumer-group generation an agent reported
+	seq    atomic.Int64 // commands and drain checks sent
+
+	mu      sync.Mutex
+	changed chan struct{} // closed (and replaced) after every event pump handled
+	failed  error         // the first failure pump saw
+	exitErr chan error    // exited(): the first failure
+	pumped  chan struct{} // closed when pump returns
+	clock   *results.Clock
 	// tokens are the shards' tokens (nil: the launcher carries none, and
 	// agents are told apart by their hello only); pings are the pings
 	// each shard sent, with the coordinator's reply time, against which
@@ -170,48 +262,408 @@ type coord struct {
 	hello, ready map[int]shard.Msg
 	progress     map[int]*shard.Progress
 	done         map[int]*shard.Progress
-	exited       map[int]bool
+	gone         map[int]bool                        // agents whose process ended
 	marks        map[int]map[int]results.LedgerMarks // drain check seq → shard → marks
+	replies      map[int]map[int]shard.Reply         // command seq → shard → reply
 	exports      map[int][]byte
 	client       map[int][]byte    // client statistics, by shard
 	exitc        <-chan shard.Exit // nil once closed
 	cleanExit    map[int]cleanExit // exited 0, done not seen yet
-	tick         *time.Ticker
-	generation   atomic.Int32 // the highest consumer-group generation an agent reported
-	// mergeSec is collect's time to decode and absorb every shard's
-	// results (run.json shards.merge_s).
+	merged       consumers.ClientStats
+	// live are each shard's running members' ids, oldest first; nextID is
+	// the id the next member to join takes.
+	live   [][]int
+	nextID int
+	// mergeSec is stop's time to decode and absorb every shard's results
+	// (run.json shards.merge_s).
 	mergeSec float64
+}
+
+// until waits until have holds for every shard (read under c.mu), or fails
+// naming the shards lacking after timeout, or with pump's failure.
+func (c *coord) until(ctx context.Context, timeout time.Duration, what string, have func(i int) bool) error {
+	return c.untilShards(ctx, timeout, what, allShards(c.n), have)
+}
+
+func allShards(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// untilShards is until over some shards.
+func (c *coord) untilShards(ctx context.Context, timeout time.Duration, what string, shards []int, have func(i int) bool) error {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		c.mu.Lock()
+		var lacking []int
+		for _, i := range shards {
+			if !have(i) {
+				lacking = append(lacking, i)
+			}
+		}
+		failed, changed := c.failed, c.changed
+		c.mu.Unlock()
+		switch {
+		case failed != nil:
+			return failed
+		case len(lacking) == 0:
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			return fmt.Errorf("shard(s) %v missed %s within %v", lacking, what, timeout)
+		case <-changed:
+		}
+	}
+}
+
+// command sends cmd to each shard of shards (as typ) and waits for every
+// reply; a reply's error is the shard's failure to carry it out.
+func (c *coord) command(ctx context.Context, typ string, shards []int, cmd func(i int) shard.Command) (map[int]shard.Reply, error) {
+	seq := int(c.seq.Add(1))
+	for _, i := range shards {
+		cm := cmd(i)
+		cm.Seq = seq
+		if err := c.bus.Send(ctx, shard.Msg{Type: typ, Shard: i, Cmd: &cm}); err != nil {
+			return nil, err
+		}
+	}
+	err := c.untilShards(ctx, commandTimeout, fmt.Sprintf("its reply to %s %d", typ, seq), shards, func(i int) bool {
+		_, ok := c.replies[seq][i]
+		return ok
+	})
+	c.mu.Lock()
+	got := c.replies[seq]
+	delete(c.replies, seq)
+	c.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	for _, i := range shards {
+		if e := got[i].Error; e != "" {
+			errs = append(errs, fmt.Errorf("shard %d: %s: %s", i, typ, redact.Relayed(e, 0)))
+		}
+	}
+	return got, errors.Join(errs...)
+}
+
+func (c *coord) startMembers(ctx context.Context, hold bool) error {
+	_, err := c.command(ctx, shard.TypeMembers, allShards(c.n), func(int) shard.Command { return shard.Command{Hold: hold} })
+	return err
+}
+
+// release returns the earliest shard's release: from then on a member
+// may consume.
+func (c *coord) release(ctx context.Context) (int64, error) {
+	got, err := c.command(ctx, shard.TypeRelease, allShards(c.n), func(int) shard.Command { return shard.Command{} })
+	if err != nil {
+		return 0, err
+	}
+	at := int64(math.MaxInt64)
+	for _, r := range got {
+		at = min(at, r.AtNs)
+	}
+	return at, nil
+}
+
+func (c *coord) generation() int32 { return c.gen.Load() }
+
+func (c *coord) lead() time.Duration { return shardedLead }
+
+// produce starts every shard's producers at pcfg.Start and waits for all
+// of them to end: by the window's end plus produceMargin, or, for a
+// backlog, by ctx (the fill's bound, which the agents are told as well).
+func (c *coord) produce(ctx context.Context, pcfg producer.Config, w results.Window) error {
+	cmd := shard.Command{StartNs: pcfg.Start, WindowStartNs: w.Start, WindowEndNs: w.End, FlushNs: int64(pcfg.FlushTimeout)}
+	bound := c.s.spec.DrainTimeout + produceMargin
+	if w.End != math.MaxInt64 {
+		bound = time.Duration(w.End-c.rec.Clock.Now()) + flushOrDefault(pcfg.FlushTimeout) + produceMargin
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		cmd.UntilNs = c.rec.Clock.Now() + int64(time.Until(dl))
+	}
+	if _, err := c.command(ctx, shard.TypeProduce, allShards(c.n), func(int) shard.Command { return cmd }); err != nil {
+		return err
+	}
+	return c.until(ctx, bound, "the end of its producers", func(i int) bool {
+		p := c.progress[i]
+		return p != nil && p.ProducersDone
+	})
+}
+
+// unfinished is one drain check: every shard writes its ledger marks, and
+// the union says how many acknowledged records no shard finished.
+func (c *coord) unfinished(ctx context.Context) (int64, error) {
+	seq := int(c.seq.Add(1))
+	if err := c.bus.Send(ctx, shard.Msg{Type: shard.TypeDrainCheck, Shard: shard.All, Seq: seq}); err != nil {
+		return 0, err
+	}
+	if err := c.until(ctx, drainCheckWait, fmt.Sprintf("drain check %d", seq), func(i int) bool {
+		_, ok := c.marks[seq][i]
+		return ok
+	}); err != nil {
+		return 0, err
+	}
+	c.mu.Lock()
+	all := make([]results.LedgerMarks, 0, c.n)
+	for i := range c.n {
+		all = append(all, c.marks[seq][i])
+	}
+	delete(c.marks, seq)
+	c.mu.Unlock()
+	_, unfinished, err := results.Unfinished(all...)
+	return int64(unfinished), err
+}
+
+// counts are the sum of every shard's latest counters.
+func (c *coord) counts() results.Counts {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out results.Counts
+	for _, p := range c.progress {
+		if p != nil {
+			out.Add(p.Counts)
+		}
+	}
+	return out
+}
+
+func (c *coord) exited() chan error { return c.exitErr }
+
+// stop stops every shard's load, reads each shard's results and absorbs
+// them into the run's recorder; the shards' own errors are the run's.
+func (c *coord) stop(ctx context.Context, _ error) ([]error, error) {
+	if err := c.bus.Send(ctx, shard.Msg{Type: shard.TypeStop, Shard: shard.All}); err != nil {
+		return nil, err
+	}
+	if err := c.until(ctx, resultsTimeout, "its results", func(i int) bool {
+		_, ok := c.exports[i]
+		_, cok := c.client[i]
+		return ok && cok && c.done[i] != nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := c.until(ctx, exitTimeout, "its exit after its results", func(i int) bool { return c.gone[i] }); err != nil {
+		return nil, err
+	}
+	began := time.Now()
+	defer func() { c.mergeSec = time.Since(began).Seconds() }()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	for i := range c.n {
+		e, err := results.DecodeShardExport(c.exports[i])
+		if err != nil {
+			return nil, fmt.Errorf("shard %d: results: %w", i, err)
+		}
+		if e.Shard != i {
+			return nil, fmt.Errorf("shard %d: results labelled shard %d", i, e.Shard)
+		}
+		if err := c.rec.Absorb(e); err != nil {
+			return nil, fmt.Errorf("shard %d: merge results: %w", i, err)
+		}
+		delete(c.exports, i)
+		cs, err := consumers.DecodeClientStats(c.client[i])
+		if err != nil {
+			return nil, fmt.Errorf("shard %d: %w", i, err)
+		}
+		c.merged.Merge(cs)
+		for _, e := range c.done[i].Errors {
+			errs = append(errs, errors.New(e))
+		}
+	}
+	return errs, nil
+}
+
+func (c *coord) clientStats() consumers.ClientStats { return c.merged }
+
+func (c *coord) states() *consumers.Fleet { return nil }
+
+// Members is how many members run on every shard together.
+func (c *coord) Members() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, ids := range c.live {
+		n += len(ids)
+	}
+	return n
+}
+
+// Join starts n members, each on the shard running fewest (the lowest
+// index first), with ids drawn here so they are distinct across shards.
+func (c *coord) Join(n int) []int {
+	c.mu.Lock()
+	by := map[int][]int{}
+	counts := make([]int, c.n)
+	for i, ids := range c.live {
+		counts[i] = len(ids)
+	}
+	for range n {
+		i := 0
+		for j := range counts {
+			if counts[j] < counts[i] {
+				i = j
+			}
+		}
+		by[i] = append(by[i], c.nextID)
+		c.nextID++
+		counts[i]++
+	}
+	c.mu.Unlock()
+	got, err := c.act(context.Background(), by, func(i int) shard.Command { return shard.Command{Action: shard.ActJoin, IDs: by[i]} })
+	if err != nil {
+		fmt.Fprintf(c.s.log, "  %s: join %d: %v\n", c.s.id, n, err)
+	}
+	return got
+}
+
+// Leave makes the n oldest members leave gracefully, on whichever shards
+// they run.
+func (c *coord) Leave(ctx context.Context, n int) ([]int, error) {
+	return c.remove(ctx, shard.ActLeave, n)
+}
+
+// Crash stops the n oldest members dead, on whichever shards they run.
+func (c *coord) Crash(ctx context.Context, n int) ([]int, error) {
+	return c.remove(ctx, shard.ActCrash, n)
+}
+
+// remove takes the run's n oldest members (the lowest ids of those that
+// joined first: the order every shard keeps its own in) off their shards.
+func (c *coord) remove(ctx context.Context, action string, n int) ([]int, error) {
+	c.mu.Lock()
+	total := 0
+	var all []int
+	for _, ids := range c.live {
+		total += len(ids)
+		all = append(all, ids...)
+	}
+	if n < 1 || n >= total {
+		c.mu.Unlock()
+		return nil, fmt.Errorf("consumers: cannot remove %d of %d members: at least one must stay", n, total)
+	}
+	slices.Sort(all) // ids are drawn in join order: the lowest are the oldest
+	chosen := all[:n]
+	by := map[int][]int{}
+	for i, ids := range c.live {
+		for _, id := range ids {
+			if slices.Contains(chosen, id) {
+				by[i] = append(by[i], id)
+			}
+		}
+	}
+	c.mu.Unlock()
+	return c.act(ctx, by, func(i int) shard.Command { return shard.Command{Action: action, N: len(by[i])} })
+}
+
+// act sends one act to each shard of by and keeps c.live in step with the
+// members the shards report.
+func (c *coord) act(ctx context.Context, by map[int][]int, cmd func(i int) shard.Command) ([]int, error) {
+	shards := make([]int, 0, len(by))
+	for i := range by {
+		shards = append(shards, i)
+	}
+	sort.Ints(shards)
+	got, err := c.command(ctx, shard.TypeAct, shards, cmd)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var ids []int
+	for _, i := range shards {
+		r, ok := got[i]
+		if !ok || r.Error != "" {
+			continue
+		}
+		ids = append(ids, r.IDs...)
+		if a := cmd(i).Action; a == shard.ActJoin {
+			c.live[i] = append(c.live[i], r.IDs...)
+		} else {
+			c.live[i] = slices.DeleteFunc(c.live[i], func(id int) bool { return slices.Contains(r.IDs, id) })
+		}
+	}
+	slices.Sort(ids)
+	return ids, err
+}
+
+// SlowDown slows every shard's processing by factor for d.
+func (c *coord) SlowDown(factor float64, d time.Duration) {
+	by := map[int][]int{}
+	for i := range c.n {
+		by[i] = nil
+	}
+	if _, err := c.act(context.Background(), by, func(int) shard.Command {
+		return shard.Command{Action: shard.ActSlow, Factor: factor, DurationNs: int64(d)}
+	}); err != nil {
+		fmt.Fprintf(c.s.log, "  %s: slow down: %v\n", c.s.id, err)
+	}
+}
+
+// pump handles the agents' messages, blobs and exits for the run's whole
+// length, each under c.mu, and wakes every waiter after each; the first
+// failure (an agent's, the bus's) is kept, sent to exited and returned by
+// every wait from then on.
+func (c *coord) pump(ctx context.Context) {
+	defer close(c.pumped)
+	for {
+		err := c.step(ctx)
+		c.mu.Lock()
+		if err != nil && c.failed == nil && ctx.Err() == nil {
+			c.failed = err
+			select {
+			case c.exitErr <- err:
+			default:
+			}
+		}
+		close(c.changed)
+		c.changed = make(chan struct{})
+		stop := c.failed != nil || ctx.Err() != nil
+		c.mu.Unlock()
+		if stop {
+			return
+		}
+	}
 }
 
 // step waits for one event (a message, a blob, an agent's exit) and
 // handles it; it fails on an agent's failure or exit before its results.
-func (c *coord) step(ctx context.Context, wait <-chan time.Time) (timedOut bool, err error) {
+func (c *coord) step(ctx context.Context) error {
 	select {
 	case <-ctx.Done():
-		return false, ctx.Err()
-	case <-wait:
-		return true, nil
+		return ctx.Err()
 	case err := <-c.bus.Errs():
-		return false, err
+		return err
 	case e, ok := <-c.exitc:
+		c.mu.Lock()
+		defer c.mu.Unlock()
 		if !ok {
 			c.exitc = nil // every agent ended: lateDone watches those without results
-			return false, nil
+			return nil
 		}
-		c.exited[e.Shard] = true
+		c.gone[e.Shard] = true
 		if e.Err != nil {
-			return false, shardFailed(e.Shard, e.Err.Error(), e.Output)
+			return shardFailed(e.Shard, e.Err.Error(), e.Output)
 		}
 		if c.done[e.Shard] == nil {
 			// Its done may still be on its way through the control topic.
 			c.cleanExit[e.Shard] = cleanExit{at: time.Now(), output: e.Output}
 		}
 	case <-c.tick.C:
-		return false, c.lateDone()
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.lateDone()
 	case b := <-c.bus.Blobs():
 		if err := checkBlob(b, c.n, c.bus.Run(), c.tokens); err != nil {
-			return false, err
+			return err
 		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
 		switch b.Kind {
 		case shard.KindExport:
 			c.exports[b.Shard] = b.Data
@@ -220,7 +672,7 @@ func (c *coord) step(ctx context.Context, wait <-chan time.Time) (timedOut bool,
 		case shard.KindMarks:
 			m, err := results.DecodeLedgerMarks(b.Data)
 			if err != nil {
-				return false, fmt.Errorf("shard %d: drain check %d: %w", b.Shard, b.Seq, err)
+				return fmt.Errorf("shard %d: drain check %d: %w", b.Shard, b.Seq, err)
 			}
 			if c.marks[b.Seq] == nil {
 				c.marks[b.Seq] = map[int]results.LedgerMarks{}
@@ -228,9 +680,11 @@ func (c *coord) step(ctx context.Context, wait <-chan time.Time) (timedOut bool,
 			c.marks[b.Seq][b.Shard] = m
 		}
 	case m := <-c.bus.Msgs():
-		return false, c.handle(ctx, m)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.handle(ctx, m)
 	}
-	return false, nil
+	return nil
 }
 
 // doneGrace is how long after an agent's clean exit its done message may
@@ -306,8 +760,8 @@ func (c *coord) handle(ctx context.Context, m shard.Msg) error {
 		c.ready[m.Shard] = m
 	case shard.TypeProgress:
 		c.progress[m.Shard] = m.Progress
-		if m.Progress != nil && m.Progress.Generation > c.generation.Load() {
-			c.generation.Store(m.Progress.Generation)
+		if m.Progress != nil && m.Progress.Generation > c.gen.Load() {
+			c.gen.Store(m.Progress.Generation)
 		}
 	case shard.TypeDone:
 		if m.Progress == nil {
@@ -315,6 +769,11 @@ func (c *coord) handle(ctx context.Context, m shard.Msg) error {
 		}
 		c.done[m.Shard] = m.Progress
 		c.progress[m.Shard] = m.Progress
+	case shard.TypeReply:
+		if c.replies[m.Reply.Seq] == nil {
+			c.replies[m.Reply.Seq] = map[int]shard.Reply{}
+		}
+		c.replies[m.Reply.Seq][m.Shard] = *m.Reply
 	case shard.TypeFailed:
 		return shardFailed(m.Shard, m.Error, "")
 	}
@@ -415,226 +874,17 @@ func checkClock(ready shard.Msg, pings []pingSeen) error {
 
 // until steps until cond holds, or fails naming the shards lacking after
 // timeout.
-func (c *coord) until(ctx context.Context, timeout time.Duration, what string, have func(i int) bool) error {
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	for {
-		var lacking []int
-		for i := range c.n {
-			if !have(i) {
-				lacking = append(lacking, i)
-			}
-		}
-		if len(lacking) == 0 {
-			return nil
-		}
-		timedOut, err := c.step(ctx, t.C)
-		if err != nil {
-			return err
-		}
-		if timedOut {
-			return fmt.Errorf("shard(s) %v missed %s within %v", lacking, what, timeout)
-		}
-	}
-}
-
-func (c *coord) run(ctx context.Context) (*Measured, error) {
-	s := c.s
-	if err := c.until(ctx, helloTimeout, "hello", func(i int) bool { _, ok := c.hello[i]; return ok }); err != nil {
-		return nil, err
-	}
-	rc, pcfg, err := newRecording(s)
-	if err != nil {
-		return nil, err
-	}
-	c.clock = rc.clock
-	rc.procs.Start(ctx)
-	defer rc.procs.Stop()
-	specJSON, err := json.Marshal(s.spec)
-	if err != nil {
-		return nil, err
-	}
-	perProducer, seconds, err := runSizes(s.spec)
-	if err != nil {
-		return nil, err
-	}
-	setup := &shard.Setup{Spec: specJSON, RunID: s.id, Topic: s.topic, Group: s.group, RunTag: rc.rec.Run,
-		SeriesStartNs: rc.series.Start(), SeriesSeconds: seconds, Producers: s.spec.Producers, PerProducer: perProducer}
-	for i := range c.n {
-		if err := c.bus.Send(ctx, shard.Msg{Type: shard.TypeRun, Shard: i, Setup: setup}); err != nil {
-			return nil, err
-		}
-	}
-	if err := c.until(ctx, readyTimeout, "ready", func(i int) bool { _, ok := c.ready[i]; return ok }); err != nil {
-		return nil, err
-	}
-	r := &run{setup: s, rc: rc, fleet: &fleet{errc: make(chan error, 1), merged: consumers.NewClientStats()}}
-	if r.times.form, err = c.formGroup(ctx); err != nil {
-		return nil, err
-	}
-	start := rc.clock.Now() + int64(startLead)
-	openWindowAt(ctx, s, rc, &pcfg, start)
-	defer rc.scraper.Stop()
-	defer rc.lag.Stop()
-	if err := c.bus.Send(ctx, shard.Msg{Type: shard.TypeStart, Shard: shard.All, StartNs: start,
-		WindowStartNs: rc.window.Start, WindowEndNs: rc.window.End}); err != nil {
-		return nil, err
-	}
-	produceFor := time.Duration(start-rc.clock.Now()) + s.spec.Warmup + s.spec.Duration + time.Minute // + flush
-	if err := c.until(ctx, produceFor, "the end of its producers", func(i int) bool {
-		p := c.progress[i]
-		return p != nil && p.ProducersDone
-	}); err != nil {
-		return nil, err
-	}
-	if err := c.drain(ctx, r); err != nil {
-		return nil, err
-	}
-	if err := c.collect(ctx, r); err != nil {
-		return nil, err
-	}
-	rc.lag.Stop()
-	rc.scraper.Stop()
-	rc.procs.Stop()
-	for i := range c.n {
-		r.fleet.errs = append(r.fleet.errs, c.done[i].Errors...)
-	}
-	r.reconcileDeadLetters(ctx) // deadletter.go
-	r.checkUndelivered(ctx)     // undelivered.go: lost or still deliverable
-	m := r.measured(c.record())
-	fmt.Fprintf(s.log, "  %s: sharded over %d agents (%s); largest clock uncertainty ±%.1f ms\n",
-		s.id, c.n, s.shardsLauncher(), m.Record.Shards.MaxUncertaintyMs)
-	return m, nil
-}
-
-func (s *runSetup) shardsLauncher() string { return s.shards.Launcher.Name() }
-
-// formGroup waits for the agents' members to form the group, read from
-// the broker's side, while it keeps answering the control topic.
-func (c *coord) formGroup(ctx context.Context) (formation, error) {
-	fctx, stop := context.WithCancel(ctx)
-	errc := make(chan error, 1)
-	pumped := make(chan struct{})
-	go func() {
-		defer close(pumped)
-		for {
-			if _, err := c.step(fctx, nil); err != nil {
-				if fctx.Err() == nil {
-					errc <- err
-				}
-				return
-			}
-		}
-	}()
-	f, err := c.s.formGroup(ctx, errc, c.generation.Load)
-	stop()
-	<-pumped
-	return f, err
-}
-
-// drain ends when the union of the agents' ledgers shows every acknowledged
-// record finished (a drain check every drainCheckEvery), or the drain
-// timeout.
-func (c *coord) drain(ctx context.Context, r *run) error {
-	s := r.setup
-	s.progress.phase(PhaseDrain, s.spec.DrainTimeout, r.rc.rec)
-	fmt.Fprintf(s.log, "  %s: producers done; draining (timeout %v)\n", s.id, s.spec.DrainTimeout)
-	began := time.Now()
-	deadline := time.NewTimer(s.spec.DrainTimeout)
-	defer deadline.Stop()
-	for seq := 1; ; seq++ {
-		if err := c.bus.Send(ctx, shard.Msg{Type: shard.TypeDrainCheck, Shard: shard.All, Seq: seq}); err != nil {
-			return err
-		}
-		if err := c.until(ctx, drainCheckWait, fmt.Sprintf("drain check %d", seq), func(i int) bool {
-			_, ok := c.marks[seq][i]
-			return ok
-		}); err != nil {
-			return err
-		}
-		all := make([]results.LedgerMarks, 0, c.n)
-		for i := range c.n {
-			all = append(all, c.marks[seq][i])
-		}
-		delete(c.marks, seq)
-		_, unfinished, err := results.Unfinished(all...)
-		if err != nil {
-			return err
-		}
-		if unfinished == 0 {
-			break
-		}
-		wait := time.NewTimer(drainCheckEvery)
-		timedOut := false
-		for !timedOut {
-			var err error
-			select {
-			case <-deadline.C:
-				r.fleet.drainErr = errDrainTimeout
-				wait.Stop()
-				r.times.drain = time.Since(began).Seconds()
-				return nil
-			default:
-			}
-			if timedOut, err = c.step(ctx, wait.C); err != nil {
-				wait.Stop()
-				return err
-			}
-		}
-	}
-	r.times.drain = time.Since(began).Seconds()
-	return nil
-}
-
-// collect stops the agents' load, reads every shard's results and absorbs
-// them into the coordinator's recorder.
-func (c *coord) collect(ctx context.Context, r *run) error {
-	rc := r.rc
-	if err := c.bus.Send(ctx, shard.Msg{Type: shard.TypeStop, Shard: shard.All}); err != nil {
-		return err
-	}
-	if err := c.until(ctx, resultsTimeout, "its results", func(i int) bool {
-		_, ok := c.exports[i]
-		_, cok := c.client[i]
-		return ok && cok && c.done[i] != nil
-	}); err != nil {
-		return err
-	}
-	if err := c.until(ctx, exitTimeout, "its exit after its results", func(i int) bool { return c.exited[i] }); err != nil {
-		return err
-	}
-	began := time.Now()
-	defer func() { c.mergeSec = time.Since(began).Seconds() }()
-	for i := range c.n {
-		e, err := results.DecodeShardExport(c.exports[i])
-		if err != nil {
-			return fmt.Errorf("shard %d: results: %w", i, err)
-		}
-		if e.Shard != i {
-			return fmt.Errorf("shard %d: results labelled shard %d", i, e.Shard)
-		}
-		if err := rc.rec.Absorb(e); err != nil {
-			return fmt.Errorf("shard %d: merge results: %w", i, err)
-		}
-		delete(c.exports, i)
-		cs, err := consumers.DecodeClientStats(c.client[i])
-		if err != nil {
-			return fmt.Errorf("shard %d: %w", i, err)
-		}
-		r.fleet.merged.Merge(cs)
-	}
-	return nil
-}
-
 // record is the run's shards record.
 func (c *coord) record() *runs.Shards {
-	out := &runs.Shards{Count: c.n, Launcher: c.s.shardsLauncher(), LimitMs: runs.ClockSkewLimitMs, MergeSec: c.mergeSec}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := &runs.Shards{Count: c.n, Launcher: c.s.shards.Launcher.Name(), LimitMs: runs.ClockSkewLimitMs, MergeSec: c.mergeSec}
 	for i := range c.n {
 		rd, p := c.ready[i], c.done[i]
 		st := runs.ShardStats{Shard: i, OffsetMs: float64(rd.OffsetNs) / 1e6, UncertaintyMs: float64(rd.UncertaintyNs) / 1e6,
 			Pings: rd.Pings, Producers: producer.Indices(c.s.spec.Producers, i, c.n), Members: producer.Indices(c.s.spec.Members, i, c.n)}
 		if p != nil {
-			st.Acked, st.Completed, st.CPUSec, st.MaxRSSMiB = p.Acked, p.Completed, p.CPUSec, float64(p.MaxRSSBytes)/(1<<20)
+			st.Acked, st.Completed, st.CPUSec, st.MaxRSSMiB = p.Counts.Acked, p.Counts.Completed, p.CPUSec, float64(p.MaxRSSBytes)/(1<<20)
 		}
 		out.MaxUncertaintyMs = max(out.MaxUncertaintyMs, st.UncertaintyMs)
 		out.PerShard = append(out.PerShard, st)

@@ -107,7 +107,9 @@ func (d *stallDetector) observe(now time.Time, finished, outstanding int64) (qui
 type stallWatch struct {
 	det     stallDetector
 	gap     time.Duration
-	rec     *results.Recorder
+	counts  func() results.Counts
+	clock   *results.Clock
+	ld      load
 	cl      infra.Cluster
 	fleet   *consumers.Fleet // nil: no client state (sharded runs)
 	lag     func() (int64, bool)
@@ -128,9 +130,9 @@ type stallWatch struct {
 	stopOnce sync.Once
 }
 
-func newStallWatch(s *runSetup, rc *recording, fl *consumers.Fleet) *stallWatch {
+func newStallWatch(s *runSetup, rc *recording, ld load) *stallWatch {
 	bound, gap := stallBound(s.spec)
-	w := &stallWatch{det: stallDetector{bound: bound}, gap: gap, rec: rc.rec, cl: s.cl, fleet: fl,
+	w := &stallWatch{det: stallDetector{bound: bound}, gap: gap, counts: ld.counts, clock: rc.clock, ld: ld, cl: s.cl, fleet: ld.states(),
 		started: rc.clock.Time(rc.start), stop: make(chan struct{}), done: make(chan struct{}),
 		log: func(format string, args ...any) {
 			fmt.Fprintf(s.log, "  %s: "+format+"\n", append([]any{s.id}, args...)...)
@@ -169,7 +171,7 @@ func (w *stallWatch) start(ctx context.Context) {
 // progress reads the recorder: records finished (completions, first or not,
 // and rejects) and records acknowledged and not finished.
 func (w *stallWatch) progress() (finished, outstanding int64) {
-	c := w.rec.Counts()
+	c := w.counts()
 	finished = c.Completed + c.Rejected
 	return finished, max(0, c.Acked-(c.Completed-c.Duplicates)-c.Rejected)
 }
@@ -191,10 +193,12 @@ func (w *stallWatch) check(ctx context.Context, now time.Time) {
 	if !stalled {
 		return
 	}
-	a := w.rec.Ledger.Audit()
+	unfinished, err := w.ld.unfinished(ctx)
+	if err != nil {
+		unfinished = outstanding // the agents' counters, when their ledgers cannot be read
+	}
 	st := &runs.Stall{AtSec: now.Sub(w.started).Seconds(), BoundSec: w.det.bound.Seconds(),
-		ExpectedGapMs: float64(w.gap) / 1e6, QuietSec: quiet.Seconds(),
-		Outstanding: max(0, a.Produced-a.CompletedOnce-a.Duplicates-a.Archived), Lag: -1}
+		ExpectedGapMs: float64(w.gap) / 1e6, QuietSec: quiet.Seconds(), Outstanding: unfinished, Lag: -1}
 	if w.lag != nil {
 		if l, ok := w.lag(); ok {
 			st.Lag = l
@@ -236,8 +240,8 @@ func (w *stallWatch) evidence(ctx context.Context, st *runs.Stall, now time.Time
 			st.ClientDumps = append(st.ClientDumps, cd)
 		}
 	}
-	clients := stallClients{At: now.UTC().Format(time.RFC3339Nano), ClockNs: w.rec.Clock.Now(),
-		Counts: w.rec.Counts()}
+	clients := stallClients{At: now.UTC().Format(time.RFC3339Nano), ClockNs: w.clock.Now(),
+		Counts: w.counts()}
 	if w.fleet != nil {
 		clients.Members = w.fleet.MemberStates()
 		clients.Unavailable = w.fleet.StatesUnavailable()

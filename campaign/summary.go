@@ -121,7 +121,7 @@ func crashGrace(s scenarios.RunSpec) time.Duration {
 
 // measured hands what the run measured to runs.FromMeasurement, which
 // builds its record.
-func (r *run) measured(shards *runs.Shards) *Measured {
+func (r *run) measured() *Measured {
 	s, rc, f := r.setup, r.rc, r.fleet
 	m := rc.rec.Merge()
 	in := runs.Measurement{Spec: s.spec, RunID: s.id, Merged: m, Audit: rc.rec.Ledger.Audit(), DeadLetter: s.dlq, Destination: s.destIn,
@@ -131,15 +131,10 @@ func (r *run) measured(shards *runs.Shards) *Measured {
 		FormationSec: r.times.form.sec, FormationRounds: r.times.form.rounds, FillSec: r.times.fill,
 		DrainSec: r.times.drain, DrainTimedOut: errors.Is(f.drainErr, errDrainTimeout),
 		Stall: f.stalled, Fired: mergeEvents(f.fired, f.scaled), Scaler: f.scalerLog, CrashGrace: crashGrace(s.spec), Errors: f.errs, ProduceOnly: r.times.produceOnly,
-		Settle: r.times.settle, Shards: shards}
-	if f.fl != nil || f.merged.Buffered != nil {
-		cs := f.merged
-		if f.fl != nil {
-			cs = f.fl.ClientStats()
-		}
-		in.ClientStats = &runs.ClientHistograms{Buffered: cs.Buffered, PerAcquisition: cs.PerAcquisition, PerResponse: cs.PerResponse}
-		in.Requests = cs.Requests
-	}
+		Settle: r.times.settle, Shards: r.ld.record()}
+	cs := r.ld.clientStats()
+	in.ClientStats = &runs.ClientHistograms{Buffered: cs.Buffered, PerAcquisition: cs.PerAcquisition, PerResponse: cs.PerResponse}
+	in.Requests = cs.Requests
 	in.FetchWait = fetchWaitInput(s.spec, r.times.form.brokers)
 	_, in.LastEvent, in.HasSpan = rc.rec.Span()
 	in.Resources = rc.cpu.usage()

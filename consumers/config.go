@@ -66,8 +66,12 @@ type Config struct {
 	// streams follow the id): one shard of a sharded run runs members
 	// i mod shards = shard with their global ids. Members that join later
 	// get ids above the largest.
-	IDs     []int
-	Workers int // workers per member processing a polled batch in parallel
+	IDs []int
+	// OneOfSeveral marks the fleet as one agent's part of a sharded run:
+	// the run's other members are on other agents, so this fleet may give
+	// up its last member (Leave, Crash); the run keeps one somewhere.
+	OneOfSeveral bool
+	Workers      int // workers per member processing a polled batch in parallel
 	// MaxPollRecords is max.poll.records: the most records one poll hands
 	// to the member (share: ShareMaxRecords, a soft limit under
 	// AcquireBatchOptimized).

@@ -163,19 +163,40 @@ func (f *Fleet) Join(n int) []int {
 		return f.java.Join(n)
 	}
 	f.mu.Lock()
+	ids := nextIDs(n, f.c.IDs, &f.joined, &f.nextID)
+	f.mu.Unlock()
+	return f.JoinIDs(ids)
+}
+
+// nextIDs draws the ids of n members joining: Config.IDs first, then ids
+// above the largest so far.
+func nextIDs(n int, given []int, joined, next *int) []int {
+	ids := make([]int, 0, n)
+	for range n {
+		id := *next
+		if *joined < len(given) {
+			id = given[*joined]
+		}
+		*joined++
+		ids = append(ids, id)
+		*next = max(*next, id) + 1
+	}
+	return ids
+}
+
+// JoinIDs starts members with the ids given (a sharded run's coordinator
+// draws them, so they are distinct across agents) and returns them.
+func (f *Fleet) JoinIDs(ids []int) []int {
+	if f.java != nil {
+		return f.java.JoinIDs(ids)
+	}
+	f.mu.Lock()
 	defer f.mu.Unlock()
-	var ids []int
 	if f.gctx.Err() != nil {
 		return nil // the fleet is stopping: Wait may be returning
 	}
-	for range n {
-		id := f.nextID
-		if f.joined < len(f.c.IDs) {
-			id = f.c.IDs[f.joined]
-		}
-		f.joined++
-		ids = append(ids, id)
-		f.nextID = max(f.nextID, id) + 1
+	for _, id := range ids {
+		f.nextID = max(f.nextID, id+1)
 		mctx, stop := context.WithCancel(f.gctx)
 		pctx, stopPolling := context.WithCancel(mctx)
 		m := &member{id: id, c: f.c, sampler: f.sampler, rec: f.rec, memberRec: f.rec.MemberRecorder(),
@@ -210,8 +231,8 @@ func (f *Fleet) Join(n int) []int {
 func (f *Fleet) take(n int) ([]*member, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if n < 1 || n >= len(f.active) {
-		return nil, fmt.Errorf("consumers: cannot remove %d of %d members: at least one must stay", n, len(f.active))
+	if err := checkTake(n, len(f.active), f.c.OneOfSeveral); err != nil {
+		return nil, err
 	}
 	out := f.active[:n:n]
 	f.active = f.active[n:]
@@ -233,6 +254,16 @@ func (f *Fleet) Leave(ctx context.Context, n int) ([]int, error) {
 		m.stopPolling()
 	}
 	return ids(ms), waitMembers(ctx, ms)
+}
+
+// checkTake refuses removing n of active members: at least one must stay,
+// unless the fleet is one of several (Config.OneOfSeveral), whose last
+// member may go.
+func checkTake(n, active int, oneOfSeveral bool) error {
+	if n < 1 || n > active || (n == active && !oneOfSeveral) {
+		return fmt.Errorf("consumers: cannot remove %d of %d members: at least one must stay", n, active)
+	}
+	return nil
 }
 
 func ids(ms []*member) []int {

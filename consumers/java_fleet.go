@@ -398,20 +398,21 @@ func (j *javaFleet) apply(f javaFrame) {
 // own (Config.OwnJVM).
 func (j *javaFleet) Join(n int) []int {
 	j.mu.Lock()
+	ids := nextIDs(n, j.c.IDs, &j.joined, &j.nextID)
+	j.mu.Unlock()
+	return j.JoinIDs(ids)
+}
+
+// JoinIDs starts members with the ids given (see Fleet.JoinIDs).
+func (j *javaFleet) JoinIDs(ids []int) []int {
+	j.mu.Lock()
 	if j.stopping {
 		j.mu.Unlock()
 		return nil
 	}
-	var ids []int
-	for range n {
-		id := j.nextID
-		if j.joined < len(j.c.IDs) {
-			id = j.c.IDs[j.joined]
-		}
-		j.joined++
-		j.nextID = max(j.nextID, id) + 1
+	for _, id := range ids {
+		j.nextID = max(j.nextID, id+1)
 		j.active = append(j.active, id)
-		ids = append(ids, id)
 	}
 	j.mu.Unlock()
 	for _, id := range ids {
@@ -465,8 +466,8 @@ func (j *javaFleet) Members() int {
 func (j *javaFleet) take(n int) ([]int, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if n < 1 || n >= len(j.active) {
-		return nil, fmt.Errorf("consumers: cannot remove %d of %d members: at least one must stay", n, len(j.active))
+	if err := checkTake(n, len(j.active), j.c.OneOfSeveral); err != nil {
+		return nil, err
 	}
 	out := j.active[:n:n]
 	j.active = j.active[n:]

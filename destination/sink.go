@@ -79,24 +79,51 @@ var tableRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 // user may create, write, read and drop the table; every failure says
 // which host and user, and what to grant.
 func Open(ctx context.Context, c Config) (*Sink, error) {
+	s, cctx, cancel, err := connect(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
+	if err := s.create(cctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Attach connects to the table another process opened (the coordinator
+// of a sharded run, for its agents' members): it checks the server and
+// the credentials as Open does, and creates nothing. Its Close leaves the
+// table; only its opener reads it back and drops it.
+func Attach(ctx context.Context, c Config) (*Sink, error) {
+	s, _, cancel, err := connect(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	cancel()
+	return s, nil
+}
+
+// connect checks c and reaches its database (bounded by 15 s: the
+// returned context).
+func connect(ctx context.Context, c Config) (*Sink, context.Context, context.CancelFunc, error) {
 	if c.Key == "" {
 		c.Key = KeyOffset
 	}
 	if c.Key != KeyOffset && c.Key != KeySequence {
-		return nil, fmt.Errorf("destination: key: expected %s or %s, got %q", KeyOffset, KeySequence, c.Key)
+		return nil, nil, nil, fmt.Errorf("destination: key: expected %s or %s, got %q", KeyOffset, KeySequence, c.Key)
 	}
 	if !tableRE.MatchString(c.Table) {
-		return nil, fmt.Errorf("destination: table %q: lower-case letters, digits and '_', at most 63", c.Table)
+		return nil, nil, nil, fmt.Errorf("destination: table %q: lower-case letters, digits and '_', at most 63", c.Table)
 	}
 	c.BatchSize, c.Pool, c.Connections = max(c.BatchSize, 1), max(c.Pool, 1), max(c.Connections, 0)
 	cfg, err := ParseDSN(c.DSN)
 	if err != nil {
-		return nil, fmt.Errorf("destination: dsn: %w", err)
+		return nil, nil, nil, fmt.Errorf("destination: dsn: %w", err)
 	}
 	cfg.MaxConns = 1
 	s := &Sink{c: c, host: fmt.Sprintf("%s:%d", cfg.ConnConfig.Host, cfg.ConnConfig.Port), user: cfg.ConnConfig.User}
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	}
@@ -105,14 +132,11 @@ func Open(ctx context.Context, c Config) (*Sink, error) {
 		err = s.pool.Ping(cctx)
 	}
 	if err != nil {
+		cancel()
 		s.Close()
-		return nil, s.connectError(err)
+		return nil, nil, nil, s.connectError(err)
 	}
-	if err := s.create(cctx); err != nil {
-		s.Close()
-		return nil, err
-	}
-	return s, nil
+	return s, cctx, cancel, nil
 }
 
 // Host and User are the server address and user the DSN names.

@@ -245,3 +245,10 @@ func mergeHistograms[S any](dst, src *S) {
 		(*d[i].h).Merge(*f.h)
 	}
 }
+
+// Add adds o's counters to c's: the counts of a run split over agents,
+// summed from each agent's.
+func (c *Counts) Add(o Counts) {
+	addCounts(&c.ProducerCounts, &o.ProducerCounts)
+	addCounts(&c.MemberCounts, &o.MemberCounts)
+}

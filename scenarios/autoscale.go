@@ -244,9 +244,6 @@ func (r RunSpec) checkAutoscale(p *problems) {
 		return // ignored; checkRateModeUse refuses a scenario with no rate run
 	}
 	a.checkValues(p)
-	if r.ShardCount() > 1 {
-		p.addf("autoscale", "cannot run with shards %d: the scaler reads one lag and acts on one fleet, in one process; use shards: 1", r.Shards)
-	}
 	if a.Max <= a.Min {
 		p.addf("autoscale.max", "must be > min (%d): with max ≤ min the scaler can never act, got %d", a.Min, a.Max)
 	}

@@ -35,8 +35,6 @@ func TestRateScheduleAndAutoscaleErrors(t *testing.T) {
 		{"threshold required", "autoscale: {max: 4}", []string{"scenario.yaml:3: autoscale.threshold: required with signal lag"}},
 		{"goal required", "autoscale: {signal: etd, max: 4}", []string{"autoscale.goal: required with signal etd"}},
 		{"bad signal", "autoscale: {signal: cpu, threshold: 1, max: 4}", []string{`autoscale.signal: expected lag or etd, got "cpu"`}},
-		{"shards", "shards: 2\nautoscale: {threshold: 100, max: 4}",
-			[]string{"autoscale: cannot run with shards 2: the scaler reads one lag and acts on one fleet"}},
 		{"members outside", "autoscale: {threshold: 100, min: 5, max: 8}",
 			[]string{"autoscale.min: the run starts with members 4, which must lie in [min, max] = [5, 8]"}},
 		{"consumer cap", "consumer_type: consumer\npartitions: 1\nmembers: 1\nautoscale: {threshold: 100, max: 4}",

@@ -181,8 +181,9 @@ func (r RunSpec) checkDestination(p *problems) {
 	if r.Client != "" && r.Client != vocab.ClientFranzGo {
 		p.addf("destination", "client %s has no write stage (its runner does not write to a destination); use client franz-go", r.Client)
 	}
-	if r.Shards > 1 {
-		p.addf("destination", "a sharded run (shards %d) cannot write to a destination yet; use shards 1", r.Shards)
+	if c := r.Destination.Connections; c > 0 && c < r.ShardCount() {
+		p.addf("destination.connections", "%d connections cannot be shared by %d agents: each agent process holds its own pool, "+
+			"and a connection belongs to one process; raise connections to at least %d or lower shards", c, r.ShardCount(), r.ShardCount())
 	}
 	if r.ConsumerType == vocab.ConsumerGroup && r.Commit == vocab.CommitAuto {
 		p.addf("destination", "commit auto commits what was polled before it is written; use commit after_processing")

@@ -115,13 +115,6 @@ func (r RunSpec) checkUnusedBacklog(p *problems) {
 	}
 }
 
-// refuseShards refuses a sharded run in a mode that runs in one process.
-func (r RunSpec) refuseShards(p *problems) {
-	if r.Shards > 1 && r.Shards <= maxShards {
-		p.addf("shards", "%d shards need load_mode rate (backlog and max_rate run in one process); got load_mode %s", r.Shards, r.LoadMode)
-	}
-}
-
 // scheduleSpan is the longest a scheduled run lasts once its group has
 // formed: warm-up + window + drain timeout.
 func (r RunSpec) scheduleSpan() time.Duration { return r.Warmup + r.Duration + r.DrainTimeout }

@@ -82,8 +82,6 @@ func TestValidateMode(t *testing.T) {
 	}{
 		{"backlog", func(r *RunSpec) { r.LoadMode = LoadBacklog },
 			"backlog_records: required with load_mode backlog: the records to pre-fill, an integer ≥ 1, got 0"},
-		{"backlog shards", func(r *RunSpec) { r.LoadMode, r.BacklogRecords, r.Shards = LoadBacklog, 10, 2 },
-			"shards: 2 shards need load_mode rate (backlog and max_rate run in one process); got load_mode backlog"},
 		{"max_rate", func(r *RunSpec) { r.LoadMode = LoadMaxRate }, "max_rate: required with load_mode max_rate"},
 		{"rate window", func(r *RunSpec) { r.Rate, r.Producers, r.Duration = 1, 4, 2*time.Second },
 			"rate: 1 records/s for duration 2s is 2 records in the measurement window, fewer than the 4 producers"},

@@ -21,7 +21,6 @@ func (backlogMode) problems(r RunSpec, p *problems) {
 	if len(r.Events) > 0 {
 		p.addf("events", "not supported with load_mode backlog (the drain has no fixed window to place offsets in); use load_mode rate")
 	}
-	r.refuseShards(p)
 }
 
 func (backlogMode) Plan(r RunSpec) Plan {

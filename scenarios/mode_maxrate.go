@@ -30,7 +30,6 @@ func (maxRateMode) problems(r RunSpec, p *problems) {
 	}
 	r.checkUnusedBacklog(p)
 	r.checkEvents(p)
-	r.refuseShards(p)
 }
 
 // Plan: every step of the schedule, each with its warm-up and window.

@@ -141,19 +141,13 @@ const maxShards = 64
 // unset.
 func (r RunSpec) ShardCount() int { return max(r.Shards, 1) }
 
-// checkShards refuses what a sharded run does not support: the in-process
-// client, events (which act on one fleet); the load modes that run in one
-// process refuse shards themselves (Mode.problems).
+// checkShards checks shards' range. Every load mode, event, the scaler and
+// a destination run split over agents as in one process; what agents
+// physically cannot share is refused where it arises (a destination's
+// connections, checkDestination).
 func (r RunSpec) checkShards(p *problems) {
 	if r.Shards < 0 || r.Shards > maxShards { // 0: unset in a RunSpec built in code, one process
 		p.addf("shards", "expected an integer from 1 to %d (agents a run is split over), got %d", maxShards, r.Shards)
-		return
-	}
-	if r.ShardCount() == 1 {
-		return
-	}
-	if len(r.Events) > 0 {
-		p.addf("shards", "%d shards cannot run events: (an event acts on one fleet and one clock); use shards: 1", r.Shards)
 	}
 }
 

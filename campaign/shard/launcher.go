@@ -34,6 +34,19 @@ type AgentArgs struct {
 	// line: the agent signs its messages with it (Msg.Mac) and the
 	// coordinator refuses a message not signed by the shard it names.
 	Tokens []string
+	// DestinationDSN, when set, is the dsn of the run's destination
+	// database. A launcher that carries it (DSNCarrier) hands it to every
+	// agent in its environment (DSNEnv), never on the command line.
+	DestinationDSN string
+}
+
+// DSNEnv is the variable a launcher gives an agent the destination's dsn in.
+const DSNEnv = envvars.AgentDestinationDSN
+
+// DSNCarrier is a Launcher that hands its agents the destination's dsn
+// (AgentArgs.DestinationDSN); a run with a destination: needs one.
+type DSNCarrier interface {
+	CarriesDSN() bool
 }
 
 // TokenEnv is the variable a launcher gives an agent its token in.

@@ -31,6 +31,11 @@ func (l *Local) Name() string { return "local" }
 // its environment (TokenEnv).
 func (l *Local) CarriesTokens() bool { return true }
 
+// CarriesDSN is true: each process gets the destination's dsn in its
+// environment (DSNEnv); local agents reach the coordinator's host, an
+// embedded server included.
+func (l *Local) CarriesDSN() bool { return true }
+
 // tailBytes is how much of an agent's output an exit keeps.
 const tailBytes = 4 << 10
 
@@ -51,6 +56,9 @@ func (l *Local) Start(ctx context.Context, a AgentArgs) (Agents, error) {
 		cmd.Env = os.Environ()
 		if i < len(a.Tokens) {
 			cmd.Env = append(cmd.Env, TokenEnv+"="+a.Tokens[i])
+		}
+		if a.DestinationDSN != "" {
+			cmd.Env = append(cmd.Env, DSNEnv+"="+a.DestinationDSN)
 		}
 		if l.ShardEnv != nil {
 			cmd.Env = append(cmd.Env, l.ShardEnv(i)...)

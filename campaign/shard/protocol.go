@@ -12,22 +12,31 @@ import (
 	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/sharebench/sharebench/results"
 )
 
 // ProtocolVersion is the control protocol's version; an agent whose hello
-// carries another one is refused.
-const ProtocolVersion = 1
+// carries another one is refused. Version 2: the coordinator drives the
+// run's phases by commands (members, release, produce, act), where version
+// 1 had one start.
+const ProtocolVersion = 2
 
-// Message types. Agents send hello, ping, ready, progress, done and failed;
-// the coordinator sends run, pong, start, drain_check and stop.
+// Message types. Agents send hello, ping, ready, progress, reply, done and
+// failed; the coordinator sends run, pong, the commands (members, release,
+// produce, act), drain_check and stop.
 const (
 	TypeHello      = "hello"       // agent: I am shard N (version, scenario hash)
 	TypeRun        = "run"         // coordinator → shard: what to run (Setup)
 	TypePing       = "ping"        // agent: clock ping (Seq, SendNs)
 	TypePong       = "pong"        // coordinator → shard: reply (Seq, SendNs echoed, RemoteNs)
-	TypeReady      = "ready"       // agent: members joined (held), offset measured
-	TypeStart      = "start"       // coordinator → all: start instant and window (coordinator clock)
-	TypeProgress   = "progress"    // agent: every 500 ms while the load runs (Progress)
+	TypeReady      = "ready"       // agent: offset measured, ready for commands
+	TypeMembers    = "members"     // coordinator → shard: start your members (Cmd.Hold)
+	TypeRelease    = "release"     // coordinator → shard: let your held members consume
+	TypeProduce    = "produce"     // coordinator → shard: run your producers (Cmd: start instant, window)
+	TypeAct        = "act"         // coordinator → shard: join, leave, crash or slow members (Cmd)
+	TypeReply      = "reply"       // agent: a command carried out (Reply)
+	TypeProgress   = "progress"    // agent: every 500 ms once ready (Progress)
 	TypeDrainCheck = "drain_check" // coordinator → all: write your ledger marks (Seq) to the results topic
 	TypeStop       = "stop"        // coordinator → all: stop, export, write results
 	TypeDone       = "done"        // agent: results written (Progress: final figures)
@@ -36,9 +45,53 @@ const (
 
 // agentTypes and coordinatorTypes are who may send what.
 var (
-	agentTypes       = []string{TypeHello, TypePing, TypeReady, TypeProgress, TypeDone, TypeFailed}
-	coordinatorTypes = []string{TypeRun, TypePong, TypeStart, TypeDrainCheck, TypeStop}
+	agentTypes       = []string{TypeHello, TypePing, TypeReady, TypeReply, TypeProgress, TypeDone, TypeFailed}
+	coordinatorTypes = []string{TypeRun, TypePong, TypeMembers, TypeRelease, TypeProduce, TypeAct, TypeDrainCheck, TypeStop}
+	// commandTypes are the coordinator's messages an agent replies to.
+	commandTypes = []string{TypeMembers, TypeRelease, TypeProduce, TypeAct}
 )
+
+// Actions of an act command.
+const (
+	ActJoin  = "join"
+	ActLeave = "leave"
+	ActCrash = "crash"
+	ActSlow  = "slow"
+)
+
+// Command is what a command message asks of one shard. Seq numbers the
+// coordinator's commands; the agent's reply carries it back.
+type Command struct {
+	Seq  int  `json:"seq"`
+	Hold bool `json:"hold,omitempty"` // members: join held, consuming only on release
+	// StartNs is the schedule's start, WindowStartNs and WindowEndNs the
+	// measurement window (produce; coordinator clock); FlushNs bounds the
+	// producers' wait for their last acknowledgements (0: theirs).
+	StartNs       int64 `json:"start_ns,omitempty"`
+	WindowStartNs int64 `json:"window_start_ns,omitempty"`
+	WindowEndNs   int64 `json:"window_end_ns,omitempty"`
+	FlushNs       int64 `json:"flush_ns,omitempty"`
+	// UntilNs, when set, is when the producers must have ended (a
+	// backlog fill's bound; coordinator clock).
+	UntilNs int64 `json:"until_ns,omitempty"`
+	// Action is an act's (ActJoin: IDs are the joining members' ids;
+	// ActLeave, ActCrash: N of the shard's oldest members; ActSlow: every
+	// processing time × Factor for DurationNs).
+	Action     string  `json:"action,omitempty"`
+	IDs        []int   `json:"ids,omitempty"`
+	N          int     `json:"n,omitempty"`
+	Factor     float64 `json:"factor,omitempty"`
+	DurationNs int64   `json:"duration_ns,omitempty"`
+}
+
+// Reply is an agent's answer to a command: the members it concerned, when
+// it was carried out (coordinator clock) or why it could not be.
+type Reply struct {
+	Seq   int    `json:"seq"`
+	IDs   []int  `json:"ids,omitempty"`
+	AtNs  int64  `json:"at_ns,omitempty"`
+	Error string `json:"error,omitempty"`
+}
 
 // All addresses a coordinator message to every shard.
 const All = -1
@@ -70,9 +123,8 @@ type Msg struct {
 	UncertaintyNs int64 `json:"uncertainty_ns,omitempty"` // ready: ± of the offset
 	Pings         int   `json:"pings,omitempty"`          // ready: samples taken
 
-	StartNs       int64 `json:"start_ns,omitempty"`        // start: the schedule start
-	WindowStartNs int64 `json:"window_start_ns,omitempty"` // start
-	WindowEndNs   int64 `json:"window_end_ns,omitempty"`   // start
+	Cmd   *Command `json:"cmd,omitempty"`   // members, release, produce, act
+	Reply *Reply   `json:"reply,omitempty"` // reply
 
 	Progress *Progress `json:"progress,omitempty"` // progress, done
 	Error    string    `json:"error,omitempty"`    // failed
@@ -127,16 +179,22 @@ type Setup struct {
 	SeriesSeconds int             `json:"series_seconds"`
 	Producers     int             `json:"producers"`
 	PerProducer   uint64          `json:"per_producer"`
+	// DestinationTable is the table the run's members write to (with a
+	// destination: block; the dsn reaches the agent in its environment),
+	// DestinationConnections this shard's part of destination.connections.
+	DestinationTable       string `json:"destination_table,omitempty"`
+	DestinationConnections int    `json:"destination_connections,omitempty"`
 }
 
 // Progress are a shard's counters.
 type Progress struct {
-	Acked         int64 `json:"acked"`     // produce acknowledgements
-	Delivered     int64 `json:"delivered"` // records handed to its workers
-	Completed     int64 `json:"completed"`
-	ProducersDone bool  `json:"producers_done"`
-	Producers     []int `json:"producers"` // indices it runs
-	Members       []int `json:"members"`
+	// Counts are its recorder's counters (results.Recorder.Counts).
+	Counts        results.Counts `json:"counts"`
+	ProducersDone bool           `json:"producers_done"`
+	Producers     []int          `json:"producers"` // indices it runs
+	Members       []int          `json:"members"`   // its members' ids at the start
+	// Live is the number of its members running now.
+	Live int `json:"live"`
 	// Generation is the highest consumer-group generation its members saw.
 	Generation int32 `json:"generation,omitempty"`
 	// Errors are the agent's non-fatal errors (done only), as a run's.
@@ -193,10 +251,43 @@ func (m Msg) check() error {
 		if m.Error == "" {
 			return errors.New("shard: failed message without an error")
 		}
-	case TypeStart:
-		if m.StartNs == 0 || m.WindowEndNs <= m.WindowStartNs {
-			return errors.New("shard: start message without a start instant and a window")
+	case TypeReply:
+		if m.Reply == nil || m.Reply.Seq < 1 {
+			return errors.New("shard: reply message without the command's sequence number")
 		}
+	}
+	if slices.Contains(commandTypes, m.Type) {
+		return m.Cmd.check(m.Type)
+	}
+	return nil
+}
+
+// check refuses a command that lacks what its message type needs.
+func (c *Command) check(typ string) error {
+	if c == nil || c.Seq < 1 {
+		return fmt.Errorf("shard: %s message without a numbered command", typ)
+	}
+	switch {
+	case typ == TypeProduce && (c.StartNs == 0 || c.WindowEndNs <= c.WindowStartNs):
+		return errors.New("shard: produce message without a start instant and a window")
+	case typ != TypeAct:
+		return nil
+	}
+	switch c.Action {
+	case ActJoin:
+		if len(c.IDs) == 0 || slices.ContainsFunc(c.IDs, func(id int) bool { return id < 0 }) {
+			return fmt.Errorf("shard: act join without member ids ≥ 0 (%v)", c.IDs)
+		}
+	case ActLeave, ActCrash:
+		if c.N < 1 {
+			return fmt.Errorf("shard: act %s of %d members; want ≥ 1", c.Action, c.N)
+		}
+	case ActSlow:
+		if !(c.Factor > 0) || c.DurationNs < 0 {
+			return fmt.Errorf("shard: act slow by %v for %d ns; want a factor > 0 and a duration ≥ 0", c.Factor, c.DurationNs)
+		}
+	default:
+		return fmt.Errorf("shard: act %q: expected %s, %s, %s or %s", c.Action, ActJoin, ActLeave, ActCrash, ActSlow)
 	}
 	return nil
 }

@@ -94,6 +94,7 @@ func newAgentCmd() *cobra.Command {
 				o.ClockSkew = d
 			}
 			o.Token = os.Getenv(shard.TokenEnv)
+			o.DestinationDSN = os.Getenv(shard.DSNEnv)
 			fmt.Fprintf(cmd.ErrOrStderr(), "sharebench agent: shard %d of %d, run %s, control topic %s\n", idx, shards, name, control)
 			return campaign.Agent(cmd.Context(), o)
 		},

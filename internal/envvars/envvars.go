@@ -19,6 +19,10 @@ const (
 	// AgentToken is the token a launcher gives one agent of a sharded run
 	// (campaign/shard): it signs the agent's control messages.
 	AgentToken = "SHAREBENCH_AGENT_TOKEN"
+	// AgentDestinationDSN is the destination database's dsn a launcher
+	// gives the agents of a sharded run with a destination: block, in
+	// their environment (never on a command line or the control topic).
+	AgentDestinationDSN = "SHAREBENCH_AGENT_DESTINATION_DSN"
 	// ClusterID is the KRaft cluster id handed to the local broker image's
 	// entrypoint (infra container provider; set in the container only).
 	ClusterID = "SHAREBENCH_CLUSTER_ID"
@@ -34,5 +38,5 @@ const (
 
 // Harness lists the variables above: SHAREBENCH_* names that are not
 // scenario keys and are not refused.
-var Harness = []string{Cache, KafkaImage, RequireBrokers, AgentClockSkew, AgentToken, ClusterID, Screenshots,
+var Harness = []string{Cache, KafkaImage, RequireBrokers, AgentClockSkew, AgentToken, AgentDestinationDSN, ClusterID, Screenshots,
 	SaveScrape, SaveScrapeDir, InfraTestHelper}
