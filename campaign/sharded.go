@@ -106,9 +106,9 @@ func runnerAgents(spec scenarios.RunSpec, launcher string) error {
 // agents, their hello, the run's setup, their clock offsets. The returned
 // load spreads the run's phases over them; close stops them and drops the
 // topics.
-func (s *runSetup) shardedLoad(ctx context.Context, rc *recording) (_ load, closeLoad func(), err error) {
+func (s *runSetup) shardedLoad(ctx context.Context, rc *recording) (_ load, _ func(), err error) {
 	var undo []func()
-	closeLoad = func() {
+	closeLoad := func() {
 		for i := len(undo) - 1; i >= 0; i-- {
 			undo[i]()
 		}

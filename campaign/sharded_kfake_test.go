@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/sharebench/sharebench/campaign/shard"
+	"github.com/sharebench/sharebench/scenarios"
 )
 
 // inProcess runs agents as goroutines calling Agent: the whole protocol in
@@ -162,5 +164,72 @@ func TestLateDone(t *testing.T) {
 	c.cleanExit[1] = cleanExit{at: time.Now().Add(-doneGrace - time.Second), output: "bye"}
 	if err := c.lateDone(); err == nil || !strings.Contains(err.Error(), "shard 1 failed: exited before sending its results") {
 		t.Fatalf("after the grace: %v", err)
+	}
+}
+
+// shardedSpec runs s split over shards in-process agents on kfake (not
+// Kafka).
+func shardedSpec(ctx context.Context, t *testing.T, s scenarios.RunSpec, shards int) *Measured {
+	t.Helper()
+	_, cl := startKfake(t)
+	s.Shards = shards
+	rn := runner{cl: cl, log: testLog(t), env: environment(ctx, cl, nil),
+		progress: runProgress{p: NoProgress{}, run: 1, recs: 1, id: "kfake-sharded"},
+		shards:   ShardOptions{Launcher: inProcess{skewShard: -1, fail: -1, tokens: true}}}
+	m, err := rn.runOne(ctx, s, "kfake-sharded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// A backlog drain split over two agents: one fill by both shards'
+// producers, the group formed across agents, the drain ended on the
+// merged count; every record completed once (kfake, not Kafka).
+func TestShardedBacklogOnKfake(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s := baseSpec()
+	s.LoadMode, s.BacklogRecords, s.Producers, s.Members = scenarios.LoadBacklog, 3000, 2, 3
+	s.Processing.Time = time.Millisecond
+	r := shardedSpec(ctx, t, s, 2).Record
+	if a := r.Audit; !a.Balanced || a.Produced != 3000 || a.CompletedOnce != 3000 {
+		t.Errorf("audit %+v, want 3000 produced and completed once", a)
+	}
+	if ph := r.Phases; ph.DrainSec <= 0 || ph.FillSec <= 0 || ph.DrainTimedOut {
+		t.Errorf("phases %+v, want a fill and a drain that ended", ph)
+	}
+	if r.Shards == nil || r.Shards.Count != 2 || r.Shards.PerShard[0].Acked+r.Shards.PerShard[1].Acked != 3000 {
+		t.Errorf("shards %+v, want the 3000 acks split over both", r.Shards)
+	}
+}
+
+// Events addressed to members on any agent: a join lands on the shard
+// running fewest, a leave takes the run's oldest member wherever it runs,
+// and the ids stay distinct across shards (kfake, not Kafka).
+func TestShardedEventsOnKfake(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s := baseSpec()
+	s.Members, s.Producers, s.Rate = 3, 2, 200
+	s.Processing.Time = time.Millisecond
+	s.Warmup, s.Duration = time.Second, 4*time.Second
+	s.Events = []scenarios.Event{{At: time.Second, Action: scenarios.ActionJoin, Members: 2},
+		{At: 2 * time.Second, Action: scenarios.ActionLeave, Members: 2}}
+	r := shardedSpec(ctx, t, s, 2).Record
+	if a := r.Audit; !a.Balanced || a.Lost != 0 || a.Produced != 1000 {
+		t.Errorf("audit %+v, want 1000 produced, balanced, none lost", a)
+	}
+	if len(r.Events) != 2 {
+		t.Fatalf("events %+v, want 2", r.Events)
+	}
+	// Members 0, 2 on shard 0 and 1 on shard 1: the joiners take ids 3 and
+	// 4 (one on each shard); the leave takes the oldest, 0 and 1.
+	join, leave := r.Events[0], r.Events[1]
+	if join.Error != "" || !slices.Equal(join.Members, []int{3, 4}) {
+		t.Errorf("join %+v, want members [3 4]", join)
+	}
+	if leave.Error != "" || !slices.Equal(leave.Members, []int{0, 1}) {
+		t.Errorf("leave %+v, want members [0 1]", leave)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/sharebench/sharebench/results"
 )
 
 func TestMessagesRoundTrip(t *testing.T) {
@@ -15,8 +17,15 @@ func TestMessagesRoundTrip(t *testing.T) {
 		{Type: TypePing, Run: "c", Shard: 1, Seq: 3, SendNs: 11},
 		{Type: TypePong, Run: "c", Shard: 1, Seq: 3, SendNs: 11, RemoteNs: 99},
 		{Type: TypeReady, Run: "c", Shard: 0, OffsetNs: -2_000_000_000, UncertaintyNs: 1500, Pings: 12},
-		{Type: TypeStart, Run: "c", Shard: All, StartNs: 10, WindowStartNs: 20, WindowEndNs: 30},
-		{Type: TypeProgress, Run: "c", Shard: 1, Progress: &Progress{Acked: 5, Completed: 4, ProducersDone: true, Producers: []int{1}, Members: []int{1, 4}}},
+		{Type: TypeMembers, Run: "c", Shard: All, Cmd: &Command{Seq: 1, Hold: true}},
+		{Type: TypeRelease, Run: "c", Shard: All, Cmd: &Command{Seq: 2}},
+		{Type: TypeProduce, Run: "c", Shard: All, Cmd: &Command{Seq: 3, StartNs: 10, WindowStartNs: 20, WindowEndNs: 30, FlushNs: 5, UntilNs: 40}},
+		{Type: TypeAct, Run: "c", Shard: 1, Cmd: &Command{Seq: 4, Action: ActJoin, IDs: []int{7, 9}}},
+		{Type: TypeAct, Run: "c", Shard: 1, Cmd: &Command{Seq: 5, Action: ActCrash, N: 2}},
+		{Type: TypeAct, Run: "c", Shard: All, Cmd: &Command{Seq: 6, Action: ActSlow, Factor: 3, DurationNs: 1e9}},
+		{Type: TypeReply, Run: "c", Shard: 1, Reply: &Reply{Seq: 5, IDs: []int{1, 3}, AtNs: 12}},
+		{Type: TypeReply, Run: "c", Shard: 1, Reply: &Reply{Seq: 4, Error: "no"}},
+		{Type: TypeProgress, Run: "c", Shard: 1, Progress: &Progress{Counts: progressCounts(), ProducersDone: true, Producers: []int{1}, Members: []int{1, 4}, Live: 2}},
 		{Type: TypeDrainCheck, Run: "c", Shard: All, Seq: 2},
 		{Type: TypeStop, Run: "c", Shard: All},
 		{Type: TypeDone, Run: "c", Shard: 0, Progress: &Progress{CPUSec: 1.5, MaxRSSBytes: 1 << 20}},
@@ -35,7 +44,7 @@ func TestMessagesRoundTrip(t *testing.T) {
 		if !bytes.Equal(g, b) {
 			t.Errorf("%s: round trip %s, want %s", m.Type, g, b)
 		}
-		if got.FromAgent() != !strings.Contains("run pong start drain_check stop", m.Type) {
+		if got.FromAgent() != !strings.Contains("run pong members release produce act drain_check stop", m.Type) {
 			t.Errorf("%s: FromAgent %v", m.Type, got.FromAgent())
 		}
 	}
@@ -52,7 +61,15 @@ func TestMessagesRefused(t *testing.T) {
 		{"negative shard", Msg{Type: TypePing, Run: "c", Shard: -1}, "from shard -1"},
 		{"empty setup", Msg{Type: TypeRun, Run: "c", Setup: &Setup{}}, "without a complete setup"},
 		{"failed without error", Msg{Type: TypeFailed, Run: "c"}, "without an error"},
-		{"start without window", Msg{Type: TypeStart, Run: "c", Shard: All, StartNs: 1}, "without a start instant and a window"},
+		{"produce without window", Msg{Type: TypeProduce, Run: "c", Shard: All, Cmd: &Command{Seq: 1, StartNs: 1}}, "without a start instant and a window"},
+		{"command without seq", Msg{Type: TypeRelease, Run: "c", Shard: All, Cmd: &Command{}}, "release message without a numbered command"},
+		{"command without cmd", Msg{Type: TypeMembers, Run: "c", Shard: All}, "members message without a numbered command"},
+		{"join without ids", Msg{Type: TypeAct, Run: "c", Shard: 0, Cmd: &Command{Seq: 1, Action: ActJoin}}, "act join without member ids"},
+		{"join negative id", Msg{Type: TypeAct, Run: "c", Shard: 0, Cmd: &Command{Seq: 1, Action: ActJoin, IDs: []int{-1}}}, "act join without member ids"},
+		{"leave none", Msg{Type: TypeAct, Run: "c", Shard: 0, Cmd: &Command{Seq: 1, Action: ActLeave}}, "act leave of 0 members"},
+		{"slow by zero", Msg{Type: TypeAct, Run: "c", Shard: 0, Cmd: &Command{Seq: 1, Action: ActSlow}}, "want a factor > 0"},
+		{"unknown action", Msg{Type: TypeAct, Run: "c", Shard: 0, Cmd: &Command{Seq: 1, Action: "dance", N: 1}}, `act "dance"`},
+		{"reply without seq", Msg{Type: TypeReply, Run: "c", Shard: 0, Reply: &Reply{}}, "without the command's sequence number"},
 	} {
 		if _, err := tt.m.Encode(); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want it to mention %q", tt.name, err, tt.want)
@@ -182,4 +199,12 @@ func TestSignedBlobs(t *testing.T) {
 	if err != nil || b == nil || b.Mac != "" || b.SignedBy("r", t0) {
 		t.Errorf("unsigned blob %+v %v", b, err)
 	}
+}
+
+// progressCounts are counters with a few fields set, as a shard sends them.
+func progressCounts() results.Counts {
+	var c results.Counts
+	c.Acked, c.Delivered, c.Completed, c.DestinationWrites = 5, 4, 4, 3
+	c.DeliveryCounts[1] = 2
+	return c
 }
