@@ -34,8 +34,6 @@ func TestModeOfRefuses(t *testing.T) {
 		{"unknown", func(r *scenarios.RunSpec) { r.LoadMode = "fast" }, `load_mode: expected one of rate, backlog, max_rate, got "fast"`},
 		{"backlog", func(r *scenarios.RunSpec) { r.LoadMode = scenarios.LoadBacklog }, "load_mode backlog: backlog_records: required"},
 		{"max_rate", func(r *scenarios.RunSpec) { r.LoadMode = scenarios.LoadMaxRate }, "load_mode max_rate: max_rate: required"},
-		{"backlog shards", func(r *scenarios.RunSpec) { r.LoadMode, r.BacklogRecords, r.Shards = scenarios.LoadBacklog, 10, 2 },
-			"load_mode backlog: shards: 2 shards need load_mode rate"},
 	} {
 		r := s
 		tt.edit(&r)
