@@ -379,12 +379,19 @@ func (a *Advice) members(in Input) {
 	}
 }
 
+// ceilingInput is the plan as the capacity formulas' input (the one
+// runs.ComputeCeiling takes after a run), without a producer bound: its
+// members, workers, P, locks, hold time W and max.poll.records as the
+// acquisition; a consumer group (share false) reads no locks.
+func (a *Advice) ceilingInput(share bool) runs.CeilingInput {
+	return runs.CeilingInput{Share: share, Members: a.Members, Workers: a.Workers, Partitions: a.Partitions,
+		ProcessingMs: a.ProcessingMs, ProducerRate: math.Inf(1), RecordLocks: a.RecordLocks, HoldMs: a.WMs,
+		RecordsPerAcquisition: float64(a.MaxPollRecords)}
+}
+
 // consumerGroup: min(m, N)·w·1000/P; it reaches R' only with N ≥ m.
 func (a *Advice) consumerGroup() {
-	c := runs.ComputeCeiling(runs.CeilingInput{
-		Share: false, Members: a.Members, Workers: a.Workers, Partitions: a.Partitions,
-		ProcessingMs: a.ProcessingMs, ProducerRate: math.Inf(1),
-	})
+	c := runs.ComputeCeiling(a.ceilingInput(false))
 	a.ConsumerGroupCeiling = c.Workers
 	a.ConsumerGroupPartitionsNeeded = a.Members
 	a.formula("consumer_group_ceiling_records_per_sec", "min(members, partitions)·workers·1000/P = min(%d, %d)·%d·1000/%s = %s",
@@ -501,11 +508,7 @@ func (a *Advice) lockDuration(in Input) {
 // ceiling: min(m·w·1000/P, N·locks·1000/W), runs.ComputeCeiling's
 // share-group formulas without a producer bound.
 func (a *Advice) ceiling() {
-	c := runs.ComputeCeiling(runs.CeilingInput{
-		Share: true, Members: a.Members, Workers: a.Workers, Partitions: a.Partitions,
-		ProcessingMs: a.ProcessingMs, ProducerRate: math.Inf(1), RecordLocks: a.RecordLocks, HoldMs: a.WMs,
-		RecordsPerAcquisition: float64(a.MaxPollRecords),
-	})
+	c := runs.ComputeCeiling(a.ceilingInput(true))
 	a.ShareWorkerCeiling, a.LockCeiling = c.Workers, c.Locks
 	a.Ceiling, a.CeilingBound = c.RecordsPerSec, c.Bound
 	a.MeetsTarget = a.Ceiling >= a.TargetRate

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"time"
 
 	"github.com/sharebench/sharebench/collectors"
@@ -166,19 +165,10 @@ func (s *runSetup) newLoad(ctx context.Context, rc *recording) (load, func(), er
 	return l, l.stopMembers, nil
 }
 
-// predictedCeiling is the run's ceiling before it runs: the predicted
-// records per acquisition and consumers per partition, no measured hold
-// time (so no lock window).
+// predictedCeiling is the run's ceiling before it runs
+// (runs.PlannedCeilingInput).
 func predictedCeiling(s scenarios.RunSpec) runs.Ceiling {
-	rate := s.Rate
-	if s.Backlog() {
-		rate = math.Inf(1)
-	}
-	return runs.ComputeCeiling(runs.CeilingInput{
-		Share: s.ConsumerType == vocab.ShareGroup, Members: s.MaxMembers(), Workers: s.Workers, Partitions: s.Partitions,
-		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
-		ProducerRate: rate, RecordLocks: s.RecordLocks(), RecordsPerAcquisition: float64(s.PredictedAcquisition()),
-	})
+	return runs.ComputeCeiling(runs.PlannedCeilingInput(s))
 }
 
 // run is one run in progress, by phase: setup (what and where), recording

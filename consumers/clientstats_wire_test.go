@@ -1,6 +1,14 @@
 package consumers
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/sharebench/sharebench/results"
+)
 
 // Client statistics survive their encoding, and merging two agents' gives
 // the counts and extremes of both.
@@ -31,5 +39,48 @@ func TestClientStatsWireAndMerge(t *testing.T) {
 	}
 	if _, err := DecodeClientStats([]byte("{")); err == nil {
 		t.Error("malformed statistics decoded")
+	}
+}
+
+// Every field of ClientStats travels: each histogram gets its own value,
+// the request timings a row, and all come back after Encode and
+// DecodeClientStats; a field added to ClientStats but not to the codec
+// fails here (a field of a new kind fails until the test fills it).
+func TestClientStatsWireCarriesEveryField(t *testing.T) {
+	s := NewClientStats()
+	v := reflect.ValueOf(s)
+	for i := range v.NumField() {
+		switch f := v.Field(i).Interface().(type) {
+		case *hdrhistogram.Histogram:
+			_ = f.RecordValue(int64(100 * (i + 1)))
+		case results.RequestTimings:
+			f.Observe(results.RequestKey{Broker: 2, Kind: "ShareFetch"}, 3*time.Millisecond, false)
+			f.ObserveEmpty(results.RequestKey{Broker: 2, Kind: "ShareFetch"}, time.Millisecond)
+		default:
+			t.Fatalf("ClientStats.%s: no value for a %T", v.Type().Field(i).Name, f)
+		}
+	}
+	enc, err := s.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeClientStats(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := reflect.ValueOf(got)
+	for i := range v.NumField() {
+		name := v.Type().Field(i).Name
+		switch want := v.Field(i).Interface().(type) {
+		case *hdrhistogram.Histogram:
+			h := g.Field(i).Interface().(*hdrhistogram.Histogram)
+			if h == nil || h.TotalCount() != 1 || h.Max() != want.Max() {
+				t.Errorf("%s: got %v, want one value near %d", name, h, want.Max())
+			}
+		case results.RequestTimings:
+			if w, d := want.Rows(), g.Field(i).Interface().(results.RequestTimings).Rows(); !reflect.DeepEqual(w, d) {
+				t.Errorf("%s: got %+v, want %+v", name, d, w)
+			}
+		}
 	}
 }

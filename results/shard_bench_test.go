@@ -136,3 +136,28 @@ func BenchmarkAbsorb64Shards(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkShardCodec1M: one agent's export of a 1,000,000-record run
+// (one agent, so its ledger holds every record), encoded then decoded.
+func BenchmarkShardCodec1M(b *testing.B) {
+	exports, _ := benchShardExports(b, 1, 1_000_000)
+	e, err := DecodeShardExport(exports[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("encode", func(b *testing.B) {
+		for range b.N {
+			if _, err := e.Encode(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(len(exports[0]))/1e3, "kB")
+	})
+	b.Run("decode", func(b *testing.B) {
+		for range b.N {
+			if _, err := DecodeShardExport(exports[0]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -88,93 +88,180 @@ type ClientHistograms struct {
 	Buffered, PerAcquisition, PerResponse *hdrhistogram.Histogram
 }
 
-// FromMeasurement builds a run's record from what was measured.
+// FromMeasurement builds a run's record from what was measured, in one
+// direction: the run's context, then pure stages (throughput → latency →
+// ceiling → validity, the events beside them), each returning the blocks
+// it writes, which no later stage writes again.
 func FromMeasurement(in Measurement) Record {
-	s, m := in.Spec, in.Merged
-	rr := summarize(s, in.RunID, m, in.Audit, in.Window, in.Environment)
-	if in.DeadLetter != nil {
-		rr.Audit.DeadLetterAudit = *in.DeadLetter
-	}
-	rr.Destination = destinationFigures(s, m, in.Destination)
-	if rr.Destination != nil && len(s.Events) > 0 { // summarize's ceiling had no write time
-		rr.Ceiling = ComputeCeiling(ceilingInput(s, rr, s.Rate, Measurement{})).WithMeasured(rr.Throughput.CompletedPerSec)
-	}
-	if cs := in.ClientStats; cs != nil {
-		rr.Latency.BufferedMs = results.SummarizeMillis(cs.Buffered)
-		rr.Polls.RecordsPerAcquisition = countPercentiles(cs.PerAcquisition)
-		rr.Polls.RecordsPerResponse = countPercentiles(cs.PerResponse)
-	}
-	if !s.ChangesMembers() { // joins change the assignment: keep the prediction
-		rr.Ceiling = ComputeCeiling(ceilingInput(s, rr, s.Rate, in)).
-			WithMeasured(rr.Throughput.CompletedPerSec)
-	}
-	rr.StartedAt = in.StartedAt.Format(time.RFC3339)
-	rr.Client = in.Client
-	rr.TopicConfig = in.TopicConfig
-	rr.Phases.GroupReadySec = in.FormationSec
-	rr.Phases.GroupFormationSec = in.FormationSec
-	rr.Phases.FormationRounds = in.FormationRounds
-	rr.GroupConfig = in.GroupConfig
-	rr.Group = in.Group
-	rr.Phases.DrainSec = in.DrainSec
-	rr.Requests = RequestFigures(in.Requests, consumingSec(rr))
-	rr.Phases.DrainTimedOut = in.DrainTimedOut
-	rr.Phases.WindowStartSec = float64(in.Window.Start-in.Series.Start()) / 1e9
-	thirds := in.Series.Thirds(results.Completed, in.Window)
-	if !s.Backlog() && !s.ChangesMembers() && rr.Phases.DrainSec > rr.Phases.MeasureSec {
-		rr.Burst = burstFigures(in, rr)
+	r := recordContext(in)
+	r.Phases, r.Throughput, r.Lag, r.BrokerCost = throughputStage(in)
+	r.Outcomes, r.Audit, r.PerMember = outcomesStage(in)
+	r.Events, r.EventSummary, r.Members, r.Autoscale = eventsStage(in)
+	r.Latency, r.Polls, r.Destination, r.Requests = latencyStage(in)
+	r.Ceiling, r.Burst = ceilingStage(in, r)
+	r.Validity = validityStage(in, r)
+	return r
+}
+
+// recordContext is what the record takes from the measurement as it is:
+// the run's identity, spec and environment, the group and client read
+// back, the brokers' metrics, the shards, settles, resources and errors.
+func recordContext(in Measurement) Record {
+	s := in.Spec
+	return Record{SchemaVersion: SchemaVersion, RunID: in.RunID, ConsumerType: s.ConsumerType, Spec: &s,
+		StartedAt: in.StartedAt.Format(time.RFC3339), Client: in.Client, TopicConfig: in.TopicConfig,
+		GroupConfig: in.GroupConfig, Group: in.Group, Environment: in.Environment, Broker: in.Broker,
+		Stall: in.Stall, Shards: in.Shards, Settle: NewSettle(in.Settle), Resources: in.Resources, Errors: in.Errors}
+}
+
+// throughputStage is the run's phases and rates over its window, the lag
+// with its drain estimate and the broker CPU per record. A load_mode
+// backlog run's window is the drain (release → last finish): nothing is
+// offered on a schedule, the producers' figure is the fill rate and the
+// completed ratio the fraction of the backlog completed.
+func throughputStage(in Measurement) (Phases, Throughput, results.LagSummary, *BrokerCost) {
+	s, m, secs := in.Spec, in.Merged, in.Window.Seconds()
+	p := Phases{WarmupSec: s.Warmup.Seconds(), MeasureSec: secs, GroupReadySec: in.FormationSec,
+		GroupFormationSec: in.FormationSec, FormationRounds: in.FormationRounds, DrainSec: in.DrainSec,
+		DrainTimedOut: in.DrainTimedOut, WindowStartSec: float64(in.Window.Start-in.Series.Start()) / 1e9}
+	t := Throughput{OfferedPerSec: offered(s, in.Window), ProducedPerSec: float64(m.AckedWindow) / secs,
+		CompletedPerSec: float64(m.CompletedInWindow) / secs}
+	if t.ProducedPerSec > 0 {
+		t.CompletedRatio = t.CompletedPerSec / t.ProducedPerSec
 	}
 	if s.Backlog() {
-		backlogFigures(&rr, s, m, in.FillSec, in)
-		thirds = [3]int64{} // a drain has no steady state to check
+		p.FillSec, p.WarmupSec = in.FillSec, 0
+		t.OfferedPerSec, t.ProducedPerSec, t.CompletedRatio = 0, 0, 0
+		if in.FillSec > 0 {
+			t.ProducedPerSec = float64(m.Acked) / in.FillSec
+		}
+		if m.Acked > 0 {
+			t.CompletedRatio = float64(m.CompletedInWindow) / float64(m.Acked)
+		}
 	}
-	rr.Broker = in.Broker
-	rr.BrokerCost = brokerCost(in, m)
-	rr.Lag = in.Lag
-	if rr.Lag.Samples > 0 {
-		rr.Lag.DrainEstimateSec = DrainEstimate(rr.Lag.AtWindowEnd, rr.Throughput.ProducedPerSec, rr.Throughput.CompletedPerSec)
+	lag := in.Lag
+	if lag.Samples > 0 {
+		lag.DrainEstimateSec = DrainEstimate(lag.AtWindowEnd, t.ProducedPerSec, t.CompletedPerSec)
 	}
-	if s.ChangesMembers() {
-		thirds = [3]int64{} // intentional dips are not a short warm-up
-		rr.Events, rr.EventSummary = eventReports(in)
-		rr.Members = MemberLives(m.Members, in.Window)
+	return p, t, lag, brokerCost(in, m)
+}
+
+// outcomesStage is what became of the records: the outcome counts, the
+// audit (with the order and the dead-letter read-back) and the completions
+// per member.
+func outcomesStage(in Measurement) (Outcomes, results.Audit, []int64) {
+	m := in.Merged
+	o := Outcomes{Delivered: m.Delivered, Completed: m.Completed, Redelivered: m.Redelivered,
+		Released: m.Released, Rejected: m.Rejected, RetriedInPlace: m.Retried,
+		LockExpiredCompleted: m.LockExpired, Renewals: m.Renewals, AckErrors: m.AckErrors, PollErrors: m.PollErrors, ProduceFailed: m.ProduceFailed}
+	if in.Spec.ConsumerType == vocab.ShareGroup {
+		o.DeliveryCounts = trimZeros(m.DeliveryCounts[:])
 	}
-	if len(s.RateSchedule) > 0 {
-		thirds = [3]int64{} // a rate that changes on purpose is not a short warm-up
+	a := in.Audit
+	a.Order = m.Order
+	if in.DeadLetter != nil {
+		a.DeadLetterAudit = *in.DeadLetter
 	}
+	return o, a, m.PerMember
+}
+
+// eventsStage is what the run's events, its members' lives and its scaler
+// did (runs whose members change: events or autoscale).
+func eventsStage(in Measurement) ([]EventReport, *EventSummary, []MemberLife, *Autoscale) {
+	s := in.Spec
+	if !s.ChangesMembers() {
+		return nil, nil, nil, nil
+	}
+	reports, sum := eventReports(in)
+	var as *Autoscale
 	if s.Autoscale != nil && in.Scaler != nil {
-		rr.Autoscale = AutoscaleFigures(AutoscaleInput{Policy: *s.Autoscale, Cap: in.Scaler.Cap, MaxReplicas: in.Scaler.MaxReplicas,
+		as = AutoscaleFigures(AutoscaleInput{Policy: *s.Autoscale, Cap: in.Scaler.Cap, MaxReplicas: in.Scaler.MaxReplicas,
 			Start: in.Scaler.Start, WindowSec: in.Window.Seconds(), Decisions: in.Scaler.Decisions, Schedule: s.RateSchedule,
-			Reports: rr.Events, ActionEvents: ScalerEvents(rr.Events)})
+			Reports: reports, ActionEvents: ScalerEvents(reports)})
 	}
-	rr.Ceiling = rr.Ceiling.Judge(rr.Throughput.CompletedPerSec, saturation(rr, in.Resources))
-	if (s.Autoscale != nil || len(s.RateSchedule) > 0) && rr.Ceiling.Held == BoundUnexplained {
+	return reports, sum, MemberLives(in.Merged.Members, in.Window), as
+}
+
+// latencyStage is the run's times: the latency histograms (the client's
+// own wait among them), the polls and acquisitions, the destination's
+// writes and the requests per broker over the time the members consumed.
+func latencyStage(in Measurement) (Latencies, Polls, *Destination, []RequestFigure) {
+	m := in.Merged
+	l := Latencies{
+		CompletionMs: results.SummarizeMillis(m.Completion), DeliveryMs: results.SummarizeMillis(m.Delivery),
+		PublishMs: results.SummarizeMillis(m.Publish), ScheduleLagMs: results.SummarizeMillis(m.ScheduleLag),
+		QueueMs: results.SummarizeMillis(m.Queue), HoldMs: results.SummarizeMillis(m.Hold),
+	}
+	p := Polls{Count: m.Polls, Empty: m.EmptyPolls, RecordsPerPoll: countPercentiles(m.PollSize)}
+	if m.Polls > 0 {
+		p.EmptyRatio = float64(m.EmptyPolls) / float64(m.Polls)
+	}
+	if cs := in.ClientStats; cs != nil {
+		l.BufferedMs = results.SummarizeMillis(cs.Buffered)
+		p.RecordsPerAcquisition = countPercentiles(cs.PerAcquisition)
+		p.RecordsPerResponse = countPercentiles(cs.PerResponse)
+	}
+	// The members consumed through the warm-up (the spec's, which a
+	// backlog's members also run through before the drain), the window
+	// and the drain.
+	consuming := in.Spec.Warmup.Seconds() + in.Window.Seconds() + in.DrainSec
+	return l, p, destinationFigures(in.Spec, m, in.Destination), RequestFigures(in.Requests, consuming)
+}
+
+// ceilingStage is the run's ceiling, judged against what the run
+// completed on its brokers and host, and a rate run's burst (its drain
+// outlasted its window), from the one ceiling input of the run
+// (Measurement.CeilingInput).
+func ceilingStage(in Measurement, r Record) (Ceiling, *Burst) {
+	s := in.Spec
+	ci := in.CeilingInput(r)
+	c := ComputeCeiling(ci)
+	if s.Backlog() { // the producer rate does not bound a drain
+		if math.IsInf(c.RecordsPerSec, 1) {
+			c.RecordsPerSec, c.Bound = 0, BoundNone // no processing bound
+		}
+		c.ProducerRate = 0
+	}
+	c = c.WithMeasured(r.Throughput.CompletedPerSec).Judge(r.Throughput.CompletedPerSec, saturation(r, in.Resources))
+	if (s.Autoscale != nil || len(s.RateSchedule) > 0) && c.Held == BoundUnexplained {
 		// The steady-state model bounds the peak; a window whose rate or
 		// membership changes on purpose averages below it by design.
-		rr.Ceiling.Held = rr.Ceiling.Bound
-		rr.Ceiling.Evidence = "rate_schedule or autoscale: the load or the members change on purpose, so the window's mean is below the steady-state bound; read the autoscale figures"
-		rr.Ceiling.Move = Move(rr.Ceiling.Held)
+		c.Held = c.Bound
+		c.Evidence = "rate_schedule or autoscale: the load or the members change on purpose, so the window's mean is below the steady-state bound; read the autoscale figures"
+		c.Move = Move(c.Held)
 	}
+	var b *Burst
+	if !s.Backlog() && !s.ChangesMembers() && r.Phases.DrainSec > r.Phases.MeasureSec {
+		b = burstFigures(in, ci)
+	}
+	return c, b
+}
+
+// validityStage is the run's validity: the checks of what the campaign
+// alone knows (Measurement.Checks) with the record's figures, and the
+// flags of the group, the dead letters, the destination and the shards.
+func validityStage(in Measurement, r Record) Validity {
+	s, m := in.Spec, in.Merged
 	v := in.Checks
-	v.Audit, v.DrainTimedOut = rr.Audit, rr.Phases.DrainTimedOut
-	v.ScheduleLagP99Ms = rr.Latency.ScheduleLagMs.P99
-	v.Ceiling, v.CompletedPerSec = rr.Ceiling, rr.Throughput.CompletedPerSec
+	v.Audit, v.DrainTimedOut = r.Audit, r.Phases.DrainTimedOut
+	v.ScheduleLagP99Ms = r.Latency.ScheduleLagMs.P99
+	v.Ceiling, v.CompletedPerSec = r.Ceiling, r.Throughput.CompletedPerSec
 	v.ProduceFailed, v.AckErrors, v.PollErrors = m.ProduceFailed, m.AckErrors, m.PollErrors
-	v.CompletedThirds = thirds
-	v.LockExpiry = lockExpiryInput(s, rr)
-	v.Stall, rr.Stall = in.Stall, in.Stall
-	rr.Validity = Check(v)
-	rr.Validity.Flag(rr.Group.FallbackFlag())
-	rr.Validity.Flag(DeadLetterFlag(rr.Audit))
-	for _, f := range DestinationFlags(rr.Destination) {
-		rr.Validity.Flag(f)
+	// A drain has no steady state to check; intentional dips (members
+	// that change, a rate that changes on purpose) are not a short warm-up.
+	if !s.Backlog() && !s.ChangesMembers() && len(s.RateSchedule) == 0 {
+		v.CompletedThirds = in.Series.Thirds(results.Completed, in.Window)
 	}
-	rr.Shards = in.Shards
-	rr.Settle = NewSettle(in.Settle)
-	rr.Validity.Flag(in.Shards.SkewFlag())
-	rr.Resources = in.Resources
-	rr.Errors = in.Errors
-	return rr
+	v.LockExpiry = lockExpiryInput(s, r)
+	v.Stall = in.Stall
+	val := Check(v)
+	val.Flag(r.Group.FallbackFlag())
+	val.Flag(DeadLetterFlag(r.Audit))
+	for _, f := range DestinationFlags(r.Destination) {
+		val.Flag(f)
+	}
+	val.Flag(in.Shards.SkewFlag())
+	return val
 }
 
 // eventReports analyses the run's events (see AnalyzeEvents).
@@ -193,70 +280,55 @@ func eventReports(in Measurement) ([]EventReport, *EventSummary) {
 	return reports, &sum
 }
 
-// summarize turns a run's merged measurements into its record's figures.
-func summarize(s scenarios.RunSpec, runID string, m results.Merged, audit results.Audit, w results.Window, env Environment) Record {
-	secs := w.Seconds()
-	r := Record{
-		SchemaVersion: SchemaVersion, RunID: runID, ConsumerType: s.ConsumerType, Spec: &s,
-		Phases: Phases{WarmupSec: s.Warmup.Seconds(), MeasureSec: secs},
-		Throughput: Throughput{
-			OfferedPerSec:   offered(s, w),
-			ProducedPerSec:  float64(m.AckedWindow) / secs,
-			CompletedPerSec: float64(m.CompletedInWindow) / secs,
-		},
-		Latency: Latencies{
-			CompletionMs: results.SummarizeMillis(m.Completion), DeliveryMs: results.SummarizeMillis(m.Delivery),
-			PublishMs: results.SummarizeMillis(m.Publish), ScheduleLagMs: results.SummarizeMillis(m.ScheduleLag),
-			QueueMs: results.SummarizeMillis(m.Queue), HoldMs: results.SummarizeMillis(m.Hold),
-		},
-		Polls: Polls{Count: m.Polls, Empty: m.EmptyPolls, RecordsPerPoll: countPercentiles(m.PollSize)},
-		Outcomes: Outcomes{
-			Delivered: m.Delivered, Completed: m.Completed, Redelivered: m.Redelivered,
-			Released: m.Released, Rejected: m.Rejected, RetriedInPlace: m.Retried,
-			LockExpiredCompleted: m.LockExpired, Renewals: m.Renewals, AckErrors: m.AckErrors, PollErrors: m.PollErrors, ProduceFailed: m.ProduceFailed,
-		},
-		PerMember:   m.PerMember,
-		Audit:       audit,
-		Environment: env,
+// CeilingInput is the capacity formulas' input of a measured run: the
+// spec's (PlannedCeilingInput) with what the run measured in place of the
+// predictions — the mean hold time, the records per acquisition (p90 of
+// the client's acquisitions; of the polls when none was seen), the
+// client's wait, the formed group's assignment and fetch layout, the
+// destination's write and service times. Joins or a scaler change the
+// membership over a rate run's window: then the membership is the largest
+// (an upper bound), the assignment and fetch layout the predicted ones,
+// and the client's histograms, which span several memberships, are not
+// read (a backlog's drain reads them as they are).
+func (in Measurement) CeilingInput(r Record) CeilingInput {
+	s := in.Spec
+	c := PlannedCeilingInput(s)
+	c.HoldMs = r.Latency.HoldMs.Mean
+	c.RecordsPerAcquisition = r.Polls.RecordsPerPoll.P90
+	if s.Backlog() || !s.ChangesMembers() {
+		if acq := r.Polls.RecordsPerAcquisition.P90; acq != 0 {
+			c.RecordsPerAcquisition = acq
+		}
+		c.BufferedMs = r.Latency.BufferedMs.P50
+		c.ConsumersPerPartition, c.FetchWait = in.PerPartition, in.FetchWait
 	}
-	r.Audit.Order = m.Order
-	if r.Throughput.ProducedPerSec > 0 {
-		r.Throughput.CompletedRatio = r.Throughput.CompletedPerSec / r.Throughput.ProducedPerSec
+	if d := r.Destination; d != nil {
+		c.DestinationWriteMs, c.DestinationServiceMs = d.WriteMs.Mean, d.ServiceMs
 	}
-	if m.Polls > 0 {
-		r.Polls.EmptyRatio = float64(m.EmptyPolls) / float64(m.Polls)
-	}
-	if s.ConsumerType == vocab.ShareGroup {
-		r.Outcomes.DeliveryCounts = trimZeros(m.DeliveryCounts[:])
-	}
-	r.Ceiling = ComputeCeiling(ceilingInput(s, r, s.Rate, Measurement{})).WithMeasured(r.Throughput.CompletedPerSec)
-	return r
+	return c
 }
 
-// ceilingInput is the capacity formulas' input for a run's record at a
-// producer rate: with joins the largest membership (an upper bound over
-// the window); records per acquisition measured (p90; records per poll
-// when no acquisition was seen), consumers per partition from the formed
-// group's assignment (nil: predicted).
-func ceilingInput(s scenarios.RunSpec, r Record, producerRate float64, layout Measurement) CeilingInput {
-	acq := r.Polls.RecordsPerAcquisition.P90
-	if acq == 0 {
-		acq = r.Polls.RecordsPerPoll.P90
+// PlannedCeilingInput is the capacity formulas' input from a run's spec
+// alone, before it runs: the largest membership, the predicted records per
+// acquisition and consumers per partition, no measured hold time (so no
+// lock window) and no destination times; a backlog's drain is not bounded
+// by a producer rate.
+func PlannedCeilingInput(s scenarios.RunSpec) CeilingInput {
+	rate := s.Rate
+	if s.Backlog() {
+		rate = math.Inf(1)
 	}
-	in := CeilingInput{
-		Share: s.ConsumerType == vocab.ShareGroup, Members: s.MaxMembers(), Workers: s.Workers, Partitions: s.Partitions,
+	share := s.ConsumerType == vocab.ShareGroup
+	c := CeilingInput{
+		Share: share, Members: s.MaxMembers(), Workers: s.Workers, Partitions: s.Partitions,
 		ProcessingMs: float64(s.ProcessingMean()) / 1e6, TransientRate: s.TransientRate, PoisonRate: s.PoisonRate,
-		ProducerRate: producerRate, RecordLocks: s.RecordLocks(), HoldMs: r.Latency.HoldMs.Mean,
-		RecordsPerAcquisition: acq, ConsumersPerPartition: layout.PerPartition,
-		BatchOptimized: s.ConsumerType == vocab.ShareGroup && s.AcquireMode != vocab.AcquireRecordLimit,
-		LockDurationMs: lockDurationMs(s), BufferedMs: r.Latency.BufferedMs.P50,
-		FetchWait: layout.FetchWait,
+		ProducerRate: rate, RecordLocks: s.RecordLocks(), RecordsPerAcquisition: float64(s.PredictedAcquisition()),
+		BatchOptimized: share && s.AcquireMode != vocab.AcquireRecordLimit, LockDurationMs: lockDurationMs(s),
 	}
-	if d := r.Destination; d != nil && s.Destination != nil {
-		in.DestinationWriteMs, in.DestinationServiceMs, in.DestinationPool = d.WriteMs.Mean, d.ServiceMs, s.Destination.Pool
-		in.DestinationConnections = s.Destination.Connections
+	if d := s.Destination; d != nil {
+		c.DestinationPool, c.DestinationConnections = d.Pool, d.Connections
 	}
-	return in
+	return c
 }
 
 // lockDurationMs is the record lock a share run's acquisitions can outlive:
@@ -278,11 +350,6 @@ func saturation(rr Record, usage results.CPUUsage) Saturation {
 	}
 	return Saturation{HandlerIdleMin: idle, BrokerCPUPercent: rr.Broker.CPUPercentAvg,
 		HostCPUPercent: usage.HostPercent, Requests: rr.Requests}
-}
-
-// consumingSec is how long the members consumed: warm-up, window and drain.
-func consumingSec(rr Record) float64 {
-	return rr.Phases.WarmupSec + rr.Phases.MeasureSec + rr.Phases.DrainSec
 }
 
 // countPercentiles summarizes a histogram whose values are counts, not
@@ -307,12 +374,13 @@ func trimZeros(v []int64) []int64 {
 // burstFigures reads a rate run whose drain outlasted its window as a
 // burst: first record (schedule start) → last completion, against
 // max(production time, records ÷ the ceiling without the producer bound).
-func burstFigures(in Measurement, rr Record) *Burst {
+func burstFigures(in Measurement, ci CeilingInput) *Burst {
 	s, m := in.Spec, in.Merged
 	if !in.HasSpan || m.Acked == 0 {
 		return nil
 	}
-	c := ComputeCeiling(ceilingInput(s, rr, math.Inf(1), in))
+	ci.ProducerRate = math.Inf(1)
+	c := ComputeCeiling(ci)
 	b := &Burst{Records: m.Acked, EndToEndSec: float64(in.LastEvent-in.LoadStart) / 1e9, Bound: c.Bound}
 	produce := (s.Warmup + s.Duration).Seconds()
 	b.PredictedSec = produce
@@ -321,33 +389,6 @@ func burstFigures(in Measurement, rr Record) *Burst {
 		b.PredictedSec = max(produce, float64(m.Acked)/c.RecordsPerSec)
 	}
 	return b
-}
-
-// backlogFigures rewrites a load_mode backlog run's throughput and ceiling:
-// the window is the drain (release → last finish), nothing is offered
-// on a schedule, the producers' figure is the fill rate, and the producer
-// rate does not bound the drain.
-func backlogFigures(rr *Record, s scenarios.RunSpec, m results.Merged, fillSec float64, layout Measurement) {
-	rr.Phases.FillSec = fillSec
-	rr.Phases.WarmupSec = 0
-	t := &rr.Throughput
-	t.OfferedPerSec = 0
-	t.ProducedPerSec = 0
-	if fillSec > 0 {
-		t.ProducedPerSec = float64(m.Acked) / fillSec
-	}
-	// CompletedPerSec (completions ÷ drain) stands; the ratio is the
-	// fraction of the backlog completed.
-	t.CompletedRatio = 0
-	if m.Acked > 0 {
-		t.CompletedRatio = float64(m.CompletedInWindow) / float64(m.Acked)
-	}
-	c := ComputeCeiling(ceilingInput(s, *rr, math.Inf(1), layout))
-	if math.IsInf(c.RecordsPerSec, 1) {
-		c.RecordsPerSec, c.Bound = 0, BoundNone // no processing bound
-	}
-	c.ProducerRate = 0
-	rr.Ceiling = c.WithMeasured(t.CompletedPerSec)
 }
 
 // lockExpiryInput is the lock_expiry_risk check's input: share runs
