@@ -3,6 +3,7 @@ package scenarios
 import (
 	"slices"
 
+	"github.com/sharebench/sharebench/blocks"
 	"github.com/sharebench/sharebench/vocab"
 )
 
@@ -109,8 +110,8 @@ func SchemaOutline() Outline {
 		RecommendKeys:       slices.Clone(recommendKeys),
 		DeadLetterKeys:      slices.Clone(deadLetterKeys),
 		RateStepKeys:        slices.Clone(rateStepKeys),
-		AutoscaleKeys:       slices.Clone(autoscaleKeys),
-		DestinationKeys:     slices.Clone(destinationKeys),
+		AutoscaleKeys:       blocks.Names(autoscaleKeys),
+		DestinationKeys:     blocks.Names(destinationKeys),
 		ExpectItemKeys:      slices.Clone(expectItemKeys),
 		MeasureKeys:         slices.Clone(measureKeys),
 		RatioKeys:           slices.Clone(ratioKeys),
