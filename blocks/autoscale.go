@@ -9,7 +9,8 @@ import (
 // removes members through the same join and leave (or crash) path as
 // events:, from the group's lag. The same for every run; not a sweep
 // dimension. It is also the decision rule's policy (campaign/autoscale),
-// with Max bounded by rule 3's cap. See docs/autoscaling.md.
+// with Max bounded by rule 3's cap. Each key's default and values come
+// from AutoscaleDefaults and the struct's tags. See docs/autoscaling.md.
 //
 //	autoscale:
 //	  signal: lag        # lag: smoothed lag per replica > threshold; etd: estimated time to drain > goal
@@ -30,8 +31,8 @@ type Autoscale struct {
 	// scales out (signal lag).
 	Threshold float64 `json:"threshold,omitempty" key:"threshold" gt:"0"`
 	// Goal is the drain time above which the scaler scales out (signal
-	// etd; > 0).
-	Goal time.Duration `json:"goal,omitempty" key:"goal"`
+	// etd).
+	Goal time.Duration `json:"goal,omitempty" key:"goal" gt:"0"`
 	// Window is the span the lag readings are averaged over (> 0, shorter
 	// than duration).
 	Window time.Duration `json:"window" key:"window"`
@@ -56,15 +57,14 @@ type Autoscale struct {
 	// 3's cap (a consumer group's partitions; a share group's
 	// min(group.share.max.size, the members the lock ceiling feeds)),
 	// prints it, and never goes past min(max, cap).
-	Max int `json:"max" key:"max" min:"1"`
+	Max int `json:"max" key:"max" min:"1" required:""`
 	// MaxLatency is rule 4: no scale-out while the time a record spends
 	// with the consumers (in flight ÷ completions/s over the last poll,
 	// Little's law) is above it, or, with a destination:, its mean write
 	// time over the last poll: more consumers would only move the queue
 	// downstream. 0: off.
 	MaxLatency time.Duration `json:"max_latency,omitempty" key:"max_latency"`
-	// Poll is how often the scaler reads the lag and decides (≥ 100ms,
-	// ≤ window).
+	// Poll is how often the scaler reads the lag and decides (≤ window).
 	Poll time.Duration `json:"poll" key:"poll" min:"100ms"`
 	// Remove is how removed members go: leave (finish, commit or
 	// acknowledge, leave the group) or crash (stop dead).

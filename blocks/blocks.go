@@ -23,6 +23,8 @@ type Key struct {
 	// Min and Max bound the value, as written in the `min` and `max` tags
 	// ("" for none); Gt is an exclusive lower bound (the `gt` tag).
 	Min, Max, Gt string
+	// Required is a key a block must give (the `required` tag).
+	Required bool
 }
 
 // valued is a string type with a closed list of values.
@@ -43,6 +45,7 @@ func Keys(defaults any) []Key {
 		}
 		k := Key{Name: name, Type: f.Type, Index: f.Index, Default: v.Field(i).Interface(),
 			Min: f.Tag.Get("min"), Max: f.Tag.Get("max"), Gt: f.Tag.Get("gt")}
+		_, k.Required = f.Tag.Lookup("required")
 		if e, ok := reflect.Zero(f.Type).Interface().(valued); ok {
 			k.Enum = e.Values()
 		}

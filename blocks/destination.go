@@ -23,12 +23,11 @@ import (
 //	  pool: 4               # connections per member
 //	  connections: 16       # connections of the whole group, shared (0: no cap)
 //
-// The defaults and bounds of each key are in the table below (generated
-// from DestinationDefaults and the struct's tags).
-//
 // Without a dsn the harness starts a PostgreSQL of its own for the
 // campaign (the machine's PostgreSQL server binaries, initdb into a
-// temporary folder, a free 127.0.0.1 port) and stops it at the end.
+// temporary folder, a free 127.0.0.1 port) and stops it at the end. Each
+// key's default and values come from DestinationDefaults and the struct's
+// tags.
 type Destination struct {
 	// Kind is the destination's kind: postgres (PostgreSQL, through pgx).
 	Kind DestinationKind `json:"kind" key:"kind"`
@@ -36,8 +35,8 @@ type Destination struct {
 	// (postgres://user:password@host:5432/db) or key=value pairs; ${VAR}
 	// takes a value from the environment, so the password need not be in
 	// the file. --destination-dsn overrides it. Never written to run.json
-	// or a report (the password is masked in every message). [an embedded
-	// server]
+	// or a report (the password is masked in every message). Left out: an
+	// embedded server.
 	DSN string `json:"-" key:"dsn"`
 	// DSNSource is where the dsn is written (file:line), for the errors
 	// of its check before the campaign; "" without a dsn.

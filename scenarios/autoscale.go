@@ -139,8 +139,8 @@ func (r RunSpec) checkAutoscale(p *problems) {
 	if poll := blocks.Find(autoscaleKeys, "poll").Min; a.Poll < blocks.Duration(poll) || a.Poll > a.Window {
 		p.addf("autoscale.poll", "must be ≥ %s and ≤ window (%v), got %v", poll, a.Window, a.Poll)
 	}
-	if a.Signal == blocks.SignalETD && a.Goal <= 0 {
-		p.addf("autoscale.goal", "must be > 0 with signal etd, got %v", a.Goal)
+	if goal := blocks.Find(autoscaleKeys, "goal").Gt; a.Signal == blocks.SignalETD && a.Goal <= blocks.Duration(goal) {
+		p.addf("autoscale.goal", "must be > %s with signal etd, got %v", goal, a.Goal)
 	}
 	if a.Remove == blocks.RemoveCrash && r.Client.Runner() {
 		p.addf("autoscale.remove", "crash needs client franz-go: the %s runner starts the members a crash takes in processes of their own, named from events: before the run; use remove: leave", r.Client)
