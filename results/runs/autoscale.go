@@ -12,11 +12,11 @@ import (
 // ScaleAction is one action the scaler took, with its trigger and what it
 // cost (from the event the action fired, events[]).
 type ScaleAction struct {
-	AtSec   float64 `json:"at_s"`
-	Action  string  `json:"action"` // out or in
-	From    int     `json:"from"`
-	To      int     `json:"to"`
-	Trigger string  `json:"trigger"`
+	AtSec   float64       `json:"at_s"`
+	Action  blocks.Action `json:"action"` // out or in
+	From    int           `json:"from"`
+	To      int           `json:"to"`
+	Trigger string        `json:"trigger"`
 	// PauseMaxSec is the longest rebalance pause that began in the
 	// action's effect span (consumer groups); Redeliveries the records
 	// redelivered in it.
@@ -89,10 +89,10 @@ func AutoscaleFigures(in AutoscaleInput) *Autoscale {
 		GoalSec: in.Policy.Goal.Seconds(), Replicas: []ReplicaStep{{AtSec: 0, Replicas: in.Start}}}
 	n := 0
 	for _, d := range in.Decisions {
-		if d.Action != "out" && d.Action != "in" {
+		if d.Action != blocks.Out && d.Action != blocks.In {
 			continue
 		}
-		act := ScaleAction{AtSec: d.AtSec, Action: string(d.Action), From: d.From, To: d.To, Trigger: d.Reason}
+		act := ScaleAction{AtSec: d.AtSec, Action: d.Action, From: d.From, To: d.To, Trigger: d.Reason}
 		if n < len(in.ActionEvents) && in.ActionEvents[n] >= 0 && in.ActionEvents[n] < len(in.Reports) {
 			e := in.Reports[in.ActionEvents[n]]
 			act.PauseMaxSec, act.Redeliveries = e.RebalancePauseMaxS, e.Redeliveries
@@ -101,7 +101,7 @@ func AutoscaleFigures(in AutoscaleInput) *Autoscale {
 		a.Actions = append(a.Actions, act)
 		a.Replicas = append(a.Replicas, ReplicaStep{AtSec: d.AtSec, Replicas: d.To})
 		a.PeakReplicas = max(a.PeakReplicas, d.To)
-		if d.Action == "out" {
+		if d.Action == blocks.Out {
 			a.ScaleOuts++
 		} else {
 			a.ScaleIns++
@@ -283,20 +283,20 @@ func autoscaleProblems(r Record, bad func(string, ...any)) {
 			bad("%s.latency_ms = %g: expected a finite number", at, d.LatencyMs)
 		}
 		switch d.Action {
-		case "hold", "blocked":
+		case blocks.Hold, blocks.Blocked:
 			if d.To != d.From {
 				bad("%s: %s from %d to %d: a %s keeps the replicas", at, d.Action, d.From, d.To, d.Action)
 			}
-		case "out":
+		case blocks.Out:
 			if want := min(d.From+p.Step, a.MaxReplicas); d.From >= a.MaxReplicas || d.To != want {
 				bad("%s: out from %d to %d: a scale-out adds step %d up to max_replicas %d", at, d.From, d.To, p.Step, a.MaxReplicas)
 			}
-		case "in":
+		case blocks.In:
 			if want := max(d.From-p.Step, p.Min); d.From <= p.Min || d.To != want {
 				bad("%s: in from %d to %d: a scale-in removes step %d down to min %d", at, d.From, d.To, p.Step, p.Min)
 			}
 		default:
-			bad("%s.action = %q: expected hold, out, in or blocked", at, d.Action)
+			bad("%s.action = %q: expected %s", at, d.Action, blocks.Or(d.Action.Values()))
 		}
 		within(at+".from", d.From)
 		within(at+".to", d.To)
