@@ -20,7 +20,7 @@ type Destination = blocks.Destination
 // destinationKeys are the keys of the destination: block.
 var destinationKeys = blocks.Keys(blocks.DestinationDefaults)
 
-// destinationKey is the destination: block's key name.
+// destinationKey is the destination: block's key called name.
 func destinationKey(name string) blocks.Key { return blocks.Find(destinationKeys, name) }
 
 // maxDestinationConnections is the connections a run may open in all.
