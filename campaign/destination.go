@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sharebench/sharebench/blocks"
 	"github.com/sharebench/sharebench/connection"
 	"github.com/sharebench/sharebench/consumers"
 	"github.com/sharebench/sharebench/destination"
@@ -144,7 +145,8 @@ func startDestination(ctx context.Context, sc *scenarios.Scenario, override stri
 		}
 		d.pg, d.dsn, d.server = pg, pg.DSN(), "embedded PostgreSQL "+pg.Version()
 	}
-	probe, err := destination.Open(ctx, destination.Config{DSN: d.dsn, Table: "sharebench_probe_" + randomSuffix(), Topic: "probe", Idempotent: true})
+	probe, err := destination.Open(ctx, destination.Config{Table: "sharebench_probe_" + randomSuffix(), Topic: "probe",
+		Destination: blocks.Destination{DSN: d.dsn, Idempotent: true}})
 	if err != nil {
 		d.stop()
 		return nil, err
@@ -214,8 +216,9 @@ func (s *runSetup) openSink(ctx context.Context) (func(), error) {
 // sinkConfig is the destination package's view of a run's destination:
 // block, writing into table.
 func sinkConfig(d *scenarios.Destination, dsn, table, topic string) destination.Config {
-	return destination.Config{DSN: dsn, Table: table, Topic: topic, Key: destination.Key(d.Key),
-		Idempotent: d.Idempotent, BatchSize: d.BatchSize, BatchWait: d.BatchWait, Pool: d.Pool, Connections: d.Connections}
+	block := *d
+	block.DSN = dsn
+	return destination.Config{Destination: block, Table: table, Topic: topic}
 }
 
 // destinationWriter opens a member's writer (consumers.Config.Destination).

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sharebench/sharebench/blocks"
 	"github.com/sharebench/sharebench/campaign/autoscale"
 	"github.com/sharebench/sharebench/collectors"
 	"github.com/sharebench/sharebench/internal/retry"
@@ -46,7 +47,7 @@ type scaler struct {
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
 	mu        sync.Mutex
-	decisions []runs.ScaleDecision
+	decisions []blocks.Decision
 	events    []runs.Event
 	start     int
 }
@@ -55,13 +56,12 @@ type scaler struct {
 // (what sharebench autoscale render writes out).
 func AutoscalePolicy(s scenarios.RunSpec) autoscale.Policy { return policy(s) }
 
-// policy turns the scenario's block into the decision rule's policy, with
-// max bounded by rule 3's cap.
+// policy is the scenario's block as the decision rule's policy, with max
+// bounded by rule 3's cap.
 func policy(s scenarios.RunSpec) autoscale.Policy {
-	a := s.Autoscale
-	return autoscale.Policy{Signal: autoscale.Signal(a.Signal), Threshold: a.Threshold, Goal: a.Goal, Window: a.Window,
-		OutAfter: a.OutAfter, InAfter: a.InAfter, InBelow: a.InBelow, Cooldown: a.Cooldown, Step: a.Step,
-		Min: a.Min, Max: s.AutoscaleMax(), MaxLatency: a.MaxLatency, PollEvery: a.Poll}
+	p := *s.Autoscale
+	p.Max = s.AutoscaleMax()
+	return p
 }
 
 // newScaler checks the policy and prints it with rule 3's cap.
@@ -81,7 +81,7 @@ func newScaler(s scenarios.RunSpec, fl scaleFleet, lag *collectors.LagSampler, c
 }
 
 func signalText(a *scenarios.Autoscale) string {
-	if a.Signal == scenarios.SignalETD {
+	if a.Signal == blocks.SignalETD {
 		return fmt.Sprintf("signal etd > goal %v", a.Goal)
 	}
 	return fmt.Sprintf("signal lag per replica > %s", num(a.Threshold))
@@ -151,17 +151,14 @@ func (sc *scaler) step(ctx context.Context, windowStart, at int64, prev, now res
 		r.Latency = sc.latency(prev, now, dt)
 	}
 	d := sc.rule.Observe(r)
-	rec := runs.ScaleDecision{AtSec: d.At.Seconds(), Action: string(d.Action), From: d.From, To: d.To, Lag: d.Lag,
-		Smoothed: d.Smoothed, PerReplica: d.PerReplica, ETDSec: d.ETDSec, Above: d.Above, HeldSec: d.HeldSec,
-		LatencyMs: float64(r.Latency) / 1e6, Reason: d.Reason}
 	sc.mu.Lock()
-	sc.decisions = append(sc.decisions, rec)
+	sc.decisions = append(sc.decisions, d)
 	sc.mu.Unlock()
-	if d.Action != autoscale.Hold || d.Reason != "" {
+	if d.Action != blocks.Hold || d.Reason != "" {
 		fmt.Fprintf(sc.log, "    autoscale +%.1fs: %s %d→%d: lag %d, smoothed %.0f, per replica %.0f, etd %s; %s\n",
-			rec.AtSec, d.Action, d.From, d.To, d.Lag, d.Smoothed, d.PerReplica, etdText(d.ETDSec), d.Reason)
+			d.AtSec, d.Action, d.From, d.To, d.Lag, d.Smoothed, d.PerReplica, etdText(d.ETDSec), d.Reason)
 	}
-	if d.Action == autoscale.Out || d.Action == autoscale.In {
+	if d.Action == blocks.Out || d.Action == blocks.In {
 		sc.act(ctx, d)
 	}
 }
@@ -175,13 +172,13 @@ func etdText(s float64) string {
 
 // act carries a decision out and records it as an event.
 func (sc *scaler) act(ctx context.Context, d autoscale.Decision) {
-	ev := runs.Event{AtSec: d.At.Seconds(), Label: fmt.Sprintf("%s%s %d→%d", runs.ScalerLabel, d.Action, d.From, d.To), StartNs: sc.clock.Now()}
+	ev := runs.Event{AtSec: d.AtSec, Label: fmt.Sprintf("%s%s %d→%d", runs.ScalerLabel, d.Action, d.From, d.To), StartNs: sc.clock.Now()}
 	var err error
 	switch {
-	case d.Action == autoscale.Out:
+	case d.Action == blocks.Out:
 		ev.Action = scenarios.ActionJoin
 		ev.Members = sc.fleet.Join(d.To - d.From)
-	case sc.spec.Autoscale.Remove == scenarios.ActionCrash:
+	case sc.spec.Autoscale.Remove == blocks.RemoveCrash:
 		ev.Action = scenarios.ActionCrash
 		ev.Members, err = sc.fleet.Crash(ctx, d.From-d.To)
 	default:

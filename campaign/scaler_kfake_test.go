@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/blocks"
 	"github.com/sharebench/sharebench/scenarios"
 	"github.com/sharebench/sharebench/vocab"
 )
@@ -20,7 +21,7 @@ func TestAutoscaleRunOnKfake(t *testing.T) {
 	s.RateSchedule = []scenarios.RateStep{{Duration: 2 * time.Second, From: 50, To: 50},
 		{Duration: 3 * time.Second, From: 600, To: 600, Spike: true}, {Duration: 3 * time.Second, From: 50, To: 50}}
 	s.Rate = 600
-	s.Autoscale = &scenarios.Autoscale{Signal: scenarios.SignalLag, Threshold: 100, InBelow: 10, Window: time.Second,
+	s.Autoscale = &scenarios.Autoscale{Signal: blocks.SignalLag, Threshold: 100, InBelow: 10, Window: time.Second,
 		OutAfter: time.Second, InAfter: 2 * time.Second, Cooldown: time.Second, Step: 2, Min: 1, Max: 5, Poll: 500 * time.Millisecond,
 		Remove: scenarios.ActionLeave, FlapWindow: 3 * time.Second}
 	m, err := RunOne(ctx, cl, s, "kfake-autoscale", testLog(t))

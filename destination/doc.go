@@ -9,7 +9,8 @@
 // for the audit (results.ReconcileDestination).
 //
 // The embedded server a run uses when no dsn is given is started by infra
-// (infra.StartPostgres), beside the brokers. destination imports results
-// and internal/redact only; it must not import consumers, campaign,
+// (infra.StartPostgres), beside the brokers. Its Config embeds the
+// scenario's destination: block as package blocks declares it.
+// destination imports blocks, results and internal/redact only; it must not import consumers, campaign,
 // scenarios or infra.
 package destination

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,48 +16,20 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/sharebench/sharebench/blocks"
 	"github.com/sharebench/sharebench/internal/redact"
 	"github.com/sharebench/sharebench/results"
 )
 
-// Key is how a row's id is derived from its record.
-type Key string
-
-const (
-	// KeyOffset keys a row by topic + partition + offset: the id Kafka
-	// gives the record.
-	KeyOffset Key = "offset"
-	// KeySequence keys a row by the record's producer and sequence (the
-	// event id the producer stamped), which a re-produced record would
-	// keep.
-	KeySequence Key = "key_sequence"
-)
-
-// Config is one run's destination.
+// Config is one run's destination: the scenario's destination: block
+// (its DSN the database's connection string, a URL or key=value pairs; an
+// empty Key keys by offset) and where the run writes.
 type Config struct {
-	// DSN is the database's connection string (a URL or key=value pairs).
-	DSN string
+	blocks.Destination
 	// Table is the run's table, created fresh by Open and dropped by Drop.
 	Table string
 	// Topic is the run's topic (a column of every row).
 	Topic string
-	// Key is how rows are keyed (KeyOffset when empty).
-	Key Key
-	// Idempotent writes with an upsert on the key; false inserts a row per
-	// write into a table without a key.
-	Idempotent bool
-	// BatchSize is the most records one statement writes (1: per record).
-	BatchSize int
-	// BatchWait is how long a batch waits for more records after its first
-	// (BatchSize > 1 only).
-	BatchWait time.Duration
-	// Pool is the connections of each member's pool.
-	Pool int
-	// Connections, when above 0, caps the connections of all the run's
-	// members together: their writers share one pool of Connections
-	// connections (each taking at most Pool of them), as clients of a
-	// pooler in front of the database do.
-	Connections int
 }
 
 // Sink is one run's table in the destination database.
@@ -108,10 +81,10 @@ func Attach(ctx context.Context, c Config) (*Sink, error) {
 // returned context).
 func connect(ctx context.Context, c Config) (*Sink, context.Context, context.CancelFunc, error) {
 	if c.Key == "" {
-		c.Key = KeyOffset
+		c.Key = blocks.KeyOffset
 	}
-	if c.Key != KeyOffset && c.Key != KeySequence {
-		return nil, nil, nil, fmt.Errorf("destination: key: expected %s or %s, got %q", KeyOffset, KeySequence, c.Key)
+	if !slices.Contains(c.Key.Values(), string(c.Key)) {
+		return nil, nil, nil, fmt.Errorf("destination: key: expected %s, got %q", blocks.Or(c.Key.Values()), c.Key)
 	}
 	if !tableRE.MatchString(c.Table) {
 		return nil, nil, nil, fmt.Errorf("destination: table %q: lower-case letters, digits and '_', at most 63", c.Table)
@@ -156,7 +129,7 @@ func (s *Sink) create(ctx context.Context) error {
 	key := ""
 	if s.c.Idempotent {
 		key = ", PRIMARY KEY (topic, part, off)"
-		if s.c.Key == KeySequence {
+		if s.c.Key == blocks.KeySequence {
 			key = ", PRIMARY KEY (producer, seq)"
 		}
 	}
@@ -186,7 +159,7 @@ func (s *Sink) statement() string {
 		return "INSERT INTO " + t + " (topic, part, off, producer, seq) SELECT $1, part, off, producer, seq" + src
 	}
 	conflict := "(topic, part, off)"
-	if s.c.Key == KeySequence {
+	if s.c.Key == blocks.KeySequence {
 		conflict = "(producer, seq)"
 	}
 	return "INSERT INTO " + t + " AS t (topic, part, off, producer, seq, writes) SELECT $1, min(part), min(off), producer, seq, count(*)::integer" +
@@ -194,8 +167,8 @@ func (s *Sink) statement() string {
 }
 
 // groupBy groups a batch by the key's columns.
-func groupBy(k Key) string {
-	if k == KeySequence {
+func groupBy(k blocks.RowKey) string {
+	if k == blocks.KeySequence {
 		return " GROUP BY producer, seq"
 	}
 	return " GROUP BY part, off, producer, seq"

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sharebench/sharebench/blocks"
 	"github.com/sharebench/sharebench/destination"
 	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/internal/testkit"
@@ -52,21 +53,21 @@ func TestSinkWritesAndReadsBack(t *testing.T) {
 	writes := []results.DestinationRecord{rec(0, 0, 10), rec(1, 1, 11), rec(1, 1, 11), rec(2, 0, 12), rec(1, 1, 11), rec(2, 0, 12), rec(3, 1, 13)}
 	for _, c := range []struct {
 		name       string
-		key        destination.Key
+		key        blocks.RowKey
 		idempotent bool
 		batch      int
 		want       []results.DestinationRows
 	}{
-		{"upsert by offset, per record", destination.KeyOffset, true, 1,
+		{"upsert by offset, per record", blocks.KeyOffset, true, 1,
 			[]results.DestinationRows{{Seq: 0, Rows: 1, Writes: 1}, {Seq: 1, Rows: 1, Writes: 3}, {Seq: 2, Rows: 1, Writes: 2}, {Seq: 3, Rows: 1, Writes: 1}}},
-		{"upsert by sequence, batches of 4", destination.KeySequence, true, 4,
+		{"upsert by sequence, batches of 4", blocks.KeySequence, true, 4,
 			[]results.DestinationRows{{Seq: 0, Rows: 1, Writes: 1}, {Seq: 1, Rows: 1, Writes: 3}, {Seq: 2, Rows: 1, Writes: 2}, {Seq: 3, Rows: 1, Writes: 1}}},
-		{"no key: a row per write", destination.KeyOffset, false, 3,
+		{"no key: a row per write", blocks.KeyOffset, false, 3,
 			[]results.DestinationRows{{Seq: 0, Rows: 1, Writes: 1}, {Seq: 1, Rows: 3, Writes: 3}, {Seq: 2, Rows: 2, Writes: 2}, {Seq: 3, Rows: 1, Writes: 1}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := destination.Open(ctx, destination.Config{DSN: dsn, Table: "t_" + strings.ReplaceAll(string(c.key), "_", ""),
-				Topic: "bench", Key: c.key, Idempotent: c.idempotent, BatchSize: c.batch, BatchWait: 20 * time.Millisecond, Pool: 2})
+			s, err := destination.Open(ctx, destination.Config{Table: "t_" + strings.ReplaceAll(string(c.key), "_", ""), Topic: "bench",
+				Destination: blocks.Destination{DSN: dsn, Key: c.key, Idempotent: c.idempotent, BatchSize: c.batch, BatchWait: 20 * time.Millisecond, Pool: 2}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +139,7 @@ func TestSinkOpenErrors(t *testing.T) {
 		{"not a dsn", "postgres://%zz", []string{"destination: dsn"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := destination.Open(ctx, destination.Config{DSN: c.dsn, Table: "t_bad", Topic: "bench", Idempotent: true})
+			s, err := destination.Open(ctx, destination.Config{Table: "t_bad", Topic: "bench", Destination: blocks.Destination{DSN: c.dsn, Idempotent: true}})
 			if err == nil {
 				s.Close()
 				t.Fatal("no error")
@@ -163,7 +164,7 @@ func TestSinkOpenErrors(t *testing.T) {
 func TestSinkSharedConnections(t *testing.T) {
 	dsn := server(t)
 	ctx := context.Background()
-	s, err := destination.Open(ctx, destination.Config{DSN: dsn, Table: "t_shared", Topic: "bench", Idempotent: true, Pool: 2, Connections: 2})
+	s, err := destination.Open(ctx, destination.Config{Table: "t_shared", Topic: "bench", Destination: blocks.Destination{DSN: dsn, Idempotent: true, Pool: 2, Connections: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,90 +3,23 @@ package scenarios
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/sharebench/sharebench/blocks"
 	"github.com/sharebench/sharebench/vocab"
 )
 
-// Autoscale is the autoscale: block: a scaler inside the run that adds and
-// removes members through the same join and leave (or crash) path as
-// events:, from the group's lag. The same for every run; not a sweep
-// dimension. See docs/autoscaling.md.
-//
-//	autoscale:
-//	  signal: lag        # lag: smoothed lag per replica > threshold; etd: estimated time to drain > goal
-//	  threshold: 500     # records per replica (signal lag)
-//	  window: 5s         # the lag is smoothed over this window (a moving mean)
-//	  out_after: 3s      # N: scale out once the signal has held this long
-//	  in_after: 10s      # M (> N): scale in once the lag per replica stayed ≤ in_below this long
-//	  cooldown: 10s      # no action within this time of the last one
-//	  step: 1            # members added or removed per action
-//	  min: 1
-//	  max: 8
-type Autoscale struct {
-	// Signal is lag (the lag smoothed over window, divided by the
-	// replicas, against threshold) or etd (the estimated time to drain,
-	// smoothed lag ÷ (completed − produced records/s), against goal). [lag]
-	Signal string `json:"signal"`
-	// Threshold is the lag per replica (records) above which the scaler
-	// scales out (signal lag; > 0).
-	Threshold float64 `json:"threshold,omitempty"`
-	// Goal is the drain time above which the scaler scales out (signal
-	// etd; > 0).
-	Goal time.Duration `json:"goal,omitempty"`
-	// Window is the span the lag readings are averaged over (> 0, shorter
-	// than duration). [10s]
-	Window time.Duration `json:"window"`
-	// OutAfter is N: how long the scale-out condition must hold. [10s]
-	OutAfter time.Duration `json:"out_after"`
-	// InAfter is M: how long the smoothed lag per replica must stay ≤
-	// in_below before a scale-in; > out_after. [30s]
-	InAfter time.Duration `json:"in_after"`
-	// InBelow is "near zero": the smoothed lag per replica (records) at
-	// or below which the scale-in clock runs. [threshold ÷ 10; 10 with etd]
-	InBelow float64 `json:"in_below"`
-	// Cooldown is the least time between two actions (≥ 0; rule 2 wants it
-	// longer than a rebalance). [15s]
-	Cooldown time.Duration `json:"cooldown"`
-	// Step is the members added or removed by one action (≥ 1). [1]
-	Step int `json:"step"`
-	// Min is the fewest replicas (members); the run starts with members,
-	// which must lie in [min, max]. [1]
-	Min int `json:"min"`
-	// Max is the most replicas (required). The harness also computes rule
-	// 3's cap (a consumer group's partitions; a share group's
-	// min(group.share.max.size, the members the lock ceiling feeds)),
-	// prints it, and never goes past min(max, cap).
-	Max int `json:"max"`
-	// MaxLatency is rule 4: no scale-out while the time a record spends
-	// with the consumers (in flight ÷ completions/s over the last poll,
-	// Little's law) is above it, or, with a destination:, its mean write
-	// time over the last poll: more consumers would only move the queue
-	// downstream. 0: off. [0]
-	MaxLatency time.Duration `json:"max_latency,omitempty"`
-	// Poll is how often the scaler reads the lag and decides (≥ 100ms,
-	// ≤ window). [1s]
-	Poll time.Duration `json:"poll"`
-	// Remove is how removed members go: leave (finish, commit or
-	// acknowledge, leave the group) or crash (stop dead). [leave]
-	Remove string `json:"remove"`
-	// FlapWindow is the span within which an action reversed counts as a
-	// flap (autoscale.flaps). [cooldown + in_after]
-	FlapWindow time.Duration `json:"flap_window"`
-}
+// Autoscale is the autoscale: block, declared once in package blocks
+// with its defaults and bounds; it is campaign/autoscale's policy too.
+type Autoscale = blocks.Autoscale
 
-// Autoscale signals.
-const (
-	SignalLag = "lag"
-	SignalETD = "etd"
-)
-
-var autoscaleKeys = []string{"signal", "threshold", "goal", "window", "out_after", "in_after", "in_below",
-	"cooldown", "step", "min", "max", "max_latency", "poll", "remove", "flap_window"}
+// autoscaleKeys are the keys of the autoscale: block.
+var autoscaleKeys = blocks.Keys(blocks.AutoscaleDefaults)
 
 // autoscale reads the autoscale: block.
 func (c *fileChecker) autoscale(v *yaml.Node) {
@@ -94,14 +27,14 @@ func (c *fileChecker) autoscale(v *yaml.Node) {
 		c.errorf(v.Line, "autoscale: expected a map like {signal: lag, threshold: 500, max: 8}, got %s", nodeKind(v))
 		return
 	}
-	a := Autoscale{Signal: SignalLag, Window: 10 * time.Second, OutAfter: 10 * time.Second, InAfter: 30 * time.Second,
-		Cooldown: 15 * time.Second, Step: 1, Min: 1, Poll: time.Second, Remove: ActionLeave, InBelow: -1, FlapWindow: -1}
+	a := blocks.AutoscaleDefaults
+	names := blocks.Names(autoscaleKeys)
 	ok := true
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], resolve(v.Content[i+1])
-		if !slices.Contains(autoscaleKeys, k.Value) {
-			c.errorf(k.Line, "unknown key %q in autoscale%s", k.Value, suggest(k.Value, autoscaleKeys))
+		if !slices.Contains(names, k.Value) {
+			c.errorf(k.Line, "unknown key %q in autoscale%s", k.Value, suggest(k.Value, names))
 			ok = false
 			continue
 		}
@@ -116,47 +49,44 @@ func (c *fileChecker) autoscale(v *yaml.Node) {
 			c.errorf(val.Line, "autoscale.%s: %s", k.Value, fmt.Sprintf(format, args...))
 			ok = false
 		}
-		switch k.Value {
-		case "signal":
-			a.Signal = val.Value
-			if a.Signal != SignalLag && a.Signal != SignalETD {
-				bad("expected lag or etd, got %q", val.Value)
+		key := blocks.Find(autoscaleKeys, k.Value)
+		f := blocks.Field(&a, key)
+		switch {
+		case key.Enum != nil:
+			if !slices.Contains(key.Enum, val.Value) {
+				bad("expected %s, got %q", blocks.Or(key.Enum), val.Value)
 			}
-		case "remove":
-			a.Remove = val.Value
-			if a.Remove != ActionLeave && a.Remove != ActionCrash {
-				bad("expected leave or crash, got %q", val.Value)
-			}
+			f.SetString(val.Value)
 		// The values are parsed here and range-checked by checkAutoscale,
 		// which a run.json's spec passes through too (RunSpec.Validate).
-		case "threshold", "in_below":
-			f, err := parseFinite(val.Value)
+		case key.Type.Kind() == reflect.Float64:
+			n, err := parseFinite(val.Value)
 			if err != nil {
-				bad("expected a finite number of records %s, got %q", recordsBound(k.Value), val.Value)
+				bad("expected a finite number of records %s, got %q", recordsBound(key), val.Value)
 			}
-			*a.records(k.Value) = f
-		case "step", "min", "max":
+			f.SetFloat(n)
+		case key.Type.Kind() == reflect.Int:
 			n, err := strconv.Atoi(val.Value)
 			if err != nil {
-				bad("expected an integer from 1 to %d (the harness's member limit), got %q", maxMembersLimit, val.Value)
+				bad("expected an integer from %s to %d (the harness's member limit), got %q", key.Min, maxMembersLimit, val.Value)
 			}
-			*a.count(k.Value) = n
+			f.SetInt(int64(n))
 		default: // durations
 			d, err := time.ParseDuration(val.Value)
 			if err != nil {
 				bad("expected a Go duration ≥ 0 and ≤ 168h like 10s, got %q", val.Value)
 			}
-			*a.duration(k.Value) = d
+			f.SetInt(int64(d))
 		}
 	}
 	if !ok {
 		return
 	}
-	if a.Signal == SignalLag && !seen["threshold"] {
+	if a.Signal == blocks.SignalLag && !seen["threshold"] {
 		c.errorf(v.Line, "autoscale.threshold: required with signal lag: the lag per replica (records) above which to scale out")
 		return
 	}
-	if a.Signal == SignalETD && !seen["goal"] {
+	if a.Signal == blocks.SignalETD && !seen["goal"] {
 		c.errorf(v.Line, "autoscale.goal: required with signal etd: the time to drain (a Go duration) above which to scale out")
 		return
 	}
@@ -164,73 +94,17 @@ func (c *fileChecker) autoscale(v *yaml.Node) {
 		c.errorf(v.Line, "autoscale.max: required: the most replicas (members) the scaler may run")
 		return
 	}
-	// The defaults below are derived from values checkAutoscale may yet
-	// refuse; they stay in range so that only the value given is blamed.
-	if a.InBelow < 0 {
-		a.InBelow = 10
-		if a.Signal == SignalLag && a.Threshold > 0 && a.Threshold <= math.MaxFloat64 {
-			a.InBelow = a.Threshold / 10
-		}
-	}
-	if a.FlapWindow < 0 { // no run outlasts maxPhase, nor need its flap window
-		a.FlapWindow = min(max(a.Cooldown+a.InAfter, 0), maxPhase)
-	}
+	a.Derive(maxPhase) // no run outlasts maxPhase, nor need its flap window
 	c.info.autoscale = &a
 }
 
-// autoscaleDurations, autoscaleRecords and autoscaleCounts are the keys of
-// the block's durations, record counts (float) and replica counts.
-var (
-	autoscaleDurations = []string{"goal", "window", "out_after", "in_after", "cooldown", "max_latency", "poll", "flap_window"}
-	autoscaleRecords   = []string{"threshold", "in_below"}
-	autoscaleCounts    = []string{"step", "min", "max"}
-)
-
-// recordsBound is the range of threshold (> 0) and in_below (≥ 0).
-func recordsBound(key string) string {
-	if key == "threshold" {
-		return "> 0"
+// recordsBound is the range of a record count: threshold's (> 0) and
+// in_below's (≥ 0).
+func recordsBound(k blocks.Key) string {
+	if k.Gt != "" {
+		return "> " + k.Gt
 	}
-	return "≥ 0"
-}
-
-func (a *Autoscale) records(key string) *float64 {
-	if key == "threshold" {
-		return &a.Threshold
-	}
-	return &a.InBelow
-}
-
-func (a *Autoscale) count(key string) *int {
-	switch key {
-	case "step":
-		return &a.Step
-	case "min":
-		return &a.Min
-	default:
-		return &a.Max
-	}
-}
-
-func (a *Autoscale) duration(key string) *time.Duration {
-	switch key {
-	case "goal":
-		return &a.Goal
-	case "window":
-		return &a.Window
-	case "out_after":
-		return &a.OutAfter
-	case "in_after":
-		return &a.InAfter
-	case "cooldown":
-		return &a.Cooldown
-	case "max_latency":
-		return &a.MaxLatency
-	case "poll":
-		return &a.Poll
-	default:
-		return &a.FlapWindow
-	}
+	return "≥ " + k.Min
 }
 
 // checkAutoscale refuses a policy that can never act on the run, with the
@@ -243,7 +117,7 @@ func (r RunSpec) checkAutoscale(p *problems) {
 	if r.LoadMode != "" && r.LoadMode != LoadRate {
 		return // ignored; checkRateModeUse refuses a scenario with no rate run
 	}
-	a.checkValues(p)
+	checkAutoscaleValues(a, p)
 	if a.Max <= a.Min {
 		p.addf("autoscale.max", "must be > min (%d): with max ≤ min the scaler can never act, got %d", a.Min, a.Max)
 	}
@@ -259,13 +133,13 @@ func (r RunSpec) checkAutoscale(p *problems) {
 	if a.Window+a.OutAfter >= r.Duration {
 		p.addf("autoscale.out_after", "window (%v) + out_after (%v) reach past duration (%v): the scaler could never scale out", a.Window, a.OutAfter, r.Duration)
 	}
-	if a.Poll < 100*time.Millisecond || a.Poll > a.Window {
-		p.addf("autoscale.poll", "must be ≥ 100ms and ≤ window (%v), got %v", a.Window, a.Poll)
+	if poll := blocks.Find(autoscaleKeys, "poll").Min; a.Poll < blocks.Duration(poll) || a.Poll > a.Window {
+		p.addf("autoscale.poll", "must be ≥ %s and ≤ window (%v), got %v", poll, a.Window, a.Poll)
 	}
-	if a.Signal == SignalETD && a.Goal <= 0 {
-		p.addf("autoscale.goal", "must be > 0 with signal etd, got %v", a.Goal)
+	if goal := blocks.Find(autoscaleKeys, "goal").Gt; a.Signal == blocks.SignalETD && a.Goal <= blocks.Duration(goal) {
+		p.addf("autoscale.goal", "must be > %s with signal etd, got %v", goal, a.Goal)
 	}
-	if a.Remove == ActionCrash && r.Client.Runner() {
+	if a.Remove == blocks.RemoveCrash && r.Client.Runner() {
 		p.addf("autoscale.remove", "crash needs client franz-go: the %s runner starts the members a crash takes in processes of their own, named from events: before the run; use remove: leave", r.Client)
 	}
 	if c := r.AutoscaleCap(); c.Replicas <= a.Min {
@@ -273,24 +147,27 @@ func (r RunSpec) checkAutoscale(p *problems) {
 	}
 }
 
-// checkValues checks each value of the block against its range: a
+// checkAutoscaleValues checks each value of the block against its range: a
 // scenario file's and a run.json's alike.
-func (a *Autoscale) checkValues(p *problems) {
-	for _, k := range autoscaleRecords {
-		f := *a.records(k)
-		// Written so that NaN fails too.
-		if !(f >= 0 && f <= math.MaxFloat64) || (k == "threshold" && a.Signal == SignalLag && f == 0) {
-			p.addf("autoscale."+k, "expected a finite number of records %s, got %s", recordsBound(k), num(f))
-		}
-	}
-	for _, k := range autoscaleCounts {
-		if n := *a.count(k); n < 1 || n > maxMembersLimit {
-			p.addf("autoscale."+k, "expected an integer from 1 to %d (the harness's member limit), got %d", maxMembersLimit, n)
-		}
-	}
-	for _, k := range autoscaleDurations {
-		if d := *a.duration(k); d < 0 || d > maxPhase {
-			p.addf("autoscale."+k, "expected a Go duration ≥ 0 and ≤ 168h (7 days, the harness's limit), got %v", d)
+func checkAutoscaleValues(a *Autoscale, p *problems) {
+	for _, k := range autoscaleKeys {
+		f := blocks.Field(a, k)
+		switch {
+		case k.Enum != nil:
+		case k.Type.Kind() == reflect.Float64:
+			n, lo := f.Float(), blocks.Float(k.Min+k.Gt)
+			// Written so that NaN fails too.
+			if !(n >= lo && n <= math.MaxFloat64) || (k.Gt != "" && a.Signal == blocks.SignalLag && n == lo) {
+				p.addf("autoscale."+k.Name, "expected a finite number of records %s, got %s", recordsBound(k), num(n))
+			}
+		case k.Type.Kind() == reflect.Int:
+			if n := int(f.Int()); n < blocks.Int(k.Min) || n > maxMembersLimit {
+				p.addf("autoscale."+k.Name, "expected an integer from %s to %d (the harness's member limit), got %d", k.Min, maxMembersLimit, n)
+			}
+		default:
+			if d := time.Duration(f.Int()); d < 0 || d > maxPhase {
+				p.addf("autoscale."+k.Name, "expected a Go duration ≥ 0 and ≤ 168h (7 days, the harness's limit), got %v", d)
+			}
 		}
 	}
 }

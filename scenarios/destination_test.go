@@ -1,10 +1,13 @@
 package scenarios
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/blocks"
 	"github.com/sharebench/sharebench/internal/redact"
 )
 
@@ -83,6 +86,38 @@ func TestDestinationDSNSourceAndSecret(t *testing.T) {
 		}
 		if got := redact.Text(body); strings.Contains(got, c.secret) {
 			t.Errorf("shown %q", got)
+		}
+	}
+}
+
+// The checker's bounds are the block's tags (package blocks): each
+// bounded whole-number key loads at its bounds, and one past either is
+// refused with the key, its line and the bounds in the message.
+func TestDestinationBoundsFromTags(t *testing.T) {
+	for _, k := range destinationKeys {
+		if k.Type.Kind() != reflect.Int || k.Max == "" {
+			continue
+		}
+		lo, hi := blocks.Int(k.Min), blocks.Int(k.Max)
+		load := func(n int) error {
+			// connections: 1 keeps members × pool within the run's budget.
+			body := fmt.Sprintf("name: x\nmembers: 1\ndestination:\n  connections: 1\n  %s: %d\n", k.Name, n)
+			if k.Name == "connections" {
+				body = fmt.Sprintf("name: x\nmembers: 1\ndestination:\n  %s: %d\n", k.Name, n)
+			}
+			_, err := LoadBytes("s.yaml", []byte(body), nil, nil)
+			return err
+		}
+		for _, n := range []int{lo, hi} {
+			if err := load(n); err != nil {
+				t.Errorf("destination.%s: %d refused: %v", k.Name, n, err)
+			}
+		}
+		for _, n := range []int{lo - 1, hi + 1} {
+			err := load(n)
+			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("destination.%s: expected", k.Name)) || !strings.Contains(err.Error(), fmt.Sprintf("to %d", hi)) {
+				t.Errorf("destination.%s: %d: got %v, want the key and its bound %d", k.Name, n, err, hi)
+			}
 		}
 	}
 }

@@ -56,10 +56,11 @@ func ValidName(s string) bool { return nameRE.MatchString(s) }
 const (
 	MaxRecordsPerSec = maxRateLimit
 	MaxRecordBytes   = maxMessageSize
-	// MaxDestinationConnections is the most connections a run's
-	// destination may open in all.
-	MaxDestinationConnections = maxDestinationConnections
 )
+
+// MaxDestinationConnections is the most connections a run's destination
+// may open in all.
+var MaxDestinationConnections = maxDestinationConnections
 
 // ParseKafkaVersion parses a Kafka release "MAJOR.MINOR.PATCH" (a suffix
 // after "-" is ignored), as kafka_version takes it.

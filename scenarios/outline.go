@@ -29,17 +29,14 @@ type Outline struct {
 	MaxRateKeys    []string
 	RecommendKeys  []string
 	DeadLetterKeys []string
-	// RateStepKeys and AutoscaleKeys are the keys of a rate_schedule: item
-	// and of the autoscale: block.
-	RateStepKeys  []string
-	AutoscaleKeys []string
-	// DestinationKeys are the keys of the destination: block.
-	DestinationKeys []string
-	ExpectItemKeys  []string
-	MeasureKeys     []string
-	RatioKeys       []string
-	SideKeys        []string
-	RunsValues      []string
+	// RateStepKeys are the keys of a rate_schedule: item (the autoscale:
+	// and destination: blocks are package blocks').
+	RateStepKeys   []string
+	ExpectItemKeys []string
+	MeasureKeys    []string
+	RatioKeys      []string
+	SideKeys       []string
+	RunsValues     []string
 	// ClauseOps are the comparison operators of a recommend: where clause.
 	ClauseOps []string
 	// NamePattern, KafkaVersionPattern and BrokerHeapPattern are the
@@ -109,8 +106,6 @@ func SchemaOutline() Outline {
 		RecommendKeys:       slices.Clone(recommendKeys),
 		DeadLetterKeys:      slices.Clone(deadLetterKeys),
 		RateStepKeys:        slices.Clone(rateStepKeys),
-		AutoscaleKeys:       slices.Clone(autoscaleKeys),
-		DestinationKeys:     slices.Clone(destinationKeys),
 		ExpectItemKeys:      slices.Clone(expectItemKeys),
 		MeasureKeys:         slices.Clone(measureKeys),
 		RatioKeys:           slices.Clone(ratioKeys),

@@ -3,41 +3,18 @@ package autoscale
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
+
+	"github.com/sharebench/sharebench/blocks"
 )
 
-// Signal chooses what triggers a scale-out.
-type Signal string
-
-const (
-	// Lag: the lag smoothed over Window, divided by the replicas, above
-	// Threshold (records per replica).
-	Lag Signal = "lag"
-	// ETD: the estimated time to drain, smoothed lag ÷ (completed −
-	// produced records/s), above Goal. With consumption at or below
-	// production it is infinite: above any goal.
-	ETD Signal = "etd"
-)
-
-// Policy is one scaling rule (rules 1–4 of docs/autoscaling.md).
-type Policy struct {
-	Signal    Signal
-	Threshold float64       // Lag: records per replica
-	Goal      time.Duration // ETD
-	Window    time.Duration // smoothing span of the readings
-	OutAfter  time.Duration // N: the scale-out condition holds this long
-	InAfter   time.Duration // M: lag per replica ≤ InBelow this long
-	InBelow   float64       // records per replica: "near zero"
-	Cooldown  time.Duration // least time between two actions
-	Step      int           // replicas per action
-	Min, Max  int           // Max is already min(max, rule 3's cap)
-	// MaxLatency blocks scale-outs while Reading.Latency is above it (rule
-	// 4); 0: off.
-	MaxLatency time.Duration
-	// PollEvery is how often the harness reads and decides (the scaler
-	// itself decides per reading; KEDA's pollingInterval).
-	PollEvery time.Duration
-}
+// Policy is one scaling rule (rules 1–4 of docs/autoscaling.md): the
+// scenario's autoscale: block, with Max already min(max, rule 3's cap).
+// Remove and FlapWindow are the harness's, not the rule's. Poll is how
+// often the harness reads and decides (the scaler itself decides per
+// reading; KEDA's pollingInterval).
+type Policy = blocks.Autoscale
 
 // Reading is one observation: At from the start of the measurement
 // window. OK false is a failed lag reading (it is skipped, never a 0).
@@ -55,35 +32,9 @@ type Reading struct {
 	Latency time.Duration
 }
 
-// Action is what a decision does.
-type Action string
-
-const (
-	Hold    Action = "hold"    // nothing
-	Out     Action = "out"     // add replicas
-	In      Action = "in"      // remove replicas
-	Blocked Action = "blocked" // a scale-out rule 4 or the cap held back
-)
-
 // Decision is the scaler's answer to one reading, with its inputs, so a
-// run's log replays.
-type Decision struct {
-	At       time.Duration `json:"at"`
-	Action   Action        `json:"action"`
-	From     int           `json:"from"`
-	To       int           `json:"to"`
-	Lag      int64         `json:"lag"`
-	Smoothed float64       `json:"smoothed_lag"`
-	// PerReplica is Smoothed ÷ From; ETDSec the estimated time to drain
-	// (-1: infinite: consumption not above production).
-	PerReplica float64 `json:"lag_per_replica"`
-	ETDSec     float64 `json:"etd_s"`
-	// Above is the scale-out condition (rule 1) on this reading.
-	Above bool `json:"above"`
-	// HeldSec is how long the condition that acted had held.
-	HeldSec float64 `json:"held_s"`
-	Reason  string  `json:"reason"`
-}
+// run's log replays; run.json keeps it as it is.
+type Decision = blocks.Decision
 
 // Scaler holds the state between readings: the window of readings, when
 // the scale-out and scale-in conditions began to hold, the last action.
@@ -99,7 +50,7 @@ type Scaler struct {
 // New returns a scaler for p.
 func New(p Policy) (*Scaler, error) {
 	switch {
-	case p.Signal != Lag && p.Signal != ETD:
+	case !slices.Contains(p.Signal.Values(), string(p.Signal)):
 		return nil, fmt.Errorf("signal: expected lag or etd, got %q", p.Signal)
 	case p.Max <= p.Min || p.Min < 1:
 		return nil, fmt.Errorf("replicas: need 1 ≤ min < max, got min %d max %d: the scaler could never act", p.Min, p.Max)
@@ -107,9 +58,9 @@ func New(p Policy) (*Scaler, error) {
 		return nil, fmt.Errorf("in_after %v must be > out_after %v", p.InAfter, p.OutAfter)
 	case p.Window <= 0 || p.Step < 1:
 		return nil, fmt.Errorf("window %v and step %d must be > 0", p.Window, p.Step)
-	case p.Signal == Lag && !(p.Threshold > 0):
+	case p.Signal == blocks.SignalLag && !(p.Threshold > 0):
 		return nil, fmt.Errorf("threshold must be > 0, got %v", p.Threshold)
-	case p.Signal == ETD && p.Goal <= 0:
+	case p.Signal == blocks.SignalETD && p.Goal <= 0:
 		return nil, fmt.Errorf("goal must be > 0, got %v", p.Goal)
 	}
 	return &Scaler{p: p, outSince: -1, inSince: -1}, nil
@@ -117,7 +68,8 @@ func New(p Policy) (*Scaler, error) {
 
 // Observe takes one reading and decides.
 func (s *Scaler) Observe(r Reading) Decision {
-	d := Decision{At: r.At, Action: Hold, From: r.Replicas, To: r.Replicas, Lag: r.Lag, ETDSec: -1}
+	d := Decision{AtSec: r.At.Seconds(), Action: blocks.Hold, From: r.Replicas, To: r.Replicas, Lag: r.Lag, ETDSec: -1,
+		LatencyMs: float64(r.Latency) / 1e6}
 	if !r.OK {
 		d.Reason = "lag reading failed"
 		return d
@@ -147,7 +99,7 @@ func (s *Scaler) Observe(r Reading) Decision {
 		return d
 	}
 	out := d.PerReplica > s.p.Threshold
-	if s.p.Signal == ETD {
+	if s.p.Signal == blocks.SignalETD {
 		out = etd > s.p.Goal.Seconds()
 	}
 	d.Above = out
@@ -160,13 +112,13 @@ func (s *Scaler) Observe(r Reading) Decision {
 		d.HeldSec = (r.At - s.outSince).Seconds()
 		switch {
 		case r.Replicas >= s.p.Max:
-			d.Action, d.Reason = Blocked, fmt.Sprintf("at max %d replicas", s.p.Max)
+			d.Action, d.Reason = blocks.Blocked, fmt.Sprintf("at max %d replicas", s.p.Max)
 		case s.p.MaxLatency > 0 && r.Latency > s.p.MaxLatency:
-			d.Action, d.Reason = Blocked, fmt.Sprintf("rule 4: processing latency %v > %v", r.Latency, s.p.MaxLatency)
+			d.Action, d.Reason = blocks.Blocked, fmt.Sprintf("rule 4: processing latency %v > %v", r.Latency, s.p.MaxLatency)
 		case cooling:
 			d.Reason = fmt.Sprintf("cooldown: %.1fs since the last action", (r.At - s.last).Seconds())
 		default:
-			d.Action, d.To = Out, min(r.Replicas+s.p.Step, s.p.Max)
+			d.Action, d.To = blocks.Out, min(r.Replicas+s.p.Step, s.p.Max)
 			d.Reason = s.outReason(d, etd)
 		}
 	case in && r.At-s.inSince >= s.p.InAfter && r.Replicas > s.p.Min:
@@ -175,17 +127,17 @@ func (s *Scaler) Observe(r Reading) Decision {
 			d.Reason = fmt.Sprintf("cooldown: %.1fs since the last action", (r.At - s.last).Seconds())
 			break
 		}
-		d.Action, d.To = In, max(r.Replicas-s.p.Step, s.p.Min)
+		d.Action, d.To = blocks.In, max(r.Replicas-s.p.Step, s.p.Min)
 		d.Reason = fmt.Sprintf("lag per replica %.0f ≤ %.0f for %.1fs", d.PerReplica, s.p.InBelow, d.HeldSec)
 	}
-	if d.Action == Out || d.Action == In {
+	if d.Action == blocks.Out || d.Action == blocks.In {
 		s.acted, s.last = true, r.At
 	}
 	return d
 }
 
 func (s *Scaler) outReason(d Decision, etd float64) string {
-	if s.p.Signal == ETD {
+	if s.p.Signal == blocks.SignalETD {
 		e := "∞"
 		if !math.IsInf(etd, 1) {
 			e = fmt.Sprintf("%.1fs", etd)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/sharebench/sharebench/blocks"
 )
 
 func secs(n int) time.Duration { return time.Duration(n) * time.Second }
@@ -27,15 +29,15 @@ func repeatLag(v int64, n int) []int64 {
 
 type act struct {
 	at       int
-	a        Action
+	a        blocks.Action
 	from, to int
 }
 
 func actions(ds []Decision) []act {
 	var out []act
 	for _, d := range ds {
-		if d.Action == Out || d.Action == In {
-			out = append(out, act{int(d.At / time.Second), d.Action, d.From, d.To})
+		if d.Action == blocks.Out || d.Action == blocks.In {
+			out = append(out, act{int(d.AtSec), d.Action, d.From, d.To})
 		}
 	}
 	return out
@@ -53,7 +55,7 @@ func sameActs(t *testing.T, got, want []act) {
 	}
 }
 
-var spikePolicy = Policy{Signal: Lag, Threshold: 100, Window: secs(3), OutAfter: secs(2), InAfter: secs(5),
+var spikePolicy = Policy{Signal: blocks.SignalLag, Threshold: 100, Window: secs(3), OutAfter: secs(2), InAfter: secs(5),
 	InBelow: 10, Cooldown: secs(4), Step: 1, Min: 1, Max: 4}
 
 // A spike of lag 1000 from 5 s to 14 s, worked by hand: the 3 s mean per
@@ -67,7 +69,7 @@ func TestReplaySpike(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameActs(t, actions(ds), []act{{7, Out, 1, 2}, {11, Out, 2, 3}, {15, Out, 3, 4}, {22, In, 4, 3}, {26, In, 3, 2}, {30, In, 2, 1}})
+	sameActs(t, actions(ds), []act{{7, blocks.Out, 1, 2}, {11, blocks.Out, 2, 3}, {15, blocks.Out, 3, 4}, {22, blocks.In, 4, 3}, {26, blocks.In, 3, 2}, {30, blocks.In, 2, 1}})
 	d := ds[7]
 	if d.Smoothed != 1000 || d.PerReplica != d.Smoothed || d.HeldSec != 2 || d.Lag != 1000 {
 		t.Errorf("decision at 7 s carries its inputs wrong: %+v", d)
@@ -76,8 +78,8 @@ func TestReplaySpike(t *testing.T) {
 		t.Errorf("reason %q", d.Reason)
 	}
 	for _, d := range ds[:3] {
-		if d.Action != Hold {
-			t.Errorf("acted at %v before the window filled: %+v", d.At, d)
+		if d.Action != blocks.Hold {
+			t.Errorf("acted at %v before the window filled: %+v", d.AtSec, d)
 		}
 	}
 }
@@ -90,17 +92,17 @@ func TestReplayNoiseFlapsWithoutCooldown(t *testing.T) {
 	for range 4 {
 		lags = append(lags, 500, 500, 0, 0, 0)
 	}
-	p := Policy{Signal: Lag, Threshold: 100, Window: secs(1), OutAfter: secs(1), InAfter: secs(2), InBelow: 10, Step: 1, Min: 1, Max: 4}
+	p := Policy{Signal: blocks.SignalLag, Threshold: 100, Window: secs(1), OutAfter: secs(1), InAfter: secs(2), InBelow: 10, Step: 1, Min: 1, Max: 4}
 	ds, err := Replay(p, series(lags...), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameActs(t, actions(ds), []act{{4, In, 2, 1}, {6, Out, 1, 2}, {9, In, 2, 1}, {11, Out, 1, 2}, {14, In, 2, 1}, {16, Out, 1, 2}, {19, In, 2, 1}})
+	sameActs(t, actions(ds), []act{{4, blocks.In, 2, 1}, {6, blocks.Out, 1, 2}, {9, blocks.In, 2, 1}, {11, blocks.Out, 1, 2}, {14, blocks.In, 2, 1}, {16, blocks.Out, 1, 2}, {19, blocks.In, 2, 1}})
 	// The same noise with a 10 s cooldown: the in at 4 s, then nothing
 	// until 14 s, when the out condition held (15 s, 16 s: out).
 	p.Cooldown = secs(10)
 	ds, _ = Replay(p, series(lags...), 2)
-	sameActs(t, actions(ds), []act{{4, In, 2, 1}, {16, Out, 1, 2}})
+	sameActs(t, actions(ds), []act{{4, blocks.In, 2, 1}, {16, blocks.Out, 1, 2}})
 }
 
 // Rule 4 and the cap block a scale-out, and say why; a failed reading is
@@ -116,12 +118,12 @@ func TestBlockedAndFailedReadings(t *testing.T) {
 	if got := actions(ds); len(got) != 0 {
 		t.Fatalf("scaled out under rule 4: %v", got)
 	}
-	if d := ds[5]; d.Action != Blocked || d.Reason != "rule 4: processing latency 80ms > 50ms" {
+	if d := ds[5]; d.Action != blocks.Blocked || d.Reason != "rule 4: processing latency 80ms > 50ms" {
 		t.Errorf("decision at 5 s: %+v", d)
 	}
 	// At 4 replicas the mean per replica passes 100 at 4 s (667 ÷ 4), held 2 s at 6 s.
 	ds, _ = Replay(spikePolicy, series(append(repeatLag(0, 3), repeatLag(1000, 5)...)...), 4)
-	if d := ds[6]; d.Action != Blocked || d.Reason != "at max 4 replicas" {
+	if d := ds[6]; d.Action != blocks.Blocked || d.Reason != "at max 4 replicas" {
 		t.Errorf("at max: %+v", d)
 	}
 	s, _ := New(spikePolicy)
@@ -130,7 +132,7 @@ func TestBlockedAndFailedReadings(t *testing.T) {
 		s.Observe(r)
 	}
 	d := s.Observe(Reading{At: secs(4), OK: false, Replicas: 1})
-	if d.Action != Hold || d.Reason != "lag reading failed" {
+	if d.Action != blocks.Hold || d.Reason != "lag reading failed" {
 		t.Errorf("failed reading: %+v", d)
 	}
 	if d := s.Observe(Reading{At: secs(5), OK: true, Replicas: 1, Lag: 30}); d.Smoothed != 15 {
@@ -141,7 +143,7 @@ func TestBlockedAndFailedReadings(t *testing.T) {
 // ETD: lag ÷ (completed − produced). Consumption below production is an
 // infinite time to drain, above any goal.
 func TestETD(t *testing.T) {
-	p := Policy{Signal: ETD, Goal: secs(20), Window: secs(2), OutAfter: secs(1), InAfter: secs(3), InBelow: 10, Step: 2, Min: 1, Max: 8,
+	p := Policy{Signal: blocks.SignalETD, Goal: secs(20), Window: secs(2), OutAfter: secs(1), InAfter: secs(3), InBelow: 10, Step: 2, Min: 1, Max: 8,
 		Cooldown: secs(10)}
 	rs := make([]Reading, 6)
 	for i := range rs {
@@ -155,8 +157,8 @@ func TestETD(t *testing.T) {
 	if ds[2].ETDSec != 30 {
 		t.Errorf("etd %v, want 30", ds[2].ETDSec)
 	}
-	sameActs(t, actions(ds), []act{{3, Out, 1, 3}})
-	if ds[5].ETDSec != -1 || ds[5].Action != Hold {
+	sameActs(t, actions(ds), []act{{3, blocks.Out, 1, 3}})
+	if ds[5].ETDSec != -1 || ds[5].Action != blocks.Hold {
 		t.Errorf("consumption below production: %+v, want etd -1 (infinite)", ds[5])
 	}
 	p.Goal = secs(40)
@@ -168,10 +170,10 @@ func TestETD(t *testing.T) {
 
 func TestNewRefusesPoliciesThatCannotAct(t *testing.T) {
 	for _, p := range []Policy{
-		{Signal: Lag, Threshold: 1, Window: secs(1), OutAfter: 1, InAfter: 2, Step: 1, Min: 2, Max: 2},
-		{Signal: Lag, Threshold: 1, Window: secs(1), OutAfter: 2, InAfter: 2, Step: 1, Min: 1, Max: 2},
+		{Signal: blocks.SignalLag, Threshold: 1, Window: secs(1), OutAfter: 1, InAfter: 2, Step: 1, Min: 2, Max: 2},
+		{Signal: blocks.SignalLag, Threshold: 1, Window: secs(1), OutAfter: 2, InAfter: 2, Step: 1, Min: 1, Max: 2},
 		{Signal: "cpu", Threshold: 1, Window: secs(1), OutAfter: 1, InAfter: 2, Step: 1, Min: 1, Max: 2},
-		{Signal: ETD, Window: secs(1), OutAfter: 1, InAfter: 2, Step: 1, Min: 1, Max: 2},
+		{Signal: blocks.SignalETD, Window: secs(1), OutAfter: 1, InAfter: 2, Step: 1, Min: 1, Max: 2},
 	} {
 		if _, err := New(p); err == nil {
 			t.Errorf("policy %+v accepted", p)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/sharebench/sharebench/blocks"
 )
 
 // KEDATarget is where a rendered ScaledObject points: the consumers'
@@ -103,7 +105,7 @@ type (
 // string in the YAML; checking that the names suit Kubernetes is the
 // caller's (it knows which flag gave them).
 func KEDA(p Policy, t KEDATarget) (string, []string, error) {
-	if p.Signal != Lag {
+	if p.Signal != blocks.SignalLag {
 		return "", nil, fmt.Errorf("signal %q: KEDA scales on a metric's value per replica; the estimated time to drain needs the produce and consume rates in one query: use signal lag, or write the query yourself with --query", p.Signal)
 	}
 	if p.Max <= p.Min || p.Min < 0 || p.Step < 1 {
@@ -118,7 +120,7 @@ func KEDA(p Policy, t KEDATarget) (string, []string, error) {
 			Policies: []hpaPolicy{{Type: "Pods", Value: p.Step, PeriodSeconds: max(1, secs(p.Cooldown))}}}
 	}
 	o := scaledObject{APIVersion: "keda.sh/v1alpha1", Kind: "ScaledObject", Metadata: objectMeta{Name: t.Name, Namespace: t.Namespace},
-		Spec: scaledObjectSpec{ScaleTargetRef: scaleTargetRef{Name: t.Deployment}, PollingInterval: max(1, secs(p.Poll())),
+		Spec: scaledObjectSpec{ScaleTargetRef: scaleTargetRef{Name: t.Deployment}, PollingInterval: max(1, secs(pollingInterval(p))),
 			MinReplicaCount: p.Min, MaxReplicaCount: p.Max}}
 	o.Spec.Advanced.HPA.Behavior.ScaleUp = rules(p.OutAfter)
 	o.Spec.Advanced.HPA.Behavior.ScaleDown = rules(p.InAfter)
@@ -201,11 +203,11 @@ func unmapped(p Policy, t KEDATarget) []string {
 	return out
 }
 
-// Poll is how often the policy was evaluated (a Policy carries no poll of
-// its own: the harness sets it); 0 reads as KEDA's 30 s default.
-func (p Policy) Poll() time.Duration {
-	if p.PollEvery > 0 {
-		return p.PollEvery
+// pollingInterval is how often the policy was evaluated; 0 reads as
+// KEDA's 30 s default.
+func pollingInterval(p Policy) time.Duration {
+	if p.Poll > 0 {
+		return p.Poll
 	}
 	return 30 * time.Second
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/sharebench/sharebench/blocks"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata/*.golden.yaml")
@@ -16,8 +18,8 @@ var updateGolden = flag.Bool("update", false, "rewrite testdata/*.golden.yaml")
 // The spike policy of the autoscale-spike built-in, rendered for both
 // group types, against golden files read by a person once.
 func TestKEDAGolden(t *testing.T) {
-	p := Policy{Signal: Lag, Threshold: 200, Window: 3 * time.Second, OutAfter: 2 * time.Second, InAfter: 10 * time.Second,
-		InBelow: 20, Cooldown: 4 * time.Second, Step: 2, Min: 1, Max: 8, PollEvery: time.Second}
+	p := Policy{Signal: blocks.SignalLag, Threshold: 200, Window: 3 * time.Second, OutAfter: 2 * time.Second, InAfter: 10 * time.Second,
+		InBelow: 20, Cooldown: 4 * time.Second, Step: 2, Min: 1, Max: 8, Poll: time.Second}
 	for _, tc := range []struct {
 		name  string
 		share bool
@@ -54,9 +56,9 @@ func TestKEDAGolden(t *testing.T) {
 }
 
 func TestKEDARefuses(t *testing.T) {
-	ok := Policy{Signal: Lag, Threshold: 1, Min: 1, Max: 2, Step: 1}
+	ok := Policy{Signal: blocks.SignalLag, Threshold: 1, Min: 1, Max: 2, Step: 1}
 	tgt := KEDATarget{Deployment: "d", Group: "g", Topic: "t"}
-	for name, p := range map[string]Policy{"etd": {Signal: ETD, Min: 1, Max: 2, Step: 1}, "max ≤ min": {Signal: Lag, Min: 2, Max: 2, Step: 1}} {
+	for name, p := range map[string]Policy{"etd": {Signal: blocks.SignalETD, Min: 1, Max: 2, Step: 1}, "max ≤ min": {Signal: blocks.SignalLag, Min: 2, Max: 2, Step: 1}} {
 		if _, _, err := KEDA(p, tgt); err == nil {
 			t.Errorf("%s accepted", name)
 		}
@@ -77,8 +79,8 @@ var hostileStrings = []string{"a\nlabels: {evil: x}", "a: b", "a #b", "*a", "[a"
 // does not have (KnownFields), whatever it holds; the source's comment
 // cannot leave its line.
 func TestKEDARoundTrip(t *testing.T) {
-	p := Policy{Signal: Lag, Threshold: 1e-3, Window: 3 * time.Second, OutAfter: time.Second, InAfter: 10 * time.Second,
-		InBelow: 0.5, Cooldown: 4 * time.Second, Step: 1, Min: 1, Max: 4, PollEvery: time.Second}
+	p := Policy{Signal: blocks.SignalLag, Threshold: 1e-3, Window: 3 * time.Second, OutAfter: time.Second, InAfter: 10 * time.Second,
+		InBelow: 0.5, Cooldown: 4 * time.Second, Step: 1, Min: 1, Max: 4, Poll: time.Second}
 	for _, s := range hostileStrings {
 		for _, share := range []bool{true, false} {
 			tgt := KEDATarget{Name: s, Namespace: s, Deployment: s, Share: share, Group: s, Topic: s,

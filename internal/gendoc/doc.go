@@ -10,5 +10,5 @@
 // The pages cannot drift from the code: tests in scenarios and poc
 // regenerate them and compare them with the committed files.
 //
-// gendoc imports scenarios, poc and the standard library only.
+// gendoc imports scenarios, blocks, poc and the standard library only.
 package gendoc

@@ -138,32 +138,8 @@ func Schema(dir string) ([]byte, error) {
 				"copy_record": obj{"type": "boolean", "default": false},
 			},
 		},
-		"destination": obj{
-			"description": strip(metaDocs["destination"]), "type": "object", "additionalProperties": false,
-			"properties": obj{
-				"kind":        obj{"enum": []any{"postgres"}, "default": "postgres"},
-				"dsn":         obj{"type": "string", "minLength": 1},
-				"key":         obj{"enum": []any{"offset", "key_sequence"}, "default": "offset"},
-				"idempotent":  obj{"type": "boolean", "default": true},
-				"batch_size":  obj{"type": "integer", "minimum": 1, "maximum": 10000, "default": 1},
-				"batch_wait":  ref("duration"),
-				"pool":        obj{"type": "integer", "minimum": 1, "maximum": 64, "default": 2},
-				"connections": obj{"type": "integer", "minimum": 0, "maximum": 250, "default": 0},
-			},
-		},
 		"rate_schedule": obj{
 			"description": strip(metaDocs["rate_schedule"]), "type": "array", "minItems": 1, "items": rateStep(true),
-		},
-		"autoscale": obj{
-			"description": strip(metaDocs["autoscale"]), "type": "object", "additionalProperties": false,
-			"required": []any{"max"},
-			"properties": obj{
-				"signal": enum([]string{"lag", "etd"}), "threshold": obj{"type": "number", "exclusiveMinimum": 0},
-				"goal": ref("duration"), "window": ref("duration"), "out_after": ref("duration"), "in_after": ref("duration"),
-				"in_below": obj{"type": "number", "minimum": 0}, "cooldown": ref("duration"),
-				"step": obj{"type": "integer", "minimum": 1}, "min": obj{"type": "integer", "minimum": 1}, "max": obj{"type": "integer", "minimum": 1},
-				"max_latency": ref("duration"), "poll": ref("duration"), "remove": enum([]string{"leave", "crash"}), "flap_window": ref("duration"),
-			},
 		},
 		"recommend": obj{
 			"description": strip(metaDocs["recommend"]), "type": "object", "additionalProperties": false,
@@ -177,6 +153,16 @@ func Schema(dir string) ([]byte, error) {
 				}},
 			},
 		},
+	}
+
+	bsrc, err := loadBlocks(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range blockTypes {
+		if props[t.key], err = blockSchema(bsrc, t.key, t.typ, t.keys); err != nil {
+			return nil, err
+		}
 	}
 
 	eventProps := obj{}

@@ -5,36 +5,18 @@ import (
 	"math"
 	"strings"
 
+	"github.com/sharebench/sharebench/blocks"
 	"github.com/sharebench/sharebench/scenarios"
 )
-
-// ScaleDecision is one decision of the run's scaler with its inputs (the
-// scaler's log: campaign/autoscale.Decision), At from the start of the
-// measurement window.
-type ScaleDecision struct {
-	AtSec      float64 `json:"at_s"`
-	Action     string  `json:"action"` // hold, out, in, blocked
-	From       int     `json:"from"`
-	To         int     `json:"to"`
-	Lag        int64   `json:"lag"`
-	Smoothed   float64 `json:"smoothed_lag"`
-	PerReplica float64 `json:"lag_per_replica"`
-	ETDSec     float64 `json:"etd_s"` // -1: infinite
-	Above      bool    `json:"above"`
-	HeldSec    float64 `json:"held_s"`
-	// LatencyMs is rule 4's input (held time by Little's law; 0: none).
-	LatencyMs float64 `json:"latency_ms,omitempty"`
-	Reason    string  `json:"reason,omitempty"`
-}
 
 // ScaleAction is one action the scaler took, with its trigger and what it
 // cost (from the event the action fired, events[]).
 type ScaleAction struct {
-	AtSec   float64 `json:"at_s"`
-	Action  string  `json:"action"` // out or in
-	From    int     `json:"from"`
-	To      int     `json:"to"`
-	Trigger string  `json:"trigger"`
+	AtSec   float64       `json:"at_s"`
+	Action  blocks.Action `json:"action"` // out or in
+	From    int           `json:"from"`
+	To      int           `json:"to"`
+	Trigger string        `json:"trigger"`
 	// PauseMaxSec is the longest rebalance pause that began in the
 	// action's effect span (consumer groups); Redeliveries the records
 	// redelivered in it.
@@ -57,7 +39,7 @@ type Autoscale struct {
 	MaxReplicas int                  `json:"max_replicas"`
 	Replicas    []ReplicaStep        `json:"replicas"`
 	Actions     []ScaleAction        `json:"actions"`
-	Decisions   []ScaleDecision      `json:"decisions"`
+	Decisions   []blocks.Decision    `json:"decisions"`
 
 	ScaleOuts    int `json:"scale_outs"`
 	ScaleIns     int `json:"scale_ins"`
@@ -92,7 +74,7 @@ type AutoscaleInput struct {
 	MaxReplicas int
 	Start       int // members at the window's start
 	WindowSec   float64
-	Decisions   []ScaleDecision
+	Decisions   []blocks.Decision
 	// Schedule locates the spike (the first step with spike: true).
 	Schedule []scenarios.RateStep
 	// Reports are the run's analysed events; ActionEvents maps each action
@@ -107,7 +89,7 @@ func AutoscaleFigures(in AutoscaleInput) *Autoscale {
 		GoalSec: in.Policy.Goal.Seconds(), Replicas: []ReplicaStep{{AtSec: 0, Replicas: in.Start}}}
 	n := 0
 	for _, d := range in.Decisions {
-		if d.Action != "out" && d.Action != "in" {
+		if d.Action != blocks.Out && d.Action != blocks.In {
 			continue
 		}
 		act := ScaleAction{AtSec: d.AtSec, Action: d.Action, From: d.From, To: d.To, Trigger: d.Reason}
@@ -119,7 +101,7 @@ func AutoscaleFigures(in AutoscaleInput) *Autoscale {
 		a.Actions = append(a.Actions, act)
 		a.Replicas = append(a.Replicas, ReplicaStep{AtSec: d.AtSec, Replicas: d.To})
 		a.PeakReplicas = max(a.PeakReplicas, d.To)
-		if d.Action == "out" {
+		if d.Action == blocks.Out {
 			a.ScaleOuts++
 		} else {
 			a.ScaleIns++
@@ -181,7 +163,7 @@ func Flaps(actions []ScaleAction, within float64) int {
 // SpikeRecovery is from start to the first decision at or after it whose
 // scale-out condition no longer holds after it had held there: 0 when it
 // never held from start on; nil when it still held at the last decision.
-func SpikeRecovery(ds []ScaleDecision, start float64) *float64 {
+func SpikeRecovery(ds []blocks.Decision, start float64) *float64 {
 	above := false
 	for _, d := range ds {
 		if d.AtSec < start || strings.HasPrefix(d.Reason, "lag reading failed") {
@@ -203,7 +185,7 @@ func SpikeRecovery(ds []ScaleDecision, start float64) *float64 {
 
 // DrainTime is from start to the first reading at or after end whose lag
 // per replica (the raw reading ÷ the replicas) is ≤ inBelow; nil when none.
-func DrainTime(ds []ScaleDecision, start, end, inBelow float64) *float64 {
+func DrainTime(ds []blocks.Decision, start, end, inBelow float64) *float64 {
 	for _, d := range ds {
 		if d.AtSec < end || strings.HasPrefix(d.Reason, "lag reading failed") {
 			continue
@@ -222,7 +204,7 @@ type ScalerLog struct {
 	Start       int
 	Cap         scenarios.ReplicaCap
 	MaxReplicas int
-	Decisions   []ScaleDecision
+	Decisions   []blocks.Decision
 }
 
 // ScalerLabel starts the label of every event a scaler action fired.
@@ -301,20 +283,20 @@ func autoscaleProblems(r Record, bad func(string, ...any)) {
 			bad("%s.latency_ms = %g: expected a finite number", at, d.LatencyMs)
 		}
 		switch d.Action {
-		case "hold", "blocked":
+		case blocks.Hold, blocks.Blocked:
 			if d.To != d.From {
 				bad("%s: %s from %d to %d: a %s keeps the replicas", at, d.Action, d.From, d.To, d.Action)
 			}
-		case "out":
+		case blocks.Out:
 			if want := min(d.From+p.Step, a.MaxReplicas); d.From >= a.MaxReplicas || d.To != want {
 				bad("%s: out from %d to %d: a scale-out adds step %d up to max_replicas %d", at, d.From, d.To, p.Step, a.MaxReplicas)
 			}
-		case "in":
+		case blocks.In:
 			if want := max(d.From-p.Step, p.Min); d.From <= p.Min || d.To != want {
 				bad("%s: in from %d to %d: a scale-in removes step %d down to min %d", at, d.From, d.To, p.Step, p.Min)
 			}
 		default:
-			bad("%s.action = %q: expected hold, out, in or blocked", at, d.Action)
+			bad("%s.action = %q: expected %s", at, d.Action, blocks.Or(d.Action.Values()))
 		}
 		within(at+".from", d.From)
 		within(at+".to", d.To)

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/blocks"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -38,10 +39,10 @@ func TestFlaps(t *testing.T) {
 }
 
 func TestSpikeRecoveryAndDrain(t *testing.T) {
-	d := func(at float64, lag int64, from int, above bool) ScaleDecision {
-		return ScaleDecision{AtSec: at, Lag: lag, From: from, Above: above}
+	d := func(at float64, lag int64, from int, above bool) blocks.Decision {
+		return blocks.Decision{AtSec: at, Lag: lag, From: from, Above: above}
 	}
-	ds := []ScaleDecision{d(8, 0, 1, false), d(10, 900, 1, true), d(11, 2000, 2, true), d(12, 1500, 2, true),
+	ds := []blocks.Decision{d(8, 0, 1, false), d(10, 900, 1, true), d(11, 2000, 2, true), d(12, 1500, 2, true),
 		{AtSec: 13, Reason: "lag reading failed"}, d(14, 300, 3, false), d(15, 100, 3, false), d(16, 20, 3, false), d(17, 0, 3, false)}
 	if r := SpikeRecovery(ds, 10); r == nil || *r != 4 {
 		t.Errorf("spike recovery %v, want 4 s (above from 10 s to 12 s, below at 14 s)", r)
@@ -49,7 +50,7 @@ func TestSpikeRecoveryAndDrain(t *testing.T) {
 	if r := SpikeRecovery(ds[:4], 10); r != nil {
 		t.Errorf("still above at the end: %v, want nil", *r)
 	}
-	if r := SpikeRecovery([]ScaleDecision{d(10, 0, 1, false)}, 10); r == nil || *r != 0 {
+	if r := SpikeRecovery([]blocks.Decision{d(10, 0, 1, false)}, 10); r == nil || *r != 0 {
 		t.Errorf("never above: %v, want 0", r)
 	}
 	// The spike ends at 12 s; lag per replica ≤ 10 first at 16 s (20 ÷ 3 = 6.7).
@@ -64,7 +65,7 @@ func TestSpikeRecoveryAndDrain(t *testing.T) {
 // AutoscaleFigures on a constructed run: the decisions, the actions'
 // events and the schedule give every figure of the block.
 func TestAutoscaleFigures(t *testing.T) {
-	ds := []ScaleDecision{
+	ds := []blocks.Decision{
 		{AtSec: 20, Action: "hold", From: 1, To: 1, Lag: 50},
 		{AtSec: 22, Action: "out", From: 1, To: 2, Lag: 3000, Above: true, Reason: "lag per replica 3000 > 500 for 3.0s"},
 		{AtSec: 26, Action: "out", From: 2, To: 3, Lag: 2500, Above: true, Reason: "lag per replica 1250 > 500 for 7.0s"},

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/sharebench/sharebench/blocks"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
 )
@@ -14,15 +15,15 @@ import (
 // drain and what that says about the writes (docs/measurement.md,
 // "Destination"). Absent for a run without a destination: block.
 type Destination struct {
-	Kind string `json:"kind"`
+	Kind blocks.DestinationKind `json:"kind"`
 	// Server is the database as the reports may name it: "embedded
 	// PostgreSQL 15" or the dsn's host and database (never its password).
-	Server     string `json:"server"`
-	Table      string `json:"table"`
-	Key        string `json:"key"`
-	Idempotent bool   `json:"idempotent"`
-	BatchSize  int    `json:"batch_size"`
-	Pool       int    `json:"pool"`
+	Server     string        `json:"server"`
+	Table      string        `json:"table"`
+	Key        blocks.RowKey `json:"key"`
+	Idempotent bool          `json:"idempotent"`
+	BatchSize  int           `json:"batch_size"`
+	Pool       int           `json:"pool"`
 	// Connections is the cap on the whole group's connections, which its
 	// members share (0: none, a pool per member).
 	Connections int `json:"connections,omitempty"`

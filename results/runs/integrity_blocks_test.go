@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/blocks"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
 	"github.com/sharebench/sharebench/vocab"
@@ -164,7 +165,7 @@ func TestDestinationCountAbsent(t *testing.T) {
 // 1→3 on a spike, in 3→1 after it) and the events its actions fired.
 func autoscaleRecord(t *testing.T) Record {
 	t.Helper()
-	p := &scenarios.Autoscale{Signal: scenarios.SignalLag, Threshold: 100, InBelow: 10, Window: time.Second, OutAfter: time.Second,
+	p := &scenarios.Autoscale{Signal: blocks.SignalLag, Threshold: 100, InBelow: 10, Window: time.Second, OutAfter: time.Second,
 		InAfter: 2 * time.Second, Cooldown: time.Second, Step: 2, Min: 1, Max: 5, Poll: 500 * time.Millisecond,
 		Remove: scenarios.ActionLeave, FlapWindow: 3 * time.Second, Goal: 10 * time.Second}
 	spec := &scenarios.RunSpec{ConsumerType: vocab.ShareGroup, Partitions: 2,
@@ -172,7 +173,7 @@ func autoscaleRecord(t *testing.T) Record {
 			{Duration: 3 * time.Second, From: 50, To: 50}},
 		Autoscale: p}
 	spec.Members, spec.Workers = 1, 1
-	ds := []ScaleDecision{
+	ds := []blocks.Decision{
 		{AtSec: 0.5, Action: "hold", From: 1, To: 1, Lag: 10, Smoothed: 10, PerReplica: 10, ETDSec: -1, Reason: "filling the window (0.5s of 1s)"},
 		{AtSec: 2.5, Action: "hold", From: 1, To: 1, Lag: 400, Smoothed: 300, PerReplica: 300, ETDSec: -1, Above: true},
 		{AtSec: 3.5, Action: "out", From: 1, To: 3, Lag: 900, Smoothed: 700, PerReplica: 700, ETDSec: -1, Above: true, HeldSec: 1, Reason: "lag per replica 700 > 100 for 1.0s"},
