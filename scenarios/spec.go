@@ -87,9 +87,10 @@ type RunSpec struct {
 	// agent): producers and members are dealt out by index (index i runs on
 	// shard i mod shards), the agents meet on a control topic and their
 	// results are merged into one run record (docs/distributed-runs.md).
-	// 1 (or 0) runs everything in this process. 1–64; above 1: load_mode
-	// rate (backlog and max_rate run in one process), client franz-go, no
-	// events. --shards overrides it.
+	// 1 (or 0) runs everything in this process. 1–64. Every load mode,
+	// event, the scaler and a destination run split as in one process;
+	// destination.connections must be at least the shards (a pool is one
+	// process's). --shards overrides it.
 	// [shards: 1]
 	Shards int `mapstructure:"shards" json:"shards,omitempty"`
 }
