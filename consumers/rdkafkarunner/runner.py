@@ -526,10 +526,10 @@ class Writer:
         return ok
 
     def exec(self, h):
-        c = self.conns.take()
+        args = (self.dest.topic, [h.msg.partition()], [h.msg.offset()], [h.st.producer], [h.st.seq])
+        c = self.conns.take()  # held only for the statement: the GIL makes every line around it cost
         broken = True
         try:
-            args = (self.dest.topic, [h.msg.partition()], [h.msg.offset()], [h.st.producer], [h.st.seq])
             t0 = time.monotonic_ns()
             c.execute(self.dest.statement, args, prepare=True)
             held = time.monotonic_ns() - t0
