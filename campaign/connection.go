@@ -90,7 +90,7 @@ func (s *runSetup) consumerConfig() consumers.Config {
 	c.Conn, c.TLS, c.Connection = s.conn.noTLS, s.conn.tls, s.conn.conn
 	c.Log = s.log
 	if s.sink != nil {
-		c.Destination = s.destinationWriter // destination.go
+		c.Destination, c.DestinationConfig = s.destinationWriter, s.sink.Config() // destination.go
 	}
 	return c
 }

@@ -101,7 +101,7 @@ func (p *pidLauncher) Start(ctx context.Context, a shard.AgentArgs) (shard.Agent
 	return ag, nil
 }
 
-// killAfterStart waits for the start message on the control topic, then
+// killAfterStart waits for the produce command on the control topic, then
 // kills victim once killAfter has passed.
 func (p *pidLauncher) killAfterStart(a shard.AgentArgs, victim int) {
 	defer close(p.killed)
@@ -116,7 +116,7 @@ func (p *pidLauncher) killAfterStart(a shard.AgentArgs, victim int) {
 	for ctx.Err() == nil {
 		started := false
 		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
-			if m, err := shard.Decode(r.Value); err == nil && m.Type == shard.TypeStart {
+			if m, err := shard.Decode(r.Value); err == nil && m.Type == shard.TypeProduce {
 				started = true
 			}
 		})

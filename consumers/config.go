@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharebench/sharebench/connection"
+	"github.com/sharebench/sharebench/destination"
 	"github.com/sharebench/sharebench/vocab"
 )
 
@@ -144,8 +145,12 @@ type Config struct {
 	// destination (its own connection pool): a completed record is written
 	// after processing and before its acknowledgement or commit, so the
 	// write is part of its hold time. A failed write hands the record back
-	// (share RELEASE, consumer group retry in place). Client franz-go only.
+	// (share RELEASE, consumer group retry in place).
 	Destination func(ctx context.Context) (RecordWriter, error)
+	// DestinationConfig is the run's destination (the Sink's Config,
+	// defaults applied) that a client runner's members write to with their
+	// own driver (java_destination.go); set with Destination.
+	DestinationConfig destination.Config
 }
 
 // Fetch are a member client's fetch settings. Zero values keep franz-go's
@@ -228,7 +233,9 @@ func (c Config) validate() error {
 			"use client franz-go or java, or stuck_rate 0", c.Client)
 	}
 	if c.Destination != nil && c.Client.Runner() {
-		return fmt.Errorf("consumers: destination: client %s does not write to a destination (its runner has no write stage); use client franz-go", c.Client)
+		if err := checkRunnerDestination(c.Client, c.DestinationConfig); err != nil {
+			return err
+		}
 	}
 	if c.Destination != nil && c.Groups.AutoCommit {
 		return errors.New("consumers: destination with commit auto: autocommit commits what was polled, before it is written; use commit after_processing")

@@ -102,12 +102,3 @@ func TestDestinationWritesBeforeAcknowledgement(t *testing.T) {
 		})
 	}
 }
-
-func TestDestinationNeedsFranzGo(t *testing.T) {
-	c := newFakeRun(t, 1, 1, nil).c
-	c.Destination = func(context.Context) (RecordWriter, error) { return &fakeWriter{}, nil }
-	c.Client = ClientJava
-	if err := c.validate(); err == nil {
-		t.Error("client java with a destination accepted")
-	}
-}

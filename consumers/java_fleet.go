@@ -377,6 +377,8 @@ func (j *javaFleet) apply(f javaFrame) {
 		s.PollErrors.Add(1)
 	case frameAckError:
 		s.AckErrors.Add(int64(f.N))
+	case frameWrite:
+		s.RecordDestinationWrite(int64(f.N)*int64(time.Microsecond), f.Aux, f.Flags&frameFlagWriteFailed != 0)
 	case frameRenewal:
 		s.Renewals.Add(1)
 	case frameAssigned:
@@ -643,6 +645,13 @@ func writeRunnerConfig(c Config, run uint64) (string, error) {
 	}
 	for _, k := range slices.Sorted(maps.Keys(conn)) {
 		lines = append(lines, propertyKey(javaClientPrefix+k)+"="+propertyValue(conn[k]))
+	}
+	if c.Destination != nil {
+		dest, err := runnerDestinationLines(c.DestinationConfig) // java_destination.go
+		if err != nil {
+			return "", fmt.Errorf("client runner: %w", err)
+		}
+		lines = append(lines, dest...)
 	}
 	dir, err := os.MkdirTemp("", "sharebench-javarunner-") // mode 0700
 	if err != nil {

@@ -34,6 +34,11 @@ import (
 // (javaRequestsVersion), member the member, n the broker id, producer the
 // connection (javaConnData, javaConnCoordinator), run the count; seq,
 // intended and aux are 0 (room for times a later version may carry).
+//
+// A write frame (frameWrite, a member's write of one completed record to
+// the destination, java_destination.go) carries in flags 1 when the write
+// failed, in n the write's time in µs (waiting for a connection
+// included) and in aux the time its statement held the connection in ns.
 const (
 	javaFrameMagic = "SBRF"
 	// javaFrameProtocol 2: the frame discipline above (version 1 was
@@ -65,11 +70,14 @@ const (
 	frameExited
 	frameBye
 	frameRequests
+	frameWrite
 )
 
 const (
 	frameFlagLockExpired = 1
 	frameFlagArchived    = 2
+	// frameFlagWriteFailed marks a frameWrite whose write failed.
+	frameFlagWriteFailed = 1
 )
 
 // javaFrame is one decoded frame; times are still on the runner's clock.
@@ -109,7 +117,7 @@ func decodeJavaFrame(b []byte) (javaFrame, error) {
 		At:       int64(be.Uint64(body[36:])),
 		Aux:      int64(be.Uint64(body[44:])),
 	}
-	if f.Kind < frameHello || f.Kind > frameRequests {
+	if f.Kind < frameHello || f.Kind > frameWrite {
 		return f, fmt.Errorf("runner frame: unknown frame kind %d", f.Kind)
 	}
 	return f, nil

@@ -16,7 +16,7 @@ func TestDecodeJavaFrameRejects(t *testing.T) {
 	if _, err := decodeJavaFrame(make([]byte, 10)); err == nil {
 		t.Error("short frame decoded")
 	}
-	b := javaFrame{Kind: frameRequests + 1}.encode()
+	b := javaFrame{Kind: frameWrite + 1}.encode()
 	if _, err := decodeJavaFrame(b); err == nil || !strings.Contains(err.Error(), "unknown frame kind") {
 		t.Errorf("unknown kind: %v", err)
 	}

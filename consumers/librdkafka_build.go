@@ -28,6 +28,9 @@ const (
 	// crc32cVersion is the pinned crc32c package: the frames' CRC-32C in C
 	// (runner.py falls back to a pure-Python table without it).
 	crc32cVersion = "2.9.post0"
+	// psycopgVersion is the pinned psycopg (with its binary wheel, which
+	// bundles libpq): the write stage's driver (runner.py's Destination).
+	psycopgVersion = "3.3.6"
 	// LibrdkafkaPreview is printed with every run on the librdkafka client.
 	LibrdkafkaPreview = "librdkafka's share consumer is a preview (KIP-932 support in librdkafka is not recommended for production use by its authors)"
 )
@@ -67,7 +70,7 @@ func CheckLibrdkafkaClient() error {
 // is installed again.
 func librdkafkaRunnerName() string {
 	h := sha256.New()
-	fmt.Fprintf(h, "confluent-kafka==%s\x00crc32c==%s\x00", confluentKafkaVersion, crc32cVersion)
+	fmt.Fprintf(h, "confluent-kafka==%s\x00crc32c==%s\x00psycopg[binary]==%s\x00", confluentKafkaVersion, crc32cVersion, psycopgVersion)
 	h.Write(librdkafkaRunnerSrc)
 	h.Write([]byte(librdkafkaVersionProbe))
 	return "rdkafkarunner-" + confluentKafkaVersion + "-" + hex.EncodeToString(h.Sum(nil))[:12]
@@ -118,7 +121,8 @@ func installLibrdkafkaRunner(ctx context.Context, tmp string) (LibrdkafkaVersion
 	steps := [][]string{
 		{"python3", "-m", "venv", filepath.Join(tmp, "venv")},
 		{filepath.Join(tmp, "venv", "bin", "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-			"--no-input", "confluent-kafka==" + confluentKafkaVersion, "crc32c==" + crc32cVersion},
+			"--no-input", "confluent-kafka==" + confluentKafkaVersion, "crc32c==" + crc32cVersion,
+			"psycopg[binary]==" + psycopgVersion},
 	}
 	for _, s := range steps {
 		cmd := exec.CommandContext(ctx, s[0], s[1:]...)

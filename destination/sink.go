@@ -139,7 +139,7 @@ func (s *Sink) create(ctx context.Context) error {
 		return s.grantError(err, "create table "+s.c.Table, "GRANT CREATE ON SCHEMA public TO "+s.user)
 	}
 	probe := []results.DestinationRecord{{Producer: 1<<31 - 1, Seq: 1<<62 - 1, Partition: -1, Offset: -1}}
-	if _, err := s.pool.Exec(ctx, s.statement(), s.args(probe)...); err != nil {
+	if _, err := s.pool.Exec(ctx, s.c.Statement(), s.args(probe)...); err != nil {
 		return s.grantError(err, "write into "+s.c.Table, "GRANT INSERT, UPDATE, SELECT, DELETE ON "+s.c.Table+" TO "+s.user)
 	}
 	if _, err := s.pool.Exec(ctx, "DELETE FROM "+t+" WHERE part = -1"); err != nil {
@@ -148,22 +148,24 @@ func (s *Sink) create(ctx context.Context) error {
 	return nil
 }
 
-// statement is the write of a batch: $1 the topic, $2..$5 the arrays of
-// partitions, offsets, producers and sequences. The upsert groups a batch's
-// repeats of one id first (one statement may not update a row twice) and
-// adds them to the row's write count.
-func (s *Sink) statement() string {
-	t := pgx.Identifier{s.c.Table}.Sanitize()
+// Statement is the write of a batch: $1 the topic, $2..$5 the arrays of
+// partitions, offsets, producers and sequences, each placeholder once and
+// in that order (the client runners' writes run it too, with their
+// drivers' placeholders). The upsert groups a batch's repeats of one id
+// first (one statement may not update a row twice) and adds them to the
+// row's write count.
+func (c Config) Statement() string {
+	t := pgx.Identifier{c.Table}.Sanitize()
 	src := " FROM unnest($2::integer[], $3::bigint[], $4::bigint[], $5::bigint[]) AS u(part, off, producer, seq)"
-	if !s.c.Idempotent {
+	if !c.Idempotent {
 		return "INSERT INTO " + t + " (topic, part, off, producer, seq) SELECT $1, part, off, producer, seq" + src
 	}
 	conflict := "(topic, part, off)"
-	if s.c.Key == blocks.KeySequence {
+	if c.Key == blocks.KeySequence {
 		conflict = "(producer, seq)"
 	}
 	return "INSERT INTO " + t + " AS t (topic, part, off, producer, seq, writes) SELECT $1, min(part), min(off), producer, seq, count(*)::integer" +
-		src + groupBy(s.c.Key) + " ON CONFLICT " + conflict + " DO UPDATE SET writes = t.writes + EXCLUDED.writes, written_at = now()"
+		src + groupBy(c.Key) + " ON CONFLICT " + conflict + " DO UPDATE SET writes = t.writes + EXCLUDED.writes, written_at = now()"
 }
 
 // groupBy groups a batch by the key's columns.

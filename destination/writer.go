@@ -48,7 +48,7 @@ type result struct {
 // Writer opens a member's writer and connects its pool's connections, so
 // the first writes do not pay for the connecting.
 func (s *Sink) Writer(ctx context.Context) (*Writer, error) {
-	w := &Writer{s: s, stmt: s.statement()}
+	w := &Writer{s: s, stmt: s.c.Statement()}
 	if s.c.Connections > 0 {
 		pool, err := s.sharedPool(ctx)
 		if err != nil {

@@ -103,14 +103,14 @@ func (c *fileChecker) destination(v *yaml.Node) {
 }
 
 // checkDestination checks the destination: block against a run: the
-// write stage is in the franz-go members, in one process, after
-// processing.
+// write stage is in every client's members, in one process, after
+// processing (a client runner's writes one record per statement).
 func (r RunSpec) checkDestination(p *problems) {
 	if r.Destination == nil {
 		return
 	}
-	if r.Client != "" && r.Client != vocab.ClientFranzGo {
-		p.addf("destination", "client %s has no write stage (its runner does not write to a destination); use client franz-go", r.Client)
+	if r.Client != "" && r.Client != vocab.ClientFranzGo && r.Destination.BatchSize > 1 {
+		p.addf("destination.batch_size", "client %s writes one record per statement (batch_size %d); use batch_size 1 or client franz-go", r.Client, r.Destination.BatchSize)
 	}
 	if c := r.Destination.Connections; c > 0 && c < r.ShardCount() {
 		p.addf("destination.connections", "%d connections cannot be shared by %d agents: each agent process holds its own pool, "+

@@ -19,6 +19,7 @@ import math
 import os
 import queue
 import random
+import re
 import struct
 import sys
 import threading
@@ -27,8 +28,11 @@ import time
 PROTOCOL = 2
 MAGIC = b"SBRF"
 (HELLO, PONG, POLL, DELIVERY, COMPLETION, RELEASE, REJECT, RETRY, FOREIGN, POLL_ERROR, ACK_ERROR, RENEWAL,
- ASSIGNED, REVOKED, LEFT, EXITED, BYE) = range(1, 18)
+ ASSIGNED, REVOKED, LEFT, EXITED, BYE, REQUESTS, WRITE) = range(1, 20)
 FLAG_LOCK_EXPIRED, FLAG_ARCHIVED = 1, 2
+# A WRITE frame's flag when the write failed (n: its time in us, aux: the
+# time its statement held the connection in ns).
+FLAG_WRITE_FAILED = 1
 
 # magic, version, kind, flags, member u16, n i32, producer u32, run u64, seq
 # u64, intended i64, at i64, aux i64; then the CRC-32C of those 57 bytes.
@@ -249,6 +253,7 @@ class Config:
         self.static_membership = p.get("static_membership", "false") == "true"
         self.auto_commit = p.get("auto_commit", "false") == "true"
         self.auto_commit_interval_ns = int(p.get("auto_commit_interval_ns", "5000000000"))
+        self.destination = Destination.of(p)
         self.processing = Processing(p.get("processing.model", "none"), ns("processing.time"), ns("processing.min"),
                                      ns("processing.max"), ns("processing.mean"), ns("processing.median"),
                                      ns("processing.p99"))
@@ -398,6 +403,149 @@ class Frames:
         self.flush()
 
 
+# One record's write gives up after this (consumers.destinationWriteTimeout).
+WRITE_TIMEOUT_S = 30
+
+
+class Destination:
+    """The write stage (consumers/java_destination.go): a member writes each
+    accepted record into the run's table with psycopg after processing and
+    before its acknowledgement or commit, running the harness's statement
+    (destination.Config.Statement) on a connection of its own pool of
+    destination.pool connections, or, under destination.connections, of the
+    runner's one shared pool of that many (taking at most pool of them).
+    Each write is reported in a WRITE frame: failed or not, its time (the
+    wait for a connection included) and the time its statement held the
+    connection."""
+
+    def __init__(self, p):
+        self.host = "%s:%s" % (p["destination.host"], p.get("destination.port", "5432"))
+        self.params = {"host": p["destination.host"], "port": p.get("destination.port", "5432"),
+                       "dbname": p.get("destination.database", ""), "user": p.get("destination.user", ""),
+                       "password": p.get("destination.password", ""), "sslmode": p.get("destination.sslmode", "disable"),
+                       "connect_timeout": "10", "options": "-c statement_timeout=%d" % (WRITE_TIMEOUT_S * 1000)}
+        self.statement = re.sub(r"\$[1-5]", "%s", p["destination.statement"])
+        self.topic = p["destination.topic"]
+        self.pool = int(p.get("destination.pool", "1"))
+        self.connections = int(p.get("destination.connections", "0"))
+        self.shared = None
+        self.lock = threading.Lock()
+
+    @staticmethod
+    def of(p):
+        """The run's destination in the configuration; None when it has none."""
+        return Destination(p) if "destination.host" in p else None
+
+    def connect(self):
+        import psycopg
+        return psycopg.connect(autocommit=True, **self.params)
+
+    def writer(self):
+        """A member's writer (its own pool, or its share of the shared one), its connections opened."""
+        with self.lock:
+            if self.connections > 0:
+                if self.shared is None:
+                    self.shared = Conns(self, self.connections)
+                return Writer(self, self.shared, threading.Semaphore(self.pool), False)
+        return Writer(self, Conns(self, self.pool), None, True)
+
+
+class Conns:
+    """A pool of n connections, opened at once (so the first writes do not
+    pay for it) and again when one broke."""
+
+    def __init__(self, dest, n):
+        self.dest = dest
+        self.idle = queue.Queue()
+        self.missing = queue.Queue()
+        for _ in range(n):
+            try:
+                self.idle.put(dest.connect())
+            except Exception as e:  # noqa: BLE001 - counted as failed writes from then on
+                print("librdkafka runner: destination: connect to %s: %s" % (dest.host, e), file=sys.stderr)
+                self.missing.put(True)
+
+    def take(self):
+        try:
+            return self.idle.get_nowait()
+        except queue.Empty:
+            pass
+        try:
+            self.missing.get_nowait()
+        except queue.Empty:
+            try:
+                return self.idle.get(timeout=WRITE_TIMEOUT_S)
+            except queue.Empty:
+                raise TimeoutError("wait for a connection: timed out after %ds" % WRITE_TIMEOUT_S) from None
+        try:
+            return self.dest.connect()
+        except Exception:
+            self.missing.put(True)
+            raise
+
+    def give(self, c, broken):
+        if broken:
+            try:
+                c.close()
+            except Exception:  # noqa: BLE001 - gone already
+                pass
+            self.missing.put(True)
+        else:
+            self.idle.put(c)
+
+    def close(self):
+        while True:
+            try:
+                self.idle.get_nowait().close()
+            except queue.Empty:
+                return
+
+
+class Writer:
+    """One member's writer; write is called by its workers at once."""
+
+    def __init__(self, dest, conns, cap, own):
+        self.dest, self.conns, self.cap, self.own = dest, conns, cap, own
+
+    def write(self, frames, clock, member, h):
+        """Writes one record and reports it in a WRITE frame; reports whether it is durable in the table."""
+        start = time.monotonic_ns()
+        held, ok = 0, False
+        if self.cap is not None:
+            self.cap.acquire()
+        try:
+            held = self.exec(h)
+            ok = True
+        except Exception as e:  # noqa: BLE001 - a failed write is counted, the record handed back
+            print("librdkafka runner: member %d: destination: write into the table: %s" % (member, e), file=sys.stderr)
+        finally:
+            if self.cap is not None:
+                self.cap.release()
+        us = (time.monotonic_ns() - start) // 1000
+        frames.write(WRITE, 0 if ok else FLAG_WRITE_FAILED, member, min(us, 2**31 - 1), None, clock.now(), held)
+        return ok
+
+    def exec(self, h):
+        args = (self.dest.topic, [h.msg.partition()], [h.msg.offset()], [h.st.producer], [h.st.seq])
+        c = self.conns.take()  # held only for the statement: the GIL makes every line around it cost
+        broken = True
+        try:
+            t0 = time.monotonic_ns()
+            c.execute(self.dest.statement, args, prepare=True)
+            held = time.monotonic_ns() - t0
+            broken = False
+            return held
+        except Exception:
+            broken = c.closed or c.broken
+            raise
+        finally:
+            self.conns.give(c, broken)
+
+    def close(self):
+        if self.own:
+            self.conns.close()
+
+
 class Handled:
     """One record of a batch and what its worker made of it."""
     __slots__ = ("msg", "st", "delivered", "outcome", "foreign", "deadline")
@@ -430,6 +578,7 @@ class Member:
         self.crashed = False
         self.leaving = False
         self.client = None
+        self.writer = None  # the member's writer to the run's destination (Destination); None without one
         self.thread = threading.Thread(target=self._run_safe, name="member-%d" % mid, daemon=True)
         self.workers = []
         for i in range(self.cfg.workers):
@@ -461,6 +610,8 @@ class Member:
 
     def _run_safe(self):
         try:
+            if self.cfg.destination is not None:
+                self.writer = self.cfg.destination.writer()
             self.run()
         except BaseException as e:  # noqa: BLE001 - a member failing fails the runner
             if not self.stop_now.is_set():
@@ -468,6 +619,8 @@ class Member:
         finally:
             for _ in self.workers:
                 self.work.put(None)
+            if self.writer is not None:
+                self.writer.close()
             self.frames.control(EXITED, self.id, 0, self.clock.now())
 
     def _worker(self, rng):
@@ -511,6 +664,17 @@ class Member:
 
     def delivery_count(self, msg):
         return 0
+
+    def write(self, h):
+        """Writes a processed, accepted record to the destination (a worker
+        calls it after processing, before the acknowledgement or commit).
+        Reports False when the write failed (counted; the caller hands the
+        record back) or the member crashed before it could start."""
+        if self.writer is None or h.outcome != ACCEPTED or h.foreign:
+            return True
+        if self.crashed:
+            return False
+        return self.writer.write(self.frames, self.clock, self.id, h)
 
     def processing_time(self, r):
         return self.main.scale(self.cfg.processing.sample(r))
@@ -601,6 +765,10 @@ class ShareMember(Member):
             h.outcome = ABANDONED
             return
         h.outcome = self.verdict(poison, rng)
+        if not self.write(h):
+            # Handed back, never dropped: explicit mode RELEASEs it in
+            # finished; in implicit mode it stays unaccepted.
+            h.outcome = RELEASED if self.cfg.explicit() and not self.crashed else ABANDONED
 
     def finished(self, h):
         """Explicit mode: acknowledges the record as its worker finishes."""
@@ -706,6 +874,11 @@ class GroupMember(Member):
                 h.outcome = ABANDONED  # unfinished: the committed prefix stops before it
                 return
             h.outcome = self.verdict(poison, rng)
+            if not self.write(h):
+                if self.crashed:
+                    h.outcome = ABANDONED  # a crashed member writes nothing more
+                    return
+                h.outcome = RELEASED  # a failed write is retried in place, as a transient failure
             if h.outcome != RELEASED:
                 return
             self.frames.write(RETRY, 0, self.id, 0, None, self.clock.now(), 0)

@@ -195,6 +195,40 @@ class ClientProperties(unittest.TestCase):
         self.assertNotIn("security.protocol", runner.consumer_properties(runner.Config(base_props(type="consumer")), 0))
 
 
+class DestinationStage(unittest.TestCase):
+    def props(self, **kw):
+        return base_props(**{"destination.host": "127.0.0.1", "destination.port": "1", "destination.database": "d",
+                             "destination.user": "u", "destination.password": "pw", "destination.topic": "t",
+                             "destination.statement": "INSERT INTO x SELECT $1, part FROM unnest($2::integer[], $3::bigint[], "
+                                                      "$4::bigint[], $5::bigint[]) AS u(part, off, producer, seq)",
+                             "destination.pool": "1", "destination.connections": "2"}, **kw)
+
+    def test_settings(self):
+        self.assertIsNone(runner.Config(base_props()).destination)
+        d = runner.Config(self.props()).destination
+        self.assertEqual(d.statement.count("%s"), 5)
+        self.assertNotIn("$", d.statement)
+        self.assertEqual((d.pool, d.connections, d.params["dbname"], d.params["sslmode"]), (1, 2, "d", "disable"))
+
+    def test_failed_write_is_reported_and_handed_back(self):
+        r, w = os.pipe()
+        frames = runner.Frames(w, 0)
+        cfg = runner.Config(self.props())
+        m = runner.Main(cfg, frames)
+        member = runner.ShareMember(m, 3)
+        member.writer = cfg.destination.writer()  # nothing listens on port 1: every connect fails
+        msg = type("Msg", (), {"partition": lambda self: 0, "offset": lambda self: 5})()
+        h = runner.Handled(msg)
+        h.outcome, h.st = runner.ACCEPTED, runner.Stamp(42, 1, 9, 0, 0)
+        self.assertFalse(member.write(h))
+        frames.close()
+        os.close(w)
+        data = os.read(r, 4096)
+        os.close(r)
+        self.assertEqual(len(data), runner.FRAME_SIZE)
+        self.assertEqual((data[5], data[6], int.from_bytes(data[7:9], "big")), (runner.WRITE, runner.FLAG_WRITE_FAILED, 3))
+
+
 class Commands(unittest.TestCase):
     def test_ping_slow_stop(self):
         r, w = os.pipe()

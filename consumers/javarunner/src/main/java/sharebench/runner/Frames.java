@@ -46,12 +46,15 @@ public final class Frames implements AutoCloseable {
 
     public static final byte HELLO = 1, PONG = 2, POLL = 3, DELIVERY = 4, COMPLETION = 5, RELEASE = 6, REJECT = 7,
             RETRY = 8, FOREIGN = 9, POLL_ERROR = 10, ACK_ERROR = 11, RENEWAL = 12, ASSIGNED = 13, REVOKED = 14,
-            LEFT = 15, EXITED = 16, BYE = 17, REQUESTS = 18;
+            LEFT = 15, EXITED = 16, BYE = 17, REQUESTS = 18, WRITE = 19;
 
     /** The record version a REQUESTS frame carries in its flags byte. */
     public static final int REQUESTS_VERSION = 2;
 
     public static final int FLAG_LOCK_EXPIRED = 1, FLAG_ARCHIVED = 2;
+
+    /** A WRITE frame's flag when the write failed (n: its time in µs, aux: the statement's hold of the connection in ns). */
+    public static final int FLAG_WRITE_FAILED = 1;
 
     private final OutputStream out;
     private final ByteBuffer buf = ByteBuffer.allocate(SIZE * 1024);

@@ -196,6 +196,13 @@ final class GroupMember extends Member {
                 return;
             }
             h.outcome = verdict(poison, rng);
+            if (!write(h)) {
+                if (crashed) {
+                    h.outcome = ABANDONED; // a crashed member writes nothing more
+                    return;
+                }
+                h.outcome = RELEASED; // a failed write is retried in place, as a transient failure
+            }
             if (h.outcome != RELEASED) {
                 return;
             }

@@ -42,6 +42,8 @@ abstract class Member {
     /** Workers wedged on a stuck record (wedge). */
     final AtomicInteger wedged = new AtomicInteger();
     private final ThreadLocal<SplittableRandom> rng;
+    /** The member's writer to the run's destination; null when the run has none. */
+    private Destination.Writer writer;
 
     /** stopPolling: leave or stop; stopNow: abort processing (stop, crash). */
     volatile boolean stopPolling, stopNow, crashed, leaving;
@@ -100,6 +102,22 @@ abstract class Member {
 
     /** Interrupts a blocked poll. */
     abstract void wakeup();
+
+    /**
+     * Writes a processed, accepted record to the destination (a worker
+     * calls it after processing, before the acknowledgement or commit).
+     * Reports false when the write failed (counted; the caller hands the
+     * record back) or the member crashed before it could start.
+     */
+    boolean write(Handled h) {
+        if (writer == null || h.outcome != ACCEPTED || h.foreign) {
+            return true;
+        }
+        if (crashed) {
+            return false;
+        }
+        return writer.write(frames, clock, id, h);
+    }
 
     /** Runs one record through processing and the outcome policy (a worker calls it). */
     abstract void handle(Handled h, SplittableRandom rng);
@@ -207,6 +225,9 @@ abstract class Member {
 
     private void runSafe() {
         try {
+            if (cfg.destination != null) {
+                writer = cfg.destination.writer();
+            }
             run();
         } catch (Throwable t) {
             if (!stopNow) {
@@ -214,6 +235,9 @@ abstract class Member {
             }
         } finally {
             pool.shutdownNow();
+            if (writer != null) {
+                writer.close();
+            }
             frames.control(Frames.EXITED, id, 0, clock.now());
         }
     }

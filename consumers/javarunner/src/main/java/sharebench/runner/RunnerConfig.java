@@ -28,6 +28,8 @@ public final class RunnerConfig {
     public final int fetchMinBytes, fetchMaxBytes, fetchMaxPartitionBytes;
     /** Where the first member writes the client settings it resolved (ClientSettings); "" for none. */
     public final String settingsFile;
+    /** The run's destination, written to after processing (Destination); null when it has none. */
+    public final Destination destination;
 
     public RunnerConfig(Properties p) {
         bootstrap = req(p, "bootstrap");
@@ -57,6 +59,7 @@ public final class RunnerConfig {
         fetchMaxBytes = Integer.parseInt(p.getProperty("fetch_max_bytes", "0"));
         fetchMaxPartitionBytes = Integer.parseInt(p.getProperty("fetch_max_partition_bytes", "0"));
         settingsFile = p.getProperty("settings_file", "");
+        destination = Destination.of(p);
         processing = new Processing(p.getProperty("processing.model", "none"), ns(p, "processing.time"), ns(p, "processing.min"),
                 ns(p, "processing.max"), ns(p, "processing.mean"), ns(p, "processing.median"), ns(p, "processing.p99"));
         if (!type.equals("share") && !type.equals("consumer")) {

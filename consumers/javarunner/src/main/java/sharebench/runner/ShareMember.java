@@ -160,6 +160,11 @@ final class ShareMember extends Member {
             return;
         }
         h.outcome = verdict(poison, rng);
+        if (!write(h)) {
+            // Handed back, never dropped: explicit mode RELEASEs it in finished;
+            // in implicit mode it stays unaccepted.
+            h.outcome = cfg.explicit() && !crashed ? RELEASED : ABANDONED;
+        }
     }
 
     /**
