@@ -91,8 +91,14 @@ func checkGauges(t *testing.T, id string, m *Measured, s scenarios.RunSpec) {
 
 // More members than partitions with 10 ms per record: the consumer group is
 // capped at partitions × 100 = 200 records/s, the share group takes the
-// whole 400 records/s offered. Both are checked against their ceilings
-// (processing-bound within 10 %).
+// whole 400 records/s offered. Both are checked against their ceilings.
+// The consumer arm is processing-bound: each owner polls 50 records, works
+// 50 × 10 ms = 500 ms, then commits and polls again, so it reaches
+// 500 / (500 + g) of its ceiling, g being that commit-and-fetch gap. g is
+// 10–25 ms on a quiet host (0.95–0.98); with the other test packages
+// beside it on 2 cores it was seen at about 60 and 85 ms (0.896, 0.857).
+// The bound, 0.8, allows g up to 125 ms. The share arm is producer-bound
+// (its workers allow twice the 400 records/s offered): within 10 %.
 func TestShareGroupBeatsPartitionCap(t *testing.T) {
 	s := baseSpec()
 	s.ConsumerType = "consumer"
@@ -103,8 +109,9 @@ func TestShareGroupBeatsPartitionCap(t *testing.T) {
 	if cg.Ceiling.Bound != "workers" || cg.Ceiling.RecordsPerSec != 200 {
 		t.Fatalf("consumer ceiling %+v, want 200 workers-bound", cg.Ceiling)
 	}
-	if e := cg.Ceiling.Efficiency; e < 0.9 || e > 1.05 {
-		t.Errorf("processing-bound consumer group at %.1f%% of its worker ceiling, want 90-105%%", 100*e)
+	if e := cg.Ceiling.Efficiency; e < 0.8 || e > 1.05 {
+		t.Errorf("processing-bound consumer group at %.1f%% of its worker ceiling, want 80-105%% (500 ms of work per poll, "+
+			"a commit-and-fetch gap of at most 125 ms on a busy host)", 100*e)
 	}
 	if sg.Ceiling.Bound != "producer" || sg.Ceiling.RecordsPerSec != 400 {
 		t.Fatalf("share ceiling %+v, want 400 producer-bound", sg.Ceiling)
