@@ -607,28 +607,34 @@ func (c *coord) SlowDown(factor float64, d time.Duration) {
 
 // pump handles the agents' messages, blobs and exits for the run's whole
 // length, each under c.mu, and wakes every waiter after each; the first
-// failure (an agent's, the bus's) is kept, sent to exited and returned by
-// every wait from then on.
+// failure (an agent's, the bus's, or the run's end) is kept, sent to
+// exited (an agent's or the bus's only) and returned by every wait from
+// then on.
 func (c *coord) pump(ctx context.Context) {
 	defer close(c.pumped)
-	for {
-		err := c.step(ctx)
-		c.mu.Lock()
-		if err != nil && c.failed == nil && ctx.Err() == nil {
-			c.failed = err
-			select {
-			case c.exitErr <- err:
-			default:
-			}
-		}
-		close(c.changed)
-		c.changed = make(chan struct{})
-		stop := c.failed != nil || ctx.Err() != nil
-		c.mu.Unlock()
-		if stop {
-			return
+	for !c.handled(c.step(ctx), ctx.Err()) {
+	}
+}
+
+// handled keeps the outcome of one step (err: a failure; ended: the run's
+// context ended, so a wait still under way, an event's join, returns at
+// once), wakes every waiter and reports whether pump must stop.
+func (c *coord) handled(err, ended error) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil && c.failed == nil && ended == nil {
+		c.failed = err
+		select {
+		case c.exitErr <- err:
+		default:
 		}
 	}
+	if c.failed == nil && ended != nil {
+		c.failed = ended
+	}
+	close(c.changed)
+	c.changed = make(chan struct{})
+	return c.failed != nil
 }
 
 // step waits for one event (a message, a blob, an agent's exit) and

@@ -233,3 +233,34 @@ func TestShardedEventsOnKfake(t *testing.T) {
 		t.Errorf("leave %+v, want members [0 1]", leave)
 	}
 }
+
+// Once the run's context ends, a wait still under way on the agents (an
+// event's join, bounded by commandTimeout) returns at once with the end,
+// and the end is not reported as an agent's failure.
+func TestCoordWaitEndsWithTheRun(t *testing.T) {
+	c := &coord{n: 2, changed: make(chan struct{}), exitErr: make(chan error, 1), replies: map[int]map[int]shard.Reply{}}
+	done := make(chan error, 1)
+	go func() {
+		done <- c.until(context.Background(), commandTimeout, "its reply", func(i int) bool { return false })
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if c.handled(nil, nil) {
+		t.Fatal("a step without failure stopped the pump")
+	}
+	if !c.handled(context.Canceled, context.Canceled) {
+		t.Fatal("the run's end did not stop the pump")
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("wait ended with %v, want context.Canceled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the wait outlived the run's end")
+	}
+	select {
+	case err := <-c.exitErr:
+		t.Fatalf("the run's end reported as a failure: %v", err)
+	default:
+	}
+}
