@@ -4,10 +4,12 @@ package campaign
 
 import (
 	"context"
+	"math"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -29,15 +31,18 @@ import (
 //   - no step lies in between ((150, 204], where the outcome would depend on
 //     the overheads).
 //
-// So the search runs exactly 80, 150, 220, stops at 220 (it never runs 290)
-// and finds 150.
+// So the schedule runs exactly 80, 150, 220 and stops at 220 (it never runs
+// 290). The bisection (precision 5 %) then probes between 150 and 220: a
+// probe above 204 fails and one at or below 150 passes, those in between
+// go either way, so the confirmed answer lies in [150, 204] with the
+// lowest failing rate within 5 % above it.
 func TestMaxRateFindsWorkerCeiling(t *testing.T) {
 	s := baseSpec()
 	s.ConsumerType, s.Members, s.Workers, s.MaxPollRecords = "share", 2, 1, 5
 	s.Processing.Time = 10 * time.Millisecond
 	s.Warmup, s.Duration, s.DrainTimeout = 2*time.Second, 5*time.Second, 30*time.Second
 	s.LoadMode, s.Renew, s.Style = "max_rate", "none", "blocking"
-	s.MaxRate = &scenarios.MaxRate{Start: 80, Step: 70, Max: 290, P99Bound: time.Second, CompletedRatio: 0.98}
+	s.MaxRate = &scenarios.MaxRate{Start: 80, Step: 70, Max: 290, P99Bound: time.Second, CompletedRatio: 0.98, Precision: 0.05}
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -66,24 +71,44 @@ func TestMaxRateFindsWorkerCeiling(t *testing.T) {
 			st.OfferedPerSec, st.CompletedPerSec, st.CompletedRatio, st.P99Ms, st.Pass, st.Why, st.Flags)
 	}
 	t.Log(res.Line("maxrate"))
-	if res.FoundRate != want {
-		t.Errorf("found %.0f records/s, want %.0f: the last step ≤ (1 − %.2f) × ceiling %.0f", res.FoundRate, want, overheadMargin, ceiling)
+	if res.FoundRate < want || res.FoundRate > failAbove {
+		t.Errorf("found %.6g records/s, want it in [%.0f, %.0f]: the schedule's last pass ≤ (1 − %.2f) × ceiling %.0f, and no rate above ceiling ÷ completed_ratio passes",
+			res.FoundRate, want, failAbove, overheadMargin, ceiling)
 	}
-	if wantSteps := []float64{80, 150, 220}; !slices.Equal(offered, wantSteps) {
-		t.Errorf("steps ran %v, want %v: the search stops at the first step above ceiling ÷ completed_ratio = %.0f", offered, wantSteps, failAbove)
+	if !res.Confirmed || res.GapRatio > s.MaxRate.Precision || res.FailedRate <= res.FoundRate || res.FailedRate > wantStop {
+		t.Errorf("confirmed %v, failed at %.6g, gap %.4g: want the answer confirmed and the lowest failing rate within %.2g above it, at most %.0f",
+			res.Confirmed, res.FailedRate, res.GapRatio, s.MaxRate.Precision, wantStop)
+	}
+	if len(offered) < 3 || !slices.Equal(offered[:3], []float64{80, 150, 220}) {
+		t.Errorf("steps ran %v, want 80, 150, 220 first: the schedule stops at the first step above ceiling ÷ completed_ratio = %.0f", offered, failAbove)
+	}
+	if n := len(res.Steps); n > 3+runs.MaxRateProbes {
+		t.Errorf("%d steps: the search's probes beyond the schedule are bounded by %d", n, runs.MaxRateProbes)
 	}
 	for i, st := range res.Steps {
-		if wantPass := st.OfferedPerSec <= passBelow; st.Pass != wantPass {
-			t.Errorf("step %d at %.0f: pass %v, want %v (%s)", i+1, st.OfferedPerSec, st.Pass, wantPass, st.Why)
+		switch {
+		case st.OfferedPerSec <= passBelow && !st.Pass:
+			t.Errorf("step %d at %.6g (≤ %.0f) failed: %s", i+1, st.OfferedPerSec, passBelow, st.Why)
+		case st.OfferedPerSec > failAbove && st.Pass:
+			t.Errorf("step %d at %.6g (> %.0f) passed: %s", i+1, st.OfferedPerSec, failAbove, st.Why)
+		}
+		if i >= 3 && (st.OfferedPerSec <= 150 && st.Probe == runs.ProbeBisect || st.OfferedPerSec >= 220) {
+			t.Errorf("step %d (%s) at %.6g: bisection probes lie strictly between 150 and 220", i+1, st.Probe, st.OfferedPerSec)
 		}
 		// The workers' physical bound: completed never exceeds the ceiling
 		// (2 % for the window edges: completions by completion time).
 		if st.CompletedPerSec > 1.02*ceiling {
-			t.Errorf("step %.0f: completed %.1f/s above the worker ceiling %.0f", st.OfferedPerSec, st.CompletedPerSec, ceiling)
+			t.Errorf("step %.6g: completed %.1f/s above the worker ceiling %.0f", st.OfferedPerSec, st.CompletedPerSec, ceiling)
 		}
 	}
+	if last := res.Steps[len(res.Steps)-1]; last.Probe != runs.ProbeConfirm || last.OfferedPerSec != res.FoundRate || !last.Pass {
+		t.Errorf("the last step %+v: want the passing confirmation of %.6g", last, res.FoundRate)
+	}
 	if got := m.Record.Throughput.OfferedPerSec; got != res.FoundRate {
-		t.Errorf("run.json's figures are those of step %.0f, want the found rate %.0f", got, res.FoundRate)
+		t.Errorf("run.json's figures are those of step %.6g, want the found rate %.6g", got, res.FoundRate)
+	}
+	if math.Abs(res.CeilingPerSec-ceiling) > 1e-9 {
+		t.Errorf("max_rate.formula_ceiling_per_sec %.6g, want the worker ceiling %.0f", res.CeilingPerSec, ceiling)
 	}
 }
 

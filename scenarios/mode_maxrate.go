@@ -66,8 +66,12 @@ func (r RunSpec) AtRate(rate float64) RunSpec {
 // records/s or by Factor times, up to Max; each step is a run of its own
 // (fresh topic, group and members; own warm-up and measurement window).
 // A step passes when completed_per_sec ≥ CompletedRatio × the offered rate
-// and the completion p99 ≤ P99Bound; the search stops at the first step
-// that fails (with Confirm: after one retry of it also fails).
+// and the completion p99 ≤ P99Bound; the schedule stops at the first step
+// that fails (with Confirm: after one retry of it also fails). Then the
+// search bisects between the highest passing and the lowest failing rate
+// until their gap is at most Precision of the passing one, and measures the
+// answer once more to confirm it (runs.SearchMaxRate). Precision 0 keeps
+// the schedule's steps only.
 //
 //	max_rate:
 //	  start: 100            # records/s of the first step, > 0 (required)
@@ -77,6 +81,7 @@ func (r RunSpec) AtRate(rate float64) RunSpec {
 //	  p99_bound: 500ms      # completion p99 bound [1s]
 //	  completed_ratio: 0.995  # completed ÷ offered at least this, in (0, 1] [0.995]
 //	  confirm: false        # retry a failing step once before stopping [false]
+//	  precision: 0.05       # bisect until the gap ≤ this × the found rate, in [0, 0.5]; 0: no bisection [0.05]
 type MaxRate struct {
 	Start          float64       `json:"start"`
 	Step           float64       `json:"step,omitempty"`
@@ -85,12 +90,17 @@ type MaxRate struct {
 	P99Bound       time.Duration `json:"p99_bound"`
 	CompletedRatio float64       `json:"completed_ratio"`
 	Confirm        bool          `json:"confirm,omitempty"`
+	Precision      float64       `json:"precision"`
 }
+
+// DefaultMaxRatePrecision is max_rate.precision when the file leaves it out:
+// the search ends within 5 % of the limit.
+const DefaultMaxRatePrecision = 0.05
 
 // MaxRateSteps bounds the length of a max_rate schedule.
 const MaxRateSteps = 50
 
-var maxRateKeys = []string{"start", "step", "factor", "max", "p99_bound", "completed_ratio", "confirm"}
+var maxRateKeys = []string{"start", "step", "factor", "max", "p99_bound", "completed_ratio", "confirm", "precision"}
 
 // Schedule is the offered rates in order: start, then +step (or ×factor)
 // while ≤ max.
@@ -132,6 +142,9 @@ func (m MaxRate) problems() []string {
 	if !(m.CompletedRatio > 0 && m.CompletedRatio <= 1) {
 		p.addf("max_rate.completed_ratio", "must be in (0, 1], got %s", formatScalar(m.CompletedRatio))
 	}
+	if !(m.Precision >= 0 && m.Precision <= 0.5) {
+		p.addf("max_rate.precision", "must be in [0, 0.5] (the bisection's end: gap ÷ found rate; 0 for no bisection), got %s", formatScalar(m.Precision))
+	}
 	if len(p) == 0 {
 		if n := m.stepCount(); n > MaxRateSteps {
 			p.addf("max_rate", "the schedule from %s to %s has %d steps; the limit is %d: raise step or factor, or lower max",
@@ -154,7 +167,7 @@ func (c *fileChecker) maxRate(v *yaml.Node) {
 		c.errorf(v.Line, "max_rate: expected a map like {start: 100, step: 50, max: 500, p99_bound: 500ms}, got %s", nodeKind(v))
 		return
 	}
-	m := MaxRate{P99Bound: time.Second, CompletedRatio: 0.995}
+	m := MaxRate{P99Bound: time.Second, CompletedRatio: 0.995, Precision: DefaultMaxRatePrecision}
 	bad := false
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], resolve(v.Content[i+1])
@@ -187,7 +200,7 @@ func (c *fileChecker) maxRate(v *yaml.Node) {
 				err = fmt.Errorf("expected a finite number, got %q", val.Value)
 			}
 			*map[string]*float64{"start": &m.Start, "step": &m.Step, "factor": &m.Factor, "max": &m.Max,
-				"completed_ratio": &m.CompletedRatio}[k.Value] = f
+				"completed_ratio": &m.CompletedRatio, "precision": &m.Precision}[k.Value] = f
 		}
 		if err != nil {
 			c.errorf(val.Line, "%s: %v", key, err)

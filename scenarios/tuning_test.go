@@ -23,6 +23,14 @@ func TestMaxRateParses(t *testing.T) {
 	if s.Runs[0].MaxRate != nil || s.Runs[1].MaxRate == nil || !s.Runs[1].MaxRate.Confirm {
 		t.Errorf("runs %+v / %+v", s.Runs[0].MaxRate, s.Runs[1].MaxRate)
 	}
+	if got := s.Runs[1].MaxRate.Precision; got != DefaultMaxRatePrecision {
+		t.Errorf("precision %v, want the default %v when the file leaves it out", got, DefaultMaxRatePrecision)
+	}
+	s = mustLoad(t, "name: mr\nconsumer_type: share\nload_mode: max_rate\nmax_rate: {start: 100, factor: 2, max: 1000, precision: 0}\n", nil, nil)
+	if got := s.Runs[0].MaxRate.Precision; got != 0 {
+		t.Errorf("precision %v, want 0 as written (the schedule only)", got)
+	}
+	s = mustLoad(t, "name: mr\nconsumer_type: share\nload_mode: [rate, max_rate]\nmax_rate: {start: 100, factor: 2, max: 1000, confirm: true}\n", nil, nil)
 	if got := s.Runs[1].MaxRate.Schedule(); !slices.Equal(got, []float64{100, 200, 400, 800}) {
 		t.Errorf("factor schedule %v, want 100 200 400 800", got)
 	}
@@ -43,6 +51,9 @@ func TestMaxRateErrors(t *testing.T) {
 		{"max below start", maxRateBase + "max_rate: {start: 100, step: 1, max: 50}\n", []string{"max_rate.max: required: the highest rate to try, a number ≥ start (100), got 50"}},
 		{"bound", maxRateBase + "max_rate: {start: 1, step: 1, max: 2, p99_bound: fast}\n", []string{`max_rate.p99_bound: expected a Go duration like "500ms", got "fast"`}},
 		{"ratio", maxRateBase + "max_rate: {start: 1, step: 1, max: 2, completed_ratio: 1.5}\n", []string{"max_rate.completed_ratio: must be in (0, 1], got 1.5"}},
+		{"precision above 0.5", maxRateBase + "max_rate: {start: 1, step: 1, max: 2, precision: 0.6}\n", []string{"max_rate.precision: must be in [0, 0.5] (the bisection's end: gap ÷ found rate; 0 for no bisection), got 0.6"}},
+		{"negative precision", maxRateBase + "max_rate: {start: 1, step: 1, max: 2, precision: -0.01}\n", []string{"max_rate.precision: must be in [0, 0.5]"}},
+		{"precision not a number", maxRateBase + "max_rate: {start: 1, step: 1, max: 2, precision: fine}\n", []string{`max_rate.precision: expected a finite number, got "fine"`}},
 		{"number", maxRateBase + "max_rate: {start: lots, step: 1, max: 2}\n", []string{`max_rate.start: expected a finite number, got "lots"`}},
 		{"list", maxRateBase + "max_rate: {start: [1, 2], step: 1, max: 2}\n", []string{"max_rate.start: expected a single value, got a list (max_rate is not swept)"}},
 		{"too many steps", maxRateBase + "max_rate: {start: 1, step: 1, max: 100}\n", []string{"max_rate: the schedule from 1 to 100 has 100 steps; the limit is 50"}},

@@ -128,6 +128,7 @@ func Schema(dir string) ([]byte, error) {
 				"p99_bound":       ref("duration"),
 				"completed_ratio": obj{"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 0.995},
 				"confirm":         obj{"type": "boolean", "default": false},
+				"precision":       obj{"type": "number", "minimum": 0, "maximum": 0.5, "default": 0.05},
 			},
 		},
 		"dead_letter": obj{

@@ -57,13 +57,16 @@ type chartSeries struct {
 }
 
 // chartBand is a shaded x range drawn under the lines: the warm-up, the
-// measurement window, an event.
+// measurement window, an event. A band whose Start equals its End is a
+// marker: a dashed vertical line in Color with its Label (a formula's
+// ceiling), the label on text row Row from the top.
 type chartBand struct {
 	Name  string  `json:"name"`
 	Label string  `json:"label"`
 	Color string  `json:"color"`
 	Start float64 `json:"start"`
 	End   float64 `json:"end"`
+	Row   int     `json:"row,omitempty"`
 }
 
 // nums is a JSON array of numbers where NaN and ±Inf are null.

@@ -51,6 +51,7 @@ type htmlReport struct {
 	Sweeps               []sweepSection
 	Recommendations      []runs.Recommendation
 	MaxRate              []htmlMaxRate
+	RateCurve            []chart // every max-rate run's rate–latency curve on shared axes
 	Runs                 []htmlRun
 	Page                 chartPage // the chart library, the page script and every chart's data
 }
@@ -111,6 +112,7 @@ func writeHTML(w io.Writer, dir string, camp runs.Campaign, recs []runs.Record, 
 	rep.Sweeps = sweepSections(recs)
 	rep.Recommendations = camp.Recommendations
 	rep.MaxRate = maxRateSections(recs)
+	rep.RateCurve = rateLatencyCharts(recs)
 	var curves []chartSeries
 	for i, r := range recs {
 		hr := newHTMLRun(dir, r, palette[i%len(palette)])
@@ -138,6 +140,9 @@ func (rep *htmlReport) charts() []*chart {
 		for j := range rep.Sweeps[i].Charts {
 			out = append(out, &rep.Sweeps[i].Charts[j])
 		}
+	}
+	for i := range rep.RateCurve {
+		out = append(out, &rep.RateCurve[i])
 	}
 	for i := range rep.MaxRate {
 		for j := range rep.MaxRate[i].Charts {

@@ -185,8 +185,9 @@ func TestHTMLRendersInChromium(t *testing.T) {
 		kinds[f.kind]++
 	}
 	// completion of all runs + 4 × (throughput, lag/in-flight, latency)
-	// + CPU and memory of r02 + 3 sweep charts + 2 max-rate charts
-	if want := (map[string]int{"percentile": 5, "time": 10, "category": 3, "xy": 2}); !reflect.DeepEqual(kinds, want) {
+	// + CPU and memory of r02 + 3 sweep charts + 2 rate–latency curve
+	// charts + 2 max-rate charts
+	if want := (map[string]int{"percentile": 5, "time": 10, "category": 3, "xy": 4}); !reflect.DeepEqual(kinds, want) {
 		t.Errorf("charts by kind %v, want %v", kinds, want)
 	}
 }

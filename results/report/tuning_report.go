@@ -1,8 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -10,7 +13,7 @@ import (
 )
 
 // maxRateHeader is the column row of a max-rate step table.
-var maxRateHeader = []string{"step", "offered/s", "completed/s", "completed ratio", "p99 ms", "result", "why", "flags"}
+var maxRateHeader = []string{"step", "probe", "offered/s", "completed/s", "completed ratio", "p50 ms", "p99 ms", "result", "why", "flags"}
 
 func maxRateCells(i int, s runs.MaxRateStep) []string {
 	result := "pass"
@@ -21,8 +24,34 @@ func maxRateCells(i int, s runs.MaxRateStep) []string {
 	if s.Retry {
 		step += " (retry)"
 	}
-	return []string{step, fmt.Sprintf("%.6g", s.OfferedPerSec), fmt.Sprintf("%.1f", s.CompletedPerSec),
-		fmt.Sprintf("%.4f", s.CompletedRatio), fmt.Sprintf("%.1f", s.P99Ms), result, s.Why, runs.JoinCodes(s.Flags, ",")}
+	probe := s.Probe
+	if probe == "" {
+		probe = runs.ProbeSchedule
+	}
+	return []string{step, probe, fmt.Sprintf("%.6g", s.OfferedPerSec), fmt.Sprintf("%.1f", s.CompletedPerSec),
+		fmt.Sprintf("%.4f", s.CompletedRatio), fmt.Sprintf("%.1f", s.P50Ms), fmt.Sprintf("%.1f", s.P99Ms), result, s.Why, runs.JoinCodes(s.Flags, ",")}
+}
+
+// ratePoint is one offered rate of a max-rate search on its curve: the
+// last measurement at that rate (a retry or a confirmation replaces the
+// attempt before it).
+type ratePoint struct {
+	offered, completed, ratio, p50, p99 float64
+}
+
+// rateCurve is a search's measurements as a curve over the offered rate,
+// in rising order, one point per rate.
+func rateCurve(m *runs.MaxRateResult) []ratePoint {
+	last := map[float64]runs.MaxRateStep{}
+	for _, s := range m.Steps {
+		last[s.OfferedPerSec] = s
+	}
+	out := make([]ratePoint, 0, len(last))
+	for rate, s := range last {
+		out = append(out, ratePoint{offered: rate, completed: s.CompletedPerSec, ratio: s.CompletedRatio, p50: s.P50Ms, p99: s.P99Ms})
+	}
+	slices.SortFunc(out, func(a, b ratePoint) int { return cmp.Compare(a.offered, b.offered) })
+	return out
 }
 
 // writeMaxRate prints every max-rate run's step table and found rate.
@@ -95,7 +124,8 @@ func writeMarkdownRecommendations(w io.Writer, recs []runs.Recommendation) {
 // htmlMaxRate is report.html's max-rate section of one run: the step table
 // and two charts over the offered rate, completed records/s (with the
 // offered line and the pass bound completed_ratio × offered) and completion
-// p99 (with its bound); a step that was retried is drawn by its retry.
+// p99 (with its bound); each rate is drawn by its last measurement (a
+// retry or a confirmation replaces the attempt before it).
 type htmlMaxRate struct {
 	RunID  string
 	Line   string
@@ -112,16 +142,15 @@ func maxRateSections(recs []runs.Record) []htmlMaxRate {
 			continue
 		}
 		sec := htmlMaxRate{RunID: r.RunID, Line: m.Line(r.RunID), Header: maxRateHeader}
-		var offered, completed, threshold, p99, bound nums
 		for i, s := range m.Steps {
 			sec.Rows = append(sec.Rows, maxRateCells(i, s))
-			if i+1 < len(m.Steps) && m.Steps[i+1].Retry {
-				continue // the chart shows the attempt that decided the step
-			}
-			offered = append(offered, s.OfferedPerSec)
-			completed = append(completed, s.CompletedPerSec)
-			threshold = append(threshold, m.Criteria.CompletedRatio*s.OfferedPerSec)
-			p99 = append(p99, s.P99Ms)
+		}
+		var offered, completed, threshold, p99, bound nums
+		for _, p := range rateCurve(m) {
+			offered = append(offered, p.offered)
+			completed = append(completed, p.completed)
+			threshold = append(threshold, m.Criteria.CompletedRatio*p.offered)
+			p99 = append(p99, p.p99)
 			bound = append(bound, m.Criteria.P99BoundMs)
 		}
 		sec.Charts = append(sec.Charts, chart{Title: "completed vs offered, " + r.RunID, Kind: kindXY,
@@ -138,4 +167,58 @@ func maxRateSections(recs []runs.Record) []htmlMaxRate {
 		out = append(out, sec)
 	}
 	return out
+}
+
+// rateLatencyCharts are report.html's rate–latency curve of every max-rate
+// run of a campaign on shared axes (a consumer group and a share group side
+// by side): completion p50 and p99 against the offered rate, and completed
+// ÷ offered against it with the pass bound. Each run's knee, its found
+// rate, is a marker on its curves, and the capacity formula's ceiling a
+// dashed vertical line in the run's colour. Nil without a max-rate run.
+func rateLatencyCharts(recs []runs.Record) []chart {
+	lat := chart{Title: "rate–latency curve: completion p50 (dashed) and p99 vs offered rate (log scale)", Kind: kindXY, YLog: true,
+		XLabel: "offered records/s", YLabel: "ms"}
+	done := chart{Title: "completed ÷ offered vs offered rate", Kind: kindXY, XLabel: "offered records/s", YLabel: "ratio"}
+	var allX nums
+	bound := math.NaN()
+	for i, r := range recs {
+		m := r.MaxRate
+		if m == nil || len(m.Steps) == 0 {
+			continue
+		}
+		color := palette[i%len(palette)]
+		var x, p50, p99, ratio nums
+		for _, p := range rateCurve(m) {
+			x, p50, p99, ratio = append(x, p.offered), append(p50, p.p50), append(p99, p.p99), append(ratio, p.ratio)
+			if m.FoundRate > 0 && p.offered == m.FoundRate {
+				knee := fmt.Sprintf("%s knee: %.6g/s found", r.RunID, m.FoundRate)
+				lat.Series = append(lat.Series, chartSeries{Label: knee, Color: color, Points: true, X: nums{p.offered}, Y: nums{p.p99}})
+				done.Series = append(done.Series, chartSeries{Label: knee, Color: color, Points: true, X: nums{p.offered}, Y: nums{p.ratio}})
+			}
+		}
+		allX = append(allX, x...)
+		bound = m.Criteria.CompletedRatio
+		lat.Series = append(lat.Series,
+			chartSeries{Label: r.RunID + " p99", Color: color, X: x, Y: p99},
+			chartSeries{Label: r.RunID + " p50", Color: color, Dash: true, X: x, Y: p50})
+		done.Series = append(done.Series, chartSeries{Label: r.RunID, Color: color, X: x, Y: ratio})
+		if c := m.CeilingPerSec; c > 0 {
+			allX = append(allX, c) // the pass bound's line reaches the ceiling, so it is on the x scale
+			ceil := chartBand{Name: "ceiling-" + r.RunID, Label: fmt.Sprintf("%s formula ceiling %.6g/s", r.RunID, c),
+				Color: color, Start: c, End: c, Row: len(lat.Bands)}
+			lat.Bands = append(lat.Bands, ceil)
+			done.Bands = append(done.Bands, ceil)
+		}
+	}
+	if len(allX) == 0 {
+		return nil
+	}
+	slices.Sort(allX)
+	allX = slices.Compact(allX)
+	line := make(nums, len(allX))
+	for i := range line {
+		line[i] = bound
+	}
+	done.Series = append(done.Series, chartSeries{Label: "pass bound (completed_ratio)", Color: "#999", Dash: true, X: allX, Y: line})
+	return []chart{lat, done}
 }

@@ -15,7 +15,30 @@ type MaxRateCriteria struct {
 	// Confirm runs a failing step once more; the step fails only if the
 	// retry fails too (a noisy host gets one second chance per rate).
 	Confirm bool `json:"confirm,omitempty"`
+	// Precision ends the bisection: after the schedule's first failing
+	// step, the search halves the gap between the highest passing rate lo
+	// and the lowest failing rate hi until hi − lo ≤ Precision × lo, then
+	// measures lo once more to confirm it. 0: the schedule's steps only, no
+	// bisection and no confirmation (records written before bisection
+	// existed read so).
+	Precision float64 `json:"precision,omitempty"`
 }
+
+// Probe kinds of a max-rate search: a step of the schedule, a bisection
+// probe between the highest passing and the lowest failing rate, and the
+// confirmation of the answer.
+const (
+	ProbeSchedule = "schedule"
+	ProbeBisect   = "bisect"
+	ProbeConfirm  = "confirm"
+)
+
+// MaxRateProbes bounds the probes a search runs beyond its schedule
+// (bisection and confirmations): with Precision p the bisection from a gap
+// g takes about log2(g ÷ (p × lo)) probes, 4 to 6 for a schedule step of
+// 50 % and p = 5 %; the bound is only reached when confirmations keep
+// failing.
+const MaxRateProbes = 30
 
 // MaxRateStep is one step of a max-rate search: a run at a fixed offered
 // rate with its own warm-up and measurement window.
@@ -26,11 +49,15 @@ type MaxRateStep struct {
 	// CompletedRatio is CompletedPerSec ÷ OfferedPerSec (of the offered
 	// rate, not of what the producers managed to send).
 	CompletedRatio float64 `json:"completed_ratio"`
+	P50Ms          float64 `json:"completion_p50_ms"`
 	P99Ms          float64 `json:"completion_p99_ms"`
 	Pass           bool    `json:"pass"`
 	Why            string  `json:"why"`
-	Retry          bool    `json:"retry,omitempty"` // the confirming retry of a failed step
-	Flags          []Code  `json:"validity_flags,omitempty"`
+	// Probe is what the step was for: ProbeSchedule, ProbeBisect or
+	// ProbeConfirm (empty in records written before bisection: schedule).
+	Probe string `json:"probe,omitempty"`
+	Retry bool   `json:"retry,omitempty"` // the confirming retry of a failed step
+	Flags []Code `json:"validity_flags,omitempty"`
 }
 
 // MaxRateResult is run.json "max_rate": the steps in order and the highest
@@ -39,6 +66,18 @@ type MaxRateResult struct {
 	Criteria  MaxRateCriteria `json:"criteria"`
 	Steps     []MaxRateStep   `json:"steps"`
 	FoundRate float64         `json:"found_rate"`
+	// FailedRate is the lowest offered rate that failed above FoundRate (0
+	// when every step passed), and GapRatio (FailedRate − FoundRate) ÷
+	// FoundRate: how close the search came to the limit.
+	FailedRate float64 `json:"failed_rate,omitempty"`
+	GapRatio   float64 `json:"gap_ratio,omitempty"`
+	// Confirmed says FoundRate passed a second, separate measurement (the
+	// confirmation probe) after the search.
+	Confirmed bool `json:"confirmed,omitempty"`
+	// CeilingPerSec is the capacity formula's ceiling of the consumers
+	// without the producer rate (the schedule's step at any rate has the
+	// same one), drawn beside the measured curve; 0 when not computed.
+	CeilingPerSec float64 `json:"formula_ceiling_per_sec,omitempty"`
 	// Stop says why the search ended: the first failing step, or the last
 	// step of the schedule passed.
 	Stop string `json:"stop"`
@@ -65,43 +104,152 @@ func (c MaxRateCriteria) Judge(s *MaxRateStep) {
 	}
 }
 
-// SearchMaxRate runs the schedule's rates in order with measure, judges each
-// step, and stops at the first failing one (after one confirming retry with
-// Confirm). FoundRate is the last passing rate. An error from measure ends
-// the search and is returned with the steps so far.
-func SearchMaxRate(schedule []float64, c MaxRateCriteria, measure func(step int, rate float64, retry bool) (MaxRateStep, error)) (MaxRateResult, error) {
-	res := MaxRateResult{Criteria: c}
-	n := 0
-	for _, rate := range schedule {
-		step, err := measureJudged(c, measure, n, rate, false)
-		n++
-		if err != nil {
-			return res, err
-		}
-		res.Steps = append(res.Steps, step)
-		if !step.Pass && c.Confirm {
-			step, err = measureJudged(c, measure, n, rate, true)
-			n++
-			if err != nil {
-				return res, err
-			}
-			res.Steps = append(res.Steps, step)
-		}
-		if !step.Pass {
-			res.Stop = fmt.Sprintf("stopped at %.6g records/s: %s", rate, step.Why)
-			return res, nil
-		}
-		res.FoundRate = rate
-	}
-	res.Stop = "every step of the schedule passed: raise max_rate.max to find the limit"
-	return res, nil
+// MaxRateProbe is one measurement a search asks for: its index among the
+// search's measurements, the offered rate, what it is for (ProbeSchedule,
+// ProbeBisect, ProbeConfirm) and whether it retries a failed one.
+type MaxRateProbe struct {
+	N     int
+	Rate  float64
+	Kind  string
+	Retry bool
 }
 
-func measureJudged(c MaxRateCriteria, measure func(int, float64, bool) (MaxRateStep, error), n int, rate float64, retry bool) (MaxRateStep, error) {
-	s, err := measure(n, rate, retry)
-	s.OfferedPerSec, s.Retry = rate, retry
-	c.Judge(&s)
-	return s, err
+// SearchMaxRate finds the highest offered rate that passes c, in three
+// parts:
+//
+//  1. the schedule's rates in order, stopping at the first failing one
+//     (with Confirm: after one retry of it also fails);
+//  2. with Precision > 0, bisection between the highest passing rate lo
+//     and the lowest failing rate hi, each probe judged (and retried) as a
+//     step, until hi − lo ≤ Precision × lo;
+//  3. the confirmation: lo measured once more. A failed confirmation makes
+//     lo the lowest failing rate and the next passing rate below it the new
+//     lo, and the bisection goes on from there.
+//
+// The probes beyond the schedule are bounded by MaxRateProbes; a search
+// that reaches the bound says so and keeps its answer unconfirmed. An error
+// from measure ends the search and is returned with the steps so far.
+func SearchMaxRate(schedule []float64, c MaxRateCriteria, measure func(MaxRateProbe) (MaxRateStep, error)) (MaxRateResult, error) {
+	s := &maxRateSearch{c: c, measure: measure, res: MaxRateResult{Criteria: c}}
+	lo, hi := 0.0, 0.0
+	var why string
+	for _, rate := range schedule {
+		pass, w, err := s.probe(rate, ProbeSchedule)
+		if err != nil {
+			return s.done(lo, hi), err
+		}
+		if !pass {
+			hi, why = rate, w
+			break
+		}
+		lo = rate
+	}
+	switch {
+	case hi == 0:
+		s.res.Stop = "every step of the schedule passed: raise max_rate.max to find the limit"
+		return s.done(lo, 0), nil
+	case lo == 0 || c.Precision <= 0:
+		s.res.Stop = fmt.Sprintf("stopped at %.6g records/s: %s", hi, why)
+		return s.done(lo, hi), nil
+	}
+	extra := 0
+	for {
+		for hi-lo > c.Precision*lo && extra < MaxRateProbes {
+			mid := (lo + hi) / 2
+			if r := math.Round(mid); r > lo && r < hi {
+				mid = r // whole records/s where the gap allows
+			}
+			pass, w, err := s.probe(mid, ProbeBisect)
+			extra++
+			if err != nil {
+				return s.done(lo, hi), err
+			}
+			if pass {
+				lo = mid
+			} else {
+				hi, why = mid, w
+			}
+		}
+		if extra >= MaxRateProbes {
+			s.res.Stop = fmt.Sprintf("the search's bound of %d probes beyond the schedule was reached between %.6g (pass) and %.6g records/s (%s); %.6g is not confirmed",
+				MaxRateProbes, lo, hi, why, lo)
+			return s.done(lo, hi), nil
+		}
+		step, err := s.measureOnce(MaxRateProbe{Rate: lo, Kind: ProbeConfirm})
+		extra++
+		if err != nil {
+			return s.done(lo, hi), err
+		}
+		if step.Pass {
+			s.res.Confirmed = true
+			s.res.Stop = fmt.Sprintf("bisected to %.6g (pass) and %.6g records/s (%s): a gap of %.3g %% ≤ %.3g %%; %.6g confirmed by a second measurement",
+				lo, hi, why, 100*(hi-lo)/lo, 100*c.Precision, lo)
+			return s.done(lo, hi), nil
+		}
+		hi, why = lo, "its confirmation failed: "+step.Why
+		lo = s.passedBelow(hi)
+		if lo == 0 {
+			s.res.Stop = fmt.Sprintf("no rate passed twice: %.6g records/s %s", hi, why)
+			return s.done(0, hi), nil
+		}
+	}
+}
+
+// maxRateSearch is SearchMaxRate's state: the steps so far and every rate
+// that passed.
+type maxRateSearch struct {
+	c       MaxRateCriteria
+	measure func(MaxRateProbe) (MaxRateStep, error)
+	res     MaxRateResult
+	passed  []float64
+}
+
+// probe measures rate, and with Confirm measures a failure once more; the
+// last measurement decides.
+func (s *maxRateSearch) probe(rate float64, kind string) (bool, string, error) {
+	step, err := s.measureOnce(MaxRateProbe{Rate: rate, Kind: kind})
+	if err == nil && !step.Pass && s.c.Confirm {
+		step, err = s.measureOnce(MaxRateProbe{Rate: rate, Kind: kind, Retry: true})
+	}
+	if err != nil {
+		return false, "", err
+	}
+	if step.Pass {
+		s.passed = append(s.passed, rate)
+	}
+	return step.Pass, step.Why, nil
+}
+
+func (s *maxRateSearch) measureOnce(p MaxRateProbe) (MaxRateStep, error) {
+	p.N = len(s.res.Steps)
+	step, err := s.measure(p)
+	if err != nil {
+		return step, err
+	}
+	step.OfferedPerSec, step.Probe, step.Retry = p.Rate, p.Kind, p.Retry
+	s.c.Judge(&step)
+	s.res.Steps = append(s.res.Steps, step)
+	return step, nil
+}
+
+// passedBelow is the highest rate below hi that passed, 0 when none did.
+func (s *maxRateSearch) passedBelow(hi float64) float64 {
+	lo := 0.0
+	for _, r := range s.passed {
+		if r < hi && r > lo {
+			lo = r
+		}
+	}
+	return lo
+}
+
+// done fills the answer: lo, the rate hi that failed above it, and the gap.
+func (s *maxRateSearch) done(lo, hi float64) MaxRateResult {
+	s.res.FoundRate, s.res.FailedRate, s.res.GapRatio = lo, hi, 0
+	if lo > 0 && hi > 0 {
+		s.res.GapRatio = (hi - lo) / lo
+	}
+	return s.res
 }
 
 // MaxRateLine is the found rate in words, for consoles and reports.

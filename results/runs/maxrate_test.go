@@ -2,6 +2,8 @@ package runs
 
 import (
 	"errors"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -9,8 +11,9 @@ import (
 // ceilingModel is a consumer fleet with a hard ceiling: it completes
 // min(rate, ceiling) records/s, with p99 low below the ceiling and growing
 // with the backlog above it.
-func ceilingModel(ceiling float64, calls *[]float64) func(int, float64, bool) (MaxRateStep, error) {
-	return func(_ int, rate float64, _ bool) (MaxRateStep, error) {
+func ceilingModel(ceiling float64, calls *[]float64) func(MaxRateProbe) (MaxRateStep, error) {
+	return func(p MaxRateProbe) (MaxRateStep, error) {
+		rate := p.Rate
 		*calls = append(*calls, rate)
 		s := MaxRateStep{CompletedPerSec: min(rate, ceiling), P99Ms: 40}
 		if rate >= ceiling {
@@ -60,14 +63,126 @@ func TestSearchMaxRate(t *testing.T) {
 	}
 }
 
+// With precision, the search bisects between the last passing and the
+// first failing step of the schedule until the gap is at most precision of
+// the passing rate, then confirms the answer. The model's limit is exact
+// (a rate passes iff ≤ limit), so every probe and the answer follow from
+// the halving: 100 pass, 200 fail; 150 pass, 175 fail, 163 pass (rounded),
+// 169 fail; gap 6 ≤ 0.05 × 163 = 8.15; 163 confirmed.
+func TestSearchMaxRateBisects(t *testing.T) {
+	const limit = 166.0
+	var calls []MaxRateProbe
+	model := func(p MaxRateProbe) (MaxRateStep, error) {
+		calls = append(calls, p)
+		s := MaxRateStep{CompletedPerSec: min(p.Rate, limit), P50Ms: 5, P99Ms: 20}
+		return s, nil
+	}
+	c := MaxRateCriteria{CompletedRatio: 0.995, P99BoundMs: 500, Precision: 0.05}
+	res, err := SearchMaxRate([]float64{100, 200, 300}, c, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rates []float64
+	var kinds []string
+	for _, p := range calls {
+		rates = append(rates, p.Rate)
+		kinds = append(kinds, p.Kind)
+	}
+	if want := []float64{100, 200, 150, 175, 163, 169, 163}; !floatsEqual(rates, want) {
+		t.Errorf("probes %v, want %v", rates, want)
+	}
+	if want := []string{ProbeSchedule, ProbeSchedule, ProbeBisect, ProbeBisect, ProbeBisect, ProbeBisect, ProbeConfirm}; !slices.Equal(kinds, want) {
+		t.Errorf("kinds %v, want %v", kinds, want)
+	}
+	if res.FoundRate != 163 || res.FailedRate != 169 || !res.Confirmed || math.Abs(res.GapRatio-6.0/163) > 1e-12 {
+		t.Errorf("found %v failed %v gap %v confirmed %v: want 163, 169, 6/163, confirmed", res.FoundRate, res.FailedRate, res.GapRatio, res.Confirmed)
+	}
+	if res.GapRatio > c.Precision || res.FailedRate <= limit || res.FoundRate > limit {
+		t.Errorf("the answer %v (failed %v) does not bracket the limit %v within %v", res.FoundRate, res.FailedRate, limit, c.Precision)
+	}
+	for i, s := range res.Steps {
+		if s.Probe != calls[i].Kind || s.OfferedPerSec != calls[i].Rate {
+			t.Errorf("step %d is %s at %v, want %s at %v", i, s.Probe, s.OfferedPerSec, calls[i].Kind, calls[i].Rate)
+		}
+	}
+	if !strings.Contains(res.Stop, "163 confirmed") {
+		t.Errorf("stop %q: want the confirmation named", res.Stop)
+	}
+}
+
+// A failed confirmation makes the answer the lowest failing rate and the
+// next passing rate below it the new answer; the bisection goes on from
+// there. The model passes 163 once (a lucky window) and fails it after.
+func TestSearchMaxRateFailedConfirmation(t *testing.T) {
+	seen := map[float64]int{}
+	var rates []float64
+	model := func(p MaxRateProbe) (MaxRateStep, error) {
+		seen[p.Rate]++
+		rates = append(rates, p.Rate)
+		limit := 155.0
+		if p.Rate == 163 && seen[p.Rate] == 1 {
+			limit = 170
+		}
+		return MaxRateStep{CompletedPerSec: min(p.Rate, limit), P99Ms: 20}, nil
+	}
+	c := MaxRateCriteria{CompletedRatio: 0.995, P99BoundMs: 500, Precision: 0.05}
+	res, err := SearchMaxRate([]float64{100, 200}, c, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 100 ✓ 200 ✗ | 150 ✓ 175 ✗ 163 ✓(lucky) 169 ✗ | confirm 163 ✗ → lo 150, hi 163: gap 13 > 7.5 |
+	// 157 ✗ | gap 7 ≤ 7.5: confirm 150 ✓
+	if want := []float64{100, 200, 150, 175, 163, 169, 163, 157, 150}; !floatsEqual(rates, want) {
+		t.Errorf("probes %v, want %v", rates, want)
+	}
+	if res.FoundRate != 150 || res.FailedRate != 157 || !res.Confirmed {
+		t.Errorf("found %v failed %v confirmed %v: want 150, 157, confirmed", res.FoundRate, res.FailedRate, res.Confirmed)
+	}
+}
+
+// The probes beyond the schedule are bounded: a model whose every
+// confirmation fails ends at MaxRateProbes with the answer unconfirmed or
+// none at all, never in an endless search.
+func TestSearchMaxRateBounded(t *testing.T) {
+	n := 0
+	model := func(p MaxRateProbe) (MaxRateStep, error) {
+		n++
+		if p.Kind == ProbeConfirm {
+			return MaxRateStep{CompletedPerSec: 0, P99Ms: 20}, nil
+		}
+		return MaxRateStep{CompletedPerSec: min(p.Rate, 1000), P99Ms: 20}, nil
+	}
+	c := MaxRateCriteria{CompletedRatio: 0.995, P99BoundMs: 500, Precision: 0.001}
+	res, err := SearchMaxRate([]float64{100, 2000}, c, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n > 2+MaxRateProbes || res.Confirmed {
+		t.Errorf("%d probes (bound %d beyond 2), confirmed %v", n, MaxRateProbes, res.Confirmed)
+	}
+}
+
+// Precision 0 (and records from before bisection) is the schedule alone:
+// no bisection, no confirmation.
+func TestSearchMaxRateWithoutPrecision(t *testing.T) {
+	var calls []float64
+	res, err := SearchMaxRate([]float64{100, 150, 200, 250}, MaxRateCriteria{CompletedRatio: 0.995, P99BoundMs: 500}, ceilingModel(180, &calls))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !floatsEqual(calls, []float64{100, 150, 200}) || res.FoundRate != 150 || res.FailedRate != 200 || res.Confirmed {
+		t.Errorf("calls %v found %v failed %v confirmed %v", calls, res.FoundRate, res.FailedRate, res.Confirmed)
+	}
+}
+
 func TestSearchMaxRateError(t *testing.T) {
 	boom := errors.New("broker gone")
 	res, err := SearchMaxRate([]float64{100, 200, 300}, MaxRateCriteria{CompletedRatio: 0.9, P99BoundMs: 100},
-		func(n int, rate float64, _ bool) (MaxRateStep, error) {
-			if rate == 200 {
+		func(p MaxRateProbe) (MaxRateStep, error) {
+			if p.Rate == 200 {
 				return MaxRateStep{}, boom
 			}
-			return MaxRateStep{CompletedPerSec: rate, P99Ms: 1}, nil
+			return MaxRateStep{CompletedPerSec: p.Rate, P99Ms: 1}, nil
 		})
 	if !errors.Is(err, boom) || len(res.Steps) != 1 || res.FoundRate != 100 {
 		t.Errorf("err %v steps %d found %v; want the error after one step, found 100", err, len(res.Steps), res.FoundRate)

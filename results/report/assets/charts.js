@@ -69,7 +69,23 @@
           ctx.clip();
           bands.forEach(function (band) {
             var x0 = u.valToPos(band.start, "x", true), x1 = u.valToPos(band.end, "x", true);
-            if (!isFinite(x0) || !isFinite(x1) || x1 <= x0) return;
+            if (!isFinite(x0) || !isFinite(x1)) return;
+            if (band.start === band.end) { // a marker: a dashed vertical line with its label
+              ctx.strokeStyle = band.color;
+              ctx.lineWidth = 1.5 * uPlot.pxRatio;
+              ctx.setLineDash([6 * uPlot.pxRatio, 4 * uPlot.pxRatio]);
+              ctx.beginPath();
+              ctx.moveTo(x0, b.top);
+              ctx.lineTo(x0, b.top + b.height);
+              ctx.stroke();
+              ctx.setLineDash([]);
+              ctx.fillStyle = band.color;
+              ctx.font = (10 * uPlot.pxRatio) + "px system-ui, sans-serif";
+              ctx.textBaseline = "top";
+              ctx.fillText(band.label, x0 + 3 * uPlot.pxRatio, b.top + 3 * uPlot.pxRatio + 12 * uPlot.pxRatio * (band.row || 0));
+              return;
+            }
+            if (x1 <= x0) return;
             ctx.fillStyle = alpha(band.color, 0.5);
             ctx.fillRect(x0, b.top, x1 - x0, b.height);
             if (x1 - x0 > 80 * uPlot.pxRatio) {
