@@ -18,6 +18,7 @@ import (
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // AgentOptions are one agent's settings (sharebench agent): where the
@@ -253,9 +254,21 @@ func (a *agent) serve(ctx context.Context, ready shard.Msg) error {
 	ld := newLocalLoad(ctx, ccfg, a.rec)
 	defer ld.stopMembers()
 	var prodDone atomic.Bool
+	// The delivery exchange (results/ledgerelsewhere.go): a consumer
+	// group's members on other shards re-read records this shard's
+	// delivered, which their ledgers could not tell from first deliveries.
+	exchange := sp.ConsumerType == vocab.ConsumerGroup && a.o.Shards > 1
+	var sent results.DeliveredCursor
+	if exchange {
+		a.rec.Ledger.TrackDeliveredElsewhere()
+	}
 	progress := func() *shard.Progress {
-		return &shard.Progress{Counts: a.rec.Counts(), ProducersDone: prodDone.Load(), Producers: prods, Members: members,
+		p := &shard.Progress{Counts: a.rec.Counts(), ProducersDone: prodDone.Load(), Producers: prods, Members: members,
 			Live: ld.Members(), Generation: ld.generation()}
+		if exchange {
+			p.Delivered = results.EncodeDeliveredWords(a.rec.Ledger.DeliveredSince(&sent, shard.MaxDeliveredWords))
+		}
+		return p
 	}
 	if err := a.send(ctx, ready); err != nil {
 		return err
@@ -322,6 +335,17 @@ func (a *agent) serve(ctx context.Context, ready shard.Msg) error {
 					case <-ctx.Done():
 					}
 				}()
+			case shard.TypeDelivered:
+				if m.From == a.o.Shard || !exchange {
+					continue
+				}
+				words, err := results.DecodeDeliveredWords(m.Delivered)
+				if err != nil {
+					return fmt.Errorf("agent: shard %d's delivered words: %w", m.From, err)
+				}
+				if n := a.rec.Ledger.MarkDeliveredElsewhere(words); n > 0 {
+					return fmt.Errorf("agent: shard %d's delivered words: %d of %d outside the run's ledger", m.From, n, len(words))
+				}
 			case shard.TypeDrainCheck:
 				if err := a.bus.SendBlob(ctx, a.o.Shard, shard.KindMarks, m.Seq, a.rec.Ledger.Marks().Encode()); err != nil {
 					return err

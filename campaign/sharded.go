@@ -769,6 +769,11 @@ func (c *coord) handle(ctx context.Context, m shard.Msg) error {
 		if m.Progress != nil && m.Progress.Generation > c.gen.Load() {
 			c.gen.Store(m.Progress.Generation)
 		}
+		if m.Progress != nil && len(m.Progress.Delivered) > 0 {
+			// The delivery exchange: the shard's delivered words, checked
+			// as its (signed) message, go to every other shard.
+			return c.bus.Send(ctx, shard.Msg{Type: shard.TypeDelivered, Shard: shard.All, From: m.Shard, Delivered: m.Progress.Delivered})
+		}
 	case shard.TypeDone:
 		if m.Progress == nil {
 			m.Progress = &shard.Progress{}

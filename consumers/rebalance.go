@@ -9,12 +9,14 @@ import (
 
 // rebalanceWatch turns consumer-group assignment callbacks into rebalance
 // pauses: a partition revoked from or lost by a member (or held by a member
-// that crashed) pauses until it is assigned again, to any member.
+// that crashed) pauses until it is assigned again, to any member. The
+// recorder holds the open pauses and the assignments
+// (results.Recorder.OpenPause), so a sharded run's coordinator can end a
+// pause begun on one agent at an assignment on another.
 type rebalanceWatch struct {
-	rec     *results.Recorder
-	mu      sync.Mutex
-	owner   map[int32]int // partition → member
-	pending map[int32]results.RebalancePause
+	rec   *results.Recorder
+	mu    sync.Mutex
+	owner map[int32]int // partition → member
 	// generation is the highest group generation seen in an assignment.
 	generation atomic.Int32
 }
@@ -30,7 +32,7 @@ func (w *rebalanceWatch) sawGeneration(g int32) {
 }
 
 func newRebalanceWatch(rec *results.Recorder) *rebalanceWatch {
-	return &rebalanceWatch{rec: rec, owner: map[int32]int{}, pending: map[int32]results.RebalancePause{}}
+	return &rebalanceWatch{rec: rec, owner: map[int32]int{}}
 }
 
 func (w *rebalanceWatch) assigned(member int, ps []int32) {
@@ -39,11 +41,7 @@ func (w *rebalanceWatch) assigned(member int, ps []int32) {
 	defer w.mu.Unlock()
 	for _, p := range ps {
 		w.owner[p] = member
-		if pp, ok := w.pending[p]; ok {
-			pp.EndNs = now
-			w.rec.RecordPause(pp)
-			delete(w.pending, p)
-		}
+		w.rec.PartitionAssigned(p, now)
 	}
 }
 
@@ -57,7 +55,7 @@ func (w *rebalanceWatch) revoked(member int, ps []int32) {
 			continue // assigned elsewhere already, or never ours
 		}
 		delete(w.owner, p)
-		w.pending[p] = results.RebalancePause{Member: member, Partition: p, StartNs: now}
+		w.rec.OpenPause(results.RebalancePause{Member: member, Partition: p, StartNs: now})
 	}
 }
 
@@ -68,7 +66,7 @@ func (w *rebalanceWatch) crashed(member int, now int64) {
 	for p, o := range w.owner {
 		if o == member {
 			delete(w.owner, p)
-			w.pending[p] = results.RebalancePause{Member: member, Partition: p, StartNs: now}
+			w.rec.OpenPause(results.RebalancePause{Member: member, Partition: p, StartNs: now})
 		}
 	}
 }

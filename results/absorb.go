@@ -24,6 +24,10 @@ type absorbedState struct {
 	Snapshot
 	// orderSources counts the absorbed exports that checked order.
 	orderSources int
+	// openPauses are the absorbed shards' rebalance pauses that no
+	// assignment on their own shard ended (sortedPauses ends them at an
+	// assignment on another).
+	openPauses []RebalancePause
 }
 
 // decodeHist decodes an exported histogram into its sparse form and checks
@@ -136,7 +140,11 @@ func (r *Recorder) Absorb(e *ShardExport) error {
 	}
 	dup, redlv := l.absorb(&e.ledger, !shareDeliveries)
 	a.Duplicates += dup
-	a.Redelivered += redlv
+	// A shard's elsewhere hits are cross-shard redeliveries it counted
+	// itself (in its member counters and series); the bitsets find each
+	// again here, once all are absorbed, so they are subtracted. The sum
+	// may dip below 0 while shards are still to come.
+	a.Redelivered += redlv - e.ledger.elsewhereHits
 	for _, pe := range e.producers {
 		p := &ProducerRecorder{r: r} // no histograms nor log writer: they are in a and the log
 		storeCounts(&p.ProducerCounts, &pe.counts)
@@ -158,6 +166,8 @@ func (r *Recorder) Absorb(e *ShardExport) error {
 		r.members = append(r.members, s)
 	}
 	r.pauses = append(r.pauses, e.pauses...)
+	a.openPauses = append(a.openPauses, e.openPauses...)
+	r.assignments = append(r.assignments, e.assignments...)
 	if e.order[0].checked > 0 || e.order[1].checked > 0 {
 		a.orderSources++
 	}

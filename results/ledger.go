@@ -20,6 +20,9 @@ type Ledger struct {
 	// producedAcks counts produce acknowledgements independently of the
 	// bitsets, so the audit can check its own arithmetic.
 	producedAcks atomic.Int64
+	// elsewhereHits counts deliveries reported as again only because
+	// another shard delivered the record (ledgerelsewhere.go).
+	elsewhereHits atomic.Int64
 }
 
 type recordID struct {
@@ -37,6 +40,9 @@ type producerLedger struct {
 	// drain found still deliverable (StillDeliverable); nil until the
 	// first mark, so a run that drained needs no fifth bitset.
 	deliverable bitset
+	// elsewhere marks records another shard of a sharded run delivered
+	// (ledgerelsewhere.go); nil unless TrackDeliveredElsewhere.
+	elsewhere bitset
 }
 
 type bitset []atomic.Uint64
@@ -88,10 +94,20 @@ func (l *Ledger) Produced(p uint32, seq uint64) {
 }
 
 // Delivered marks a record handed to a worker; it reports whether the record
-// had been delivered before (a redelivery as the harness saw it).
+// had been delivered before (a redelivery as the harness saw it): here, or
+// on another shard as far as the delivery exchange has said
+// (TrackDeliveredElsewhere).
 func (l *Ledger) Delivered(p uint32, seq uint64) (again bool) {
-	if s := l.slot(p, seq); s != nil {
-		return s.delivered.set(seq)
+	s := l.slot(p, seq)
+	if s == nil {
+		return false
+	}
+	if s.delivered.set(seq) {
+		return true
+	}
+	if s.elsewhere != nil && s.elsewhere.get(seq) {
+		l.elsewhereHits.Add(1)
+		return true
 	}
 	return false
 }

@@ -1,6 +1,8 @@
 package results
 
 import (
+	"cmp"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -94,6 +96,52 @@ func (r *Recorder) RecordPause(p RebalancePause) {
 	r.mu.Unlock()
 }
 
+// PartitionAssigned is one partition handed to a member at AtNs.
+type PartitionAssigned struct {
+	Partition int32
+	AtNs      int64
+}
+
+// OpenPause starts a rebalance pause of p.Partition (revoked, lost, or held
+// by a member that crashed) at p.StartNs; the partition's next assignment
+// (PartitionAssigned) ends it. A sharded run's agents export the pauses
+// still open and their assignments, and the coordinator ends a pause that
+// began on one agent at the partition's next assignment on any other
+// (sortedPauses): a crashed member's partition often moves to another
+// agent's member.
+func (r *Recorder) OpenPause(p RebalancePause) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.openPauses == nil {
+		r.openPauses = map[int32]RebalancePause{}
+	}
+	r.openPauses[p.Partition] = p
+}
+
+// PartitionAssigned notes partition assigned to a member at ns, ending its
+// open pause here if it has one.
+func (r *Recorder) PartitionAssigned(partition int32, ns int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.assignments = append(r.assignments, PartitionAssigned{Partition: partition, AtNs: ns})
+	if p, ok := r.openPauses[partition]; ok {
+		p.EndNs = ns
+		r.pauses = append(r.pauses, p)
+		delete(r.openPauses, partition)
+	}
+}
+
+// stillOpen lists the pauses no assignment here has ended, by partition;
+// callers hold r.mu.
+func (r *Recorder) stillOpen() []RebalancePause {
+	out := slices.Collect(maps.Values(r.openPauses))
+	out = append(out, r.absorbed.openPauses...)
+	slices.SortFunc(out, func(a, b RebalancePause) int {
+		return cmp.Or(cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.StartNs, b.StartNs))
+	})
+	return out
+}
+
 // memberTimes lists the members' times; callers hold r.mu.
 func (r *Recorder) memberTimes() []MemberTimes {
 	var out []MemberTimes
@@ -105,9 +153,25 @@ func (r *Recorder) memberTimes() []MemberTimes {
 	return out
 }
 
-// sortedPauses copies the pauses by start time; callers hold r.mu.
+// sortedPauses copies the pauses by start time; callers hold r.mu. A pause
+// still open (on this recorder, or on an absorbed shard) ends at its
+// partition's first assignment after its start anywhere (this recorder's
+// or an absorbed shard's); one whose partition was never assigned again is
+// not a pause that ended, and is left out.
 func (r *Recorder) sortedPauses() []RebalancePause {
 	out := slices.Clone(r.pauses)
+	for _, p := range r.stillOpen() {
+		end := int64(0)
+		for _, a := range r.assignments {
+			if a.Partition == p.Partition && a.AtNs >= p.StartNs && (end == 0 || a.AtNs < end) {
+				end = a.AtNs
+			}
+		}
+		if end != 0 {
+			p.EndNs = end
+			out = append(out, p)
+		}
+	}
 	slices.SortFunc(out, func(a, b RebalancePause) int { return int(a.StartNs - b.StartNs) })
 	return out
 }

@@ -38,6 +38,10 @@ type Recorder struct {
 	// i mod MemberStripes() (memberStripe).
 	stripes []*memberStripe
 	pauses  []RebalancePause
+	// openPauses are pauses no assignment has ended yet, by partition, and
+	// assignments every partition assignment, in order (OpenPause).
+	openPauses  map[int32]RebalancePause
+	assignments []PartitionAssigned
 
 	// Interval logs (.hlog) of the whole run, one-second intervals.
 	completionLog, publishLog *IntervalLog

@@ -40,6 +40,12 @@ type ShardExport struct {
 	producers   []producerExport
 	members     []memberExport
 	pauses      []RebalancePause
+	// openPauses are the pauses still open at the export (their partition
+	// was not assigned again on this shard) and assignments every
+	// partition assignment on it: the coordinator ends an open pause at
+	// an assignment on another shard.
+	openPauses  []RebalancePause
+	assignments []PartitionAssigned
 	intervals   [2][]intervalExport // completion.hlog, publish.hlog
 	order       [2]orderTableExport // keys, partitions
 }
@@ -59,6 +65,11 @@ type ledgerExport struct {
 	repeats      []repeatExport
 	foreign      int64
 	producedAcks int64
+	// elsewhereHits are the shard's deliveries reported as redeliveries
+	// only because another shard delivered the record (the delivery
+	// exchange): the merge, which finds those from the bitsets too,
+	// subtracts them.
+	elsewhereHits int64
 }
 
 // wordRun is a run of words starting at word at.
@@ -145,7 +156,8 @@ func (r *Recorder) Export() (*ShardExport, error) {
 	if len(r.absorbed.shards) > 0 {
 		return nil, errors.New("results: export: this recorder absorbed shard exports; only an agent's own recorder can be exported")
 	}
-	e := &ShardExport{Run: r.Run, window: r.Window(), seriesStart: r.Series.start, pauses: slices.Clone(r.pauses)}
+	e := &ShardExport{Run: r.Run, window: r.Window(), seriesStart: r.Series.start, pauses: slices.Clone(r.pauses),
+		openPauses: r.stillOpen(), assignments: slices.Clone(r.assignments)}
 	if c, ok := r.ClientClock(); ok {
 		e.clientClock = &c
 	}
@@ -216,7 +228,7 @@ func (r *Recorder) Export() (*ShardExport, error) {
 
 // export copies the ledger's bitsets and counts.
 func (l *Ledger) export() ledgerExport {
-	e := ledgerExport{foreign: l.foreign.Load(), producedAcks: l.producedAcks.Load()}
+	e := ledgerExport{foreign: l.foreign.Load(), producedAcks: l.producedAcks.Load(), elsewhereHits: l.elsewhereHits.Load()}
 	for i := range l.producers {
 		s := &l.producers[i]
 		e.capacity = append(e.capacity, s.capacity)
@@ -308,6 +320,7 @@ func (e *ShardExport) Encode() ([]byte, error) {
 	}
 	w.varint(l.foreign)
 	w.varint(l.producedAcks)
+	w.varint(l.elsewhereHits)
 	w.uvarint(uint64(len(e.producers)))
 	for i := range e.producers {
 		p := &e.producers[i]
@@ -322,12 +335,19 @@ func (e *ShardExport) Encode() ([]byte, error) {
 		}
 		w.bool(m.crashed)
 	}
-	w.uvarint(uint64(len(e.pauses)))
-	for _, p := range e.pauses {
-		w.varint(int64(p.Member))
-		w.varint(int64(p.Partition))
-		w.varint(p.StartNs)
-		w.varint(p.EndNs)
+	for _, ps := range [][]RebalancePause{e.pauses, e.openPauses} {
+		w.uvarint(uint64(len(ps)))
+		for _, p := range ps {
+			w.varint(int64(p.Member))
+			w.varint(int64(p.Partition))
+			w.varint(p.StartNs)
+			w.varint(p.EndNs)
+		}
+	}
+	w.uvarint(uint64(len(e.assignments)))
+	for _, a := range e.assignments {
+		w.varint(int64(a.Partition))
+		w.varint(a.AtNs)
 	}
 	for _, ivs := range e.intervals {
 		w.uvarint(uint64(len(ivs)))
@@ -431,6 +451,10 @@ func DecodeShardExport(b []byte) (*ShardExport, error) {
 	}
 	l.foreign = r.varint()
 	l.producedAcks = r.varint()
+	l.elsewhereHits = r.varint()
+	if r.err == nil && l.elsewhereHits < 0 {
+		r.fail("%d deliveries seen elsewhere, want ≥ 0", l.elsewhereHits)
+	}
 	r.at = "producers"
 	e.producers = makeN[producerExport](r.count(6))
 	for i := range e.producers {
@@ -446,17 +470,27 @@ func DecodeShardExport(b []byte) (*ShardExport, error) {
 		m.held, m.lastDlv, m.idleNs, m.idleStart = r.varint(), r.varint(), r.varint(), r.varint()
 		m.crashed = r.bool()
 	}
-	r.at = "pauses"
-	e.pauses = makeN[RebalancePause](r.count(4))
-	for i := range e.pauses {
-		p := RebalancePause{Member: r.int(), StartNs: 0}
+	partition := func() int32 {
 		part := r.varint()
 		if r.err == nil && (part < math.MinInt32 || part > math.MaxInt32) {
 			r.fail("partition %d", part)
 		}
-		p.Partition = int32(part)
-		p.StartNs, p.EndNs = r.varint(), r.varint()
-		e.pauses[i] = p
+		return int32(part)
+	}
+	for k, ps := range []*[]RebalancePause{&e.pauses, &e.openPauses} {
+		r.at = []string{"pauses", "open pauses"}[k]
+		*ps = makeN[RebalancePause](r.count(4))
+		for i := range *ps {
+			p := RebalancePause{Member: r.int()}
+			p.Partition = partition()
+			p.StartNs, p.EndNs = r.varint(), r.varint()
+			(*ps)[i] = p
+		}
+	}
+	r.at = "assignments"
+	e.assignments = makeN[PartitionAssigned](r.count(2))
+	for i := range e.assignments {
+		e.assignments[i] = PartitionAssigned{Partition: partition(), AtNs: r.varint()}
 	}
 	for k := range e.intervals {
 		r.at = []string{"completion intervals", "publish intervals"}[k]

@@ -34,6 +34,15 @@ type swWorld struct {
 	rec  func(shard int) *Recorder
 	// single: one recorder stands for every shard's process.
 	single bool
+	// relay, when set, runs after every delivery: the delivery exchange
+	// between the agents, at its finest.
+	relay func()
+}
+
+func (w *swWorld) delivered() {
+	if w.relay != nil {
+		w.relay()
+	}
 }
 
 func swRecorder() *Recorder {
@@ -86,6 +95,15 @@ func (w *swWorld) run(share bool) {
 	}
 	w.rec(0).RecordPause(RebalancePause{Member: 0, Partition: 1, StartNs: swStart + 5e9, EndNs: swStart + 6e9})
 	w.rec(2).RecordPause(RebalancePause{Member: 3, Partition: 0, StartNs: swStart + 4e9, EndNs: swStart + 4e9 + 500*ms})
+	// A partition held by member 4 (shard 2) when it crashed, assigned
+	// again to member 0 (shard 0) 6 s later: one process ends the pause at
+	// once, a sharded run's coordinator at the merge. Partition 2's pause
+	// never ends (never assigned again) and is no pause in either.
+	w.rec(2).OpenPause(RebalancePause{Member: 4, Partition: 1, StartNs: swStart + 7e9})
+	w.rec(2).OpenPause(RebalancePause{Member: 4, Partition: 2, StartNs: swStart + 7e9})
+	w.rec(0).PartitionAssigned(3, swStart+8e9)
+	w.rec(0).PartitionAssigned(1, swStart+13e9)
+	w.rec(1).PartitionAssigned(1, swStart+14e9)
 	w.rec(1).SetClientClock(ClientClock{OffsetNs: 12345, BoundNs: 678})
 	w.rec(1).Series.SetGauge(Lag, swStart+3e9, 100)
 	// The harness's CPU is per process: the shards' readings add up.
@@ -110,6 +128,7 @@ func (w *swWorld) run(share bool) {
 			dlv := ack + ms + int64(m)*100_000
 			w.mem[m].RecordPoll(1)
 			w.mem[m].RecordDelivery(st, dc(1), ack, dlv)
+			w.delivered()
 			switch {
 			case p == 4 && seq == 39: // in flight at the end
 				continue
@@ -122,6 +141,7 @@ func (w *swWorld) run(share bool) {
 				dlv += 3 * ms
 				w.mem[m].RecordPoll(1)
 				w.mem[m].RecordDelivery(st, dc(2), ack, dlv)
+				w.delivered()
 			}
 			done := dlv + 2*ms + int64(seq%3)*ms
 			w.mem[m].RecordCompletion(st, dlv, done, seq%13 == 0)
@@ -131,6 +151,7 @@ func (w *swWorld) run(share bool) {
 			if p == 1 && seq == 5 { // completed again on shard 2 (member 4)
 				w.mem[4].RecordPoll(1)
 				w.mem[4].RecordDelivery(st, dc(2), ack, done+ms)
+				w.delivered()
 				w.mem[4].RecordCompletion(st, done+ms, done+3*ms, false)
 			}
 		}
@@ -199,6 +220,9 @@ func TestAbsorbEqualsSingleRecorder(t *testing.T) {
 			coord := absorbAll(t, recs)
 			want, got := single.rec(0).Merge(), coord.Merge()
 
+			if wp := (RebalancePause{Member: 4, Partition: 1, StartNs: swStart + 7e9, EndNs: swStart + 13e9}); len(want.Pauses) != 3 || want.Pauses[2] != wp {
+				t.Errorf("single pauses %+v: want three, the last %+v", want.Pauses, wp)
+			}
 			if want.Duplicates != 1 || want.Completed < 200 || want.Redelivered < 1 {
 				t.Fatalf("workload: duplicates %d completed %d redelivered %d; want 1, ≥ 200, ≥ 1", want.Duplicates, want.Completed, want.Redelivered)
 			}
@@ -278,6 +302,99 @@ func TestAbsorbEqualsSingleRecorder(t *testing.T) {
 				t.Errorf("series: sharded\n%s\nsingle\n%s", gs, ws)
 			}
 		})
+	}
+}
+
+// With the delivery exchange (each agent's delivered words relayed to the
+// others as they change) a consumer group's redelivery across shards lands
+// in the series at its second, as in one process, and the merge does not
+// count it twice: series, merged counters and audit equal the single
+// recorder's, with no adjustment.
+func TestDeliveryExchangeEqualsSingleRecorder(t *testing.T) {
+	single := swSingle()
+	single.run(false)
+	sharded, recs := swSharded()
+	cursors := make([]DeliveredCursor, len(recs))
+	for _, r := range recs {
+		r.Ledger.TrackDeliveredElsewhere()
+	}
+	sharded.relay = func() {
+		for i, r := range recs {
+			words := r.Ledger.DeliveredSince(&cursors[i], 1<<20)
+			b := EncodeDeliveredWords(words)
+			back, err := DecodeDeliveredWords(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j, other := range recs {
+				if j != i {
+					if n := other.Ledger.MarkDeliveredElsewhere(back); n != 0 {
+						t.Fatalf("%d words outside the ledger", n)
+					}
+				}
+			}
+		}
+	}
+	sharded.run(false)
+	var hits int64
+	for _, r := range recs {
+		hits += r.Ledger.ElsewhereHits()
+	}
+	if hits != 2 {
+		t.Errorf("%d elsewhere hits, want 2: records (1,5) and (2,7) delivered again on another shard", hits)
+	}
+	coord := absorbAll(t, recs)
+	want, got := single.rec(0).Merge(), coord.Merge()
+	if want.Redelivered != got.Redelivered || want.Redelivered < 2 {
+		t.Errorf("redelivered: sharded %d, single %d (want equal, ≥ 2)", got.Redelivered, want.Redelivered)
+	}
+	if w, g := single.rec(0).Ledger.Audit(), coord.Ledger.Audit(); w != g {
+		t.Errorf("audit: sharded %+v, single %+v", g, w)
+	}
+	if ws, gs := seriesCSV(t, single.rec(0).Series), seriesCSV(t, coord.Series); ws != gs {
+		t.Errorf("series: sharded\n%s\nsingle\n%s", gs, ws)
+	}
+}
+
+// DeliveredSince hands out each changed word once, at most max at a time,
+// and again when more of its bits are set; words outside a ledger are
+// counted, not applied; a ledger that does not track deliveries elsewhere
+// reports nothing again because of them.
+func TestDeliveredSince(t *testing.T) {
+	l := NewLedger(2, 200)
+	var c DeliveredCursor
+	l.Delivered(0, 3)
+	l.Delivered(0, 70)
+	l.Delivered(1, 199)
+	if got := l.DeliveredSince(&c, 2); len(got) != 2 || got[0] != (DeliveredWord{0, 0, 1 << 3}) || got[1] != (DeliveredWord{0, 1, 1 << 6}) {
+		t.Errorf("first call %v", got)
+	}
+	if got := l.DeliveredSince(&c, 2); len(got) != 1 || got[0] != (DeliveredWord{1, 3, 1 << 7}) {
+		t.Errorf("second call %v", got)
+	}
+	if got := l.DeliveredSince(&c, 2); len(got) != 0 {
+		t.Errorf("nothing new, got %v", got)
+	}
+	l.Delivered(0, 4)
+	if got := l.DeliveredSince(&c, 2); len(got) != 1 || got[0] != (DeliveredWord{0, 0, 1<<3 | 1<<4}) {
+		t.Errorf("a word with a new bit %v", got)
+	}
+	other := NewLedger(2, 200)
+	if other.MarkDeliveredElsewhere([]DeliveredWord{{0, 0, 1 << 3}}) != 1 || other.Delivered(0, 3) {
+		t.Error("a ledger that does not track deliveries elsewhere took a word")
+	}
+	other.TrackDeliveredElsewhere()
+	if n := other.MarkDeliveredElsewhere([]DeliveredWord{{0, 0, 1 << 9}, {2, 0, 1}, {1, 4, 1}}); n != 2 {
+		t.Errorf("%d words outside, want 2 (producer 2, word 4 of 200 records)", n)
+	}
+	if !other.Delivered(0, 9) || other.Delivered(0, 10) || other.ElsewhereHits() != 1 {
+		t.Errorf("delivered elsewhere: hits %d, want 1", other.ElsewhereHits())
+	}
+	if !other.Delivered(0, 9) || other.ElsewhereHits() != 1 {
+		t.Error("a second delivery here is again by this ledger's own bit, not another hit")
+	}
+	if _, err := DecodeDeliveredWords(make([]byte, 17)); err == nil {
+		t.Error("17 bytes decoded")
 	}
 }
 

@@ -27,8 +27,11 @@ import (
 const (
 	shardMagic = "SBSX"
 	// shardVersion 2: each producer's and member's Snapshot part carries
-	// its counter and histogram counts (version 1 had fixed lists).
-	shardVersion = 2
+	// its counter and histogram counts (version 1 had fixed lists); 3: the
+	// ledger part ends with the deliveries seen elsewhere (the delivery
+	// exchange of consumer groups), and the pauses are followed by the
+	// open pauses and the partition assignments.
+	shardVersion = 3
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
