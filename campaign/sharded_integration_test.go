@@ -230,3 +230,59 @@ func TestShardedMatchesSingle(t *testing.T) {
 		})
 	}
 }
+
+// A consumer-group member crash over 2 agents (in-process, on the real
+// broker) reads as in one process (TestConsumerJoinAndCrashOnKafka): 2
+// members on 2 partitions, one per agent, so the crashed member's
+// partition can only move to the other agent's member. Processing slows
+// ×8 from +3 s for 4 s (80 ms a record, 2 workers: 25 records/s against
+// the 50/s a partition receives), so the crashed member holds its poll
+// batch at +4 s. The other agent re-reads the held records after the
+// session timeout (6 s, the broker's minimum): the delivery exchange makes
+// them redeliveries in the series at their second, and the pause opened
+// on the crashed member's agent ends at the assignment on the other's.
+func TestShardedConsumerCrashOnKafka(t *testing.T) {
+	needKafka(t)
+	s := baseSpec()
+	s.ConsumerType, s.Partitions, s.Members, s.Workers, s.MaxPollRecords = "consumer", 2, 2, 2, 10
+	s.Rate, s.Producers, s.Warmup, s.Duration = 100, 2, 2*time.Second, 16*time.Second
+	s.Shards = 2
+	const session = 6 * time.Second
+	s.Events = []scenarios.Event{
+		{At: 3 * time.Second, Action: scenarios.ActionSlow, Factor: 8, Duration: 4 * time.Second},
+		{At: 4 * time.Second, Action: scenarios.ActionCrash, Members: 1},
+	}
+	m, err := runSharded(t, s, "sharded-crash", inProcess{skewShard: -1, fail: -1, tokens: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Record
+	if len(r.Events) != 2 {
+		t.Fatalf("events %+v", r.Events)
+	}
+	crash := r.Events[1]
+	t.Logf("crash: held %d, redeliveries %d, first %v, pauses %d, longest %.2fs", crash.HeldByCrashed, crash.Redeliveries,
+		crash.FirstRedeliverySec, crash.RebalancePauses, crash.RebalancePauseMaxS)
+	if crash.Error != "" {
+		t.Fatalf("crash: %s", crash.Error)
+	}
+	if crash.HeldByCrashed <= 0 {
+		t.Errorf("crash: the crashed member held %d records, want > 0 (a slowed member always holds its poll batch)", crash.HeldByCrashed)
+	}
+	if crash.Redeliveries < crash.HeldByCrashed {
+		t.Errorf("crash: %d redeliveries in the series, want ≥ the %d records the crashed member held", crash.Redeliveries, crash.HeldByCrashed)
+	}
+	lo, hi := (session - 2*time.Second).Seconds(), (session + 6*time.Second).Seconds()
+	if crash.FirstRedeliverySec == nil {
+		t.Errorf("crash: no redelivery at a second, after the crash of a member holding %d records", crash.HeldByCrashed)
+	} else if v := *crash.FirstRedeliverySec; v < lo || v > hi {
+		t.Errorf("crash: first redelivery %.1fs after the crash, want within [%.0f, %.0f] s of the 6 s session timeout", v, lo, hi)
+	}
+	if crash.RebalancePauses < 1 || crash.RebalancePauseMaxS < 4 {
+		t.Errorf("crash: %d pauses, longest %.1fs: want the crashed member's partition paused ≥ 4 s (its 6 s session) until the other agent's member took it",
+			crash.RebalancePauses, crash.RebalancePauseMaxS)
+	}
+	if !r.Audit.Balanced || r.Audit.Lost != 0 || r.Outcomes.Redelivered < crash.Redeliveries {
+		t.Errorf("audit %+v, redelivered %d: want balanced, nothing lost, the total at least the event's", r.Audit, r.Outcomes.Redelivered)
+	}
+}
