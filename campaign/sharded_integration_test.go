@@ -261,8 +261,12 @@ func TestShardedConsumerCrashOnKafka(t *testing.T) {
 		t.Fatalf("events %+v", r.Events)
 	}
 	crash := r.Events[1]
-	t.Logf("crash: held %d, redeliveries %d, first %v, pauses %d, longest %.2fs", crash.HeldByCrashed, crash.Redeliveries,
-		crash.FirstRedeliverySec, crash.RebalancePauses, crash.RebalancePauseMaxS)
+	first := math.NaN()
+	if crash.FirstRedeliverySec != nil {
+		first = *crash.FirstRedeliverySec
+	}
+	t.Logf("crash: held %d, redeliveries %d, first %.2fs after the crash, pauses %d, longest %.2fs", crash.HeldByCrashed, crash.Redeliveries,
+		first, crash.RebalancePauses, crash.RebalancePauseMaxS)
 	if crash.Error != "" {
 		t.Fatalf("crash: %s", crash.Error)
 	}
