@@ -15,7 +15,7 @@ func TestExpectFieldsResolve(t *testing.T) {
 	// stall.* on stalled runs, requests.fetch.* on runs with fetch timings, settle.* on campaign runs,
 	// broker.jit_compile_s on runs whose broker scrapes give it.
 	v := 1.0
-	r := runs.Record{Audit: results.Audit{Produced: 100, Archived: 2, Order: &results.OrderAudit{}}, MaxRate: &runs.MaxRateResult{}, Burst: &runs.Burst{},
+	r := runs.Record{Audit: results.Audit{Produced: 100, Archived: 2, Order: &results.OrderAudit{}}, MaxRate: &runs.MaxRateResult{FoundRate: 100, FailedRate: 104, GapRatio: 0.04, CeilingPerSec: 110}, Burst: &runs.Burst{},
 		Group: &runs.GroupInfo{}, Stall: &runs.Stall{}, Settle: &runs.Settle{}, Shards: &runs.Shards{}, Requests: []runs.RequestFigure{{Kind: "ShareFetch", Count: 1}},
 		BrokerCost:   &runs.BrokerCost{ProduceOnly: &runs.ProduceOnly{}},
 		EventSummary: &runs.EventSummary{FirstRecordMaxSec: &v, RecoveryMaxSec: &v, FirstRedeliveryMaxSec: &v},
