@@ -26,7 +26,10 @@ func TestMessagesRoundTrip(t *testing.T) {
 		{Type: TypeReply, Run: "c", Shard: 1, Reply: &Reply{Seq: 5, IDs: []int{1, 3}, AtNs: 12}},
 		{Type: TypeReply, Run: "c", Shard: 1, Reply: &Reply{Seq: 4, Error: "no"}},
 		{Type: TypeProgress, Run: "c", Shard: 1, Progress: &Progress{Counts: progressCounts(), ProducersDone: true, Producers: []int{1}, Members: []int{1, 4}, Live: 2}},
+		{Type: TypeProgress, Run: "c", Shard: 1, Progress: &Progress{Counts: progressCounts(), Live: 1,
+			Delivered: results.EncodeDeliveredWords([]results.DeliveredWord{{P: 0, W: 3, V: 0xf0}})}},
 		{Type: TypeDrainCheck, Run: "c", Shard: All, Seq: 2},
+		{Type: TypeDelivered, Run: "c", Shard: All, From: 1, Delivered: results.EncodeDeliveredWords([]results.DeliveredWord{{P: 0, W: 3, V: 0xf0}})},
 		{Type: TypeStop, Run: "c", Shard: All},
 		{Type: TypeDone, Run: "c", Shard: 0, Progress: &Progress{CPUSec: 1.5, MaxRSSBytes: 1 << 20}},
 		{Type: TypeFailed, Run: "c", Shard: 0, Error: "boom"},
@@ -44,7 +47,7 @@ func TestMessagesRoundTrip(t *testing.T) {
 		if !bytes.Equal(g, b) {
 			t.Errorf("%s: round trip %s, want %s", m.Type, g, b)
 		}
-		if got.FromAgent() != !strings.Contains("run pong members release produce act drain_check stop", m.Type) {
+		if got.FromAgent() != !strings.Contains("run pong members release produce act drain_check delivered stop", m.Type) {
 			t.Errorf("%s: FromAgent %v", m.Type, got.FromAgent())
 		}
 	}
@@ -70,6 +73,12 @@ func TestMessagesRefused(t *testing.T) {
 		{"slow by zero", Msg{Type: TypeAct, Run: "c", Shard: 0, Cmd: &Command{Seq: 1, Action: ActSlow}}, "want a factor > 0"},
 		{"unknown action", Msg{Type: TypeAct, Run: "c", Shard: 0, Cmd: &Command{Seq: 1, Action: "dance", N: 1}}, `act "dance"`},
 		{"reply without seq", Msg{Type: TypeReply, Run: "c", Shard: 0, Reply: &Reply{}}, "without the command's sequence number"},
+		{"delivered without words", Msg{Type: TypeDelivered, Run: "c", Shard: All, From: 1}, "delivered message from shard 1 with 0 bytes"},
+		{"delivered from a negative shard", Msg{Type: TypeDelivered, Run: "c", Shard: All, From: -1, Delivered: make([]byte, 16)}, "from shard -1"},
+		{"delivered words cut short", Msg{Type: TypeDelivered, Run: "c", Shard: All, From: 1, Delivered: make([]byte, 17)}, "17 bytes of delivered words"},
+		{"progress words cut short", Msg{Type: TypeProgress, Run: "c", Shard: 1, Progress: &Progress{Delivered: make([]byte, 15)}}, "15 bytes of delivered words"},
+		{"progress words beyond the bound", Msg{Type: TypeProgress, Run: "c", Shard: 1, Progress: &Progress{Delivered: make([]byte, 16*(MaxDeliveredWords+1))}},
+			"want a multiple of 16, at most 131072"},
 	} {
 		if _, err := tt.m.Encode(); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want it to mention %q", tt.name, err, tt.want)

@@ -94,6 +94,12 @@ func init() {
 			{"max_rate.start inf", "consumer_type: share\nload_mode: max_rate\nmax_rate: {start: inf, max: 200, step: 10}", `max_rate.start: expected a finite number, got "inf"`},
 			{"max_rate.completed_ratio NaN", "consumer_type: share\nload_mode: max_rate\nmax_rate: {start: 100, max: 200, step: 10, completed_ratio: NaN}",
 				`max_rate.completed_ratio: expected a finite number, got "NaN"`},
+			{"max_rate.precision NaN", "consumer_type: share\nload_mode: max_rate\nmax_rate: {start: 100, max: 200, step: 10, precision: NaN}",
+				`max_rate.precision: expected a finite number, got "NaN"`},
+			{"max_rate.precision above 0.5", "consumer_type: share\nload_mode: max_rate\nmax_rate: {start: 100, max: 200, step: 10, precision: 0.9}",
+				"max_rate.precision: must be in [0, 0.5]"},
+			{"max_rate.precision negative", "consumer_type: share\nload_mode: max_rate\nmax_rate: {start: 100, max: 200, step: 10, precision: -0.05}",
+				"max_rate.precision: must be in [0, 0.5]"},
 			{"recommend clause NaN", "members: [1, 2]\nrecommend: {knob: members, maximize: completed_per_sec, where: [\"lost <= NaN\"]}",
 				`clause "lost <= NaN": value NaN is not a finite number`},
 		} {
