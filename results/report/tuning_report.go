@@ -189,10 +189,12 @@ func rateLatencyCharts(recs []runs.Record) []chart {
 		color := palette[i%len(palette)]
 		var x, p50, p99, ratio nums
 		for _, p := range rateCurve(m) {
-			x, p50, p99, ratio = append(x, p.offered), append(p50, p.p50), append(p99, p.p99), append(ratio, p.ratio)
+			// A log scale has no 0: a latency not read (records from
+			// before p50 was kept) is a gap, not a point.
+			x, p50, p99, ratio = append(x, p.offered), append(p50, positive(p.p50)), append(p99, positive(p.p99)), append(ratio, p.ratio)
 			if m.FoundRate > 0 && p.offered == m.FoundRate {
 				knee := fmt.Sprintf("%s knee: %.6g/s found", r.RunID, m.FoundRate)
-				lat.Series = append(lat.Series, chartSeries{Label: knee, Color: color, Points: true, X: nums{p.offered}, Y: nums{p.p99}})
+				lat.Series = append(lat.Series, chartSeries{Label: knee, Color: color, Points: true, X: nums{p.offered}, Y: nums{positive(p.p99)}})
 				done.Series = append(done.Series, chartSeries{Label: knee, Color: color, Points: true, X: nums{p.offered}, Y: nums{p.ratio}})
 			}
 		}
@@ -221,4 +223,12 @@ func rateLatencyCharts(recs []runs.Record) []chart {
 	}
 	done.Series = append(done.Series, chartSeries{Label: "pass bound (completed_ratio)", Color: "#999", Dash: true, X: allX, Y: line})
 	return []chart{lat, done}
+}
+
+// positive is v, or NaN (no point: null in the chart's JSON) when v ≤ 0.
+func positive(v float64) float64 {
+	if v > 0 {
+		return v
+	}
+	return math.NaN()
 }
