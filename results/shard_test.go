@@ -291,9 +291,10 @@ func TestAbsorbEqualsSingleRecorder(t *testing.T) {
 			}
 			ws, gs := seriesCSV(t, single.rec(0).Series), seriesCSV(t, coord.Series)
 			if !share {
-				// A consumer group's redelivery across shards is counted in
-				// the totals, not in the series (its second is unknown):
-				// records (1,5) and (2,7), seconds 2 and 3.
+				// Without the delivery exchange (TestDeliveryExchange…) a
+				// consumer group's redelivery across shards is counted in the
+				// totals, not in the series (its second is unknown): records
+				// (1,5) and (2,7), seconds 2 and 3.
 				single.rec(0).Series.Add(Redelivered, swStart+2e9, -1)
 				single.rec(0).Series.Add(Redelivered, swStart+3e9, -1)
 				ws = seriesCSV(t, single.rec(0).Series)
