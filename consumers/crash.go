@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -49,24 +51,67 @@ func (c *crashDialer) crash() {
 }
 
 // release closes the real connections of a crashed client (at the end of
-// the fleet, when the broker has long timed the member out).
+// the fleet, when the broker has long timed the member out), and ends any
+// read still blocked on one.
 func (c *crashDialer) release() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, fc := range c.conns {
+		fc.closeOnce.Do(func() { close(fc.closed) })
 		_ = fc.Conn.Close()
 	}
 	c.conns = nil
 }
 
 // freezableConn passes through until frozen; then Write swallows, Read
-// blocks until Close, and Close leaves the real connection open (release
-// closes it).
+// blocks as on a peer gone silent (until Close, or until the read deadline
+// the client set passes: the client's own request timeout, as on a real
+// network), and Close leaves the real connection open (release closes it).
+// Without the deadline a crashed client's Close, waiting on a response
+// over a frozen connection (a share session's close), never ended.
 type freezableConn struct {
 	net.Conn
 	frozen    chan struct{}
 	closed    chan struct{}
 	closeOnce sync.Once
+	// readDeadline is the last read deadline set (Unix ns; 0: none).
+	readDeadline atomic.Int64
+}
+
+func (f *freezableConn) SetReadDeadline(t time.Time) error {
+	f.noteDeadline(t)
+	return f.Conn.SetReadDeadline(t)
+}
+
+func (f *freezableConn) SetDeadline(t time.Time) error {
+	f.noteDeadline(t)
+	return f.Conn.SetDeadline(t)
+}
+
+func (f *freezableConn) noteDeadline(t time.Time) {
+	if t.IsZero() {
+		f.readDeadline.Store(0)
+		return
+	}
+	f.readDeadline.Store(t.UnixNano())
+}
+
+// frozenRead is a read on a frozen connection: nothing arrives; it ends at
+// Close (net.ErrClosed) or at the read deadline (os.ErrDeadlineExceeded,
+// a timeout).
+func (f *freezableConn) frozenRead() (int, error) {
+	var timeout <-chan time.Time
+	if d := f.readDeadline.Load(); d != 0 {
+		t := time.NewTimer(time.Until(time.Unix(0, d)))
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-f.closed:
+		return 0, net.ErrClosed
+	case <-timeout:
+		return 0, os.ErrDeadlineExceeded
+	}
 }
 
 func (f *freezableConn) isFrozen() bool {
@@ -87,14 +132,12 @@ func (f *freezableConn) Write(b []byte) (int, error) {
 
 func (f *freezableConn) Read(b []byte) (int, error) {
 	if f.isFrozen() {
-		<-f.closed
-		return 0, net.ErrClosed
+		return f.frozenRead()
 	}
 	// A read in progress when the freeze comes: its bytes are dropped.
 	n, err := f.Conn.Read(b)
 	if f.isFrozen() {
-		<-f.closed
-		return 0, net.ErrClosed
+		return f.frozenRead()
 	}
 	return n, err
 }
