@@ -57,45 +57,63 @@
   }
 
   // bandsPlugin shades the chart's x ranges (warm-up, measurement window,
-  // events) under the series, with their labels when there is room.
+  // events) under the series, with their labels when there is room; a band
+  // whose start equals its end is a marker (a formula's ceiling): a dashed
+  // vertical line in its colour over the series, with its label.
   function bandsPlugin(bands) {
+    function clipped(u, paint) {
+      var ctx = u.ctx, b = u.bbox;
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(b.left, b.top, b.width, b.height);
+      ctx.clip();
+      paint(ctx, b);
+      ctx.restore();
+    }
     return {
       hooks: {
         drawClear: function (u) {
-          var ctx = u.ctx, b = u.bbox;
-          ctx.save();
-          ctx.beginPath();
-          ctx.rect(b.left, b.top, b.width, b.height);
-          ctx.clip();
-          bands.forEach(function (band) {
-            var x0 = u.valToPos(band.start, "x", true), x1 = u.valToPos(band.end, "x", true);
-            if (!isFinite(x0) || !isFinite(x1)) return;
-            if (band.start === band.end) { // a marker: a dashed vertical line with its label
+          clipped(u, function (ctx, b) {
+            bands.forEach(function (band) {
+              if (band.start === band.end) return;
+              var x0 = u.valToPos(band.start, "x", true), x1 = u.valToPos(band.end, "x", true);
+              if (!isFinite(x0) || !isFinite(x1) || x1 <= x0) return;
+              ctx.fillStyle = alpha(band.color, 0.5);
+              ctx.fillRect(x0, b.top, x1 - x0, b.height);
+              if (x1 - x0 > 80 * uPlot.pxRatio) {
+                ctx.fillStyle = "#666";
+                ctx.font = (10 * uPlot.pxRatio) + "px system-ui, sans-serif";
+                ctx.textBaseline = "top";
+                ctx.fillText(band.label, x0 + 3 * uPlot.pxRatio, b.top + 3 * uPlot.pxRatio);
+              }
+            });
+          });
+        },
+        draw: function (u) {
+          clipped(u, function (ctx, b) {
+            var px = uPlot.pxRatio;
+            bands.forEach(function (band) {
+              if (band.start !== band.end) return;
+              var x0 = u.valToPos(band.start, "x", true);
+              if (!isFinite(x0)) return;
               ctx.strokeStyle = band.color;
-              ctx.lineWidth = 1.5 * uPlot.pxRatio;
-              ctx.setLineDash([6 * uPlot.pxRatio, 4 * uPlot.pxRatio]);
+              ctx.lineWidth = 2 * px;
+              ctx.setLineDash([6 * px, 4 * px]);
               ctx.beginPath();
               ctx.moveTo(x0, b.top);
               ctx.lineTo(x0, b.top + b.height);
               ctx.stroke();
               ctx.setLineDash([]);
               ctx.fillStyle = band.color;
-              ctx.font = (10 * uPlot.pxRatio) + "px system-ui, sans-serif";
+              ctx.font = (11 * px) + "px system-ui, sans-serif";
               ctx.textBaseline = "top";
-              ctx.fillText(band.label, x0 + 3 * uPlot.pxRatio, b.top + 3 * uPlot.pxRatio + 12 * uPlot.pxRatio * (band.row || 0));
-              return;
-            }
-            if (x1 <= x0) return;
-            ctx.fillStyle = alpha(band.color, 0.5);
-            ctx.fillRect(x0, b.top, x1 - x0, b.height);
-            if (x1 - x0 > 80 * uPlot.pxRatio) {
-              ctx.fillStyle = "#666";
-              ctx.font = (10 * uPlot.pxRatio) + "px system-ui, sans-serif";
-              ctx.textBaseline = "top";
-              ctx.fillText(band.label, x0 + 3 * uPlot.pxRatio, b.top + 3 * uPlot.pxRatio);
-            }
+              // the label beside the line, on the side with room for it
+              var w = ctx.measureText(band.label).width, y = b.top + 3 * px + 14 * px * (band.row || 0);
+              ctx.textAlign = x0 + 4 * px + w > b.left + b.width ? "right" : "left";
+              ctx.fillText(band.label, ctx.textAlign === "right" ? x0 - 4 * px : x0 + 4 * px, y);
+              ctx.textAlign = "left";
+            });
           });
-          ctx.restore();
         }
       }
     };
