@@ -319,31 +319,25 @@ func builtinFigures() []Figure {
 		bc("scrape_percent", "%", "the scrapes' calibrated cost over the window ÷ broker CPU in the window × 100",
 			always(func(c *BrokerCost) float64 { return c.ScrapePercent })),
 	)
-	add(
-		fig("max_rate.found_rate", "records/s", Quantity, HigherIsBetter, func(r *Record) (float64, bool) {
+	maxRate := func(get func(m *MaxRateResult) (float64, bool)) func(r *Record) (float64, bool) {
+		return func(r *Record) (float64, bool) {
 			if r.MaxRate == nil {
 				return 0, false
 			}
-			return r.MaxRate.FoundRate, true
-		}).doc("load_mode max_rate: the highest rate that passed (after bisection, and confirmed by a second measurement when precision > 0)"),
-		fig("max_rate.failed_rate", "records/s", Quantity, LowerIsBetter, func(r *Record) (float64, bool) {
-			if r.MaxRate == nil || r.MaxRate.FailedRate == 0 {
-				return 0, false
-			}
-			return r.MaxRate.FailedRate, true
-		}).doc("load_mode max_rate: the lowest offered rate that failed above found_rate"),
-		fig("max_rate.gap_ratio", "ratio", Quantity, LowerIsBetter, func(r *Record) (float64, bool) {
-			if r.MaxRate == nil || r.MaxRate.FailedRate == 0 || r.MaxRate.FoundRate == 0 {
-				return 0, false
-			}
-			return r.MaxRate.GapRatio, true
-		}).doc("load_mode max_rate: (failed_rate − found_rate) ÷ found_rate, at most max_rate.precision once bisected"),
-		fig("max_rate.formula_ceiling_per_sec", "records/s", Quantity, HigherIsBetter, func(r *Record) (float64, bool) {
-			if r.MaxRate == nil || r.MaxRate.CeilingPerSec == 0 {
-				return 0, false
-			}
-			return r.MaxRate.CeilingPerSec, true
-		}).doc("load_mode max_rate: the capacity formula's ceiling of the consumers without the producer rate"),
+			return get(r.MaxRate)
+		}
+	}
+	add(
+		fig("max_rate.found_rate", "records/s", Quantity, HigherIsBetter, maxRate(func(m *MaxRateResult) (float64, bool) { return m.FoundRate, true })).
+			doc("load_mode max_rate: the highest rate that passed (after bisection, and confirmed by a second measurement when precision > 0)"),
+		fig("max_rate.failed_rate", "records/s", Quantity, LowerIsBetter, maxRate(func(m *MaxRateResult) (float64, bool) { return m.FailedRate, m.FailedRate != 0 })).
+			doc("load_mode max_rate: the lowest offered rate that failed above found_rate"),
+		fig("max_rate.gap_ratio", "ratio", Quantity, LowerIsBetter, maxRate(func(m *MaxRateResult) (float64, bool) {
+			return m.GapRatio, m.FailedRate != 0 && m.FoundRate != 0
+		})).doc("load_mode max_rate: (failed_rate − found_rate) ÷ found_rate, at most max_rate.precision once bisected"),
+		fig("max_rate.formula_ceiling_per_sec", "records/s", Quantity, HigherIsBetter, maxRate(func(m *MaxRateResult) (float64, bool) {
+			return m.CeilingPerSec, m.CeilingPerSec != 0
+		})).doc("load_mode max_rate: the capacity formula's ceiling of the consumers without the producer rate"),
 	)
 	settle := func(get func(s *Settle) float64) func(r *Record) (float64, bool) {
 		return func(r *Record) (float64, bool) {
