@@ -112,15 +112,16 @@ type Config struct {
 	// The heartbeat interval is a third of it.
 	SessionTimeout time.Duration
 	// Client is the client library the members run on: ClientFranzGo
-	// ("" too) in this process, ClientJava in one JVM, ClientLibrdkafka in
-	// one Python process (java_fleet.go runs both runners).
+	// ("" too) in this process, ClientJava in one JVM, ClientSpring in one
+	// JVM of the Java runner's Spring build, ClientLibrdkafka in one Python
+	// process (java_fleet.go runs every runner).
 	Client Client
 	// LockDuration is the share group's record lock duration, from which
 	// the librdkafka runner estimates each record's acquisition deadline
 	// (librdkafka does not report it; 0: no estimate, no lock-expired flag).
 	LockDuration time.Duration
 	// KafkaVersion is the kafka-clients version the Java runner is built
-	// against (ClientJava; the run's Kafka version).
+	// against (ClientJava and ClientSpring; the run's Kafka version).
 	KafkaVersion string
 	// Hold makes the members join with consumption held: their clients
 	// pause the topic (no fetch, so nothing is acquired or handed to a
@@ -136,7 +137,7 @@ type Config struct {
 	// ignored by share groups. ClientJava runs the defaults only.
 	Groups GroupKnobs
 	// OwnJVM are the ids of members that run in a runner process of their
-	// own (ClientJava: a JVM; ClientLibrdkafka: a Python process): the
+	// own (ClientJava, ClientSpring: a JVM; ClientLibrdkafka: a Python process): the
 	// members the run's crash events take. Crash kills such a member's
 	// process (SIGKILL), so the broker sees a crash as it would in
 	// production; the other members share one process.

@@ -61,8 +61,11 @@ func Start(ctx context.Context, c Config, rec *results.Recorder) (*Fleet, error)
 	}
 	if c.Client.Runner() {
 		start := startJava
-		if c.Client == ClientLibrdkafka {
+		switch c.Client {
+		case ClientLibrdkafka:
 			start = startLibrdkafka
+		case ClientSpring:
+			start = startSpring
 		}
 		j, err := start(ctx, c, rec)
 		if err != nil {

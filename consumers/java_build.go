@@ -83,8 +83,70 @@ func javaRunnerHash() (string, error) {
 // renamed into place when complete (cachedir.Build). Progress lines go to
 // log (nil discards them).
 func JavaRunnerDir(ctx context.Context, kafkaVersion string, log io.Writer) (string, error) {
-	if !cachedir.ReleaseVersion.MatchString(kafkaVersion) {
-		return "", fmt.Errorf("client java: kafka version %q is not a release version like 4.2.2", kafkaVersion)
+	return runnerDir(ctx, javaBuild{client: ClientJava, kafkaVersion: kafkaVersion}, log)
+}
+
+// SpringRunnerDir returns the directory of the Spring runner: the Java
+// runner's Maven project built with its spring profile, so with Spring for
+// Apache Kafka springKafkaVersion on top of kafka-clients kafkaVersion
+// (cachedir.Root()/springrunner-<kafka version>-<spring version>-<source
+// hash>), on first use and then reused, as JavaRunnerDir. Both builds
+// resolve into the same local Maven repository.
+func SpringRunnerDir(ctx context.Context, kafkaVersion string, log io.Writer) (string, error) {
+	return runnerDir(ctx, javaBuild{client: ClientSpring, kafkaVersion: kafkaVersion, springVersion: springKafkaVersion}, log)
+}
+
+// javaBuild is one build of the Java runner's Maven project: the plain
+// runner (client java) or the one with Spring for Apache Kafka (client
+// spring, springVersion set).
+type javaBuild struct {
+	client                      Client
+	kafkaVersion, springVersion string
+}
+
+// what names the build in progress lines ("Java client runner").
+func (b javaBuild) what() string {
+	if b.springVersion != "" {
+		return "Spring client runner"
+	}
+	return "Java client runner"
+}
+
+// runner names the runner in errors ("java runner").
+func (b javaBuild) runner() string {
+	return string(b.client) + " runner"
+}
+
+// dirName is the build's cache directory name for sources of hash sum.
+func (b javaBuild) dirName(sum string) string {
+	if b.springVersion != "" {
+		return "springrunner-" + b.kafkaVersion + "-" + b.springVersion + "-" + sum
+	}
+	return "javarunner-" + b.kafkaVersion + "-" + sum
+}
+
+// mvnArgs are the arguments of the build's Maven run.
+func (b javaBuild) mvnArgs() []string {
+	args := []string{"-q", "-B", "-Dkafka.version=" + b.kafkaVersion, "-DskipTests"}
+	if b.springVersion != "" {
+		args = append(args, "-Pspring", "-Dspring.kafka.version="+b.springVersion)
+	}
+	return append(args, "package", "dependency:copy-dependencies", "-DincludeScope=runtime", "-DoutputDirectory=lib")
+}
+
+// jars are the jars a complete build has in lib/ beside the runner's.
+func (b javaBuild) jars() []string {
+	jars := []string{"kafka-clients-" + b.kafkaVersion + ".jar"}
+	if b.springVersion != "" {
+		jars = append(jars, "spring-kafka-"+b.springVersion+".jar")
+	}
+	return jars
+}
+
+// runnerDir builds b into the cache on first use and returns its directory.
+func runnerDir(ctx context.Context, b javaBuild, log io.Writer) (string, error) {
+	if !cachedir.ReleaseVersion.MatchString(b.kafkaVersion) {
+		return "", fmt.Errorf("client %s: kafka version %q is not a release version like 4.2.2", b.client, b.kafkaVersion)
 	}
 	if err := CheckJavaClient(); err != nil {
 		return "", err
@@ -97,49 +159,53 @@ func JavaRunnerDir(ctx context.Context, kafkaVersion string, log io.Writer) (str
 	if err != nil {
 		return "", fmt.Errorf("java runner sources: %w", err)
 	}
-	name := "javarunner-" + kafkaVersion + "-" + sum
-	dir := filepath.Join(root, name)
+	dir := filepath.Join(root, b.dirName(sum))
 	var start time.Time
-	built, err := cachedir.Build{Dir: dir, What: "java runner",
+	built, err := cachedir.Build{Dir: dir, What: b.runner(),
 		Complete: func(d string) bool { return cachedir.Exists(filepath.Join(d, javaRunnerMarker)) },
 		Fill: func(tmp string) error {
-			progress(log, "building the Java client runner against kafka-clients %s with Maven into %s (once per Kafka version)", kafkaVersion, dir)
+			progress(log, "building the %s against kafka-clients %s with Maven into %s (once per version)", b.what(), b.kafkaVersion, dir)
 			start = time.Now()
-			return buildJavaRunner(ctx, kafkaVersion, tmp)
+			return buildJavaRunner(ctx, b, tmp)
 		},
 	}.Ensure()
 	if err != nil {
 		return "", err
 	}
 	if built {
-		progress(log, "built the Java client runner in %s", time.Since(start).Round(time.Second))
+		progress(log, "built the %s in %s", b.what(), time.Since(start).Round(time.Second))
 	}
 	return dir, nil
 }
 
-// buildJavaRunner writes the runner's sources into tmp, builds it against
-// kafka-clients kafkaVersion with Maven and writes the marker last.
-func buildJavaRunner(ctx context.Context, kafkaVersion, tmp string) error {
+// buildJavaRunner writes the runner's sources into tmp, builds b with Maven
+// and writes the marker last.
+func buildJavaRunner(ctx context.Context, b javaBuild, tmp string) error {
+	name := b.runner()
 	if err := writeJavaSources(tmp); err != nil {
-		return fmt.Errorf("java runner: %w", err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	cmd := exec.CommandContext(ctx, "mvn", "-q", "-B", "-Dkafka.version="+kafkaVersion, "-DskipTests",
-		"package", "dependency:copy-dependencies", "-DincludeScope=runtime", "-DoutputDirectory=lib")
+	cmd := exec.CommandContext(ctx, "mvn", b.mvnArgs()...)
 	cmd.Dir = tmp
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("java runner: maven interrupted: %w", ctx.Err())
+			return fmt.Errorf("%s: maven interrupted: %w", name, ctx.Err())
 		}
-		return fmt.Errorf("java runner: maven build against kafka-clients %s failed (%w); is it a released Kafka version, "+
-			"and can Maven reach its repository? mvn output ends:\n%s", kafkaVersion, err, lastLines(out.String(), 30))
+		return fmt.Errorf("%s: maven build against kafka-clients %s failed (%w); is it a released Kafka version, "+
+			"and can Maven reach its repository? mvn output ends:\n%s", name, b.kafkaVersion, err, lastLines(out.String(), 30))
 	}
-	if !cachedir.Exists(filepath.Join(tmp, javaRunnerJar)) || !cachedir.Exists(filepath.Join(tmp, "lib", "kafka-clients-"+kafkaVersion+".jar")) {
-		return fmt.Errorf("java runner: maven succeeded but %s or lib/kafka-clients-%s.jar is missing in %s", javaRunnerJar, kafkaVersion, tmp)
+	if !cachedir.Exists(filepath.Join(tmp, javaRunnerJar)) {
+		return fmt.Errorf("%s: maven succeeded but %s is missing in %s", name, javaRunnerJar, tmp)
+	}
+	for _, jar := range b.jars() {
+		if !cachedir.Exists(filepath.Join(tmp, "lib", jar)) {
+			return fmt.Errorf("%s: maven succeeded but lib/%s is missing in %s", name, jar, tmp)
+		}
 	}
 	if err := os.WriteFile(filepath.Join(tmp, javaRunnerMarker), []byte("built "+time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644); err != nil {
-		return fmt.Errorf("java runner: %w", err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
 }

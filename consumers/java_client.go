@@ -24,7 +24,8 @@ type ClientInfo struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
 	// Package is the binding that ships the library, with its version
-	// (librdkafka: "confluent-kafka 2.16.1"); empty for franz-go and java.
+	// (librdkafka: "confluent-kafka 2.16.1"; spring: the kafka-clients under
+	// it, "kafka-clients 4.2.2"); empty for franz-go and java.
 	Package string `json:"package,omitempty"`
 	// Preview says the client's share-group support is a preview by its
 	// authors' word (librdkafka 2.16).
@@ -32,12 +33,15 @@ type ClientInfo struct {
 }
 
 // Info is the client of c: franz-go with its module version from the
-// build, java with the kafka-clients version (the run's Kafka version), or
-// librdkafka with the versions of the runner installed in the cache.
+// build, java with the kafka-clients version (the run's Kafka version),
+// spring with the Spring for Apache Kafka version over that kafka-clients,
+// or librdkafka with the versions of the runner installed in the cache.
 func (c Config) Info() ClientInfo {
 	switch c.Client {
 	case ClientJava:
 		return ClientInfo{Name: string(ClientJava), Version: c.KafkaVersion}
+	case ClientSpring:
+		return ClientInfo{Name: string(ClientSpring), Version: springKafkaVersion, Package: "kafka-clients " + c.KafkaVersion}
 	case ClientLibrdkafka:
 		info := ClientInfo{Name: string(ClientLibrdkafka), Version: "unknown", Package: "confluent-kafka " + confluentKafkaVersion, Preview: true}
 		if v, ok := InstalledLibrdkafkaVersions(); ok {
@@ -72,8 +76,10 @@ func (c Config) validateClient() error {
 	case ClientJava:
 	case ClientLibrdkafka:
 		return c.validateLibrdkafka()
+	case ClientSpring:
+		return c.validateSpring()
 	default:
-		return fmt.Errorf("consumers: client: expected %s, %s or %s, got %q", ClientFranzGo, ClientJava, ClientLibrdkafka, c.Client)
+		return fmt.Errorf("consumers: client: expected %s, %s, %s or %s, got %q", ClientFranzGo, ClientJava, ClientLibrdkafka, ClientSpring, c.Client)
 	}
 	if c.Style != StyleBlocking {
 		return fmt.Errorf("consumers: client java runs style %s only, got %q: the Java runner polls, processes the batch on its "+

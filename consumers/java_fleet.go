@@ -95,9 +95,15 @@ func startJava(ctx context.Context, c Config, rec *results.Recorder) (*javaFleet
 		return nil, err
 	}
 	return startRunner(ctx, c, rec, "java runner", func(cfgFile string) *exec.Cmd {
-		return exec.Command("java", "-Xss512k", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-			"-Dorg.slf4j.simpleLogger.logFile=System.err", "-cp", javaClasspath(dir), "sharebench.runner.Main", cfgFile)
+		return javaCommand(dir, cfgFile)
 	})
+}
+
+// javaCommand starts the Java runner built in dir (a Java or a Spring build)
+// on the configuration file cfgFile.
+func javaCommand(dir, cfgFile string) *exec.Cmd {
+	return exec.Command("java", "-Xss512k", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+		"-Dorg.slf4j.simpleLogger.logFile=System.err", "-cp", javaClasspath(dir), "sharebench.runner.Main", cfgFile)
 }
 
 // startRunner starts a client runner process for the fleet (the command
@@ -612,6 +618,7 @@ func writeRunnerConfig(c Config, run uint64) (string, error) {
 		"topic=" + c.Topic,
 		"group=" + c.Group,
 		"type=" + string(c.Type),
+		"client=" + runnerClient(c.Client),
 		"acquire_mode=" + string(c.Acquire),
 		"ack_mode=" + string(c.Ack),
 		"workers=" + strconv.Itoa(c.Workers),
@@ -667,6 +674,16 @@ func writeRunnerConfig(c Config, run uint64) (string, error) {
 		return "", fmt.Errorf("client runner: config: %w", err)
 	}
 	return filepath.Join(dir, runnerConfigName), nil
+}
+
+// runnerClient is the configuration's client: spring for the Spring
+// build of the Java runner, java otherwise (the librdkafka runner ignores
+// it).
+func runnerClient(c Client) string {
+	if c == ClientSpring {
+		return string(ClientSpring)
+	}
+	return string(ClientJava)
 }
 
 // runnerConnection are the connection settings of c's runner client as

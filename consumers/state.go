@@ -91,7 +91,7 @@ func (j *javaFleet) memberStates() []MemberState {
 func (f *Fleet) StatesUnavailable() string {
 	if f.java != nil {
 		where := "see the runner's log"
-		if f.c.Client == ClientJava {
+		if f.c.Client.JVM() {
 			where = "the runner's thread dump (stall-threads-client-*.txt) shows where its workers are"
 		}
 		return f.java.name + ": polls, delivered, completed, held and the last times come from the runner's frames; " +
@@ -115,7 +115,7 @@ type RunnerProcess struct {
 // for franz-go (its members are this process) or the librdkafka runner (a
 // Python process: no JVM to dump).
 func (f *Fleet) RunnerProcesses() []RunnerProcess {
-	if f.java == nil || f.c.Client != ClientJava {
+	if f.java == nil || !f.c.Client.JVM() {
 		return nil
 	}
 	j := f.java

@@ -36,10 +36,14 @@ type RunSpec struct {
 	// process, those a crash event takes each in a process of its own, one
 	// runner per agent of a sharded run; needs python3 with venv, installs confluent-kafka once into
 	// the cache; its share consumer is a preview; style blocking, renew none
-	// and acquire_mode batch_optimized only). The producers are franz-go
-	// either way.
-	// Sweep it to compare the clients; see docs/java-client.md and
-	// docs/librdkafka-client.md.
+	// and acquire_mode batch_optimized only), or "spring" (Spring for Apache
+	// Kafka 4.1 over the Java client of kafka_version: a listener container
+	// per member, its concurrency the workers, in the Java runner's JVM
+	// built with Spring; needs what java needs and kafka_version 4.2.0 or
+	// newer; style blocking and renew none only). The producers are
+	// franz-go either way.
+	// Sweep it to compare the clients; see docs/java-client.md,
+	// docs/librdkafka-client.md and docs/spring-client.md.
 	// [client: franz-go]
 	Client vocab.Client `mapstructure:"client" json:"client,omitempty"`
 	// Partitions of the topic, created fresh for every run. A consumer

@@ -221,6 +221,7 @@ func (r RunSpec) checkConsumers(p *problems) {
 			"use stuck_rate 0 or client franz-go or java", r.Client, formatScalar(r.StuckRate))
 	}
 	r.checkLibrdkafka(p)
+	r.checkSpring(p)
 	atLeast(p, "members", r.Members, 1, "")
 	if r.ConsumerType != vocab.ShareGroup {
 		atMost(p, "members", r.Members, maxMembersLimit, "")
@@ -490,6 +491,36 @@ func (pr Processing) fields() []durationField {
 	return []durationField{
 		{"time", pr.Time}, {"min", pr.Min}, {"max", pr.Max},
 		{"mean", pr.Mean}, {"median", pr.Median}, {"p99", pr.P99},
+	}
+}
+
+// checkSpring refuses what client spring (Spring for Apache Kafka's
+// listener containers over the Java client) does not do, naming the knob
+// and the reason (consumers refuses the same in its Config).
+func (r RunSpec) checkSpring(p *problems) {
+	if r.Client != vocab.ClientSpring {
+		return
+	}
+	if r.Style == vocab.StyleContinuous {
+		p.addf("style", "client spring runs style blocking only (a Spring listener container polls, runs the listener on each "+
+			"record of the batch on the polling thread, then polls again); use style blocking or client franz-go")
+	}
+	if r.Renew == vocab.RenewAuto {
+		p.addf("renew", "client spring cannot renew a lock while its record is processed: Spring runs the listener on the "+
+			"polling thread and applies ShareAcknowledgment.renew() only between polls, after the whole batch; "+
+			"use renew none or client java")
+	}
+	if r.Prefetch.Forced() != nil {
+		p.addf("prefetch", "client spring has no prefetch setting (the Java client under Spring fetches ahead or not by its "+
+			"own design): use prefetch auto or client franz-go")
+	}
+	if r.RebalanceTimeout > 0 {
+		p.addf("rebalance_timeout", "client spring has no rebalance timeout of its own (KafkaConsumer sends "+
+			"max.poll.interval.ms, which the runner bounds by the session timeout): use client franz-go or leave rebalance_timeout out (default 0s)")
+	}
+	if kafkaVersionRE.MatchString(r.KafkaVersion) && !VersionAtLeast(r.KafkaVersion, vocab.SpringMinKafka) {
+		p.addf("kafka_version", "client spring runs Spring for Apache Kafka %s, which needs kafka-clients %s or newer, got %q; "+
+			"use kafka_version %s or newer, or client java", vocab.SpringKafkaVersion, vocab.SpringMinKafka, r.KafkaVersion, vocab.SpringMinKafka)
 	}
 }
 

@@ -36,14 +36,33 @@ const (
 	// (librdkafka: ShareConsumer, a KIP-932 preview there, and Consumer);
 	// see docs/librdkafka-client.md.
 	ClientLibrdkafka Client = "librdkafka"
+	// ClientSpring runs members in one JVM on Spring for Apache Kafka
+	// (ShareKafkaMessageListenerContainer, ConcurrentMessageListenerContainer)
+	// over the Apache Kafka Java client; see docs/spring-client.md.
+	ClientSpring Client = "spring"
 )
 
+// SpringKafkaVersion is the Spring for Apache Kafka (spring-kafka) that
+// client spring runs, over the kafka-clients of the run's Kafka version; it
+// is recorded in run.json as the client's version.
+const SpringKafkaVersion = "4.1.2"
+
+// SpringMinKafka is the oldest Kafka version client spring runs on: Spring
+// for Apache Kafka 4.1 builds on kafka-clients 4.2 (the RENEW
+// acknowledgement type, the share consumer's 4.2 API), and share groups
+// before 4.2 are a preview.
+const SpringMinKafka = "4.2.0"
+
 // Clients are the valid clients.
-var Clients = []Client{ClientFranzGo, ClientJava, ClientLibrdkafka}
+var Clients = []Client{ClientFranzGo, ClientJava, ClientLibrdkafka, ClientSpring}
 
 // Runner reports whether c's members run in a client runner process beside
-// the harness (java, librdkafka) rather than in the harness on franz-go.
-func (c Client) Runner() bool { return c == ClientJava || c == ClientLibrdkafka }
+// the harness (java, librdkafka, spring) rather than in the harness on franz-go.
+func (c Client) Runner() bool { return c == ClientJava || c == ClientLibrdkafka || c == ClientSpring }
+
+// JVM reports whether c's runner is the Java runner's JVM (java, and spring,
+// the same runner built with Spring for Apache Kafka).
+func (c Client) JVM() bool { return c == ClientJava || c == ClientSpring }
 
 // AcquireMode is a share group's share.acquire.mode (acquire_mode).
 type AcquireMode string

@@ -108,12 +108,26 @@ public final class Main {
     }
 
     void join(int id) {
-        Member m = cfg.share() ? new ShareMember(this, id) : new GroupMember(this, id);
+        Member m = cfg.spring() ? springMember(id) : cfg.share() ? new ShareMember(this, id) : new GroupMember(this, id);
         members.put(id, m);
         synchronized (all) {
             all.add(m);
         }
         m.start();
+    }
+
+    /**
+     * A member on Spring for Apache Kafka (client spring): its classes are
+     * compiled by the runner's spring build only (pom.xml's spring profile),
+     * so they are looked up by name.
+     */
+    Member springMember(int id) {
+        String name = cfg.share() ? "sharebench.runner.SpringShareMember" : "sharebench.runner.SpringGroupMember";
+        try {
+            return (Member) Class.forName(name).getDeclaredConstructor(Main.class, int.class).newInstance(this, id);
+        } catch (ReflectiveOperationException | LinkageError e) {
+            throw new IllegalStateException("client spring: this runner was built without Spring for Apache Kafka (" + e + ")", e);
+        }
     }
 
     /**

@@ -41,7 +41,8 @@ abstract class Member {
     private final AtomicInteger workerSeq = new AtomicInteger();
     /** Workers wedged on a stuck record (wedge). */
     final AtomicInteger wedged = new AtomicInteger();
-    private final ThreadLocal<SplittableRandom> rng;
+    /** Per-thread outcome draws (a worker's, or a Spring container thread's). */
+    final ThreadLocal<SplittableRandom> rng;
     /** The member's writer to the run's destination; null when the run has none. */
     private Destination.Writer writer;
 

@@ -12,6 +12,8 @@ import java.util.Properties;
  */
 public final class RunnerConfig {
     public final String bootstrap, topic, group, type, acquireMode, ackMode;
+    /** The client the members run on: java (KafkaShareConsumer, KafkaConsumer) or spring (Spring for Apache Kafka's containers). */
+    public final String client;
     /** Consumer-group knobs (consumers.GroupKnobs). */
     public final String groupProtocol, remoteAssignor, assignor;
     public final boolean staticMembership, autoCommit;
@@ -36,6 +38,7 @@ public final class RunnerConfig {
         topic = req(p, "topic");
         group = req(p, "group");
         type = req(p, "type");
+        client = p.getProperty("client", "java");
         acquireMode = p.getProperty("acquire_mode", "batch_optimized");
         ackMode = p.getProperty("ack_mode", "explicit");
         workers = Integer.parseInt(req(p, "workers"));
@@ -65,6 +68,9 @@ public final class RunnerConfig {
         if (!type.equals("share") && !type.equals("consumer")) {
             throw new IllegalArgumentException("type: expected share or consumer, got " + type);
         }
+        if (!client.equals("java") && !client.equals("spring")) {
+            throw new IllegalArgumentException("client: expected java or spring, got " + client);
+        }
         if (!groupProtocol.equals("classic") && !groupProtocol.equals("consumer")) {
             throw new IllegalArgumentException("group_protocol: expected classic or consumer, got " + groupProtocol);
         }
@@ -80,6 +86,10 @@ public final class RunnerConfig {
 
     public boolean share() {
         return type.equals("share");
+    }
+
+    public boolean spring() {
+        return client.equals("spring");
     }
 
     public boolean explicit() {
