@@ -12,13 +12,14 @@ import (
 )
 
 // checkClients fails a campaign before any broker starts when a run needs a
-// client this host cannot run (client java: a JDK and Maven; client
-// librdkafka: python3 with venv), and installs the librdkafka runner into
+// client this host cannot run (client java and spring: a JDK and Maven;
+// client librdkafka: python3 with venv), and installs the librdkafka runner into
 // the cache if it is not there yet, so its first install (about a minute)
 // does not fall inside a run's clock.
 func checkClients(ctx context.Context, sc *scenarios.Scenario, log io.Writer) error {
 	checks := map[vocab.Client]func() error{
-		consumers.ClientJava: consumers.CheckJavaClient,
+		consumers.ClientJava:   consumers.CheckJavaClient,
+		consumers.ClientSpring: consumers.CheckJavaClient,
 		consumers.ClientLibrdkafka: func() error {
 			_, err := consumers.LibrdkafkaRunnerDir(ctx, log)
 			return err

@@ -42,9 +42,9 @@ func connFrom(conn connection.Settings, spec scenarios.RunSpec) (clientConn, err
 	c := clientConn{conn: conn, throttle: &throttleHook{}}
 	// What a runner's client cannot take, said before the run.
 	switch spec.Client {
-	case consumers.ClientJava:
+	case consumers.ClientJava, consumers.ClientSpring:
 		if _, err := c.conn.JavaProperties(); err != nil {
-			return c, fmt.Errorf("client java: %w", err)
+			return c, fmt.Errorf("client %s: %w", spec.Client, err)
 		}
 	case consumers.ClientLibrdkafka:
 		if _, err := c.conn.LibrdkafkaProperties(); err != nil {

@@ -94,6 +94,9 @@ func runnerAgents(spec scenarios.RunSpec, launcher string) error {
 		return nil
 	}
 	needs := "JDK or Maven for the Java runner"
+	if spec.Client == consumers.ClientSpring {
+		needs = "JDK or Maven for the Spring runner"
+	}
 	if spec.Client == consumers.ClientLibrdkafka {
 		needs = "python3 (with venv) to install confluent-kafka for the librdkafka runner"
 	}
@@ -122,8 +125,13 @@ func (s *runSetup) shardedLoad(ctx context.Context, rc *recording) (_ load, _ fu
 	// Local agents share this host's cache: build the Java runner once,
 	// here, rather than in every agent within its reply bound (checkClients
 	// installed the librdkafka runner before the campaign started).
-	if spec.Client == consumers.ClientJava {
+	switch spec.Client {
+	case consumers.ClientJava:
 		if _, err := consumers.JavaRunnerDir(ctx, spec.KafkaVersion, s.log); err != nil {
+			return nil, nil, err
+		}
+	case consumers.ClientSpring:
+		if _, err := consumers.SpringRunnerDir(ctx, spec.KafkaVersion, s.log); err != nil {
 			return nil, nil, err
 		}
 	}
