@@ -57,6 +57,27 @@ type ClientSettings struct {
 	// MaxPollIntervalMs is the Java KafkaConsumer's max.poll.interval.ms,
 	// which it also sends as the classic group's rebalance timeout.
 	MaxPollIntervalMs *int64 `json:"max_poll_interval_ms,omitempty"`
+	// Spring are the listener container's settings (client spring), as
+	// its ContainerProperties hold them after the runner configured it.
+	Spring *SpringSettings `json:"spring,omitempty"`
+}
+
+// SpringSettings are a Spring for Apache Kafka listener container's
+// settings (client spring).
+type SpringSettings struct {
+	// Container is the container class of each member:
+	// ShareKafkaMessageListenerContainer or ConcurrentMessageListenerContainer.
+	Container string `json:"container"`
+	// Concurrency is the container's concurrency: its threads, each with a
+	// client of its own (the run's workers).
+	Concurrency int64 `json:"concurrency"`
+	// AckMode is the container's acknowledgement mode: ShareAckMode (MANUAL,
+	// IMPLICIT) for share groups, AckMode (MANUAL) for consumer groups, or
+	// "none (enable.auto.commit)" when the client commits by itself.
+	AckMode string `json:"ack_mode"`
+	// SyncCommits says whether the container commits synchronously
+	// (isSyncShareCommits for share groups, isSyncCommits for consumer groups).
+	SyncCommits bool `json:"sync_commits"`
 }
 
 // SetClientSettings records the consumer client's settings; the first

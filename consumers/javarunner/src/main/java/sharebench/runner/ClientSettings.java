@@ -109,6 +109,15 @@ final class ClientSettings {
      * them.
      */
     static void report(Main main, Properties p, boolean share) {
+        report(main, p, share, "");
+    }
+
+    /**
+     * As report, with more fields: extra is a JSON object's members
+     * ({@code "spring":{...}}, a Spring member's container settings) added
+     * after the client's.
+     */
+    static void report(Main main, Properties p, boolean share, String extra) {
         RunnerConfig cfg = main.cfg;
         if (cfg.settingsFile.isEmpty() || !main.settingsReported.compareAndSet(false, true)) {
             return;
@@ -116,7 +125,11 @@ final class ClientSettings {
         Path dst = Path.of(cfg.settingsFile);
         try {
             Path tmp = Files.createTempFile(dst.toAbsolutePath().getParent(), "settings", ".tmp");
-            Files.writeString(tmp, json(p, share), StandardCharsets.UTF_8);
+            String body = json(p, share);
+            if (!extra.isEmpty()) {
+                body = body.substring(0, body.length() - 1) + "," + extra + "}";
+            }
+            Files.writeString(tmp, body, StandardCharsets.UTF_8);
             Files.move(tmp, dst, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException | RuntimeException e) {
             System.err.println("java runner: client settings: " + e);

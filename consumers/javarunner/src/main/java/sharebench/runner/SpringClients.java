@@ -48,6 +48,12 @@ final class SpringClients {
         });
     }
 
+    /** A container's settings as the "spring" member of run.json's client.settings (results.SpringSettings). */
+    static String settings(String container, int concurrency, String ackMode, boolean syncCommits) {
+        return "\"spring\":{\"container\":\"" + container + "\",\"concurrency\":" + concurrency + ",\"ack_mode\":\"" + ackMode
+                + "\",\"sync_commits\":" + syncCommits + "}";
+    }
+
     /** When the calling thread's client last returned from poll (runner clock ns; 0: never). */
     long polledAt() {
         return polledAt.get()[0];

@@ -48,7 +48,6 @@ final class SpringGroupMember extends Member {
     void run() throws Exception {
         Properties p = GroupMember.consumerProperties(cfg, id);
         p.remove("client.id"); // the container's: sharebench-spring-ID-N
-        ClientSettings.report(main, p, false);
         Map<String, Object> props = new HashMap<>();
         p.forEach((k, v) -> props.put((String) k, v));
         DefaultKafkaConsumerFactory<byte[], byte[]> factory =
@@ -85,6 +84,8 @@ final class SpringGroupMember extends Member {
             cp.setAckMode(ContainerProperties.AckMode.MANUAL);
             cp.setMessageListener((AcknowledgingMessageListener<byte[], byte[]>) this::onRecord);
         }
+        ClientSettings.report(main, p, false, SpringClients.settings("ConcurrentMessageListenerContainer", cfg.workers,
+                cfg.autoCommit ? "none (enable.auto.commit)" : cp.getAckMode().name(), cp.isSyncCommits()));
         ConcurrentMessageListenerContainer<byte[], byte[]> c = new ConcurrentMessageListenerContainer<>(factory, cp);
         c.setBeanName("member-" + id); // its threads: member-ID-N-C-1
         c.setConcurrency(cfg.workers);

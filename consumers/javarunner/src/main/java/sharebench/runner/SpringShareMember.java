@@ -54,7 +54,6 @@ final class SpringShareMember extends Member {
         ClientSettings.fetch(p, cfg);
         RequestMetrics.configure(p);
         ClientSecurity.apply(p);
-        ClientSettings.report(main, p, true);
         Map<String, Object> props = new HashMap<>();
         p.forEach((k, v) -> props.put((String) k, v));
         DefaultShareConsumerFactory<byte[], byte[]> factory =
@@ -73,6 +72,8 @@ final class SpringShareMember extends Member {
             }
         });
         cp.setMessageListener((AcknowledgingShareConsumerAwareMessageListener<byte[], byte[]>) this::onRecord);
+        ClientSettings.report(main, p, true, SpringClients.settings("ShareKafkaMessageListenerContainer", cfg.workers,
+                cp.getShareAckMode().name(), cp.isSyncShareCommits()));
         ShareKafkaMessageListenerContainer<byte[], byte[]> c = new ShareKafkaMessageListenerContainer<>(factory, cp);
         c.setBeanName("member-" + id); // its threads: member-ID-C-N
         c.setClientId("sharebench-spring-" + id);
