@@ -185,7 +185,7 @@ func TestBuiltinsLoadWithExpectations(t *testing.T) {
 		maxRuns := 3
 		switch name {
 		case "client-parity":
-			maxRuns = 9
+			maxRuns = 12 // 3 workloads × 4 clients: about 6 minutes
 		case "client-parity-crash":
 			maxRuns = 6
 		case "client-parity-expiry":
