@@ -87,10 +87,3 @@ func TestJavaMemberCrashKillsItsJVM(t *testing.T) {
 		t.Errorf("runner JVMs left: %v", left)
 	}
 }
-
-func deref(p *float64) float64 {
-	if p == nil {
-		return -1
-	}
-	return *p
-}

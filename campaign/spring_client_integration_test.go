@@ -124,13 +124,15 @@ func TestSpringConsumerOnKafka(t *testing.T) {
 
 // TestSpringMemberCrashOnKafka: a Spring share member crashes at +3 s: its
 // JVM of its own is SIGKILLed while the fleet's JVM runs on, the records
-// it held come back (its connections closed, Kafka releases them), the
-// audit balances, and no runner JVM is left.
+// it had acquired come back (its connections closed, Kafka releases them),
+// the audit balances, and no runner JVM is left. The 6 container threads
+// (3 members × concurrency 2) are 80 % busy (120 records/s offered, 40 ms
+// each), so the crashed member's two threads almost always hold a record.
 func TestSpringMemberCrashOnKafka(t *testing.T) {
 	needJavaClient(t)
 	s := javaSpec("share", "spring")
 	s.Partitions, s.Members, s.Workers, s.MaxPollRecords = 1, 3, 2, 10
-	s.Rate, s.Processing.Time = 150, 20*time.Millisecond
+	s.Rate, s.Processing.Time = 120, 40*time.Millisecond
 	s.Warmup, s.Duration = 2*time.Second, 10*time.Second
 	s.Events = []scenarios.Event{{At: 3 * time.Second, Action: scenarios.ActionCrash, Members: 1}}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -147,13 +149,22 @@ func TestSpringMemberCrashOnKafka(t *testing.T) {
 	if crash.Error != "" {
 		t.Errorf("crash: %s", crash.Error)
 	}
-	if crash.HeldByCrashed <= 0 || crash.Redeliveries < crash.HeldByCrashed {
-		t.Errorf("crash: held %d, redeliveries %d: want the held records (> 0) redelivered", crash.HeldByCrashed, crash.Redeliveries)
+	if crash.Redeliveries <= 0 || crash.Redeliveries < crash.HeldByCrashed {
+		t.Errorf("crash: held %d, redeliveries %d: want redeliveries, at least the held records", crash.HeldByCrashed, crash.Redeliveries)
 	}
+	t.Logf("crash: held %d, redeliveries %d, first redelivery %.1f s", crash.HeldByCrashed, crash.Redeliveries, deref(crash.FirstRedeliverySec))
 	if n := w.crashKills(); n < 1 {
 		t.Errorf("no JVM of its own ended before the fleet's JVM: the crash did not kill the member's JVM")
 	}
 	if left := runnerPIDs(); len(left) != 0 {
 		t.Errorf("runner JVMs left: %v", left)
 	}
+}
+
+// deref is *p, -1 for nil.
+func deref(p *float64) float64 {
+	if p == nil {
+		return -1
+	}
+	return *p
 }
