@@ -27,7 +27,7 @@ func TestSpringClientValidation(t *testing.T) {
 		{"continuous", func(c *Config) { c.Style = StyleContinuous }, "client spring runs style blocking only"},
 		{"renew", func(c *Config) { c.Renew = true }, "client spring: renew auto: Spring runs the listener on the polling thread"},
 		{"prefetch", func(c *Config) { c.Fetch.Prefetch = &off }, "client spring has no prefetch setting"},
-		{"rebalance timeout", func(c *Config) { c.Type, c.Groups.RebalanceTimeout = ConsumerGroup, 30 * time.Second }, "client spring: rebalance_timeout"},
+		{"rebalance timeout", func(c *Config) { c.Type, c.Groups.RebalanceTimeout = ConsumerGroup, 30*time.Second }, "client spring: rebalance_timeout"},
 		{"no kafka version", func(c *Config) { c.KafkaVersion = "" }, "client spring needs the Kafka version"},
 	}
 	for _, tt := range bad {
