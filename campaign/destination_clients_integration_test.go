@@ -13,7 +13,7 @@ import (
 )
 
 // TestDestinationRunnerClientsOnKafka runs the small client workload
-// (javaSpec) on the Java and the librdkafka runner, a consumer group and a
+// (javaSpec) on the Java, the Spring and the librdkafka runner, a consumer group and a
 // share group each, writing every completed record into an embedded
 // PostgreSQL through 2 connections the 4 members share (1 each at most):
 // the runners' write stage reports the same figures a franz-go run does,
@@ -22,7 +22,7 @@ import (
 // timed inside the hold time.
 func TestDestinationRunnerClientsOnKafka(t *testing.T) {
 	needPostgres(t)
-	for _, client := range []string{"java", "librdkafka"} {
+	for _, client := range []string{"java", "spring", "librdkafka"} {
 		for _, ctype := range []string{"consumer", "share"} {
 			t.Run(client+"-"+ctype, func(t *testing.T) {
 				check := consumers.CheckJavaClient
