@@ -25,13 +25,20 @@ func needJava(t *testing.T) {
 // Java client with balanced audits.
 func assertJavaRunsClean(t *testing.T, results string) {
 	t.Helper()
+	assertRunnerRunsClean(t, results, "java")
+}
+
+// assertRunnerRunsClean checks that the smoke scenario's two runs ran on
+// client with balanced audits.
+func assertRunnerRunsClean(t *testing.T, results, client string) {
+	t.Helper()
 	recs := readRuns(t, results)
 	if len(recs) != 2 {
 		t.Fatalf("want 2 runs, got %d", len(recs))
 	}
 	for _, r := range recs {
-		if r.Client == nil || r.Client.Name != "java" {
-			t.Errorf("run %s: client %+v, want java", r.RunID, r.Client)
+		if r.Client == nil || r.Client.Name != client {
+			t.Errorf("run %s: client %+v, want %s", r.RunID, r.Client, client)
 		}
 		if !r.Audit.Balanced || r.Audit.Lost != 0 || r.Audit.CompletedOnce == 0 || r.Audit.CompletedOnce != r.Audit.Produced {
 			t.Errorf("run %s audit %+v", r.RunID, r.Audit)
@@ -86,4 +93,27 @@ func TestSecuredSASLSSLJava(t *testing.T) {
 		t.Error("a wrong password: the run succeeded")
 	}
 	assertNoSecret(t, out, dir)
+}
+
+// The smoke scenario on client spring over SASL_SSL with SCRAM-SHA-512:
+// the connection settings reach the clients Spring's consumer factories
+// make (ClientSecurity, as for java); both runs balance, and the planted
+// password is in no file of the campaign folder, not on the console, and in
+// no runner configuration left behind.
+func TestSecuredSASLSSLSpring(t *testing.T) {
+	needJava(t)
+	cl := kafkatest.StartProcess(t, infra.ClusterSpec{Security: &infra.ClusterSecurity{
+		Mode: infra.SecuritySASLSSL, Authorizer: true, Users: map[string]string{"sharebench": plantedPassword}}})
+	ca := infra.ConnectionOf(cl).TLS.CAFile
+	dir := t.TempDir()
+	t.Setenv("SB_TEST_SASL_PASSWORD", plantedPassword)
+	good := writeConn(t, dir, "good.yaml", "tls:\n  ca_file: "+ca+"\nsasl:\n  mechanism: SCRAM-SHA-512\n  username: sharebench\n  password: ${SB_TEST_SASL_PASSWORD}\n")
+	results := filepath.Join(dir, "results")
+	out, _, err := runExternal(t, results, cl.Bootstrap(), "--connection", good, "--set", "client=spring")
+	if err != nil {
+		t.Fatalf("smoke over SASL_SSL with spring: %v", err)
+	}
+	assertRunnerRunsClean(t, results, "spring")
+	assertNoSecret(t, out, dir)
+	assertNoRunnerConfigLeft(t)
 }
