@@ -13,6 +13,8 @@ func TestSpringValidation(t *testing.T) {
 		{"prefetch", "name: x\nclient: spring\nconsumer_type: share\nprefetch: off\n", "prefetch: client spring has no prefetch setting"},
 		{"rebalance timeout", "name: x\nclient: spring\nconsumer_type: consumer\nrebalance_timeout: 30s\n",
 			"rebalance_timeout: client spring has no rebalance timeout"},
+		{"share group size", "name: x\nclient: spring\nconsumer_type: share\nmembers: 100\nworkers: 3\n",
+			"workers: client spring runs a share consumer per worker (the container's concurrency), so 100 members × 3 workers make 300 share-group members"},
 		{"kafka 4.1", "name: x\nclient: spring\nconsumer_type: consumer\nkafka_version: 4.1.1\n",
 			`kafka_version: client spring runs Spring for Apache Kafka 4.1.2, which needs kafka-clients 4.2.0 or newer, got "4.1.1"`},
 	}

@@ -518,6 +518,11 @@ func (r RunSpec) checkSpring(p *problems) {
 		p.addf("rebalance_timeout", "client spring has no rebalance timeout of its own (KafkaConsumer sends "+
 			"max.poll.interval.ms, which the runner bounds by the session timeout): use client franz-go or leave rebalance_timeout out (default 0s)")
 	}
+	if n := r.MaxMembers() * r.Workers; r.ConsumerType == vocab.ShareGroup && r.Workers > 1 && n > r.ShareGroupMaxSize() {
+		p.addf("workers", "client spring runs a share consumer per worker (the container's concurrency), so %d members × %d workers "+
+			"make %d share-group members, over %s (%d): raise broker_config %s, or use fewer members or workers",
+			r.MaxMembers(), r.Workers, n, KeyShareGroupMaxSize, r.ShareGroupMaxSize(), KeyShareGroupMaxSize)
+	}
 	if kafkaVersionRE.MatchString(r.KafkaVersion) && !VersionAtLeast(r.KafkaVersion, vocab.SpringMinKafka) {
 		p.addf("kafka_version", "client spring runs Spring for Apache Kafka %s, which needs kafka-clients %s or newer, got %q; "+
 			"use kafka_version %s or newer, or client java", vocab.SpringKafkaVersion, vocab.SpringMinKafka, r.KafkaVersion, vocab.SpringMinKafka)

@@ -328,6 +328,24 @@ func PlannedCeilingInput(s scenarios.RunSpec) CeilingInput {
 	if d := s.Destination; d != nil {
 		c.DestinationPool, c.DestinationConnections = d.Pool, d.Connections
 	}
+	if s.Client == vocab.ClientSpring {
+		// A Spring member is a listener container whose concurrency is the
+		// workers: that many clients, each processing its own records one
+		// at a time (docs/spring-client.md). For the formulas it is
+		// members × workers single-worker members: a consumer group's
+		// partitions go to that many clients, and each share consumer
+		// holds its own acquisitions.
+		// A member's destination pool stays the member's, shared by its
+		// threads: at most members × pool connections.
+		if c.DestinationPool > 0 {
+			conns := c.Members * c.DestinationPool
+			if c.DestinationConnections > 0 {
+				conns = min(conns, c.DestinationConnections)
+			}
+			c.DestinationConnections = conns
+		}
+		c.Members, c.Workers = c.Members*s.Workers, 1
+	}
 	return c
 }
 
