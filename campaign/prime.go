@@ -126,7 +126,7 @@ func primeCluster(ctx context.Context, brokers []string, nodes int, metricsURLs 
 		}
 		return &runs.Priming{JITWarmup: false}, nil
 	}
-	scraper := collectors.NewBrokerScraper(metricsURLs, brokerScrapeInterval) // none: does nothing
+	scraper := collectors.NewBrokerScraper(metricsURLs, primingScrapeInterval) // none: does nothing
 	scraper.Start(ctx)
 	defer scraper.Stop()
 	return warmUp(ctx, adm, brokers, nodes, scraper, warm, conn...)
@@ -283,7 +283,7 @@ func jitSettled(spent, minTime time.Duration, rate float64, rateOK bool, settled
 // second and stops the producers (stopProducing) once jitSettled; when the
 // brokers give no compile time, at cfg.MinTime.
 func (w *warmupState) watchJIT(ctx context.Context, stopProducing context.CancelFunc, scraper *collectors.BrokerScraper) {
-	for retry.Sleep(ctx, brokerScrapeInterval) {
+	for retry.Sleep(ctx, primingScrapeInterval) {
 		spent := time.Since(w.began)
 		if spent >= w.cfg.MinTime && !jitReadable(ctx, scraper) {
 			stopProducing()

@@ -11,7 +11,9 @@ import (
 // ScrapeCost is what scraping the brokers' metrics endpoints costs the
 // brokers, measured on idle brokers by their /proc CPU time: phases without
 // and with scraping, alternated so that a drift of the host's load falls on
-// both.
+// both. The scraped phases scrape every Interval, far more often than a run
+// does, so that the cost of one scrape (PerScrape) stands above the noise
+// of the idle brokers' CPU; a run's scrapes cost PerScrape each.
 type ScrapeCost struct {
 	Interval time.Duration
 	// Phase is the length of each phase; Rounds the number of
@@ -21,14 +23,25 @@ type ScrapeCost struct {
 	// IdleCores and ScrapedCores are the brokers' CPU seconds per second,
 	// summed over brokers, without and with scraping.
 	IdleCores, ScrapedCores float64
-	// Scrapes is the number of scrapes completed in the scraped phases; a
-	// scrape still under way when its phase ends is abandoned, not counted.
+	// Scrapes is the number of scrapes completed in the scraped phases,
+	// counted per endpoint; a scrape still under way when its phase ends is
+	// abandoned, not counted.
 	Scrapes int
 }
 
-// CostCores is the scrapes' cost in CPU seconds per second (cores), never
-// below 0: ScrapedCores − IdleCores.
+// CostCores is the scrapes' cost in CPU seconds per second (cores) at the
+// calibration's Interval, never below 0: ScrapedCores − IdleCores.
 func (c ScrapeCost) CostCores() float64 { return max(0, c.ScrapedCores-c.IdleCores) }
+
+// PerScrape is the broker CPU seconds one scrape of one endpoint costs:
+// CostCores × the scraped phases' time ÷ the scrapes completed in them,
+// counted per endpoint (0 without a scrape).
+func (c ScrapeCost) PerScrape() float64 {
+	if c.Scrapes <= 0 {
+		return 0
+	}
+	return c.CostCores() * c.Phase.Seconds() * float64(c.Rounds) / float64(c.Scrapes)
+}
 
 // MeasureScrapeCost measures ScrapeCost: rounds pairs of an idle phase and a
 // phase scraping urls every interval, each phase long, reading the CPU time

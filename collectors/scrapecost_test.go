@@ -64,3 +64,18 @@ func TestMeasureScrapeCostScrapesOnlyInScrapedPhases(t *testing.T) {
 		t.Error("cancelled: no error")
 	}
 }
+
+// PerScrape divides the scraped phases' extra CPU by the scrapes taken in
+// them: 0.04 cores over 2 phases of 5 s is 0.4 CPU-s, over 40 scrapes 10 ms.
+func TestPerScrape(t *testing.T) {
+	c := ScrapeCost{Phase: 5 * time.Second, Rounds: 2, Scrapes: 40, IdleCores: 0.02, ScrapedCores: 0.06}
+	if got := c.PerScrape(); got < 0.01-1e-12 || got > 0.01+1e-12 {
+		t.Errorf("per scrape %v s, want 0.4 CPU-s ÷ 40 = 0.010", got)
+	}
+	if got := (ScrapeCost{Phase: 5 * time.Second, Rounds: 2, IdleCores: 0.02, ScrapedCores: 0.06}).PerScrape(); got != 0 {
+		t.Errorf("no scrape: per scrape %v, want 0", got)
+	}
+	if got := (ScrapeCost{Phase: 5 * time.Second, Rounds: 2, Scrapes: 40, IdleCores: 0.06, ScrapedCores: 0.02}).PerScrape(); got != 0 {
+		t.Errorf("scraped below idle: per scrape %v, want 0", got)
+	}
+}

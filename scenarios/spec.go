@@ -286,6 +286,15 @@ type Cluster struct {
 	// [broker_heap: 1g]
 	BrokerHeap string `mapstructure:"broker_heap" json:"broker_heap"`
 
+	// BrokerMetricsInterval is how often the run scrapes the brokers'
+	// metrics endpoints for the series its report prints (heap, GC,
+	// coordinator and share-partition metrics, request rates), besides one
+	// scrape at each edge of the window. Broker CPU comes from /proc, not
+	// from these scrapes, on the process and container providers. From 1s
+	// to 60s; each scrape costs the broker CPU (docs/broker-metrics.md).
+	// [broker_metrics_interval: 5s]
+	BrokerMetricsInterval time.Duration `mapstructure:"broker_metrics_interval" json:"broker_metrics_interval"`
+
 	// BrokerConfig holds extra broker settings, passed to Kafka as written
 	// (values become strings: 500 → "500"). Share-group settings are checked
 	// against Kafka 4.2's ranges before a broker is started:
@@ -551,6 +560,7 @@ func Defaults() map[string]any {
 		"nodes":                     1,
 		"kafka_version":             "4.2.2",
 		"broker_heap":               "1g",
+		"broker_metrics_interval":   DefaultBrokerMetricsInterval.String(),
 		"broker_config":             map[string]any{},
 		"prefetch":                  "auto",
 		"fetch_max_bytes":           52428800,

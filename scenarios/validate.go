@@ -25,6 +25,15 @@ const maxPollRecordsLimit = 10000
 // harness does with it (schedules, sizing, buffers, timeouts) and are
 // checked before any of it; RunSpec's field comments list them.
 const (
+	// DefaultBrokerMetricsInterval is broker_metrics_interval's default and
+	// Min/MaxBrokerMetricsInterval its bounds: a scrape costs an idle 4.2.2
+	// broker about 10 ms of CPU (docs/broker-metrics.md), so 5 s keeps it
+	// near 0.2 % of a core; 60 s still leaves a scrape inside most windows
+	// besides the two at its edges.
+	DefaultBrokerMetricsInterval = 5 * time.Second
+	MinBrokerMetricsInterval     = time.Second
+	MaxBrokerMetricsInterval     = time.Minute
+
 	maxRateLimit      = 10_000_000      // rate and max_rate, records/s
 	maxBacklogRecords = 10_000_000_000  // backlog_records
 	maxPhase          = 168 * time.Hour // warmup, duration, drain_timeout: 7 days
@@ -363,6 +372,9 @@ func (r RunSpec) checkCluster(p *problems) {
 		p.addf("kafka_version", "expected a Kafka release like \"4.2.2\", got %q", r.KafkaVersion)
 	} else if major, _ := strconv.Atoi(m[1]); major < 4 || major == 4 && atoi(m[2]) < 2 {
 		p.addf("kafka_version", "share groups need Kafka 4.2.0 or newer in this harness, got %q", r.KafkaVersion)
+	}
+	if r.BrokerMetricsInterval < MinBrokerMetricsInterval || r.BrokerMetricsInterval > MaxBrokerMetricsInterval {
+		p.addf("broker_metrics_interval", "expected a duration from %v to %v, got %v", MinBrokerMetricsInterval, MaxBrokerMetricsInterval, r.BrokerMetricsInterval)
 	}
 	if !brokerHeapRE.MatchString(r.BrokerHeap) {
 		p.addf("broker_heap", "expected a JVM heap size like \"512m\" or \"1g\", got %q", r.BrokerHeap)

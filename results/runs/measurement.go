@@ -60,6 +60,9 @@ type Measurement struct {
 	Stall *Stall
 
 	Broker results.BrokerMetrics
+	// BrokerScrapes is the scrapes of the brokers' endpoints taken in the
+	// window (collectors.ScrapesIn), for broker_cost's scrape figures.
+	BrokerScrapes int
 	// ProduceOnly is the run's produce-only phase (Records, Sec and
 	// CPUSeconds measured; nil: none), for broker_cost.
 	ProduceOnly *ProduceOnly
@@ -411,9 +414,10 @@ func lockExpiryInput(s scenarios.RunSpec, rr Record) LockExpiryInput {
 // cluster's scrape calibration.
 func brokerCost(in Measurement, m results.Merged) *BrokerCost {
 	bc := BrokerCostInput{CPUSeconds: in.Broker.CPUSeconds, WindowSec: in.Window.Seconds(),
-		Produced: m.AckedWindow, Completed: m.CompletedInWindow}
-	if p := in.Environment.Priming; p != nil && p.ScrapeCost != nil && in.Broker.CPUSource == "" {
-		bc.ScrapeCostCores = p.ScrapeCost.CostCores // measured on the JVMs' /proc CPU, as JMX's ProcessCpuTime counts
+		Produced: m.AckedWindow, Completed: m.CompletedInWindow, Scrapes: in.BrokerScrapes}
+	if p := in.Environment.Priming; p != nil && p.ScrapeCost != nil && in.Broker.CPUSource != "host" {
+		// measured on the JVMs' /proc CPU, which the run's broker CPU is
+		bc.ScrapeCPUSeconds = p.ScrapeCost.CPUMsPerScrape / 1e3 * float64(in.BrokerScrapes)
 	}
 	if p := in.ProduceOnly; p != nil {
 		bc.ProduceOnlySec, bc.ProduceOnlyRecords, bc.ProduceOnlyCPU, bc.ProduceOnlyJIT = p.Sec, p.Records, p.CPUSeconds, p.JITCompileSec

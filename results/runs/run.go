@@ -274,13 +274,17 @@ type PrimingJIT struct {
 // (from /proc) without and with the harness scraping their metrics
 // endpoints at the runs' interval, in alternated phases.
 type ScrapeCost struct {
-	IntervalSec  float64 `json:"interval_s"`
+	IntervalSec  float64 `json:"interval_s"` // the scraped phases' interval, far shorter than a run's
 	PhaseSec     float64 `json:"phase_s"`
 	Rounds       int     `json:"rounds"`
-	Scrapes      int     `json:"scrapes"`
+	Scrapes      int     `json:"scrapes"`       // per endpoint, in the scraped phases
 	IdleCores    float64 `json:"idle_cores"`    // CPU-s per s, all brokers, not scraped
-	ScrapedCores float64 `json:"scraped_cores"` // CPU-s per s, all brokers, scraped
-	CostCores    float64 `json:"cost_cores"`    // max(0, scraped − idle)
+	ScrapedCores float64 `json:"scraped_cores"` // CPU-s per s, all brokers, scraped every interval_s
+	CostCores    float64 `json:"cost_cores"`    // max(0, scraped − idle), at interval_s
+	// CPUMsPerScrape is the broker CPU one scrape of one endpoint costs:
+	// cost_cores × the scraped phases' seconds ÷ scrapes, in ms. A run's
+	// broker_cost.scrape_cpu_seconds is it × the scrapes in its window.
+	CPUMsPerScrape float64 `json:"cpu_ms_per_scrape"`
 }
 
 // Host describes the machine that ran the harness.
