@@ -26,11 +26,11 @@ const maxPollRecordsLimit = 10000
 // checked before any of it; RunSpec's field comments list them.
 const (
 	// DefaultBrokerMetricsInterval is broker_metrics_interval's default and
-	// Min/MaxBrokerMetricsInterval its bounds: a scrape costs an idle 4.2.2
-	// broker about 10 ms of CPU (docs/broker-metrics.md), so 5 s keeps it
-	// near 0.2 % of a core; 60 s still leaves a scrape inside most windows
-	// besides the two at its edges.
-	DefaultBrokerMetricsInterval = 5 * time.Second
+	// Min/MaxBrokerMetricsInterval its bounds: a scrape costs a 4.2.2 broker
+	// about 10 ms of CPU (docs/broker-metrics.md), so 10 s keeps it near
+	// 0.1 % of a core; 60 s leaves the two scrapes at the window's edges
+	// and few between.
+	DefaultBrokerMetricsInterval = 10 * time.Second
 	MinBrokerMetricsInterval     = time.Second
 	MaxBrokerMetricsInterval     = time.Minute
 
