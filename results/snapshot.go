@@ -56,6 +56,9 @@ type MemberCounts[T any] struct {
 	Rejected          T
 	Retried           T
 	LockExpired       T
+	// LockExpiredInWindow are the LockExpired completions made in the
+	// window: with CompletedInWindow, the window's useful completions.
+	LockExpiredInWindow T
 	Renewals          T // share RENEW acknowledgements sent (lock renewals)
 	Duplicates        T
 	AckErrors         T // acknowledgements or commits the broker refused

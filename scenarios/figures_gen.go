@@ -8,6 +8,7 @@ var figureNames = []FigureName{
 	{Path: "throughput.offered_per_sec", Unit: "records/s", Aliases: []string{"offered_per_sec"}},
 	{Path: "throughput.produced_per_sec", Unit: "records/s", Aliases: []string{"produced_per_sec"}},
 	{Path: "throughput.completed_per_sec", Unit: "records/s", Aliases: []string{"throughput", "completed_per_sec"}},
+	{Path: "throughput.useful_per_sec", Unit: "records/s", Aliases: []string{"useful_per_sec"}},
 	{Path: "throughput.completed_ratio", Unit: "ratio", Aliases: nil},
 	{Path: "latency.completion_ms.p50", Unit: "ms", Aliases: []string{"completion_p50", "completion_p50_ms"}},
 	{Path: "latency.completion_ms.p90", Unit: "ms", Aliases: []string{"completion_p90_ms"}},

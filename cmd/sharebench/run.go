@@ -268,11 +268,11 @@ func printVerdict(w io.Writer, recs []runs.Record) {
 	}
 	for i := range min(len(cg), len(sg)) {
 		c, s := cg[i], sg[i]
-		fmt.Fprintf(w, "\n%s vs %s: consumer group %.0f records/s (ceiling %.0f, %s-bound), share group %.0f records/s (ceiling %.0f, %s-bound)",
-			c.RunID, s.RunID, c.Throughput.CompletedPerSec, c.Ceiling.RecordsPerSec, c.Ceiling.Bound,
-			s.Throughput.CompletedPerSec, s.Ceiling.RecordsPerSec, s.Ceiling.Bound)
-		if c.Throughput.CompletedPerSec > 0 {
-			fmt.Fprintf(w, ": share/consumer = %.2fx", s.Throughput.CompletedPerSec/c.Throughput.CompletedPerSec)
+		fmt.Fprintf(w, "\n%s vs %s: consumer group %s (ceiling %.0f, %s-bound), share group %s (ceiling %.0f, %s-bound)",
+			c.RunID, s.RunID, c.RateText(), c.Ceiling.RecordsPerSec, c.Ceiling.Bound,
+			s.RateText(), s.Ceiling.RecordsPerSec, s.Ceiling.Bound)
+		if c.UsefulPerSec() > 0 {
+			fmt.Fprintf(w, ": share/consumer = %.2fx", s.UsefulPerSec()/c.UsefulPerSec())
 		}
 		fmt.Fprintln(w)
 	}

@@ -275,12 +275,16 @@ func (d CostDifference) Line() string {
 // Not a share − consumer figure: the arms completed 339 and 1000 of 1000
 // records/s (share/consumer 2.95x), …".
 func (d CostDifference) apartLine() string {
+	of := fmt.Sprintf("of %.0f records/s", d.OfferedPerSec)
+	if d.OfferedPerSec <= 0 { // a backlog drain: nothing offered on a schedule
+		of = "records/s draining the same backlog"
+	}
 	return fmt.Sprintf("%s vs %s: broker CPU per record moved, each arm's own: consumer %.0f s/M, share %.0f s/M. "+
-		"Not a share − consumer figure: the arms completed %.0f and %.0f of %.0f records/s (share/consumer %.2fx), "+
+		"Not a share − consumer figure: the arms completed %.0f and %.0f %s (share/consumer %.2fx), "+
 		"so the arm that completes less moves fewer records (produced + completed) per second over the same fixed broker cost "+
 		"(the idle broker, its coordinators, the scrapes) and in another mix of produced to consumed; compare at a rate both complete",
 		d.Consumer, d.Share, d.ConsumerMovedPerMillion, d.ShareMovedPerMillion,
-		d.ConsumerCompletedPerSec, d.ShareCompletedPerSec, d.OfferedPerSec, d.CompletedRatio) + d.jitClause()
+		d.ConsumerCompletedPerSec, d.ShareCompletedPerSec, of, d.CompletedRatio) + d.jitClause()
 }
 
 // CostSummary sums up the differences of the pairs at equal completed

@@ -151,6 +151,13 @@ func TestBrokerCostDifference(t *testing.T) {
 			t.Errorf("line %q gives a difference (%q) for arms not at equal throughput", l, not)
 		}
 	}
+	// a backlog pair offers nothing on a schedule: the line says what the
+	// arms drained, never "of 0 records/s"
+	p.Consumer.Throughput.OfferedPerSec = 0
+	d, _ = p.BrokerCostDifference()
+	if l := d.Line(); !strings.Contains(l, "the arms completed 1000 and 1120 records/s draining the same backlog") || strings.Contains(l, "of 0 records/s") {
+		t.Errorf("backlog pair line %q", l)
+	}
 	p.Share.BrokerCost = nil
 	if _, ok := p.BrokerCostDifference(); ok {
 		t.Error("a run without broker cost compared")

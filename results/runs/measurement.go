@@ -128,7 +128,7 @@ func throughputStage(in Measurement) (Phases, Throughput, results.LagSummary, *B
 		GroupFormationSec: in.FormationSec, FormationRounds: in.FormationRounds, DrainSec: in.DrainSec,
 		DrainTimedOut: in.DrainTimedOut, WindowStartSec: float64(in.Window.Start-in.Series.Start()) / 1e9}
 	t := Throughput{OfferedPerSec: offered(s, in.Window), ProducedPerSec: float64(m.AckedWindow) / secs,
-		CompletedPerSec: float64(m.CompletedInWindow) / secs}
+		CompletedPerSec: float64(m.CompletedInWindow) / secs, UsefulPerSec: float64(m.CompletedInWindow-m.LockExpiredInWindow) / secs}
 	if t.ProducedPerSec > 0 {
 		t.CompletedRatio = t.CompletedPerSec / t.ProducedPerSec
 	}
@@ -225,7 +225,7 @@ func ceilingStage(in Measurement, r Record) (Ceiling, *Burst) {
 		}
 		c.ProducerRate = 0
 	}
-	c = c.WithMeasured(r.Throughput.CompletedPerSec).Judge(r.Throughput.CompletedPerSec, saturation(r, in.Resources))
+	c = c.WithMeasured(r.Throughput.UsefulPerSec).Judge(r.Throughput.UsefulPerSec, saturation(r, in.Resources))
 	if (s.Autoscale != nil || len(s.RateSchedule) > 0) && c.Held == BoundUnexplained {
 		// The steady-state model bounds the peak; a window whose rate or
 		// membership changes on purpose averages below it by design.
@@ -248,7 +248,7 @@ func validityStage(in Measurement, r Record) Validity {
 	v := in.Checks
 	v.Audit, v.DrainTimedOut = r.Audit, r.Phases.DrainTimedOut
 	v.ScheduleLagP99Ms = r.Latency.ScheduleLagMs.P99
-	v.Ceiling, v.CompletedPerSec = r.Ceiling, r.Throughput.CompletedPerSec
+	v.Ceiling, v.UsefulPerSec = r.Ceiling, r.Throughput.UsefulPerSec
 	v.ProduceFailed, v.AckErrors, v.PollErrors = m.ProduceFailed, m.AckErrors, m.PollErrors
 	// A drain has no steady state to check; intentional dips (members
 	// that change, a rate that changes on purpose) are not a short warm-up.

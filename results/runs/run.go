@@ -143,6 +143,13 @@ type Throughput struct {
 	OfferedPerSec   float64 `json:"offered_per_sec"`   // configured producer rate
 	ProducedPerSec  float64 `json:"produced_per_sec"`  // produce acks in the window / window
 	CompletedPerSec float64 `json:"completed_per_sec"` // completions in the window / window
+	// UsefulPerSec is the completions in the window made while the
+	// record's acquisition lock held ÷ window: completed_per_sec without
+	// the completions of records whose lock had expired, which the broker
+	// hands out again and the workers redo. The ceiling's records_per_sec,
+	// its efficiency and its checks are on this basis; it equals
+	// completed_per_sec when no lock expired (a consumer group always).
+	UsefulPerSec float64 `json:"useful_per_sec"`
 	// CompletedRatio is CompletedPerSec / ProducedPerSec: below 1 the
 	// consumers fell behind.
 	CompletedRatio float64 `json:"completed_ratio"`
