@@ -166,7 +166,7 @@ func builtinFigures() []Figure {
 		c("records_per_acquisition", "records", LowerIsBetter, "share: records per acquisition the lock-holding ceiling assumed", func(c *Ceiling) float64 { return c.RecordsPerAcquisition }),
 		fig("ceiling.active_members", "members", Count, HigherIsBetter, counted(func(r *Record) int64 { return int64(r.Ceiling.ActiveMembers) })).
 			doc("members that can hold records: all (share) or min(members, partitions) (consumer group)"),
-		c("efficiency", "ratio", HigherIsBetter, "completed_per_sec ÷ the completions ceiling (ceiling.records_per_sec; ÷ useful_share under lock_expiry)", func(c *Ceiling) float64 { return c.Efficiency }).
+		c("efficiency", "ratio", HigherIsBetter, "throughput.useful_per_sec ÷ ceiling.records_per_sec (both the useful rate: completions while the lock held)", func(c *Ceiling) float64 { return c.Efficiency }).
 			label("efficiency vs ceiling").column("efficiency").threshold("efficiency").console(),
 		c("lock_expiry", "records/s", HigherIsBetter, "share: records/s finished inside their lock when acquisitions outlive it (0: none do)", func(c *Ceiling) float64 { return c.LockExpiry }).
 			column("lock_expiry_per_sec"),
