@@ -92,6 +92,7 @@ var figureNames = []FigureName{
 	{Path: "outcomes.lock_expired_completions", Unit: "records", Aliases: nil},
 	{Path: "outcomes.renewals", Unit: "count", Aliases: nil},
 	{Path: "outcomes.ack_errors", Unit: "count", Aliases: nil},
+	{Path: "outcomes.ack_lock_expired", Unit: "count", Aliases: nil},
 	{Path: "outcomes.poll_errors", Unit: "count", Aliases: nil},
 	{Path: "outcomes.produce_failed", Unit: "records", Aliases: nil},
 	{Path: "audit.produced", Unit: "records", Aliases: []string{"audit_produced"}},

@@ -84,7 +84,8 @@ func builtinFigures() []Figure {
 		o("retried_in_place", LowerIsBetter, "consumer group: transient failures retried by the same worker", func(o *Outcomes) int64 { return o.RetriedInPlace }),
 		o("lock_expired_completions", LowerIsBetter, "share: completions after the record's acquisition deadline", func(o *Outcomes) int64 { return o.LockExpiredCompleted }),
 		o("renewals", LowerIsBetter, "share, renew: auto: RENEW acknowledgements sent", func(o *Outcomes) int64 { return o.Renewals }).unit("count"),
-		o("ack_errors", LowerIsBetter, "acknowledgements or offset commits that failed", func(o *Outcomes) int64 { return o.AckErrors }).unit("count"),
+		o("ack_errors", LowerIsBetter, "acknowledgements or offset commits that failed, other than ack_lock_expired", func(o *Outcomes) int64 { return o.AckErrors }).unit("count"),
+		o("ack_lock_expired", LowerIsBetter, "share acknowledgements the broker refused because the records' locks had expired (INVALID_RECORD_STATE, per partition and request): the records go out again, as lock expiry means; not a client error", func(o *Outcomes) int64 { return o.AckLockExpired }).unit("count"),
 		o("poll_errors", LowerIsBetter, "polls that returned an error", func(o *Outcomes) int64 { return o.PollErrors }).unit("count"),
 		o("produce_failed", LowerIsBetter, "produce requests that failed", func(o *Outcomes) int64 { return o.ProduceFailed }),
 	)

@@ -156,7 +156,7 @@ func outcomesStage(in Measurement) (Outcomes, results.Audit, []int64) {
 	m := in.Merged
 	o := Outcomes{Delivered: m.Delivered, Completed: m.Completed, Redelivered: m.Redelivered,
 		Released: m.Released, Rejected: m.Rejected, RetriedInPlace: m.Retried,
-		LockExpiredCompleted: m.LockExpired, Renewals: m.Renewals, AckErrors: m.AckErrors, PollErrors: m.PollErrors, ProduceFailed: m.ProduceFailed}
+		LockExpiredCompleted: m.LockExpired, Renewals: m.Renewals, AckErrors: m.AckErrors, AckLockExpired: m.AckLockExpired, PollErrors: m.PollErrors, ProduceFailed: m.ProduceFailed}
 	if in.Spec.ConsumerType == vocab.ShareGroup {
 		o.DeliveryCounts = trimZeros(m.DeliveryCounts[:])
 	}

@@ -187,18 +187,22 @@ type Polls struct {
 
 // Outcomes count what the workers did.
 type Outcomes struct {
-	Delivered            int64   `json:"delivered"`
-	Completed            int64   `json:"completed"`
-	Redelivered          int64   `json:"redelivered"` // deliveries with delivery count > 1 (share) or seen again (consumer group)
-	Released             int64   `json:"released"`    // share RELEASE
-	Rejected             int64   `json:"rejected"`    // share REJECT or consumer-group dead letters
-	RetriedInPlace       int64   `json:"retried_in_place"`
-	LockExpiredCompleted int64   `json:"lock_expired_completions"` // completed after the acquisition deadline
-	Renewals             int64   `json:"renewals"`                 // share RENEW acknowledgements sent (renew auto)
-	AckErrors            int64   `json:"ack_errors"`
-	PollErrors           int64   `json:"poll_errors"`
-	ProduceFailed        int64   `json:"produce_failed"`
-	DeliveryCounts       []int64 `json:"delivery_counts,omitempty"` // index i: deliveries with count i+1 (share)
+	Delivered            int64 `json:"delivered"`
+	Completed            int64 `json:"completed"`
+	Redelivered          int64 `json:"redelivered"` // deliveries with delivery count > 1 (share) or seen again (consumer group)
+	Released             int64 `json:"released"`    // share RELEASE
+	Rejected             int64 `json:"rejected"`    // share REJECT or consumer-group dead letters
+	RetriedInPlace       int64 `json:"retried_in_place"`
+	LockExpiredCompleted int64 `json:"lock_expired_completions"` // completed after the acquisition deadline
+	Renewals             int64 `json:"renewals"`                 // share RENEW acknowledgements sent (renew auto)
+	AckErrors            int64 `json:"ack_errors"`
+	// AckLockExpired are share acknowledgements refused because the
+	// records' locks had expired (per partition and request, as franz-go
+	// reports them): the redelivery lock expiry means, not ack_errors.
+	AckLockExpired int64   `json:"ack_lock_expired,omitempty"`
+	PollErrors     int64   `json:"poll_errors"`
+	ProduceFailed  int64   `json:"produce_failed"`
+	DeliveryCounts []int64 `json:"delivery_counts,omitempty"` // index i: deliveries with count i+1 (share)
 }
 
 // Environment says where the numbers come from: enough to reproduce them.
