@@ -25,7 +25,7 @@ func builtinFigures() []Figure {
 			label("completed records/s").column("completed_per_sec").threshold("throughput").console().
 			doc("completions whose completion time falls in the measurement window ÷ window length"),
 		fig("throughput.useful_per_sec", "records/s", Quantity, HigherIsBetter, quantity(func(r *Record) float64 { return r.UsefulPerSec() })).
-			column("useful_per_sec").
+			label("completed in lock records/s").column("useful_per_sec").console().
 			doc("completions in the window made while the record's acquisition lock held ÷ window length: completed_per_sec without the completions redone after a lock expired; the basis of ceiling.records_per_sec, its efficiency and its checks"),
 		fig("throughput.completed_ratio", "ratio", Quantity, HigherIsBetter, quantity(func(r *Record) float64 { return r.Throughput.CompletedRatio })).
 			doc("completed_per_sec ÷ produced_per_sec: below 1 the consumers fell behind"),
