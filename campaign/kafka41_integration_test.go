@@ -1,0 +1,103 @@
+//go:build integration
+
+package campaign
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sharebench/sharebench/internal/testkit"
+	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
+	"github.com/sharebench/sharebench/vocab"
+)
+
+// A share run on Kafka 4.1.2 (share groups in preview): the process
+// provider formats the cluster with share.version=1, so the group consumes;
+// every record is accounted for (RELEASEd records are redelivered), the
+// brokers accept 4.1's five share group settings and not 4.3's, the lag is
+// estimated from the start offsets (4.1 reports none) rather than failing,
+// and the record, the log and the report carry the preview label. The
+// campaign's own 4.1.2 cluster, no JIT warm-up: about a minute on 2 cores
+// once the jars are cached (the first use resolves them with Maven, as for
+// every release).
+func TestSharePreviewOnKafka41(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: real-broker tests skipped")
+	}
+	if reason := testkit.MissingTools("java", "mvn"); reason != "" {
+		testkit.Unavailable(t, reason)
+	}
+	sc, err := scenarios.LoadBytes("kafka41.yaml", []byte(`name: kafka41
+consumer_type: share
+kafka_version: 4.1.2
+broker_heap: 512m
+partitions: 2
+members: 2
+workers: 2
+max_poll_records: 20
+rate: 100
+processing: {model: constant, time: 2ms}
+ack_mode: explicit
+transient_rate: 0.1
+warmup: 1s
+duration: 3s
+drain_timeout: 30s
+`), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, sc, Options{Provider: "process", ResultsDir: t.TempDir(), Log: &log, NoJITWarmup: true})
+	if err != nil {
+		t.Log(log.String())
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 1 {
+		t.Fatalf("%d runs, want 1", len(res.Runs))
+	}
+	r := res.Runs[0]
+	t.Logf("%s: audit %+v outcomes released %d redelivered %d lag %+v flags %v", r.RunID, r.Audit,
+		r.Outcomes.Released, r.Outcomes.Redelivered, r.Lag, r.Validity.Codes())
+	a := r.Audit
+	if !a.Balanced || a.Lost != 0 || a.Produced < 300 || a.CompletedOnce+a.Duplicates+a.Archived != a.Produced {
+		t.Errorf("audit %+v: want every produced record completed or archived, none lost", a)
+	}
+	if r.Outcomes.Released == 0 || r.Outcomes.Redelivered == 0 {
+		t.Errorf("released %d, redelivered %d: transient_rate 0.1 of %d records should RELEASE some and see them again",
+			r.Outcomes.Released, r.Outcomes.Redelivered, a.Produced)
+	}
+	e := r.Environment
+	if e.KafkaVersion != "4.1.2" || e.SharePreview != vocab.SharePreviewLabel {
+		t.Errorf("environment: Kafka %q, share_preview %q", e.KafkaVersion, e.SharePreview)
+	}
+	if b := e.Broker; b == nil || b.Features["share.version"] != 1 ||
+		!slices.Contains(b.GroupConfigs, scenarios.GroupKeyRecordLockDuration) || slices.Contains(b.GroupConfigs, scenarios.GroupKeyDeliveryCountLimit) {
+		t.Errorf("broker %+v: want share.version 1 and 4.1's group settings (no %s)", b, scenarios.GroupKeyDeliveryCountLimit)
+	}
+	if r.Lag.Samples == 0 || slices.Contains(r.Validity.Codes(), runs.CodeCollectorFailed) {
+		t.Errorf("lag %+v, flags %v: the start-offset estimate should read the lag", r.Lag, r.Validity.Flags)
+	}
+	for _, w := range []string{"Kafka 4.1.2 (share groups in preview on Kafka 4.1)", "(share groups in preview on Kafka 4.1)\n"} {
+		if !strings.Contains(log.String(), w) {
+			t.Errorf("log lacks %q", w)
+		}
+	}
+	for file, w := range map[string]string{
+		filepath.Join("runs", r.RunID, "run.json"): `"share_preview": "share groups in preview on Kafka 4.1"`,
+		"summary.md": "**PREVIEW**: " + r.RunID + ": share groups in preview on Kafka 4.1 (Kafka 4.1.2)",
+	} {
+		b, err := os.ReadFile(filepath.Join(res.Dir, file))
+		if err != nil || !strings.Contains(string(b), w) {
+			t.Errorf("%s lacks %q (%v)", file, w, err)
+		}
+	}
+}
