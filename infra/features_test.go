@@ -3,6 +3,8 @@ package infra
 import (
 	"slices"
 	"testing"
+
+	"github.com/sharebench/sharebench/internal/envvars"
 )
 
 // Kafka 4.1 is formatted with share.version=1 (its share groups are off
@@ -17,5 +19,17 @@ func TestFormatFeatures(t *testing.T) {
 		if got := formatArgs(v); !slices.Equal(got, want) {
 			t.Errorf("formatArgs(%s) = %q, want %q", v, got, want)
 		}
+	}
+}
+
+// The container provider hands the same feature levels to its start script.
+func TestContainerEnvFormatFeatures(t *testing.T) {
+	c41 := &containerCluster{spec: ClusterSpec{KafkaVersion: "4.1.2"}}
+	if env := c41.containerEnv("id"); env[envvars.FormatFeatures] != "share.version=1" || env[envvars.ClusterID] != "id" {
+		t.Errorf("4.1.2 container env %v", env)
+	}
+	c42 := &containerCluster{spec: ClusterSpec{KafkaVersion: "4.2.2"}}
+	if env := c42.containerEnv("id"); len(env) != 1 {
+		t.Errorf("4.2.2 container env %v: want the cluster id only", env)
 	}
 }
