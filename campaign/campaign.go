@@ -196,7 +196,8 @@ func (c *campaign) runClusters(ctx context.Context) error {
 // group's runs on it, writing each run's folder as it finishes.
 func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int) error {
 	env := environment(ctx, cl, c.sc)
-	if err := c.checkFeatures(ctx, cl, group, &env); err != nil { // groupconfig.go
+	shareOff, err := c.checkFeatures(ctx, cl, group, &env) // groupconfig.go
+	if err != nil {
 		return err
 	}
 	if err := c.folder.addEnvironment(env); err != nil { // before priming: a campaign that fails there still says where it ran
@@ -219,6 +220,7 @@ func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int)
 		specs = append(specs, c.sc.Runs[i])
 	}
 	warm := warmupFor(specs, jit)
+	warm.NoShare = shareOff
 	if jit > 0 {
 		fmt.Fprintf(c.log, "priming the cluster: internal topics, then a JIT warm-up in the runs' request pattern (%.0f records/s of %d B from %d producers; a consumer group and a share group of %d members polling %d) until the brokers' compile rate settles (%v to %v, jit_warmup)\n",
 			warm.Producer.Rate, warm.Producer.MessageSize, warm.Producer.Producers, warm.Members, warm.PollRecords, warm.MinTime, jit)

@@ -125,8 +125,10 @@ func formatSettings(m map[string]string) string {
 // cluster's runs, before the first of them, when one needs a group setting
 // or a feature the brokers lack: the error names the release that has it,
 // or for share groups that are off (Kafka 4.1's preview without
-// share.version 1), the command that turns them on.
-func (c *campaign) checkFeatures(ctx context.Context, cl infra.Cluster, group []int, env *runs.Environment) error {
+// share.version 1), the command that turns them on. shareOff reports a
+// Kafka cluster whose share groups are off (then no run of the group is a
+// share run): priming leaves share groups out.
+func (c *campaign) checkFeatures(ctx context.Context, cl infra.Cluster, group []int, env *runs.Environment) (shareOff bool, err error) {
 	var need featureNeeds
 	for _, i := range group {
 		r := c.sc.Runs[i]
@@ -142,14 +144,18 @@ func (c *campaign) checkFeatures(ctx context.Context, cl infra.Cluster, group []
 	if err != nil {
 		if len(need.groupKeys) == 0 {
 			fmt.Fprintf(c.log, "cluster features not read: %v\n", err)
-			return nil
+			return false, nil
 		}
-		return fmt.Errorf("group_config: %w", err)
+		return false, fmt.Errorf("group_config: %w", err)
 	}
 	if env.Broker != nil {
 		env.Broker.GroupConfigs = f.GroupConfigs
 	}
-	return featureProblems(f, need, cl.KafkaVersion())
+	shareOff = cl.IsKafka() && f.ShareVersion() < 1
+	if shareOff && !need.share {
+		fmt.Fprintf(c.log, "share groups are off on this cluster (share.version not finalized): priming through a consumer group only\n")
+	}
+	return shareOff, featureProblems(f, need, cl.KafkaVersion())
 }
 
 // featureNeeds is what a cluster's runs ask of its brokers.

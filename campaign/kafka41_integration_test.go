@@ -12,6 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/internal/testkit"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
@@ -98,6 +103,108 @@ drain_timeout: 30s
 		b, err := os.ReadFile(filepath.Join(res.Dir, file))
 		if err != nil || !strings.Contains(string(b), w) {
 			t.Errorf("%s lacks %q (%v)", file, w, err)
+		}
+	}
+}
+
+// A Kafka 4.1.2 cluster whose share groups are off (share.version 0, as a
+// 4.1 cluster nobody enabled them on; here a process cluster downgraded
+// with UpdateFeatures), used as an external cluster: a share scenario is
+// refused before its first run, naming the command that enables share
+// groups, and a consumer scenario runs, primed through a consumer group
+// only, its records labelled with the preview.
+func TestSharePreviewOffOnExternal41(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: real-broker tests skipped")
+	}
+	if reason := testkit.MissingTools("java", "mvn"); reason != "" {
+		testkit.Unavailable(t, reason)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cl, err := (&infra.ProcessProvider{}).Start(ctx, infra.ClusterSpec{Nodes: 1, KafkaVersion: "4.1.2", Heap: "512m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := cl.Stop(context.WithoutCancel(ctx)); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	}()
+	setShareVersion(ctx, t, cl.Bootstrap(), 0)
+	if f, err := infra.ReadFeatures(ctx, cl.Bootstrap()); err != nil || f.ShareVersion() != 0 {
+		t.Fatalf("after the downgrade: share.version %d, %v", f.ShareVersion(), err)
+	}
+	ext := &infra.ExternalProvider{Bootstrap: cl.Bootstrap(), MetricsURLs: cl.MetricsURLs()}
+	load := func(ctype string) *scenarios.Scenario {
+		sc, err := scenarios.LoadBytes("off.yaml", []byte("name: off-"+ctype+"\nconsumer_type: "+ctype+`
+kafka_version: 4.1.2
+partitions: 2
+members: 2
+rate: 100
+processing: {model: none}
+warmup: 1s
+duration: 2s
+drain_timeout: 30s
+`), nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	var log bytes.Buffer
+	began := time.Now()
+	_, err = Run(ctx, load("share"), Options{Provider: "external", External: ext, ResultsDir: t.TempDir(), Log: &log, NoJITWarmup: true})
+	if err == nil || !strings.Contains(err.Error(), "consumer_type share: the brokers (Kafka 4.1.2") ||
+		!strings.Contains(err.Error(), "upgrade --feature share.version=1") {
+		t.Fatalf("share scenario on share groups off: err %v", err)
+	}
+	if d := time.Since(began); d > 30*time.Second {
+		t.Errorf("refused after %v: want before priming", d)
+	}
+	log.Reset()
+	res, err := Run(ctx, load("consumer"), Options{Provider: "external", External: ext, ResultsDir: t.TempDir(), Log: &log, NoJITWarmup: true})
+	if err != nil {
+		t.Log(log.String())
+		t.Fatal(err)
+	}
+	r := res.Runs[0]
+	t.Logf("%s: audit %+v environment kafka %q preview %q", r.RunID, r.Audit, r.Environment.KafkaVersion, r.Environment.SharePreview)
+	if !r.Audit.Balanced || r.Audit.Lost != 0 || r.Audit.Produced == 0 {
+		t.Errorf("audit %+v", r.Audit)
+	}
+	if r.Environment.SharePreview != vocab.SharePreviewLabel || !strings.Contains(log.String(), "priming through a consumer group only") {
+		t.Errorf("share_preview %q; log:\n%s", r.Environment.SharePreview, log.String())
+	}
+}
+
+// setShareVersion sets the cluster's finalized share.version (UpdateFeatures:
+// an upgrade, or a safe downgrade to a lower level).
+func setShareVersion(ctx context.Context, t *testing.T, bootstrap []string, level int16) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrUpdateFeaturesRequest()
+	u := kmsg.NewUpdateFeaturesRequestFeatureUpdate()
+	u.Feature, u.MaxVersionLevel, u.UpgradeType = "share.version", level, 2 // 2: safe downgrade (1 upgrades)
+	if level > 0 {
+		u.UpgradeType = 1
+	}
+	req.FeatureUpdates = append(req.FeatureUpdates, u)
+	req.TimeoutMillis = 10000
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		t.Fatalf("UpdateFeatures share.version=%d: %v", level, err)
+	}
+	for _, r := range resp.Results {
+		if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
+			t.Fatalf("UpdateFeatures %s=%d: %v", r.Feature, level, err)
 		}
 	}
 }
