@@ -132,9 +132,6 @@ func TestSharePreviewOffOnExternal41(t *testing.T) {
 		}
 	}()
 	setShareVersion(ctx, t, cl.Bootstrap(), 0)
-	if f, err := infra.ReadFeatures(ctx, cl.Bootstrap()); err != nil || f.ShareVersion() != 0 {
-		t.Fatalf("after the downgrade: share.version %d, %v", f.ShareVersion(), err)
-	}
 	ext := &infra.ExternalProvider{Bootstrap: cl.Bootstrap(), MetricsURLs: cl.MetricsURLs()}
 	load := func(ctype string) *scenarios.Scenario {
 		sc, err := scenarios.LoadBytes("off.yaml", []byte("name: off-"+ctype+"\nconsumer_type: "+ctype+`
@@ -179,7 +176,9 @@ drain_timeout: 30s
 }
 
 // setShareVersion sets the cluster's finalized share.version (UpdateFeatures:
-// an upgrade, or a safe downgrade to a lower level).
+// an upgrade, or a safe downgrade to a lower level) and waits, up to 15 s,
+// until ApiVersions reports it: the brokers learn it from the metadata log
+// a moment after the request returns (once seen still at the old level).
 func setShareVersion(ctx context.Context, t *testing.T, bootstrap []string, level int16) {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...))
@@ -206,5 +205,16 @@ func setShareVersion(ctx context.Context, t *testing.T, bootstrap []string, leve
 		if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
 			t.Fatalf("UpdateFeatures %s=%d: %v", r.Feature, level, err)
 		}
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		f, err := infra.ReadFeatures(ctx, bootstrap)
+		if err == nil && f.ShareVersion() == level {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("share.version still %d 15 s after UpdateFeatures to %d (%v)", f.ShareVersion(), level, err)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
