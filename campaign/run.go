@@ -324,7 +324,7 @@ func newRecording(s *runSetup) (*recording, producer.Config, error) {
 func (rc *recording) startSamplers(ctx context.Context, s *runSetup) {
 	rc.scraper = collectors.NewBrokerScraper(s.cl.MetricsURLs(), s.spec.BrokerMetricsInterval)
 	rc.scraper.Start(ctx)
-	rc.lag = collectors.NewLagSampler(s.adm.groupLag(s.group, s.topic, s.share), time.Second)
+	rc.lag = collectors.NewLagSampler(s.adm.groupLag(s.group, s.topic, s.share, s.spec.SharePreview()), time.Second)
 	rc.lag.Start(ctx)
 	if s.metrics != nil {
 		s.metrics.SetLag(rc.lag)

@@ -278,8 +278,11 @@ type Cluster struct {
 	// (KRaft, combined broker and controller). [nodes: 1]
 	Nodes int `mapstructure:"nodes" json:"nodes"`
 
-	// KafkaVersion is the Kafka release to run, X.Y.Z; this harness needs
-	// 4.2.0 or newer for share groups. [kafka_version: 4.2.2]
+	// KafkaVersion is the Kafka release to run, X.Y.Z, 4.1.0 or newer.
+	// On 4.1.x share groups are a preview: the providers enable them with
+	// the share.version=1 feature, renew: auto, acquire_mode record_limit
+	// and the newer group_config keys are refused, and every run on it is
+	// labelled "share groups in preview on Kafka 4.1". [kafka_version: 4.2.2]
 	KafkaVersion string `mapstructure:"kafka_version" json:"kafka_version"`
 
 	// BrokerHeap is each broker's JVM heap (-Xmx), like 512m or 1g.

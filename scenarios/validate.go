@@ -133,6 +133,7 @@ func (r RunSpec) problems() []string {
 	r.Processing.check(&p)
 	r.checkBrokerConfig(&p)
 	r.checkGroupConfig(&p)
+	r.checkShareRelease(&p) // releases.go
 	r.checkDeadLetter(&p)
 	r.checkDestination(&p)
 	r.checkShards(&p)
@@ -370,8 +371,9 @@ func (r RunSpec) checkCluster(p *problems) {
 	}
 	if m := kafkaVersionRE.FindStringSubmatch(r.KafkaVersion); m == nil {
 		p.addf("kafka_version", "expected a Kafka release like \"4.2.2\", got %q", r.KafkaVersion)
-	} else if major, _ := strconv.Atoi(m[1]); major < 4 || major == 4 && atoi(m[2]) < 2 {
-		p.addf("kafka_version", "share groups need Kafka 4.2.0 or newer in this harness, got %q", r.KafkaVersion)
+	} else if !VersionAtLeast(r.KafkaVersion, MinKafkaVersion) {
+		p.addf("kafka_version", "share groups need Kafka %s or newer in this harness (4.1.x runs them as a preview), got %q",
+			MinKafkaVersion, r.KafkaVersion)
 	}
 	if r.BrokerMetricsInterval < MinBrokerMetricsInterval || r.BrokerMetricsInterval > MaxBrokerMetricsInterval {
 		p.addf("broker_metrics_interval", "expected a duration from %v to %v, got %v", MinBrokerMetricsInterval, MaxBrokerMetricsInterval, r.BrokerMetricsInterval)
@@ -379,11 +381,6 @@ func (r RunSpec) checkCluster(p *problems) {
 	if !brokerHeapRE.MatchString(r.BrokerHeap) {
 		p.addf("broker_heap", "expected a JVM heap size like \"512m\" or \"1g\", got %q", r.BrokerHeap)
 	}
-}
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
 }
 
 // checkBrokerConfig checks the share-group settings Kafka range-checks, and

@@ -195,7 +195,11 @@ func dryRun(w io.Writer, sc *scenarios.Scenario) error {
 		mode, _ := r.Mode() // RunFootprint refused an unknown load_mode
 		plan := mode.Plan(r)
 		total += plan.Load
-		fmt.Fprintf(w, "  %-28s %s\n  %-28s %s, memory about %s\n", sc.RunName(i), r.Summary(), "", plan.Text, campaign.FormatBytes(fp.Total))
+		summary := r.Summary()
+		if vocab.SharePreview(r.KafkaVersion) {
+			summary += " (" + vocab.SharePreviewLabel + ")"
+		}
+		fmt.Fprintf(w, "  %-28s %s\n  %-28s %s, memory about %s\n", sc.RunName(i), summary, "", plan.Text, campaign.FormatBytes(fp.Total))
 	}
 	fmt.Fprintf(w, "planned: about %s of load in all (a backlog run counts its fill and drain bounds), plus cluster start-up, group joins and drains\n", total)
 	budget := campaign.DefaultMemoryBudget()

@@ -209,9 +209,12 @@ type Outcomes struct {
 type Environment struct {
 	Provider string `json:"provider"`
 	// Image is the container image the brokers ran (container provider only).
-	Image        string            `json:"image,omitempty"`
-	KafkaVersion string            `json:"kafka_version"`
-	IsKafka      bool              `json:"is_kafka"` // false: kfake, not Apache Kafka
+	Image        string `json:"image,omitempty"`
+	KafkaVersion string `json:"kafka_version"`
+	IsKafka      bool   `json:"is_kafka"` // false: kfake, not Apache Kafka
+	// SharePreview is vocab.SharePreviewLabel when the brokers' release
+	// ships share groups as a preview (Kafka 4.1.x), absent otherwise.
+	SharePreview string            `json:"share_preview,omitempty"`
 	Nodes        int               `json:"nodes"`
 	BrokerConfig map[string]string `json:"broker_config,omitempty"`
 	Host         Host              `json:"host"`
@@ -343,4 +346,23 @@ type ScenarioDigest struct {
 	Source         string `json:"source,omitempty"`        // file path or builtin:<name>
 	SourceSHA256   string `json:"source_sha256,omitempty"` // the file's or built-in's bytes
 	ResolvedSHA256 string `json:"resolved_sha256"`         // the resolved scenario as campaign.json holds it
+}
+
+// SharePreviewOf is the Environment.SharePreview of brokers running Kafka
+// version ("" unless the release ships share groups as a preview).
+func SharePreviewOf(version string) string {
+	if vocab.SharePreview(version) {
+		return vocab.SharePreviewLabel
+	}
+	return ""
+}
+
+// PreviewLine is what a report prints for a run on a release whose share
+// groups are a preview ("" for any other run): the run, the label and the
+// release.
+func (r Record) PreviewLine() string {
+	if r.Environment.SharePreview == "" {
+		return ""
+	}
+	return r.RunID + ": " + r.Environment.SharePreview + " (Kafka " + r.Environment.KafkaVersion + ")"
 }
