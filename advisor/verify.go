@@ -159,7 +159,7 @@ func Verify(a Advice, recs []runs.Record, where []scenarios.Clause) (Verified, e
 	}
 	for _, r := range recs {
 		if r.ConsumerType == vocab.ShareGroup && r.Spec != nil && r.Spec.Members == a.Members && r.Spec.MaxPollRecords == a.MaxPollRecords {
-			v.RunID, v.Completed, v.Offered = r.RunID, r.Throughput.CompletedPerSec, r.Throughput.OfferedPerSec
+			v.RunID, v.Completed, v.Offered = r.RunID, r.UsefulPerSec(), r.Throughput.OfferedPerSec // the ceiling's basis
 			if bound := math.Min(v.Offered, a.Ceiling); bound > 0 {
 				v.Efficiency = v.Completed / bound
 			}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sharebench/sharebench/collectors"
 	"github.com/sharebench/sharebench/scenarios"
 
 	"github.com/sharebench/sharebench/internal/envvars"
@@ -65,7 +66,9 @@ func TestBrokerMetricsShareRun(t *testing.T) {
 	r := runSpec(t, s, "broker-metrics-share")
 	b := r.Broker
 	t.Logf("broker %+v lag %+v /proc broker %.1f%%", b, r.Lag, r.Resources.BrokerPercent)
-	if b.Endpoints != 1 || b.Samples < 5 || b.ScrapeErrors != 0 {
+	// scrapes at the load's start, at both window edges and the final one
+	// after the drain (the 10 s interval's next tick may fall before it)
+	if b.Endpoints != 1 || b.Samples < 4 || b.ScrapeErrors != 0 {
 		t.Fatalf("scrapes: %d endpoints, %d samples, %d errors (%s)", b.Endpoints, b.Samples, b.ScrapeErrors, b.LastScrapeError)
 	}
 	if b.ShareCoordinatorWritesRun <= 0 || b.ShareCoordinatorWriteRateAvg <= 0 {
@@ -85,10 +88,10 @@ func TestBrokerMetricsShareRun(t *testing.T) {
 	if b.CPUSeconds <= 0 || b.CPUSecondsPerMillionRecords <= 0 || b.HeapUsedMaxBytes <= 0 || b.HeapAfterGCMaxBytes <= 0 {
 		t.Errorf("window figures missing: %+v", b)
 	}
-	// JMX ProcessCpuTime and /proc read the same kernel counters; the spans
-	// differ (scrapes nearest the window edges against exact edges).
-	if p := r.Resources.BrokerPercent; p > 1 && math.Abs(b.CPUPercentAvg-p) > math.Max(3, 0.35*p) {
-		t.Errorf("broker CPU: JMX %.1f%%, /proc %.1f%% of all cores", b.CPUPercentAvg, p)
+	// broker CPU is the broker process's /proc time at the window's
+	// edges, the reading resources.broker_percent is made of
+	if b.CPUSource != collectors.CPUSourceProc || b.CPUSeconds != r.Resources.BrokerCPUSeconds || math.Abs(b.CPUPercentAvg-r.Resources.BrokerPercent) > 1e-6 {
+		t.Errorf("broker CPU %.2f s, %.1f%% from %q; /proc %.2f s, %.1f%%", b.CPUSeconds, b.CPUPercentAvg, b.CPUSource, r.Resources.BrokerCPUSeconds, r.Resources.BrokerPercent)
 	}
 	if r.Lag.Samples < 5 || 4*r.Lag.Errors > r.Lag.Samples {
 		t.Errorf("lag samples %d errors %d", r.Lag.Samples, r.Lag.Errors)

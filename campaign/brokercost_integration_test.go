@@ -30,7 +30,7 @@ func TestPrimeClusterJITWarmup(t *testing.T) {
 	}
 	defer adm.close()
 	w := defaultWarmup
-	scraper := collectors.NewBrokerScraper(cl.MetricsURLs(), brokerScrapeInterval)
+	scraper := collectors.NewBrokerScraper(cl.MetricsURLs(), primingScrapeInterval)
 	scraper.Start(ctx)
 	began := time.Now()
 	p, err := warmUp(ctx, adm, cl.Bootstrap(), cl.Nodes(), scraper, w)
@@ -68,9 +68,14 @@ func TestPrimeClusterJITWarmup(t *testing.T) {
 	if sc == nil {
 		t.Fatal("no scrape calibration on a process cluster")
 	}
-	// 2 scraped phases of 5 s at 1 s: 5 or 6 scrapes each (one at once)
-	if sc.Scrapes < 2*4 || sc.Scrapes > 2*7 || sc.IdleCores <= 0 || sc.CostCores != math.Max(0, sc.ScrapedCores-sc.IdleCores) {
+	// 2 scraped phases of 5 s every 250 ms: 20 or 21 scrapes each (one at
+	// once); a loaded host may lose ticks (a scrape longer than 250 ms
+	// delays the next), never add them
+	if sc.Scrapes < 2*4 || sc.Scrapes > 2*21 || sc.IdleCores <= 0 || sc.CostCores != math.Max(0, sc.ScrapedCores-sc.IdleCores) {
 		t.Errorf("scrape calibration %+v", sc)
+	}
+	if want := 1e3 * sc.CostCores * sc.PhaseSec * float64(sc.Rounds) / float64(sc.Scrapes); math.Abs(sc.CPUMsPerScrape-want) > 1e-9 {
+		t.Errorf("cpu_ms_per_scrape %v, want cost × scraped time ÷ scrapes = %v", sc.CPUMsPerScrape, want)
 	}
 }
 
@@ -110,6 +115,19 @@ func TestRateRunBrokerCost(t *testing.T) {
 	}
 	if c.CPUSeconds != r.Broker.CPUSeconds || c.Produced <= 0 || c.Completed <= 0 {
 		t.Errorf("window inputs %+v against broker.cpu_seconds %v", c, r.Broker.CPUSeconds)
+	}
+	// broker CPU is the broker process's /proc time over the window, not
+	// the exporter's, and the scrapes in the window are charged at the
+	// calibration's cost each: one at the window's start, and the loop's
+	// (every broker_metrics_interval, 10 s) at most once in 6 s: 1 or 2,
+	// up to 3 when a late scrape on a loaded host falls inside an edge
+	if r.Broker.CPUSource != collectors.CPUSourceProc || r.Broker.CPUSeconds != r.Resources.BrokerCPUSeconds {
+		t.Errorf("broker CPU %v from %q, want resources.broker_cpu_seconds %v from proc", r.Broker.CPUSeconds, r.Broker.CPUSource, r.Resources.BrokerCPUSeconds)
+	}
+	if sc := rn.env.Priming; sc != nil && sc.ScrapeCost != nil {
+		if c.Scrapes < 1 || c.Scrapes > 3 || math.Abs(c.ScrapeCPUSeconds-sc.ScrapeCost.CPUMsPerScrape/1e3*float64(c.Scrapes)) > 1e-12 {
+			t.Errorf("scrapes %d cost %v CPU-s, calibration %v ms a scrape", c.Scrapes, c.ScrapeCPUSeconds, sc.ScrapeCost.CPUMsPerScrape)
+		}
 	}
 	want := c.CPUSeconds - p.CPUCores*r.Phases.MeasureSec
 	if p.Compiling {

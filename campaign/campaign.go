@@ -169,7 +169,11 @@ func newCampaign(ctx context.Context, sc *scenarios.Scenario, opt Options) (*cam
 func (c *campaign) runClusters(ctx context.Context) error {
 	for gi, group := range groupByCluster(c.sc.Runs) {
 		spec := clusterSpec(c.sc.Runs[group[0]], filepath.Join(c.folder.dir, "logs", fmt.Sprintf("cluster-%d", gi+1)), c.log)
-		fmt.Fprintf(c.log, "starting %s cluster: %d node(s), Kafka %s\n", c.prov.Name(), spec.Nodes, spec.KafkaVersion)
+		preview := ""
+		if l := runs.SharePreviewOf(spec.KafkaVersion); l != "" {
+			preview = " (" + l + ")"
+		}
+		fmt.Fprintf(c.log, "starting %s cluster: %d node(s), Kafka %s%s\n", c.prov.Name(), spec.Nodes, spec.KafkaVersion, preview)
 		cl, err := c.prov.Start(ctx, spec)
 		if err != nil {
 			return fmt.Errorf("%s provider: %w", c.prov.Name(), err)
@@ -192,7 +196,8 @@ func (c *campaign) runClusters(ctx context.Context) error {
 // group's runs on it, writing each run's folder as it finishes.
 func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int) error {
 	env := environment(ctx, cl, c.sc)
-	if err := c.checkFeatures(ctx, cl, group, &env); err != nil { // groupconfig.go
+	shareOff, err := c.checkFeatures(ctx, cl, group, &env) // groupconfig.go
+	if err != nil {
 		return err
 	}
 	if err := c.folder.addEnvironment(env); err != nil { // before priming: a campaign that fails there still says where it ran
@@ -215,6 +220,7 @@ func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int)
 		specs = append(specs, c.sc.Runs[i])
 	}
 	warm := warmupFor(specs, jit)
+	warm.NoShare = shareOff
 	if jit > 0 {
 		fmt.Fprintf(c.log, "priming the cluster: internal topics, then a JIT warm-up in the runs' request pattern (%.0f records/s of %d B from %d producers; a consumer group and a share group of %d members polling %d) until the brokers' compile rate settles (%v to %v, jit_warmup)\n",
 			warm.Producer.Rate, warm.Producer.MessageSize, warm.Producer.Producers, warm.Members, warm.PollRecords, warm.MinTime, jit)
@@ -237,7 +243,11 @@ func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int)
 	for _, i := range group {
 		id := c.sc.RunName(i)
 		n, total := len(c.out.Runs)+1, len(c.sc.Runs)
-		fmt.Fprintf(c.log, "run %d/%d %s\n", n, total, id)
+		if env.SharePreview != "" {
+			fmt.Fprintf(c.log, "run %d/%d %s (%s)\n", n, total, id, env.SharePreview)
+		} else {
+			fmt.Fprintf(c.log, "run %d/%d %s\n", n, total, id)
+		}
 		rn.progress = runProgress{p: c.opt.Progress, run: n, recs: total, id: id}
 		m, err := rn.runOne(ctx, c.sc.Runs[i], id)
 		c.opt.Progress.RunDone(n, total, id, err)

@@ -32,7 +32,8 @@ func environment(ctx context.Context, cl infra.Cluster, sc *scenarios.Scenario) 
 	h := harness()
 	env := runs.Environment{
 		Provider: cl.Provider(), Image: infra.ImageOf(cl), KafkaVersion: cl.KafkaVersion(), IsKafka: cl.IsKafka(),
-		Nodes: cl.Nodes(), BrokerConfig: cl.BrokerConfig(), Host: hostInfo(), Harness: &h,
+		SharePreview: runs.SharePreviewOf(cl.KafkaVersion()),
+		Nodes:        cl.Nodes(), BrokerConfig: cl.BrokerConfig(), Host: hostInfo(), Harness: &h,
 		Broker: brokerInfo(ctx, cl.Bootstrap(), clusterConnOpts(cl)...),
 	}
 	if sc != nil {

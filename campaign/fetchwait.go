@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/sharebench/sharebench/producer"
@@ -37,31 +38,47 @@ func (s *runSetup) memberBrokers(ctx context.Context, g groupSnapshot) []runs.Me
 	for _, p := range t.Partitions {
 		leaders[p.Partition] = p.Leader
 	}
-	return layout(g.members, leaders, producer.BusyPartitions(s.spec.KeyMode, s.spec.Keys, s.spec.Partitions))
+	sp := s.spec
+	return layout(g.members, leaders, producer.PartitionShares(sp.KeyMode, sp.Keys, sp.Partitions, sp.HotKeys.Share, sp.HotKeys.Keys, sp.PartitionSkew))
 }
 
-// layout counts each member's leader brokers and the busy ones among them,
-// in a stable order (by member id).
-func layout(members map[string][]int32, leaders map[int32]int32, busy []bool) []runs.MemberBrokers {
+// layout is, per member in a stable order (by member id), its leader
+// brokers, the busy ones among them (a partition there receives records)
+// and each broker's share of all records for it: the shares of the
+// member's partitions that broker leads, each divided among the members
+// holding the partition (a share partition can have several).
+func layout(members map[string][]int32, leaders map[int32]int32, shares []float64) []runs.MemberBrokers {
 	ids := make([]string, 0, len(members))
-	for id := range members {
+	holders := map[int32]int{}
+	for id, ps := range members {
 		ids = append(ids, id)
+		for _, p := range ps {
+			holders[p]++
+		}
 	}
 	slices.Sort(ids)
 	out := make([]runs.MemberBrokers, 0, len(ids))
 	for _, id := range ids {
-		all, hot := map[int32]bool{}, map[int32]bool{}
+		perBroker := map[int32]float64{}
 		for _, p := range members[id] {
 			l, ok := leaders[p]
 			if !ok {
 				continue
 			}
-			all[l] = true
-			if int(p) < len(busy) && busy[p] {
-				hot[l] = true
+			perBroker[l] += 0 // led, with or without records
+			if int(p) < len(shares) && p >= 0 {
+				perBroker[l] += shares[p] / float64(holders[p])
 			}
 		}
-		out = append(out, runs.MemberBrokers{Brokers: len(all), Busy: len(hot)})
+		brokers := slices.Sorted(maps.Keys(perBroker))
+		m := runs.MemberBrokers{Brokers: len(brokers), Shares: make([]float64, len(brokers))}
+		for i, b := range brokers {
+			m.Shares[i] = perBroker[b]
+			if perBroker[b] > 0 {
+				m.Busy++
+			}
+		}
+		out = append(out, m)
 	}
 	return out
 }

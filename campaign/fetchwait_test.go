@@ -10,19 +10,22 @@ import (
 )
 
 func TestLayoutCountsBrokersAndBusyOnes(t *testing.T) {
-	leaders := map[int32]int32{0: 1, 1: 2, 2: 3}
-	busy := []bool{false, true, false}
+	leaders := map[int32]int32{0: 1, 1: 2, 2: 3, 3: 3}
+	shares := []float64{0, 0.9, 0, 0.1}
 	for _, tc := range []struct {
 		name    string
 		members map[string][]int32
 		want    string
 	}{
-		{"one member on 3 brokers", map[string][]int32{"a": {0, 1, 2}}, "[{3 1}]"},
-		{"busy partition alone", map[string][]int32{"a": {0, 2}, "b": {1}}, "[{2 0} {1 1}]"},
-		{"busy partition with another", map[string][]int32{"a": {0, 1}, "b": {2}}, "[{2 1} {1 0}]"},
+		// brokers in id order: 1, 2, 3 (partitions 2 and 3 both on 3)
+		{"one member on 3 brokers", map[string][]int32{"a": {0, 1, 2, 3}}, "[{3 2 [0 0.9 0.1]}]"},
+		{"busy partition alone", map[string][]int32{"a": {0, 2}, "b": {1, 3}}, "[{2 0 [0 0]} {2 2 [0.9 0.1]}]"},
+		{"busy partition with another", map[string][]int32{"a": {0, 1}, "b": {2}}, "[{2 1 [0 0.9]} {1 0 [0]}]"},
+		// a share partition held by two members: each takes half its records
+		{"a partition held twice", map[string][]int32{"a": {1}, "b": {1, 3}}, "[{1 1 [0.45]} {2 2 [0.45 0.1]}]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := fmt.Sprint(layout(tc.members, leaders, busy)); got != tc.want {
+			if got := fmt.Sprint(layout(tc.members, leaders, shares)); got != tc.want {
 				t.Errorf("layout = %s, want %s", got, tc.want)
 			}
 		})

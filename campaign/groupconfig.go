@@ -123,45 +123,67 @@ func formatSettings(m map[string]string) string {
 // checkFeatures reads what the started cluster supports (finalized
 // features, GROUP configs), records it in the environment and refuses the
 // cluster's runs, before the first of them, when one needs a group setting
-// or a feature the brokers lack: the error names the release that has it.
-func (c *campaign) checkFeatures(ctx context.Context, cl infra.Cluster, group []int, env *runs.Environment) error {
-	var need []string
-	dlq := false
+// or a feature the brokers lack: the error names the release that has it,
+// or for share groups that are off (Kafka 4.1's preview without
+// share.version 1), the command that turns them on. shareOff reports a
+// Kafka cluster whose share groups are off (then no run of the group is a
+// share run): priming leaves share groups out.
+func (c *campaign) checkFeatures(ctx context.Context, cl infra.Cluster, group []int, env *runs.Environment) (shareOff bool, err error) {
+	var need featureNeeds
 	for _, i := range group {
 		r := c.sc.Runs[i]
 		for k := range r.ShareGroupConfig() {
-			if !slices.Contains(need, k) {
-				need = append(need, k)
+			if !slices.Contains(need.groupKeys, k) {
+				need.groupKeys = append(need.groupKeys, k)
 			}
 		}
-		dlq = dlq || (r.ConsumerType == vocab.ShareGroup && r.DeadLetter != nil)
+		need.share = need.share || (r.ConsumerType == vocab.ShareGroup && cl.IsKafka()) // kfake is not Kafka's feature table
+		need.dlq = need.dlq || (r.ConsumerType == vocab.ShareGroup && r.DeadLetter != nil)
 	}
 	f, err := infra.ReadFeatures(ctx, cl.Bootstrap())
 	if err != nil {
-		if len(need) == 0 {
+		if len(need.groupKeys) == 0 {
 			fmt.Fprintf(c.log, "cluster features not read: %v\n", err)
-			return nil
+			return false, nil
 		}
-		return fmt.Errorf("group_config: %w", err)
+		return false, fmt.Errorf("group_config: %w", err)
 	}
 	if env.Broker != nil {
 		env.Broker.GroupConfigs = f.GroupConfigs
 	}
-	return featureProblems(f, need, dlq, cl.KafkaVersion())
+	shareOff = cl.IsKafka() && f.ShareVersion() < 1
+	if shareOff && !need.share {
+		fmt.Fprintf(c.log, "share groups are off on this cluster (share.version not finalized): priming through a consumer group only\n")
+	}
+	return shareOff, featureProblems(f, need, cl.KafkaVersion())
+}
+
+// featureNeeds is what a cluster's runs ask of its brokers.
+type featureNeeds struct {
+	groupKeys []string // the group settings the runs set (ShareGroupConfig)
+	share     bool     // a share run on Apache Kafka: share.version ≥ 1
+	dlq       bool     // a dead_letter: block: share.version ≥ 2
 }
 
 // featureProblems is checkFeatures' verdict on what the cluster offers.
-func featureProblems(f infra.Features, need []string, dlq bool, version string) error {
+func featureProblems(f infra.Features, need featureNeeds, version string) error {
 	var probs []string
-	slices.Sort(need)
-	for _, k := range need {
+	if need.share && f.ShareVersion() < 1 {
+		// Nothing else is worth saying: no share run can consume.
+		return fmt.Errorf("refused before any run on this cluster: consumer_type share: the brokers (Kafka %s) have share groups off "+
+			"(share.version is not finalized; Kafka 4.1 ships them as a preview that must be enabled): enable them with "+
+			"kafka-features.sh --bootstrap-server HOST:PORT upgrade --feature share.version=1 (or format the storage with "+
+			"--feature share.version=1), or run consumer_type consumer only", version)
+	}
+	keys := slices.Sorted(slices.Values(need.groupKeys))
+	for _, k := range keys {
 		if !f.AcceptsGroupConfig(k) {
 			since := scenarios.GroupSettingSince(k)
 			probs = append(probs, fmt.Sprintf("group_config.%s: the brokers (Kafka %s) do not accept it as a group setting; it needs Kafka %s or newer",
 				k, version, since))
 		}
 	}
-	if dlq && f.ShareVersion() < 2 {
+	if need.dlq && f.ShareVersion() < 2 {
 		probs = append(probs, fmt.Sprintf("dead_letter: needs share.version 2 (Kafka 4.4.0 or newer); the brokers (Kafka %s) finalized share.version %d",
 			version, f.ShareVersion()))
 	}

@@ -34,14 +34,37 @@ func TestGroupConfigAppliedAndReadBackOnKfake(t *testing.T) {
 func TestFeatureProblems(t *testing.T) {
 	f42 := infra.Features{Finalized: map[string]int16{"share.version": 1},
 		GroupConfigs: []string{"share.auto.offset.reset", "share.record.lock.duration.ms"}}
-	if err := featureProblems(f42, []string{"share.record.lock.duration.ms"}, false, "4.2.2"); err != nil {
+	if err := featureProblems(f42, featureNeeds{groupKeys: []string{"share.record.lock.duration.ms"}, share: true}, "4.2.2"); err != nil {
 		t.Errorf("4.2 lock duration: %v", err)
 	}
-	err := featureProblems(f42, []string{"share.delivery.count.limit"}, true, "4.2.2")
+	err := featureProblems(f42, featureNeeds{groupKeys: []string{"share.delivery.count.limit"}, share: true, dlq: true}, "4.2.2")
 	for _, w := range []string{"refused before any run", "group_config.share.delivery.count.limit", "needs Kafka 4.3.0 or newer",
 		"dead_letter: needs share.version 2 (Kafka 4.4.0 or newer)", "finalized share.version 1"} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("error %v lacks %q", err, w)
 		}
+	}
+}
+
+// A Kafka 4.1 cluster whose share groups were not enabled (an external
+// cluster: the providers format 4.1 with share.version=1) refuses share
+// runs with the command that enables them, and lets consumer runs through.
+func TestFeatureProblemsSharePreviewOff(t *testing.T) {
+	off := infra.Features{Finalized: map[string]int16{"metadata.version": 27},
+		GroupConfigs: []string{"share.auto.offset.reset", "share.record.lock.duration.ms"}}
+	err := featureProblems(off, featureNeeds{groupKeys: []string{"share.auto.offset.reset"}, share: true}, "4.1.2")
+	for _, w := range []string{"refused before any run", "consumer_type share: the brokers (Kafka 4.1.2) have share groups off",
+		"upgrade --feature share.version=1", "or run consumer_type consumer only"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("error %v lacks %q", err, w)
+		}
+	}
+	if err := featureProblems(off, featureNeeds{}, "4.1.2"); err != nil {
+		t.Errorf("consumer runs refused: %v", err)
+	}
+	on := off
+	on.Finalized = map[string]int16{"share.version": 1}
+	if err := featureProblems(on, featureNeeds{groupKeys: []string{"share.auto.offset.reset", "share.record.lock.duration.ms"}, share: true}, "4.1.2"); err != nil {
+		t.Errorf("4.1.2 with share.version 1: %v", err)
 	}
 }

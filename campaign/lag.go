@@ -17,8 +17,10 @@ import (
 // (committed offsets against end offsets). A partition whose lag is unknown
 // (an error, or -1) fails the reading (collectors.TotalLag): a partial sum
 // would read as a smaller backlog, or none; a share-partition at -1 whose
-// log is empty never held a record and counts 0 (emptyLogs).
-func (a *admin) groupLag(group, topic string, share bool) collectors.LagFunc {
+// log is empty never held a record and counts 0 (emptyLogs). startLag:
+// the brokers give no share lag (Kafka 4.1), so it is estimated from the
+// share-partition start offsets (startOffsetLag).
+func (a *admin) groupLag(group, topic string, share, startLag bool) collectors.LagFunc {
 	return func(ctx context.Context) (int64, error) {
 		if share {
 			d, err := a.adm.DescribeShareGroupOffsets(ctx, group)
@@ -30,8 +32,13 @@ func (a *admin) groupLag(group, topic string, share bool) collectors.LagFunc {
 				return 0, fmt.Errorf("share group %q: lag: %v", group, g.Err)
 			}
 			var parts []collectors.PartitionLag
+			starts := map[int32]int64{}
 			for _, p := range g.Offsets[topic] {
 				parts = append(parts, collectors.PartitionLag{Partition: p.Partition, Lag: p.Lag, Err: p.Err})
+				starts[p.Partition] = p.StartOffset
+			}
+			if startLag {
+				parts = a.startOffsetLag(ctx, topic, parts, starts)
 			}
 			total, err := collectors.TotalLag(topic, collectors.KnownEmpty(parts, a.emptyLogs(ctx, topic, parts)))
 			if err != nil {
@@ -92,6 +99,21 @@ func (a *admin) emptyLogs(ctx context.Context, topic string, parts []collectors.
 		}
 	}
 	return out
+}
+
+// startOffsetLag fills in the share lag Kafka 4.1 does not give as log end
+// offset − share-partition start offset (collectors.LagFromStartOffsets);
+// parts unchanged when the end offsets cannot be read.
+func (a *admin) startOffsetLag(ctx context.Context, topic string, parts []collectors.PartitionLag, starts map[int32]int64) []collectors.PartitionLag {
+	ends, err := a.adm.ListEndOffsets(ctx, topic)
+	if err != nil || ends.Error() != nil {
+		return parts
+	}
+	end := map[int32]int64{}
+	for p, o := range ends[topic] {
+		end[p] = o.Offset
+	}
+	return collectors.LagFromStartOffsets(parts, starts, end)
 }
 
 // brokerSummary derives the run's broker figures from the scrapes.

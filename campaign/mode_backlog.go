@@ -6,7 +6,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/sharebench/sharebench/collectors"
 	"github.com/sharebench/sharebench/producer"
 	"github.com/sharebench/sharebench/results"
 	"github.com/sharebench/sharebench/scenarios"
@@ -41,7 +40,7 @@ func fillThenDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	if err := fill(ctx, r, pcfg); err != nil {
 		return err
 	}
-	rc.cpu = &cpuWindow{pids: s.cl.PIDs, done: make(chan struct{})}
+	rc.cpu = rc.newCPUWindow(ctx, s.cl.PIDs)
 	defer func() {
 		select {
 		case <-rc.cpu.done:
@@ -57,7 +56,7 @@ func fillThenDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	if r.times.form, err = s.formGroup(ctx, ld.exited(), ld.generation); err != nil {
 		return err
 	}
-	rc.cpu.start = collectors.ReadCPU(rc.cpu.pids())
+	rc.cpu.start = rc.cpu.read()
 	released, err := ld.release(ctx)
 	if err != nil {
 		return err
@@ -148,7 +147,7 @@ func formThenFill(ctx context.Context, r *run, pcfg producer.Config) error {
 	rc.startSamplers(ctx, s)
 	defer rc.scraper.Stop()
 	defer rc.lag.Stop()
-	rc.cpu = &cpuWindow{pids: s.cl.PIDs, done: make(chan struct{})}
+	rc.cpu = rc.newCPUWindow(ctx, s.cl.PIDs)
 	defer func() {
 		select {
 		case <-rc.cpu.done:
@@ -156,7 +155,7 @@ func formThenFill(ctx context.Context, r *run, pcfg producer.Config) error {
 			close(rc.cpu.done)
 		}
 	}()
-	rc.cpu.start = collectors.ReadCPU(rc.cpu.pids())
+	rc.cpu.start = rc.cpu.read()
 	if err := fill(ctx, r, pcfg); err != nil {
 		return err
 	}
@@ -187,7 +186,7 @@ func drainFrom(ctx context.Context, r *run, start int64) error {
 	if _, err := drainThenStop(ctx, r); err != nil {
 		return err
 	}
-	rc.cpu.end = collectors.ReadCPU(rc.cpu.pids())
+	rc.cpu.end = rc.cpu.read()
 	close(rc.cpu.done)
 	last := rc.clock.Now()
 	if _, l, ok := rc.rec.Span(); ok { // every shard's results are in by now

@@ -116,7 +116,7 @@ func openWindow(ctx context.Context, s *runSetup, rc *recording, ld load, pcfg *
 			s.progress.phase(PhaseMeasure, sp.Duration, ld.counts)
 		}
 	}()
-	rc.cpu = &cpuWindow{pids: s.cl.PIDs, done: make(chan struct{})}
+	rc.cpu = rc.newCPUWindow(ctx, s.cl.PIDs)
 	go rc.cpu.watch(ctx, rc.clock, rc.window)
 	rc.startSamplers(ctx, s)
 }

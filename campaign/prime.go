@@ -45,6 +45,10 @@ type warmupConfig struct {
 	Time        time.Duration
 	Window      time.Duration
 	SettledRate float64
+	// NoShare: the cluster's share groups are off (Kafka 4.1 without
+	// share.version 1; its share runs were refused): prime and warm up
+	// through a consumer group only, which no share member would consume.
+	NoShare bool
 }
 
 // defaultWarmup is the warm-up without runs to copy (warmupFor's starting
@@ -121,21 +125,21 @@ func primeCluster(ctx context.Context, brokers []string, nodes int, metricsURLs 
 	}
 	defer adm.close()
 	if warm.Time <= 0 {
-		if err := primeInternal(ctx, adm, brokers, nodes, conn...); err != nil {
+		if err := primeInternal(ctx, adm, brokers, nodes, !warm.NoShare, conn...); err != nil {
 			return nil, err
 		}
 		return &runs.Priming{JITWarmup: false}, nil
 	}
-	scraper := collectors.NewBrokerScraper(metricsURLs, brokerScrapeInterval) // none: does nothing
+	scraper := collectors.NewBrokerScraper(metricsURLs, primingScrapeInterval) // none: does nothing
 	scraper.Start(ctx)
 	defer scraper.Stop()
 	return warmUp(ctx, adm, brokers, nodes, scraper, warm, conn...)
 }
 
-// primeInternal moves one record through a consumer group and a share
-// group on a throwaway topic: Kafka creates its internal topics and loads
-// the coordinators.
-func primeInternal(ctx context.Context, adm *admin, brokers []string, nodes int, conn ...kgo.Opt) error {
+// primeInternal moves one record through a consumer group and (share) a
+// share group on a throwaway topic: Kafka creates its internal topics and
+// loads the coordinators.
+func primeInternal(ctx context.Context, adm *admin, brokers []string, nodes int, share bool, conn ...kgo.Opt) error {
 	topic := "sharebench-prime-" + randomSuffix()
 	if err := adm.createTopic(ctx, topic, 1, min(nodes, 3)); err != nil {
 		return err
@@ -149,14 +153,15 @@ func primeInternal(ctx context.Context, adm *admin, brokers []string, nodes int,
 	if err := p.ProduceSync(ctx, kgo.StringRecord("prime")).FirstErr(); err != nil {
 		return fmt.Errorf("prime: produce: %w", err)
 	}
-	shareGroup := topic + "-share"
-	if err := adm.setGroupConfig(ctx, shareGroup, map[string]string{"share.auto.offset.reset": "earliest"}); err != nil {
-		return err
+	groups := []kgo.Opt{kgo.ConsumerGroup(topic + "-consumer")}
+	if share {
+		shareGroup := topic + "-share"
+		if err := adm.setGroupConfig(ctx, shareGroup, map[string]string{"share.auto.offset.reset": "earliest"}); err != nil {
+			return err
+		}
+		groups = append(groups, kgo.ShareGroup(shareGroup))
 	}
-	for _, opt := range []kgo.Opt{
-		kgo.ConsumerGroup(topic + "-consumer"),
-		kgo.ShareGroup(shareGroup),
-	} {
+	for _, opt := range groups {
 		if err := consumeOne(ctx, brokers, topic, opt, conn...); err != nil {
 			return err
 		}
@@ -202,8 +207,10 @@ func warmUp(ctx context.Context, adm *admin, brokers []string, nodes int, scrape
 	}
 	defer func() { _ = adm.deleteTopic(context.WithoutCancel(ctx), topic) }()
 	shareGroup := topic + "-share"
-	if err := adm.setGroupConfig(ctx, shareGroup, map[string]string{"share.auto.offset.reset": "earliest"}); err != nil {
-		return nil, err
+	if !cfg.NoShare {
+		if err := adm.setGroupConfig(ctx, shareGroup, map[string]string{"share.auto.offset.reset": "earliest"}); err != nil {
+			return nil, err
+		}
 	}
 	began := time.Now()
 	wctx, cancel := context.WithTimeout(ctx, cfg.Time)
@@ -228,6 +235,9 @@ func warmUp(ctx context.Context, adm *admin, brokers []string, nodes int, scrape
 		n     *atomic.Int64
 		share bool
 	}{{kgo.ConsumerGroup(topic + "-consumer"), &w.byConsumer, false}, {kgo.ShareGroup(shareGroup), &w.byShare, true}} {
+		if c.share && cfg.NoShare {
+			continue
+		}
 		for range cfg.Members {
 			g.Go(func() error {
 				return warmupConsume(gctx, brokers, topic, c.group, c.share, cfg.PollRecords, c.n, &w.target, conn...)
@@ -283,7 +293,7 @@ func jitSettled(spent, minTime time.Duration, rate float64, rateOK bool, settled
 // second and stops the producers (stopProducing) once jitSettled; when the
 // brokers give no compile time, at cfg.MinTime.
 func (w *warmupState) watchJIT(ctx context.Context, stopProducing context.CancelFunc, scraper *collectors.BrokerScraper) {
-	for retry.Sleep(ctx, brokerScrapeInterval) {
+	for retry.Sleep(ctx, primingScrapeInterval) {
 		spent := time.Since(w.began)
 		if spent >= w.cfg.MinTime && !jitReadable(ctx, scraper) {
 			stopProducing()

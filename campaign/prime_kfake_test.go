@@ -77,7 +77,7 @@ func TestWarmUpRunsUntilJITSettles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer adm.close()
-	scraper := collectors.NewBrokerScraper([]string{srv.URL}, brokerScrapeInterval)
+	scraper := collectors.NewBrokerScraper([]string{srv.URL}, primingScrapeInterval)
 	scraper.Start(ctx)
 	// The minimum time (2 s) ends while the counter still rises; the first
 	// 3 s window without a rise ends 7–8 s in (the watcher's phase against
@@ -106,7 +106,7 @@ func TestWarmUpRunsUntilJITSettles(t *testing.T) {
 	}
 
 	began := time.Now()
-	p, err = warmUp(ctx, adm, cl.Bootstrap(), cl.Nodes(), collectors.NewBrokerScraper(nil, brokerScrapeInterval), cfg)
+	p, err = warmUp(ctx, adm, cl.Bootstrap(), cl.Nodes(), collectors.NewBrokerScraper(nil, primingScrapeInterval), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,20 +123,25 @@ func (s *runSetup) measureProduceOnly(ctx context.Context) (*runs.ProduceOnly, e
 	rec.SetWindow(w)
 	fmt.Fprintf(s.log, "  %s: produce-only phase: %.0f records/s for %v + %v measured to a side topic nobody consumes (broker_cost.produce_only)\n",
 		s.id, s.spec.Rate, produceOnlyLeadIn, dur)
-	scraper := collectors.NewBrokerScraper(urls, brokerScrapeInterval)
+	scraper := collectors.NewBrokerScraper(urls, s.spec.BrokerMetricsInterval) // scraped as the run is
 	scraper.Start(ctx)
+	cpu := &cpuWindow{pids: s.cl.PIDs, done: make(chan struct{}), scrape: func() { scraper.ScrapeAll(ctx) }}
+	go cpu.watch(ctx, clock, w)
 	err = producer.Run(ctx, pcfg, rec)
+	usage := cpu.usage()
 	scraper.Stop()
 	if err != nil {
 		return nil, fmt.Errorf("produce-only phase: %w", err)
 	}
 	produced := rec.Merge().AckedWindow // scheduled inside the measured part, as the run's window counts them
 	b := collectors.SummarizeBroker(scraper.Samples(), clock.Time(w.Start), clock.Time(w.End), produced, runtime.NumCPU())
+	collectors.UseProcCPU(&b, usage.BrokerCPUSeconds, usage.Seconds, produced, runtime.NumCPU()) // as the run's window
 	if b.CPUSeconds <= 0 || b.WindowSec <= 0 {
 		return nil, nil // no broker CPU from these endpoints: the run's broker_cost has no produce-only figures
 	}
-	// CPUSeconds is the brokers' CPU rate between the scrapes nearest the
-	// measured part's edges × its length
+	// CPUSeconds is the brokers' /proc CPU over the measured part (without
+	// broker PIDs: the exporters' CPU rate between the scrapes nearest its
+	// edges × its length)
 	po := &runs.ProduceOnly{Sec: w.Seconds(), Records: produced, CPUSeconds: b.CPUSeconds}
 	if !slices.Contains(b.Unavailable, "jit_compile_s") {
 		jit := b.JITCompileSeconds

@@ -322,9 +322,9 @@ func newRecording(s *runSetup) (*recording, producer.Config, error) {
 
 // startSamplers starts the broker scraper and the lag sampler.
 func (rc *recording) startSamplers(ctx context.Context, s *runSetup) {
-	rc.scraper = collectors.NewBrokerScraper(s.cl.MetricsURLs(), brokerScrapeInterval)
+	rc.scraper = collectors.NewBrokerScraper(s.cl.MetricsURLs(), s.spec.BrokerMetricsInterval)
 	rc.scraper.Start(ctx)
-	rc.lag = collectors.NewLagSampler(s.adm.groupLag(s.group, s.topic, s.share), time.Second)
+	rc.lag = collectors.NewLagSampler(s.adm.groupLag(s.group, s.topic, s.share, s.spec.SharePreview()), time.Second)
 	rc.lag.Start(ctx)
 	if s.metrics != nil {
 		s.metrics.SetLag(rc.lag)
@@ -396,9 +396,32 @@ func randomSuffix() string {
 // is asked at each edge, so a broker started again after a fault is counted
 // on its new pid (collectors.Usage).
 type cpuWindow struct {
-	pids       func() []int
+	pids func() []int
+	// scrape scrapes the brokers' endpoints once (nil: none): after each
+	// edge's CPU reading, so that the broker figures' counters are read at
+	// the window's edges whatever the scrape interval, and the start edge's
+	// scrape is inside the window's CPU as the end edge's is outside.
+	scrape     func()
 	start, end collectors.CPUSnapshot
 	done       chan struct{}
+}
+
+// newCPUWindow is the run's CPU window, whose edges scrape rc's brokers.
+func (rc *recording) newCPUWindow(ctx context.Context, pids func() []int) *cpuWindow {
+	return &cpuWindow{pids: pids, done: make(chan struct{}), scrape: func() {
+		if rc.scraper != nil {
+			rc.scraper.ScrapeAll(ctx)
+		}
+	}}
+}
+
+// read is one edge: the CPU counters, then the edge's scrape.
+func (c *cpuWindow) read() collectors.CPUSnapshot {
+	s := collectors.ReadCPU(c.pids())
+	if c.scrape != nil {
+		c.scrape()
+	}
+	return s
 }
 
 func (c *cpuWindow) watch(ctx context.Context, clock *results.Clock, w results.Window) {
@@ -414,11 +437,11 @@ func (c *cpuWindow) watch(ctx context.Context, clock *results.Clock, w results.W
 	if !sleep(w.Start) {
 		return
 	}
-	c.start = collectors.ReadCPU(c.pids())
+	c.start = c.read()
 	if !sleep(w.End) {
 		return
 	}
-	c.end = collectors.ReadCPU(c.pids())
+	c.end = c.read()
 }
 
 func (c *cpuWindow) usage() results.CPUUsage {

@@ -9,17 +9,24 @@ import (
 	"github.com/sharebench/sharebench/collectors"
 	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/results/runs"
+	"github.com/sharebench/sharebench/scenarios"
 )
 
-// brokerScrapeInterval is how often a run scrapes the brokers' metrics
-// endpoints; the calibration measures its cost at the same interval.
-const brokerScrapeInterval = time.Second
+// primingScrapeInterval is how often the JIT warm-up scrapes the brokers
+// to read their compile rate (the warm-up measures nothing else, and is
+// before the calibration and the runs). A run scrapes every
+// broker_metrics_interval (scenarios.RunSpec.BrokerMetricsInterval).
+const primingScrapeInterval = time.Second
 
 // The scrape calibration's phases: scrapeCalibrationRounds pairs of an
-// idle and a scraped phase of scrapeCalibrationPhase each (20 s in all).
+// idle and a scraped phase of scrapeCalibrationPhase each (20 s in all),
+// the scraped phases scraping every scrapeCalibrationInterval: 40 scrapes
+// of each endpoint, so that their cost stands well above the idle
+// brokers' noise (a run's scrape, every few seconds, would not).
 const (
-	scrapeCalibrationPhase  = 5 * time.Second
-	scrapeCalibrationRounds = 2
+	scrapeCalibrationPhase    = 5 * time.Second
+	scrapeCalibrationRounds   = 2
+	scrapeCalibrationInterval = 250 * time.Millisecond
 )
 
 // calibrateScrapes measures what the runs' broker scrapes cost the idle
@@ -28,17 +35,24 @@ const (
 // clusters, kfake) or the measurement failed (said in the log).
 func calibrateScrapes(ctx context.Context, cl infra.Cluster, log io.Writer) *runs.ScrapeCost {
 	urls := cl.MetricsURLs()
-	if len(urls) == 0 || len(cl.PIDs()) == 0 {
+	if len(urls) == 0 {
 		return nil
 	}
-	c, err := collectors.MeasureScrapeCost(ctx, cl.PIDs, urls, brokerScrapeInterval, scrapeCalibrationPhase, scrapeCalibrationRounds)
+	if len(cl.PIDs()) == 0 { // an external cluster: its brokers' CPU is not ours to read
+		fmt.Fprintf(log, "scrape cost: not measurable here: the brokers' processes are not on this host, so what a scrape "+
+			"costs them cannot be read (the runs scrape %d endpoint(s) every broker_metrics_interval, default %v)\n",
+			len(urls), scenarios.DefaultBrokerMetricsInterval)
+		return nil
+	}
+	c, err := collectors.MeasureScrapeCost(ctx, cl.PIDs, urls, scrapeCalibrationInterval, scrapeCalibrationPhase, scrapeCalibrationRounds)
 	if err != nil {
 		fmt.Fprintf(log, "scrape cost: not measured: %v\n", err)
 		return nil
 	}
 	out := &runs.ScrapeCost{IntervalSec: c.Interval.Seconds(), PhaseSec: c.Phase.Seconds(), Rounds: c.Rounds,
-		Scrapes: c.Scrapes, IdleCores: c.IdleCores, ScrapedCores: c.ScrapedCores, CostCores: c.CostCores()}
-	fmt.Fprintf(log, "scrape cost: idle brokers %.3f cores, scraped every %v %.3f cores: the scrapes cost %.3f cores\n",
-		out.IdleCores, c.Interval, out.ScrapedCores, out.CostCores)
+		Scrapes: c.Scrapes, IdleCores: c.IdleCores, ScrapedCores: c.ScrapedCores, CostCores: c.CostCores(),
+		CPUMsPerScrape: 1e3 * c.PerScrape()}
+	fmt.Fprintf(log, "scrape cost: idle brokers %.3f cores, scraped every %v %.3f cores: %.1f ms of broker CPU a scrape (%.4f cores at the default %v interval)\n",
+		out.IdleCores, c.Interval, out.ScrapedCores, out.CPUMsPerScrape, c.PerScrape()/scenarios.DefaultBrokerMetricsInterval.Seconds(), scenarios.DefaultBrokerMetricsInterval)
 	return out
 }

@@ -150,6 +150,10 @@ func (r *run) measured() *Measured {
 	}
 	completedPerSec := float64(m.CompletedInWindow) / rc.window.Seconds() // the record's throughput.completed_per_sec
 	in.Broker = brokerSummary(rc.scraper, rc.clock, rc.window, completedPerSec*rc.window.Seconds())
+	if len(s.cl.PIDs()) > 0 { // the brokers' /proc CPU at the window's edges, not the exporters'
+		collectors.UseProcCPU(&in.Broker, in.Resources.BrokerCPUSeconds, in.Resources.Seconds, m.CompletedInWindow, runtime.NumCPU())
+	}
+	in.BrokerScrapes = collectors.ScrapesIn(rc.scraper.Samples(), rc.clock.Time(rc.window.Start), rc.clock.Time(rc.window.End))
 	recordLockLimit(&in.Broker, s.spec) // groupconfig.go
 	for _, line := range collectors.UnavailableLines(in.Broker.Naming, in.Broker.Unavailable, in.Broker.CPUSource) {
 		fmt.Fprintf(s.log, "  %s: %s\n", s.id, line) // e.g. broker CPU: unavailable from this exporter (strimzi)

@@ -313,8 +313,10 @@ func (s *BrokerScraper) ScrapeAll(ctx context.Context) {
 				}
 				return
 			}
-			if len(s.samples[i]) < s.maxKeep {
-				s.samples[i] = append(s.samples[i], sample)
+			if len(s.samples[i]) < s.maxKeep { // in time order: a window edge's scrape may overlap the loop's
+				ss := s.samples[i]
+				at, _ := slices.BinarySearchFunc(ss, sample.At, func(x BrokerSample, t time.Time) int { return x.At.Compare(t) })
+				s.samples[i] = slices.Insert(ss, at, sample)
 			}
 		})
 	}

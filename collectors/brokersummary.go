@@ -165,6 +165,50 @@ func clearUnavailable(b *results.BrokerMetrics, figs figure) {
 	}
 }
 
+// ScrapesIn counts the scrapes of every endpoint taken in [start, end): the
+// scrapes whose cost falls in a window whose CPU was read at its edges
+// before the edges' own scrapes.
+func ScrapesIn(samples [][]BrokerSample, start, end time.Time) int {
+	n := 0
+	for _, ss := range samples {
+		for _, s := range ss {
+			if !s.At.Before(start) && s.At.Before(end) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// CPUSourceProc is results.BrokerMetrics.CPUSource when broker CPU comes
+// from the broker processes' /proc counters read at the window's edges.
+const CPUSourceProc = "proc"
+
+// UseProcCPU puts the brokers' CPU read from /proc over the window
+// (cpuSeconds over windowSec; the process and container providers know
+// the broker PIDs) in place of the exporters' process CPU: exact at the
+// window's edges whatever the scrape interval, and not a JMX reading.
+// completed is the records completed in the window; cores the host's.
+func UseProcCPU(b *results.BrokerMetrics, cpuSeconds, windowSec float64, completed int64, cores int) {
+	if cpuSeconds <= 0 || windowSec <= 0 {
+		return
+	}
+	b.CPUSource = CPUSourceProc
+	b.CPUSeconds = cpuSeconds
+	b.CPUPercentAvg = 0
+	if cores > 0 {
+		b.CPUPercentAvg = 100 * cpuSeconds / windowSec / float64(cores)
+	}
+	b.CPUSecondsPerMillionRecords = 0
+	if completed > 0 {
+		b.CPUSecondsPerMillionRecords = cpuSeconds / float64(completed) * 1e6
+	}
+	b.Unavailable = slices.DeleteFunc(b.Unavailable, func(k string) bool { return slices.Contains(figureGroups[0].keys, k) })
+	if len(b.Unavailable) == 0 {
+		b.Unavailable = nil
+	}
+}
+
 // nearest returns the index of the sample closest in time to t.
 func nearest(ss []BrokerSample, t time.Time) int {
 	best := 0

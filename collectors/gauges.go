@@ -2,6 +2,7 @@ package collectors
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/sharebench/sharebench/results"
@@ -102,7 +103,7 @@ func FillLagGauge(series *results.Series, samples []LagSample, gaps []time.Time)
 // consecutive readings ÷ the time between them ÷ cores), harness_rss_bytes
 // and broker_rss_bytes into series.
 func FillProcGauges(series *results.Series, samples []ProcSample, cores int) {
-	var cpu, rss, brokers []reading
+	var cpu, rss, brokers, brokerCPU []reading
 	for i, s := range samples {
 		if s.HarnessRSSBytes > 0 {
 			rss = append(rss, reading{s.At, float64(s.HarnessRSSBytes)})
@@ -116,6 +117,12 @@ func FillProcGauges(series *results.Series, samples []ProcSample, cores int) {
 		if dt := s.At.Sub(samples[i-1].At).Seconds(); dt > 0 && s.HarnessCPUSeconds >= 0 && samples[i-1].HarnessCPUSeconds >= 0 {
 			cpu = append(cpu, reading{s.At, 100 * (s.HarnessCPUSeconds - samples[i-1].HarnessCPUSeconds) / dt / float64(cores)})
 		}
+		if dt := s.At.Sub(samples[i-1].At).Seconds(); dt > 0 && len(s.BrokerCPUPIDs) > 0 && slices.Equal(s.BrokerCPUPIDs, samples[i-1].BrokerCPUPIDs) {
+			brokerCPU = append(brokerCPU, reading{s.At, 100 * (s.BrokerCPUSeconds - samples[i-1].BrokerCPUSeconds) / dt / float64(cores)})
+		}
+	}
+	if len(brokerCPU) > 0 { // the brokers' /proc CPU every second, in place of the scrapes'
+		fillGauge(series, results.BrokerCPUPercent, [][]reading{brokerCPU})
 	}
 	fillGauge(series, results.HarnessCPUPercent, [][]reading{cpu})
 	fillGauge(series, results.HarnessRSSBytes, [][]reading{rss})

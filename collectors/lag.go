@@ -282,3 +282,24 @@ func TotalLag(topic string, parts []PartitionLag) (int64, error) {
 	}
 	return total, nil
 }
+
+// LagFromStartOffsets gives a share partition whose lag the broker did not
+// compute (negative, no error) the lag end − start, from its share-partition
+// start offset (start) and its log end offset (end). Kafka 4.1's
+// DescribeShareGroupOffsets (version 0) returns the start offset but no lag
+// (KIP-1226 added it in 4.2). Records acknowledged above the start offset
+// count as lag here, so the figure is an upper bound of 4.2's (equal to it
+// when no record above the start offset is acknowledged yet), and 0 once
+// the group has acknowledged everything. A partition whose start
+// or end offset is unknown (negative or absent) keeps its unknown lag.
+func LagFromStartOffsets(parts []PartitionLag, start, end map[int32]int64) []PartitionLag {
+	out := slices.Clone(parts)
+	for i, p := range out {
+		s, okS := start[p.Partition]
+		e, okE := end[p.Partition]
+		if p.Err == nil && p.Lag < 0 && okS && okE && s >= 0 && e >= s {
+			out[i].Lag = e - s
+		}
+	}
+	return out
+}

@@ -155,3 +155,24 @@ func TestMissingLag(t *testing.T) {
 		}
 	}
 }
+
+// Kafka 4.1 gives no share lag: end − start offset fills it in where both
+// are known; an unknown start offset (no share-partition state) or a
+// failed partition stays unknown.
+func TestLagFromStartOffsets(t *testing.T) {
+	parts := []PartitionLag{{0, -1, nil}, {1, -1, nil}, {2, 5, nil}, {3, -1, errors.New("NOT_LEADER")}, {4, -1, nil}}
+	start := map[int32]int64{0: 100, 1: -1, 2: 0, 3: 10, 4: 50}
+	end := map[int32]int64{0: 130, 1: 40, 2: 99, 3: 20, 4: 50}
+	got := LagFromStartOffsets(parts, start, end)
+	for i, want := range []int64{30, -1, 5, -1, 0} {
+		if got[i].Lag != want {
+			t.Errorf("partition %d: lag %d, want %d", i, got[i].Lag, want)
+		}
+	}
+	if parts[0].Lag != -1 {
+		t.Error("LagFromStartOffsets changed its input")
+	}
+	if _, err := TotalLag("t", got); err == nil || !strings.Contains(err.Error(), "partition 1") {
+		t.Errorf("partition 1 has no start offset: want unknown naming it, got %v", err)
+	}
+}

@@ -18,6 +18,12 @@ type ProcSample struct {
 	// BrokerRSSKnown is false when there are no PIDs or none was readable.
 	BrokerRSSBytes int64
 	BrokerRSSKnown bool
+	// BrokerCPUSeconds sums /proc/PID/stat utime+stime of the broker PIDs
+	// that could be read; BrokerCPUPIDs lists them, so that a reading of
+	// other processes (a broker started again after a fault) is not
+	// subtracted from this one.
+	BrokerCPUSeconds float64
+	BrokerCPUPIDs    []int
 }
 
 // ReadProc takes one ProcSample; pids are the broker processes.
@@ -33,6 +39,10 @@ func ReadProc(pids []int) ProcSample {
 		if rss, err := vmRSS(pid); err == nil {
 			s.BrokerRSSBytes += rss
 			s.BrokerRSSKnown = true
+		}
+		if sec, err := procSeconds(pid); err == nil {
+			s.BrokerCPUSeconds += sec
+			s.BrokerCPUPIDs = append(s.BrokerCPUPIDs, pid)
 		}
 	}
 	return s

@@ -46,8 +46,9 @@ func TestMeasureScrapeCostScrapesOnlyInScrapedPhases(t *testing.T) {
 	if c.Scrapes < rounds || c.Scrapes > rounds*(int(phase/interval)+2) {
 		t.Errorf("scrapes %d, want between %d and %d", c.Scrapes, rounds, rounds*(int(phase/interval)+2))
 	}
-	if n := hits.Load(); n < int64(c.Scrapes) || n > int64(c.Scrapes+rounds) {
-		t.Errorf("server saw %d requests for %d scrapes counted, want %d to %d", n, c.Scrapes, c.Scrapes, c.Scrapes+rounds)
+	// the exporter warm-up's scrapes come first and are not counted
+	if n, warm := hits.Load(), int64(scrapeWarmCount); n < warm+int64(c.Scrapes) || n > warm+int64(c.Scrapes+rounds) {
+		t.Errorf("server saw %d requests for %d warm-up and %d scrapes counted, want %d to %d", n, warm, c.Scrapes, warm+int64(c.Scrapes), warm+int64(c.Scrapes+rounds))
 	}
 	if c.IdleCores < 0 || c.ScrapedCores < 0 || c.Interval != interval || c.Phase != phase || c.Rounds != rounds {
 		t.Errorf("calibration %+v", c)
@@ -62,5 +63,20 @@ func TestMeasureScrapeCostScrapesOnlyInScrapedPhases(t *testing.T) {
 	cancel()
 	if _, err := MeasureScrapeCost(ctx, func() []int { return []int{pid} }, []string{srv.URL}, interval, phase, rounds); err == nil {
 		t.Error("cancelled: no error")
+	}
+}
+
+// PerScrape divides the scraped phases' extra CPU by the scrapes taken in
+// them: 0.04 cores over 2 phases of 5 s is 0.4 CPU-s, over 40 scrapes 10 ms.
+func TestPerScrape(t *testing.T) {
+	c := ScrapeCost{Phase: 5 * time.Second, Rounds: 2, Scrapes: 40, IdleCores: 0.02, ScrapedCores: 0.06}
+	if got := c.PerScrape(); got < 0.01-1e-12 || got > 0.01+1e-12 {
+		t.Errorf("per scrape %v s, want 0.4 CPU-s ÷ 40 = 0.010", got)
+	}
+	if got := (ScrapeCost{Phase: 5 * time.Second, Rounds: 2, IdleCores: 0.02, ScrapedCores: 0.06}).PerScrape(); got != 0 {
+		t.Errorf("no scrape: per scrape %v, want 0", got)
+	}
+	if got := (ScrapeCost{Phase: 5 * time.Second, Rounds: 2, Scrapes: 40, IdleCores: 0.06, ScrapedCores: 0.02}).PerScrape(); got != 0 {
+		t.Errorf("scraped below idle: per scrape %v, want 0", got)
 	}
 }

@@ -80,7 +80,10 @@ func TestSettleOnProcesses(t *testing.T) {
 	defer stop.Store(true)
 	cfg.Max = 400 * time.Millisecond
 	r = Settle(context.Background(), func() []int { return []int{os.Getpid()} }, cfg)
-	if r.Settled || r.Samples < 2 || r.EndCores < 0.3 || r.Sec < 0.4 {
-		t.Errorf("spinning process: %+v, want unsettled at ≥ 0.3 cores after the 0.4 s bound", r)
+	// the spinner gets a whole core on a quiet host, 0.19 was seen on this
+	// 2-core host with a load average near 7: the bound is that it reads
+	// clearly above the 0.02-core margin, so the wait cannot settle
+	if r.Settled || r.Samples < 2 || r.EndCores < 0.05 || r.Sec < 0.4 {
+		t.Errorf("spinning process: %+v, want unsettled above 0.05 cores after the 0.4 s bound", r)
 	}
 }

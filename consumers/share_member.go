@@ -2,10 +2,12 @@ package consumers
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/sharebench/sharebench/internal/retry"
@@ -29,7 +31,12 @@ func (s *shareGroupMember) options() []kgo.Opt {
 	opts := []kgo.Opt{kgo.ShareGroup(s.c.Group), kgo.ShareMaxRecords(int32(s.c.MaxPollRecords)),
 		kgo.ShareAckCallback(func(_ *kgo.Client, res kgo.ShareAckResults) {
 			for _, r := range res {
-				if r.Err != nil && !s.crashed.Load() {
+				if r.Err == nil || s.crashed.Load() {
+					continue
+				}
+				if ackRefusedForExpiredLock(r.Err) {
+					s.memberRec.AckLockExpired.Add(1)
+				} else {
 					s.memberRec.AckErrors.Add(1)
 				}
 			}
@@ -39,6 +46,13 @@ func (s *shareGroupMember) options() []kgo.Opt {
 	}
 	return opts
 }
+
+// ackRefusedForExpiredLock reports whether a share acknowledgement's error
+// is the broker's refusal of records no longer acquired by this member:
+// INVALID_RECORD_STATE, which Kafka answers when a record's acquisition lock
+// expired (it is available again, or acquired by another member) before the
+// acknowledgement arrived.
+func ackRefusedForExpiredLock(err error) bool { return errors.Is(err, kerr.InvalidRecordState) }
 
 // consume polls in blocking style only (Config.validate refuses continuous).
 func (s *shareGroupMember) consume(ctx context.Context, rngs []*rand.Rand) error {

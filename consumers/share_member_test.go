@@ -2,9 +2,13 @@ package consumers
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // Without renewal (kfake lock 1 s, swept every 100 ms; each record takes
@@ -171,6 +175,25 @@ func TestSharePollLimit(t *testing.T) {
 		s := &shareGroupMember{member: &member{c: Config{Type: ShareGroup, Acquire: tc.acquire, MaxPollRecords: 7}}}
 		if got := s.pollLimit(); got != tc.want {
 			t.Errorf("%s: poll limit %d, want %d", tc.acquire, got, tc.want)
+		}
+	}
+}
+
+// An acknowledgement refused with INVALID_RECORD_STATE (wrapped or not) is
+// the expired lock's refusal; any other error is a client error.
+func TestAckRefusedForExpiredLock(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{kerr.InvalidRecordState, true},
+		{fmt.Errorf("share ack: %w", kerr.InvalidRecordState), true},
+		{kerr.NotLeaderForPartition, false},
+		{kerr.InvalidRequest, false},
+		{errors.New("connection reset"), false},
+	} {
+		if got := ackRefusedForExpiredLock(c.err); got != c.want {
+			t.Errorf("%v: %v, want %v", c.err, got, c.want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -233,6 +234,16 @@ func (c *containerCluster) sharedFiles(jars string) ([]ctrFile, error) {
 	}, nil
 }
 
+// containerEnv is a broker container's environment: the KRaft cluster id
+// and the feature levels start.sh formats with (FormatFeatures).
+func (c *containerCluster) containerEnv(kraftID string) map[string]string {
+	env := map[string]string{envvars.ClusterID: kraftID}
+	if f := FormatFeatures(c.spec.KafkaVersion); len(f) > 0 {
+		env[envvars.FormatFeatures] = strings.Join(f, " ")
+	}
+	return env
+}
+
 // create creates and starts node n's container.
 func (c *containerCluster) create(ctx context.Context, n *ctrNode, kraftID string, shared []ctrFile) error {
 	props := renderProperties(serverProperties(c.containerLayout(n), c.cfg))
@@ -249,7 +260,7 @@ func (c *containerCluster) create(ctx context.Context, n *ctrNode, kraftID strin
 		Name:           name,
 		Entrypoint:     []string{},
 		Cmd:            cmd,
-		Env:            map[string]string{envvars.ClusterID: kraftID},
+		Env:            c.containerEnv(kraftID),
 		Labels:         ownLabels(c.id),
 		Networks:       []string{c.network},
 		NetworkAliases: map[string][]string{c.network: {c.alias(n)}},

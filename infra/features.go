@@ -8,13 +8,25 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/sharebench/sharebench/vocab"
 )
 
 // Features is what a running cluster supports, read from its brokers at
 // start: the finalized feature levels (ApiVersions) and the names of the
 // configs a GROUP resource accepts (DescribeConfigs on a group that need
-// not exist). What was seen on process clusters (2026-11-30):
+// not exist). What was seen on process clusters (2026-11-30; 4.1.2 on
+// 2026-12-06):
 //
+//	4.1.2  share.version 0 after a plain format (supported 0–1): share groups
+//	       are a preview, off until share.version=1 is finalized (formatting
+//	       with --feature share.version=1, or an UpdateFeatures upgrade on a
+//	       running cluster, which took effect at once); metadata.version 27;
+//	       the same five share.* GROUP configs as 4.2.2; the same
+//	       group.share.* broker settings and bounds as 4.2.2;
+//	       ShareGroupHeartbeat, ShareGroupDescribe, ShareFetch and
+//	       ShareAcknowledge at version 1 only, DescribeShareGroupOffsets at
+//	       version 0 (no lag: that is KIP-1226, 4.2)
 //	4.2.2  share.version 1 (supported 0–1); GROUP configs share.auto.offset.reset,
 //	       share.record.lock.duration.ms, share.session.timeout.ms,
 //	       share.heartbeat.interval.ms, share.isolation.level (+ consumer.*, streams.*)
@@ -32,6 +44,28 @@ import (
 type Features struct {
 	Finalized    map[string]int16 `json:"finalized"`
 	GroupConfigs []string         `json:"group_configs"`
+}
+
+// FormatFeatures are the feature levels a cluster of Kafka version is
+// formatted with on top of the release's defaults, as the storage tool's
+// --feature arguments (NAME=LEVEL). Kafka 4.1 finalizes share.version 0 by
+// default, so its share groups would never consume: the providers format
+// it with share.version=1, the way 4.1 enables its share group preview.
+// Later releases finalize share.version by themselves.
+func FormatFeatures(version string) []string {
+	if vocab.SharePreview(version) {
+		return []string{"share.version=1"}
+	}
+	return nil
+}
+
+// formatArgs renders FormatFeatures(version) as storage tool arguments.
+func formatArgs(version string) []string {
+	var args []string
+	for _, f := range FormatFeatures(version) {
+		args = append(args, "--feature", f)
+	}
+	return args
 }
 
 // ShareVersion is the finalized share.version (0 when absent).

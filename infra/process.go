@@ -306,6 +306,7 @@ func (c *processCluster) formatNode(ctx context.Context, n nodeAddr, clusterID s
 		"-Dlog4j2.configurationFile="+c.log4jPath(),
 		"-cp", filepath.Join(jars, "*"),
 		"kafka.tools.StorageTool", "format", "-t", clusterID, "-c", c.propsPath(n))
+	cmd.Args = append(cmd.Args, formatArgs(c.spec.KafkaVersion)...)
 	cmd.Args = append(cmd.Args, c.scramArgs()...)
 	cmd.Dir = c.nodeDir(n)
 	tail := &tailBuffer{max: logTailBytes}

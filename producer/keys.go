@@ -81,3 +81,57 @@ func BusyPartitions(keyMode string, keys, partitions int) []bool {
 	}
 	return out
 }
+
+// maxShareKeys bounds the key ids PartitionShares hashes one by one; above
+// it the hashed key space is taken as spread evenly.
+const maxShareKeys = 1 << 20
+
+// PartitionShares is, per partition, the share of the records the
+// producers send it: key_mode hashed sends key id i to the partition
+// franz-go's default partitioner hashes it to, with hotShare of the records
+// over the first hotKeys key ids and the rest uniform over all keys; a
+// partition_skew (skew > 0, other key modes) is the Zipf law; every other
+// mode spreads records evenly (on average: the sticky partitioner of
+// key_mode none moves batches round the partitions). The shares sum to 1.
+func PartitionShares(keyMode string, keys, partitions int, hotShare float64, hotKeys int, skew float64) []float64 {
+	out := make([]float64, max(0, partitions))
+	if partitions < 1 {
+		return out
+	}
+	even := func() []float64 {
+		for i := range out {
+			out[i] = 1 / float64(partitions)
+		}
+		return out
+	}
+	switch {
+	case keyMode == KeyHashed && keys >= 1 && keys <= maxShareKeys:
+		part := kgo.StickyKeyPartitioner(nil).ForTopic("")
+		hotShare, hotKeys = min(max(hotShare, 0), 1), min(max(hotKeys, 0), keys)
+		if hotKeys == 0 {
+			hotShare = 0
+		}
+		for id := range keys {
+			p := part.Partition(&kgo.Record{Key: results.KeyBytes(uint64(id))}, partitions)
+			if p < 0 || p >= partitions {
+				continue
+			}
+			w := (1 - hotShare) / float64(keys)
+			if id < hotKeys {
+				w += hotShare / float64(hotKeys)
+			}
+			out[p] += w
+		}
+		return out
+	case keyMode != KeyHashed && skew > 0:
+		z, err := NewZipf(partitions, skew)
+		if err != nil {
+			return even()
+		}
+		for p := range out {
+			out[p] = z.Prob(p)
+		}
+		return out
+	}
+	return even()
+}

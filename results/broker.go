@@ -76,7 +76,9 @@ type BrokerMetrics struct {
 	// Unavailable lists the figures above (their JSON names) that no
 	// endpoint's naming can give: they read 0 and mean nothing.
 	Unavailable []string `json:"unavailable,omitempty"`
-	// CPUSource is "host" when the CPU figures are the broker hosts' busy
+	// CPUSource is "proc" when the CPU figures are the broker processes'
+	// /proc counters read at the window's edges (process and container
+	// providers), "host" when they are the broker hosts' busy
 	// CPU (node exporter) because no endpoint gives the JVM's; cpu_percent_avg
 	// is then a share of the broker hosts' CPUs.
 	CPUSource string `json:"cpu_source,omitempty"`

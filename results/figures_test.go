@@ -213,7 +213,7 @@ func TestCountersNonZero(t *testing.T) {
 		"AckErrors": {g.AckErrors, 5}, "PollErrors": {g.PollErrors, 2}, "Renewals": {g.Renewals, 6},
 		"Polls": {g.Polls, 4}, "EmptyPolls": {g.EmptyPolls, 1},
 		"Delivered": {g.Delivered, 8}, "Completed": {g.Completed, 6}, "CompletedInWindow": {g.CompletedInWindow, 6},
-		"LockExpired": {g.LockExpired, 2}, "Duplicates": {g.Duplicates, 1},
+		"LockExpired": {g.LockExpired, 2}, "LockExpiredInWindow": {g.LockExpiredInWindow, 2}, "Duplicates": {g.Duplicates, 1},
 		"Redelivered": {g.Redelivered, 4}, "Released": {g.Released, 1}, "Rejected": {g.Rejected, 1}, "Retried": {g.Retried, 1},
 		"DestinationWrites": {g.DestinationWrites, 5}, "DestinationWriteErrors": {g.DestinationWriteErrors, 1},
 		"DestinationWriteNanos": {g.DestinationWriteNanos, (2 + 4 + 9 + 3) * ms}, "DestinationConnNanos": {g.DestinationConnNanos, 3*ms + 3*ms/2},

@@ -304,6 +304,7 @@ func (b *Completions) End() {
 	}
 	if s.r.inWindow(b.now) {
 		s.CompletedInWindow.Add(b.n)
+		s.LockExpiredInWindow.Add(b.expired)
 	}
 }
 

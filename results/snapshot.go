@@ -56,10 +56,18 @@ type MemberCounts[T any] struct {
 	Rejected          T
 	Retried           T
 	LockExpired       T
-	Renewals          T // share RENEW acknowledgements sent (lock renewals)
-	Duplicates        T
-	AckErrors         T // acknowledgements or commits the broker refused
-	PollErrors        T // polls that returned an error
+	// LockExpiredInWindow are the LockExpired completions made in the
+	// window: with CompletedInWindow, the window's useful completions.
+	LockExpiredInWindow T
+	Renewals            T // share RENEW acknowledgements sent (lock renewals)
+	Duplicates          T
+	AckErrors           T // acknowledgements or commits the broker refused
+	// AckLockExpired are share acknowledgements the broker refused because
+	// the records' acquisition locks had expired (INVALID_RECORD_STATE):
+	// the records were handed out again, as lock expiry means, so these are
+	// not client errors (AckErrors does not count them).
+	AckLockExpired T
+	PollErrors     T // polls that returned an error
 	// DestinationWrites are record writes to the destination that
 	// succeeded (a batch of n records is n), DestinationWriteErrors those
 	// that failed (the record was handed back, never dropped).

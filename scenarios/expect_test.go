@@ -196,6 +196,11 @@ func TestBuiltinsLoadWithExpectations(t *testing.T) {
 		if name == "protocols" || name == "protocols-crash" {
 			maxRuns = 4
 		}
+		// version-matrix is one 2 s + 5 s run per release (4.1.2 to 4.4.0),
+		// each on its own cluster: the broker starts dominate its time.
+		if name == "version-matrix" {
+			maxRuns = 4
+		}
 		if len(s.Runs) > maxRuns {
 			t.Errorf("%s: %d runs; a built-in should run in 1-3 minutes on 2 cores", name, len(s.Runs))
 		}

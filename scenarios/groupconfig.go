@@ -12,8 +12,11 @@ import (
 // resource, set with IncrementalAlterConfigs on each run's share group
 // before its members join. Which keys a release accepts was read from
 // running brokers with DescribeConfigs on a GROUP resource (process
-// provider, 2026-11-30):
+// provider, 2026-11-30; 4.1.0 and 4.1.2 on 2026-12-06):
 //
+//	4.1.0  share.auto.offset.reset, share.record.lock.duration.ms,
+//	4.1.2  share.session.timeout.ms, share.heartbeat.interval.ms,
+//	       share.isolation.level (with share.version=1; a preview)
 //	4.2.2  share.auto.offset.reset, share.record.lock.duration.ms,
 //	       share.session.timeout.ms, share.heartbeat.interval.ms,
 //	       share.isolation.level
@@ -58,15 +61,15 @@ type groupSetting struct {
 }
 
 var groupSettings = map[string]groupSetting{
-	GroupKeyAutoOffsetReset: {since: "4.2.0", kind: "enum", enum: []string{"earliest", "latest"},
+	GroupKeyAutoOffsetReset: {since: "4.1.0", kind: "enum", enum: []string{"earliest", "latest"},
 		harnessOwned: "the harness sets it to earliest on every share group, so that every produced record is delivered"},
-	GroupKeyRecordLockDuration: {since: "4.2.0", broker: KeyRecordLockDuration, kind: "int",
+	GroupKeyRecordLockDuration: {since: "4.1.0", broker: KeyRecordLockDuration, kind: "int",
 		minKey: KeyMinLockDuration, maxKey: KeyMaxLockDuration, lo: 15000, hi: 60000, def: 30000, short: "glockms"},
-	GroupKeySessionTimeout: {since: "4.2.0", broker: "group.share.session.timeout.ms", kind: "int",
+	GroupKeySessionTimeout: {since: "4.1.0", broker: "group.share.session.timeout.ms", kind: "int",
 		minKey: "group.share.min.session.timeout.ms", maxKey: "group.share.max.session.timeout.ms", lo: 45000, hi: 60000, def: 45000, short: "gsession"},
-	GroupKeyHeartbeat: {since: "4.2.0", broker: KeyShareHeartbeat, kind: "int",
+	GroupKeyHeartbeat: {since: "4.1.0", broker: KeyShareHeartbeat, kind: "int",
 		minKey: "group.share.min.heartbeat.interval.ms", maxKey: "group.share.max.heartbeat.interval.ms", lo: 5000, hi: 15000, def: 5000, short: "ghb"},
-	GroupKeyIsolationLevel: {since: "4.2.0", kind: "enum", enum: []string{"read_committed", "read_uncommitted"}, short: "giso-"},
+	GroupKeyIsolationLevel: {since: "4.1.0", kind: "enum", enum: []string{"read_committed", "read_uncommitted"}, short: "giso-"},
 	GroupKeyDeliveryCountLimit: {since: "4.3.0", broker: KeyDeliveryCountLimit, kind: "int",
 		minKey: "group.share.min.delivery.count.limit", maxKey: "group.share.max.delivery.count.limit", lo: 2, hi: 10, def: 5, short: "gdcl"},
 	GroupKeyRecordLocks: {since: "4.3.0", broker: KeyRecordLocks, kind: "int",

@@ -128,7 +128,7 @@ func TestValidationErrors(t *testing.T) {
 		{"max poll records", "max_poll_records: 20000", []string{"max_poll_records: must be ≤ 10000, got 20000"}},
 		{"acquire mode", "acquire_mode: greedy", []string{`acquire_mode: expected one of batch_optimized, record_limit`}},
 		{"nodes", "nodes: 2", []string{"nodes: must be 1 or 3", "got 2"}},
-		{"old kafka", "kafka_version: 4.1.0", []string{`kafka_version: share groups need Kafka 4.2.0 or newer`, `"4.1.0"`}},
+		{"old kafka", "kafka_version: 4.0.0", []string{`kafka_version: share groups need Kafka 4.1.0 or newer`, `"4.0.0"`}},
 		{"kafka version format", "kafka_version: latest", []string{`kafka_version: expected a Kafka release like "4.2.2", got "latest"`}},
 		{"broker heap", "broker_heap: 1GB", []string{`broker_heap: expected a JVM heap size like "512m" or "1g", got "1GB"`}},
 		{"zero duration", "duration: 0s", []string{"duration: must be > 0"}},

@@ -63,6 +63,7 @@ var knobs = []knob{
 	{"nodes", kindInt, "n"},
 	{"kafka_version", kindString, "kafka"},
 	{"broker_heap", kindString, "heap"},
+	{"broker_metrics_interval", kindDuration, "bmi"},
 	{"broker_config", kindBrokerConfig, ""},
 	{"prefetch", kindString, "prefetch-"},
 	{"fetch_max_bytes", kindSize, "fmb"},

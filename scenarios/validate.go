@@ -25,6 +25,15 @@ const maxPollRecordsLimit = 10000
 // harness does with it (schedules, sizing, buffers, timeouts) and are
 // checked before any of it; RunSpec's field comments list them.
 const (
+	// DefaultBrokerMetricsInterval is broker_metrics_interval's default and
+	// Min/MaxBrokerMetricsInterval its bounds: a scrape costs a 4.2.2 broker
+	// about 10 ms of CPU (docs/broker-metrics.md), so 10 s keeps it near
+	// 0.1 % of a core; 60 s leaves the two scrapes at the window's edges
+	// and few between.
+	DefaultBrokerMetricsInterval = 10 * time.Second
+	MinBrokerMetricsInterval     = time.Second
+	MaxBrokerMetricsInterval     = time.Minute
+
 	maxRateLimit      = 10_000_000      // rate and max_rate, records/s
 	maxBacklogRecords = 10_000_000_000  // backlog_records
 	maxPhase          = 168 * time.Hour // warmup, duration, drain_timeout: 7 days
@@ -124,6 +133,7 @@ func (r RunSpec) problems() []string {
 	r.Processing.check(&p)
 	r.checkBrokerConfig(&p)
 	r.checkGroupConfig(&p)
+	r.checkShareRelease(&p) // releases.go
 	r.checkDeadLetter(&p)
 	r.checkDestination(&p)
 	r.checkShards(&p)
@@ -362,17 +372,16 @@ func (r RunSpec) checkCluster(p *problems) {
 	}
 	if m := kafkaVersionRE.FindStringSubmatch(r.KafkaVersion); m == nil {
 		p.addf("kafka_version", "expected a Kafka release like \"4.2.2\", got %q", r.KafkaVersion)
-	} else if major, _ := strconv.Atoi(m[1]); major < 4 || major == 4 && atoi(m[2]) < 2 {
-		p.addf("kafka_version", "share groups need Kafka 4.2.0 or newer in this harness, got %q", r.KafkaVersion)
+	} else if !VersionAtLeast(r.KafkaVersion, MinKafkaVersion) {
+		p.addf("kafka_version", "share groups need Kafka %s or newer in this harness (4.1.x runs them as a preview), got %q",
+			MinKafkaVersion, r.KafkaVersion)
+	}
+	if r.BrokerMetricsInterval < MinBrokerMetricsInterval || r.BrokerMetricsInterval > MaxBrokerMetricsInterval {
+		p.addf("broker_metrics_interval", "expected a duration from %v to %v, got %v", MinBrokerMetricsInterval, MaxBrokerMetricsInterval, r.BrokerMetricsInterval)
 	}
 	if !brokerHeapRE.MatchString(r.BrokerHeap) {
 		p.addf("broker_heap", "expected a JVM heap size like \"512m\" or \"1g\", got %q", r.BrokerHeap)
 	}
-}
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
 }
 
 // checkBrokerConfig checks the share-group settings Kafka range-checks, and

@@ -100,6 +100,10 @@ func init() {
 				"max_rate.precision: must be in [0, 0.5]"},
 			{"max_rate.precision negative", "consumer_type: share\nload_mode: max_rate\nmax_rate: {start: 100, max: 200, step: 10, precision: -0.05}",
 				"max_rate.precision: must be in [0, 0.5]"},
+			{"broker_metrics_interval 0s", "broker_metrics_interval: 0s", "broker_metrics_interval: expected a duration from 1s to 1m0s, got 0s"},
+			{"broker_metrics_interval 100ms", "broker_metrics_interval: 100ms", "broker_metrics_interval: expected a duration from 1s to 1m0s, got 100ms"},
+			{"broker_metrics_interval 1h", "broker_metrics_interval: 1h", "broker_metrics_interval: expected a duration from 1s to 1m0s, got 1h0m0s"},
+			{"broker_metrics_interval not a duration", "broker_metrics_interval: often", `:3: broker_metrics_interval: expected a Go duration like "250ms", "30s" or "2m", got "often"`},
 			{"recommend clause NaN", "members: [1, 2]\nrecommend: {knob: members, maximize: completed_per_sec, where: [\"lost <= NaN\"]}",
 				`clause "lost <= NaN": value NaN is not a finite number`},
 		} {

@@ -195,7 +195,11 @@ func dryRun(w io.Writer, sc *scenarios.Scenario) error {
 		mode, _ := r.Mode() // RunFootprint refused an unknown load_mode
 		plan := mode.Plan(r)
 		total += plan.Load
-		fmt.Fprintf(w, "  %-28s %s\n  %-28s %s, memory about %s\n", sc.RunName(i), r.Summary(), "", plan.Text, campaign.FormatBytes(fp.Total))
+		summary := r.Summary()
+		if vocab.SharePreview(r.KafkaVersion) {
+			summary += " (" + vocab.SharePreviewLabel + ")"
+		}
+		fmt.Fprintf(w, "  %-28s %s\n  %-28s %s, memory about %s\n", sc.RunName(i), summary, "", plan.Text, campaign.FormatBytes(fp.Total))
 	}
 	fmt.Fprintf(w, "planned: about %s of load in all (a backlog run counts its fill and drain bounds), plus cluster start-up, group joins and drains\n", total)
 	budget := campaign.DefaultMemoryBudget()
@@ -268,11 +272,11 @@ func printVerdict(w io.Writer, recs []runs.Record) {
 	}
 	for i := range min(len(cg), len(sg)) {
 		c, s := cg[i], sg[i]
-		fmt.Fprintf(w, "\n%s vs %s: consumer group %.0f records/s (ceiling %.0f, %s-bound), share group %.0f records/s (ceiling %.0f, %s-bound)",
-			c.RunID, s.RunID, c.Throughput.CompletedPerSec, c.Ceiling.RecordsPerSec, c.Ceiling.Bound,
-			s.Throughput.CompletedPerSec, s.Ceiling.RecordsPerSec, s.Ceiling.Bound)
-		if c.Throughput.CompletedPerSec > 0 {
-			fmt.Fprintf(w, ": share/consumer = %.2fx", s.Throughput.CompletedPerSec/c.Throughput.CompletedPerSec)
+		fmt.Fprintf(w, "\n%s vs %s: consumer group %s (ceiling %.0f, %s-bound), share group %s (ceiling %.0f, %s-bound)",
+			c.RunID, s.RunID, c.RateText(), c.Ceiling.RecordsPerSec, c.Ceiling.Bound,
+			s.RateText(), s.Ceiling.RecordsPerSec, s.Ceiling.Bound)
+		if c.UsefulPerSec() > 0 {
+			fmt.Fprintf(w, ": share/consumer = %.2fx", s.UsefulPerSec()/c.UsefulPerSec())
 		}
 		fmt.Fprintln(w)
 	}

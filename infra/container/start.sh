@@ -5,7 +5,9 @@
 # start only, so a broker started again after a kill or stop runs on its own
 # data, then replaces itself with the broker JVM: java "$@".
 #
-# Environment: SHAREBENCH_CLUSTER_ID (the KRaft cluster id).
+# Environment: SHAREBENCH_CLUSTER_ID (the KRaft cluster id);
+# SHAREBENCH_FORMAT_FEATURES (optional, space-separated NAME=LEVEL feature
+# levels to format with, e.g. share.version=1 on Kafka 4.1).
 set -eu
 dir=/opt/sharebench
 data=$(sed -n 's/^log\.dirs=//p' "$dir/server.properties")
@@ -27,9 +29,11 @@ if [ -f "$data/meta.properties" ]; then
   echo "sharebench start: $data is formatted; starting on its data"
 else
   mkdir -p "$data"
-  echo "sharebench start: formatting $data for cluster $SHAREBENCH_CLUSTER_ID"
+  features=""
+  for f in ${SHAREBENCH_FORMAT_FEATURES:-}; do features="$features --feature $f"; done
+  echo "sharebench start: formatting $data for cluster $SHAREBENCH_CLUSTER_ID${features:+ with$features}"
   "$java" -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
     "-Dlog4j2.configurationFile=$dir/log4j2.properties" -cp '/opt/kafka/libs/*' \
-    kafka.tools.StorageTool format -t "$SHAREBENCH_CLUSTER_ID" -c "$dir/server.properties"
+    kafka.tools.StorageTool format -t "$SHAREBENCH_CLUSTER_ID" -c "$dir/server.properties" $features
 fi
 exec "$java" "$@"

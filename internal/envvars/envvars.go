@@ -26,6 +26,10 @@ const (
 	// ClusterID is the KRaft cluster id handed to the local broker image's
 	// entrypoint (infra container provider; set in the container only).
 	ClusterID = "SHAREBENCH_CLUSTER_ID"
+	// FormatFeatures are the feature levels (NAME=LEVEL, space-separated)
+	// that entrypoint formats a broker's storage with (infra container
+	// provider; set in the container only).
+	FormatFeatures = "SHAREBENCH_FORMAT_FEATURES"
 	// Screenshots keeps the browser test's screenshots (results/report).
 	Screenshots = "SHAREBENCH_SCREENSHOTS"
 	// SaveScrape and SaveScrapeDir keep broker metric scrapes taken by the
@@ -38,5 +42,5 @@ const (
 
 // Harness lists the variables above: SHAREBENCH_* names that are not
 // scenario keys and are not refused.
-var Harness = []string{Cache, KafkaImage, RequireBrokers, AgentClockSkew, AgentToken, AgentDestinationDSN, ClusterID, Screenshots,
+var Harness = []string{Cache, KafkaImage, RequireBrokers, AgentClockSkew, AgentToken, AgentDestinationDSN, ClusterID, FormatFeatures, Screenshots,
 	SaveScrape, SaveScrapeDir, InfraTestHelper}

@@ -26,27 +26,49 @@ func BrokerCost(recs []runs.Record) Reporter {
 
 // brokerCostLines are BrokerCost's lines (the console and summary.md).
 func brokerCostLines(recs []runs.Record) []string {
-	ds := runs.CostDifferences(recs)
-	if len(ds) == 0 {
-		return nil
-	}
 	var out []string
-	for _, d := range ds {
-		out = append(out, d.Line())
-	}
-	if s := runs.SummarizeCostDifferences(ds).Line(); s != "" {
-		out = append(out, s)
-	}
-	subtracted, most := 0, 0.0
-	for _, r := range recs {
-		if c := r.BrokerCost; c != nil && c.ScrapeSubtracted {
-			subtracted++
-			most = max(most, c.ScrapePercent)
+	if ds := runs.CostDifferences(recs); len(ds) > 0 {
+		for _, d := range ds {
+			out = append(out, d.Line())
+		}
+		if s := runs.SummarizeCostDifferences(ds).Line(); s != "" {
+			out = append(out, s)
 		}
 	}
-	if subtracted > 0 {
-		out = append(out, fmt.Sprintf("observer effect: in %d run(s) the harness's broker scrapes cost over 2 %% of the broker CPU (up to %.0f %%, "+
-			"calibrated on the idle brokers); the per-record figures exclude it (broker_cost.scrape_cpu_seconds)", subtracted, most))
+	if line := observerLine(recs); line != "" {
+		out = append(out, line)
 	}
 	return out
+}
+
+// observerLine says what the harness's broker scrapes cost the brokers in
+// the runs that calibrated them: the range of broker_cost.scrape_percent,
+// and whether the per-record figures exclude it (over 2 %).
+func observerLine(recs []runs.Record) string {
+	n, subtracted := 0, 0
+	least, most := 0.0, 0.0
+	for _, r := range recs {
+		c := r.BrokerCost
+		if c == nil || c.ScrapeCPUSeconds <= 0 {
+			continue
+		}
+		if n == 0 || c.ScrapePercent < least {
+			least = c.ScrapePercent
+		}
+		most = max(most, c.ScrapePercent)
+		n++
+		if c.ScrapeSubtracted {
+			subtracted++
+		}
+	}
+	switch {
+	case n == 0:
+		return ""
+	case subtracted > 0:
+		return fmt.Sprintf("observer effect: in %d of %d run(s) the harness's broker scrapes cost over 2 %% of the broker CPU (up to %.1f %%, "+
+			"calibrated on the idle brokers); the per-record figures exclude it (broker_cost.scrape_cpu_seconds)", subtracted, n, most)
+	default:
+		return fmt.Sprintf("observer effect: the harness's broker scrapes cost %.2f–%.2f %% of the broker CPU in %d run(s) "+
+			"(calibrated on the idle brokers; under 2 %%, so not subtracted)", least, most, n)
+	}
 }

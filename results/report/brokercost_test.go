@@ -18,7 +18,10 @@ func TestBrokerCostLines(t *testing.T) {
 		spec := scenarios.RunSpec{ConsumerType: gt, Partitions: 4, Trial: trial}
 		r := runs.Record{RunID: id, ConsumerType: gt, Spec: &spec}
 		r.Throughput.CompletedPerSec = 1000
-		r.BrokerCost = &runs.BrokerCost{NetCPUSeconds: net, Completed: 20_000, ScrapeSubtracted: scrape, ScrapePercent: 12}
+		r.BrokerCost = &runs.BrokerCost{NetCPUSeconds: net, Completed: 20_000, ScrapeSubtracted: scrape, ScrapeCPUSeconds: 0.05, ScrapePercent: 1.5}
+		if scrape {
+			r.BrokerCost.ScrapePercent = 12
+		}
 		return r
 	}
 	recs := []runs.Record{rec("c0", vocab.ConsumerGroup, 0, 4, true), rec("s0", vocab.ShareGroup, 0, 6, false),
@@ -32,14 +35,21 @@ func TestBrokerCostLines(t *testing.T) {
 		"c0 vs s0: broker cost share − consumer at equal completed throughput (share/consumer 1.00x): +100 s/M records completed",
 		"c1 vs s1: broker cost share − consumer at equal completed throughput (share/consumer 1.00x): -50 s/M records completed",
 		"the share group cost the broker more per record in 1 of 2 pairs; median share − consumer +25 s/M records completed",
-		"observer effect: in 1 run(s)", "up to 12 %",
+		"observer effect: in 1 of 4 run(s) the harness's broker scrapes cost over 2 % of the broker CPU (up to 12.0 %", "exclude it",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in:\n%s", want, out)
 		}
 	}
+	// without a pair, only the observer line; under 2 % everywhere, the
+	// range and that nothing was subtracted
 	b.Reset()
-	if err := BrokerCost(recs[:1])(&b); err != nil || b.Len() != 0 {
-		t.Errorf("no pair: printed %q (%v)", b.String(), err)
+	if err := BrokerCost(recs[1:3])(&b); err != nil || b.String() != "observer effect: the harness's broker scrapes cost 1.50–1.50 % of the broker CPU in 2 run(s) (calibrated on the idle brokers; under 2 %, so not subtracted)\n" {
+		t.Errorf("no pair, no scrape over 2 %%: printed %q (%v)", b.String(), err)
+	}
+	b.Reset()
+	recs[1].BrokerCost.ScrapeCPUSeconds, recs[2].BrokerCost.ScrapeCPUSeconds = 0, 0
+	if err := BrokerCost(recs[1:3])(&b); err != nil || b.Len() != 0 {
+		t.Errorf("no pair, no calibration: printed %q (%v)", b.String(), err)
 	}
 }

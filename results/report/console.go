@@ -34,6 +34,9 @@ func sideBySide(w io.Writer, recs []runs.Record) error {
 		if !r.Environment.IsKafka {
 			fmt.Fprintf(w, "  %s: NOT KAFKA: measured on %s\n", r.RunID, r.Environment.KafkaVersion)
 		}
+		if l := r.PreviewLine(); l != "" {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
 	}
 	return nil
 }

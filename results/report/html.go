@@ -36,6 +36,7 @@ type htmlReport struct {
 	// own renderer (already HTML); "" without one.
 	Decision           template.HTML
 	NotKafka, Verdicts []string
+	Preview            []string // runs on a release whose share groups are a preview (Record.PreviewLine)
 	// RunVerdict and VerdictProblems are the run verdict (runVerdict), as
 	// summary.md states it; Failed styles it.
 	RunVerdict      string
@@ -94,6 +95,9 @@ func writeHTML(w io.Writer, dir string, camp runs.Campaign, recs []runs.Record, 
 		if !r.Environment.IsKafka {
 			rep.NotKafka = append(rep.NotKafka, fmt.Sprintf("%s ran on %s (%s), not Apache Kafka: its numbers say nothing about Kafka.",
 				r.RunID, r.Environment.Provider, r.Environment.KafkaVersion))
+		}
+		if l := r.PreviewLine(); l != "" {
+			rep.Preview = append(rep.Preview, l)
 		}
 	}
 	for _, p := range runs.Pairs(recs) {

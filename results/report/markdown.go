@@ -88,6 +88,9 @@ func writeNotKafka(w io.Writer, recs []runs.Record) {
 			fmt.Fprintf(w, "> **NOT KAFKA**: %s ran on %s (%s), not Apache Kafka; its numbers say nothing about Kafka.\n\n",
 				r.RunID, r.Environment.Provider, r.Environment.KafkaVersion)
 		}
+		if l := r.PreviewLine(); l != "" {
+			fmt.Fprintf(w, "> **PREVIEW**: %s.\n\n", mdText(l))
+		}
 	}
 }
 
@@ -106,8 +109,12 @@ func environmentLine(recs []runs.Record, camp runs.Campaign) string {
 		if e.Image != "" {
 			provider += " (image " + e.Image + ")"
 		}
+		kafka := e.KafkaVersion
+		if e.SharePreview != "" {
+			kafka += " (" + e.SharePreview + ")"
+		}
 		parts = append(parts, fmt.Sprintf("Kafka %s, %d node(s), provider %s, host %d CPUs %s/%s, Go %s",
-			e.KafkaVersion, e.Nodes, provider, e.Host.CPUs, e.Host.OS, e.Host.Arch, e.Host.GoVersion))
+			kafka, e.Nodes, provider, e.Host.CPUs, e.Host.OS, e.Host.Arch, e.Host.GoVersion))
 	}
 	return strings.Join(parts, "; ") + "."
 }

@@ -65,6 +65,7 @@ func runsCSVColumns() []csvColumn {
 		{"provider", func(r runs.Record) string { return r.Environment.Provider }},
 		{"kafka_version", func(r runs.Record) string { return r.Environment.KafkaVersion }},
 		{"is_kafka", func(r runs.Record) string { return strconv.FormatBool(r.Environment.IsKafka) }},
+		{"share_preview", func(r runs.Record) string { return r.Environment.SharePreview }},
 		// Measurement truth (group formation, the lock-holding bound, the
 		// client's buffering, bursts); empty in files written before them.
 		figure("phases.group_formation_s"),

@@ -58,15 +58,16 @@ var moves = map[Bound]string{
 // Move is what would move a bound.
 func Move(bound Bound) string { return moves[bound] }
 
-// Judge names the bound that held for a measured completed rate: the
-// formula bound when the rate came within explainedShare of it; else a
+// Judge names the bound that held for a measured useful rate
+// (throughput.useful_per_sec, the basis of RecordsPerSec): the formula
+// bound when the rate came within explainedShare of it; else a
 // saturated host or broker; else "unexplained" (Check flags it). It sets
 // Held, Evidence and Move.
-func (c Ceiling) Judge(completedPerSec float64, s Saturation) Ceiling {
+func (c Ceiling) Judge(usefulPerSec float64, s Saturation) Ceiling {
 	c.Held, c.Evidence = c.Bound, c.evidence(s)
-	if c.RecordsPerSec > 0 && c.Bound != BoundNone && completedPerSec < explainedShare*c.CompletionsCeiling() {
+	if c.RecordsPerSec > 0 && c.Bound != BoundNone && usefulPerSec < explainedShare*c.RecordsPerSec {
 		short := fmt.Sprintf("measured %.0f records/s is %.0f%% of the %.0f records/s %s bound",
-			completedPerSec, 100*completedPerSec/c.CompletionsCeiling(), c.CompletionsCeiling(), c.Bound)
+			usefulPerSec, 100*usefulPerSec/c.RecordsPerSec, c.RecordsPerSec, c.Bound)
 		if b, ev := s.saturated(); b != "" {
 			c.Held, c.Evidence = b, short+"; "+ev
 		} else {

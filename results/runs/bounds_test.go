@@ -19,18 +19,18 @@ func TestFetchWaitRate(t *testing.T) {
 		want       float64
 	}{
 		// 500 records per cycle, 2 empty brokers × 5 s: 500 ÷ 10 s.
-		{"franz-go 3 brokers 1 busy", MemberBrokers{3, 1}, 5000, 500, 0, 1, 50},
+		{"franz-go 3 brokers 1 busy", MemberBrokers{Brokers: 3, Busy: 1}, 5000, 500, 0, 1, 50},
 		// Java's 500 ms: 500 ÷ 1 s.
-		{"java 3 brokers 1 busy", MemberBrokers{3, 1}, 500, 500, 0, 1, 500},
+		{"java 3 brokers 1 busy", MemberBrokers{Brokers: 3, Busy: 1}, 500, 500, 0, 1, 500},
 		// 2 brokers, 1 busy: 500 ÷ 5 s.
-		{"2 brokers 1 busy", MemberBrokers{2, 1}, 5000, 500, 0, 1, 100},
+		{"2 brokers 1 busy", MemberBrokers{Brokers: 2, Busy: 1}, 5000, 500, 0, 1, 100},
 		// processing adds 100 × 10 ms ÷ 2 = 0.5 s to a 1 s wait: 100 ÷ 1.5 s.
-		{"processing in the cycle", MemberBrokers{2, 1}, 1000, 100, 10, 2, 100 / 1.5},
+		{"processing in the cycle", MemberBrokers{Brokers: 2, Busy: 1}, 1000, 100, 10, 2, 100 / 1.5},
 		// fetch_max_wait 100 ms: 500 ÷ 0.2 s.
-		{"fetch_max_wait 100ms", MemberBrokers{3, 1}, 100, 500, 0, 1, 2500},
-		{"no busy broker", MemberBrokers{2, 0}, 5000, 500, 0, 1, 0},
+		{"fetch_max_wait 100ms", MemberBrokers{Brokers: 3, Busy: 1}, 100, 500, 0, 1, 2500},
+		{"no busy broker", MemberBrokers{Brokers: 2, Busy: 0}, 5000, 500, 0, 1, 0},
 		// every broker busy: the worker rate 2 × 1000 ÷ 10.
-		{"all busy", MemberBrokers{2, 2}, 5000, 500, 10, 2, 200},
+		{"all busy", MemberBrokers{Brokers: 2, Busy: 2}, 5000, 500, 10, 2, 200},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := FetchWaitRate(tc.m, tc.wait, tc.r, tc.p, 1, tc.workers); math.Abs(got-tc.want) > 1e-9 {
@@ -38,8 +38,62 @@ func TestFetchWaitRate(t *testing.T) {
 			}
 		})
 	}
-	if got := FetchWaitRate(MemberBrokers{1, 1}, 5000, 500, 0, 1, 1); !math.IsInf(got, 1) {
+	if got := FetchWaitRate(MemberBrokers{Brokers: 1, Busy: 1}, 5000, 500, 0, 1, 1); !math.IsInf(got, 1) {
 		t.Errorf("one busy broker, free processing: %v, want +Inf", got)
+	}
+}
+
+// TrickleRate reduces to FetchWaitRate when every broker either has records
+// waiting (+Inf) or none ever (0), and keeps up with a layout whose waits do
+// not fill a fetch.
+func TestTrickleRateReducesToFetchWaitRate(t *testing.T) {
+	inf := math.Inf(1)
+	for _, tc := range []struct {
+		name       string
+		rates      []float64
+		m          MemberBrokers
+		wait, r, p float64
+		workers    int
+	}{
+		{"3 brokers 1 busy", []float64{inf, 0, 0}, MemberBrokers{Brokers: 3, Busy: 1}, 5000, 500, 0, 1},
+		{"processing in the cycle", []float64{0, inf}, MemberBrokers{Brokers: 2, Busy: 1}, 1000, 100, 10, 2},
+		{"fetch_max_wait 100ms", []float64{0, inf, 0}, MemberBrokers{Brokers: 3, Busy: 1}, 100, 500, 0, 1},
+		{"all busy", []float64{inf, inf}, MemberBrokers{Brokers: 2, Busy: 2}, 5000, 500, 10, 2},
+	} {
+		got := TrickleRate(tc.rates, tc.wait, tc.r, tc.p, 1, tc.workers)
+		want := FetchWaitRate(tc.m, tc.wait, tc.r, tc.p, 1, tc.workers)
+		if math.Abs(got-want) > 1e-6*want {
+			t.Errorf("%s: TrickleRate %v, FetchWaitRate %v", tc.name, got, want)
+		}
+	}
+}
+
+// A hot broker at 1,000 records/s and two quiet ones at 2 records/s each,
+// r = 100, no processing, fetch.max.wait 500 ms. The hot broker fills a
+// fetch (λ·C ≥ 100 once C ≥ 0.1 s), so n_hot = 100; a quiet broker holds
+// 2·C records on average and, when it has none, holds the fetch for
+// (1 − e^(−2·0.5)) ÷ 2 = 0.316 s. C = 2·e^(−2C)·0.316: solved, C ≈ 0.328 s
+// (each quiet broker empty with probability e^(−0.656) = 0.52), and the
+// member takes (100 + 2·2·0.328) ÷ 0.328 ≈ 309 records/s of the 1,004
+// offered. Without the trickle (FetchWaitRate, 2 empty brokers): 100 ÷ 1 s.
+func TestTrickleRateHotAndQuiet(t *testing.T) {
+	got := TrickleRate([]float64{1000, 2, 2}, 500, 100, 0, 1, 1)
+	c := 0.3
+	for range 100 { // C = 2·e^(−2C)·(1 − e^(−1))/2
+		c = 2 * math.Exp(-2*c) * (1 - math.Exp(-1)) / 2
+	}
+	want := (100 + 2*2*c) / c
+	if math.Abs(got-want) > 1e-3*want || got < 300 || got > 318 {
+		t.Errorf("TrickleRate = %v, want %v (C = %.3f s)", got, want, c)
+	}
+	// keeping up: quiet brokers at 50/s each fill fetches of 100 in under
+	// 2 s, the member takes what arrives
+	if got := TrickleRate([]float64{50, 50}, 500, 100, 0, 1, 1); math.Abs(got-100) > 1e-6 {
+		t.Errorf("a layout that keeps up: %v, want the 100 records/s that arrive", got)
+	}
+	// processing bounds it: 1 worker at 10 ms a record is 100 records/s
+	if got := TrickleRate([]float64{1000}, 500, 100, 10, 1, 1); math.Abs(got-100) > 1e-6 {
+		t.Errorf("worker-bound: %v, want 100", got)
 	}
 }
 
@@ -112,17 +166,17 @@ func TestCeilingBounds(t *testing.T) {
 		rate  float64
 	}{
 		{"fetch waits: the issue's 3-broker case", func(c CeilingInput) CeilingInput {
-			c.FetchWait = &FetchWaitInput{MaxWaitMs: 5000, RecordsPerFetch: 500, Members: []MemberBrokers{{3, 1}}}
+			c.FetchWait = &FetchWaitInput{MaxWaitMs: 5000, RecordsPerFetch: 500, Members: []MemberBrokers{{Brokers: 3, Busy: 1}}}
 			return c
 		}, "fetch_waits", 50},
 		{"fetch waits: 2 members, the busy one alone on its broker", func(c CeilingInput) CeilingInput {
 			c.Members, c.ProcessingMs = 2, 1
-			c.FetchWait = &FetchWaitInput{MaxWaitMs: 5000, RecordsPerFetch: 500, Members: []MemberBrokers{{2, 0}, {1, 1}}}
+			c.FetchWait = &FetchWaitInput{MaxWaitMs: 5000, RecordsPerFetch: 500, Members: []MemberBrokers{{Brokers: 2, Busy: 0}, {Brokers: 1, Busy: 1}}}
 			return c
 		}, "workers", 2000},
 		{"fetch waits: 2 members, the busy one on 2 brokers", func(c CeilingInput) CeilingInput {
 			c.Members, c.ProcessingMs = 2, 1
-			c.FetchWait = &FetchWaitInput{MaxWaitMs: 5000, RecordsPerFetch: 500, Members: []MemberBrokers{{2, 1}, {1, 0}}}
+			c.FetchWait = &FetchWaitInput{MaxWaitMs: 5000, RecordsPerFetch: 500, Members: []MemberBrokers{{Brokers: 2, Busy: 1}, {Brokers: 1, Busy: 0}}}
 			return c
 		}, "fetch_waits", 500 / 5.5},
 		// batch_optimized: ceil(2000 ÷ 550) = 4 holders × 2 partitions × 1000 ÷ 20 ms.
@@ -154,7 +208,7 @@ func TestCeilingBounds(t *testing.T) {
 }
 
 func TestJudgeBound(t *testing.T) {
-	fw := Ceiling{RecordsPerSec: 50, Bound: "fetch_waits", FetchMembers: []MemberBrokers{{3, 1}}}
+	fw := Ceiling{RecordsPerSec: 50, Bound: "fetch_waits", FetchMembers: []MemberBrokers{{Brokers: 3, Busy: 1}}}
 	req := []RequestFigure{{Broker: 2, Kind: "ShareFetch", Count: 10, EmptyShare: 1, EmptyMeanMs: 5000}}
 	for _, tc := range []struct {
 		name     string

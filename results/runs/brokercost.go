@@ -24,11 +24,14 @@ type BrokerCost struct {
 	Produced     int64 `json:"produced"`
 	Completed    int64 `json:"completed"`
 	RecordsMoved int64 `json:"records_moved"`
-	// ScrapeCPUSeconds is the calibrated cost of the harness's scrapes over
-	// the window (priming.scrape_cost.cost_cores × window); ScrapePercent
-	// its share of CPUSeconds. ScrapeSubtracted: the share exceeded
+	// ScrapeCPUSeconds is the calibrated cost of the harness's scrapes in
+	// the window (priming.scrape_cost.cpu_ms_per_scrape × the scrapes taken
+	// in it); ScrapePercent its share of CPUSeconds. ScrapeSubtracted: the share exceeded
 	// ScrapeShareLimit, so NetCPUSeconds excludes it.
 	ScrapeCPUSeconds float64 `json:"scrape_cpu_seconds"`
+	// Scrapes is the scrapes of the brokers' endpoints taken in the window
+	// (every broker_metrics_interval, and one at the window's start).
+	Scrapes          int     `json:"scrapes"`
 	ScrapePercent    float64 `json:"scrape_percent"`
 	ScrapeSubtracted bool    `json:"scrape_subtracted"`
 	NetCPUSeconds    float64 `json:"net_cpu_seconds"`
@@ -83,8 +86,11 @@ type BrokerCostInput struct {
 	CPUSeconds          float64 // brokers' CPU in the window
 	WindowSec           float64
 	Produced, Completed int64 // in the window
-	// ScrapeCostCores is the calibration (0: none measured).
-	ScrapeCostCores float64
+	// ScrapeCPUSeconds is what the harness's scrapes in the window cost
+	// the brokers: the calibration's CPU per scrape × the scrapes taken in
+	// the window (0: none measured).
+	ScrapeCPUSeconds float64
+	Scrapes          int // taken in the window
 	// ProduceOnly is the produce-only phase (Sec 0: none).
 	ProduceOnlySec     float64
 	ProduceOnlyRecords int64
@@ -100,7 +106,7 @@ func ComputeBrokerCost(in BrokerCostInput) *BrokerCost {
 	}
 	c := &BrokerCost{CPUSeconds: in.CPUSeconds, Produced: in.Produced, Completed: in.Completed,
 		RecordsMoved: in.Produced + in.Completed, NetCPUSeconds: in.CPUSeconds}
-	c.ScrapeCPUSeconds = in.ScrapeCostCores * in.WindowSec
+	c.ScrapeCPUSeconds, c.Scrapes = in.ScrapeCPUSeconds, in.Scrapes
 	c.ScrapePercent = 100 * c.ScrapeCPUSeconds / in.CPUSeconds
 	if c.ScrapeCPUSeconds > ScrapeShareLimit*in.CPUSeconds {
 		c.ScrapeSubtracted = true
@@ -269,12 +275,16 @@ func (d CostDifference) Line() string {
 // Not a share − consumer figure: the arms completed 339 and 1000 of 1000
 // records/s (share/consumer 2.95x), …".
 func (d CostDifference) apartLine() string {
+	of := fmt.Sprintf("of %.0f records/s", d.OfferedPerSec)
+	if d.OfferedPerSec <= 0 { // a backlog drain: nothing offered on a schedule
+		of = "records/s draining the same backlog"
+	}
 	return fmt.Sprintf("%s vs %s: broker CPU per record moved, each arm's own: consumer %.0f s/M, share %.0f s/M. "+
-		"Not a share − consumer figure: the arms completed %.0f and %.0f of %.0f records/s (share/consumer %.2fx), "+
+		"Not a share − consumer figure: the arms completed %.0f and %.0f %s (share/consumer %.2fx), "+
 		"so the arm that completes less moves fewer records (produced + completed) per second over the same fixed broker cost "+
 		"(the idle broker, its coordinators, the scrapes) and in another mix of produced to consumed; compare at a rate both complete",
 		d.Consumer, d.Share, d.ConsumerMovedPerMillion, d.ShareMovedPerMillion,
-		d.ConsumerCompletedPerSec, d.ShareCompletedPerSec, d.OfferedPerSec, d.CompletedRatio) + d.jitClause()
+		d.ConsumerCompletedPerSec, d.ShareCompletedPerSec, of, d.CompletedRatio) + d.jitClause()
 }
 
 // CostSummary sums up the differences of the pairs at equal completed

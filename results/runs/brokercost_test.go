@@ -15,11 +15,11 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 
 // TestComputeBrokerCost checks every figure against numbers worked out by
 // hand: 10 CPU-s in a 20 s window, 40,000 produced and 30,000 completed,
-// scrapes calibrated at 0.05 cores (1 CPU-s: 10 % > 2 %, so subtracted), a
+// scrapes that cost 1 CPU-s in the window (10 % > 2 %, so subtracted), a
 // produce-only phase of 5 s and 10,000 records that took 1.5 CPU-s.
 func TestComputeBrokerCost(t *testing.T) {
 	c := runs.ComputeBrokerCost(runs.BrokerCostInput{CPUSeconds: 10, WindowSec: 20, Produced: 40_000, Completed: 30_000,
-		ScrapeCostCores: 0.05, ProduceOnlySec: 5, ProduceOnlyRecords: 10_000, ProduceOnlyCPU: 1.5})
+		ScrapeCPUSeconds: 1, ProduceOnlySec: 5, ProduceOnlyRecords: 10_000, ProduceOnlyCPU: 1.5})
 	if c == nil {
 		t.Fatal("nil cost")
 	}
@@ -69,7 +69,7 @@ func TestComputeBrokerCost(t *testing.T) {
 		t.Error("the consume-side figure has a value over a compiling produce-only phase")
 	}
 	// 0.0005 cores × 20 s = 0.01 CPU-s = 0.1 % of 10: kept, not subtracted
-	small := runs.ComputeBrokerCost(runs.BrokerCostInput{CPUSeconds: 10, WindowSec: 20, Produced: 100, Completed: 100, ScrapeCostCores: 0.0005})
+	small := runs.ComputeBrokerCost(runs.BrokerCostInput{CPUSeconds: 10, WindowSec: 20, Produced: 100, Completed: 100, ScrapeCPUSeconds: 0.01})
 	if small.ScrapeSubtracted || small.NetCPUSeconds != 10 || !near(small.ScrapePercent, 0.1) || small.ProduceOnly != nil || small.ConsumeCPUSeconds != 0 {
 		t.Errorf("below the 2 %% limit: %+v", small)
 	}
@@ -150,6 +150,13 @@ func TestBrokerCostDifference(t *testing.T) {
 		if strings.Contains(l, not) {
 			t.Errorf("line %q gives a difference (%q) for arms not at equal throughput", l, not)
 		}
+	}
+	// a backlog pair offers nothing on a schedule: the line says what the
+	// arms drained, never "of 0 records/s"
+	p.Consumer.Throughput.OfferedPerSec = 0
+	d, _ = p.BrokerCostDifference()
+	if l := d.Line(); !strings.Contains(l, "the arms completed 1000 and 1120 records/s draining the same backlog") || strings.Contains(l, "of 0 records/s") {
+		t.Errorf("backlog pair line %q", l)
 	}
 	p.Share.BrokerCost = nil
 	if _, ok := p.BrokerCostDifference(); ok {

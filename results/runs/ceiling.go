@@ -283,12 +283,12 @@ func SharePartitionConsumers(members, partitions int) []int {
 	return out
 }
 
-// WithMeasured sets the efficiency from a measured completed rate: over
-// the completions ceiling, which under lock_expiry counts the redone
-// completions as the measured rate does (else it is RecordsPerSec).
-func (c Ceiling) WithMeasured(completedPerSec float64) Ceiling {
-	if cc := c.CompletionsCeiling(); cc > 0 {
-		c.Efficiency = completedPerSec / cc
+// WithMeasured sets the efficiency from a measured useful rate
+// (throughput.useful_per_sec: completions while the lock held), on the
+// basis of RecordsPerSec, which under lock_expiry is the useful rate too.
+func (c Ceiling) WithMeasured(usefulPerSec float64) Ceiling {
+	if c.RecordsPerSec > 0 {
+		c.Efficiency = usefulPerSec / c.RecordsPerSec
 	}
 	return c
 }

@@ -3,6 +3,7 @@ package runs
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -123,11 +124,29 @@ func TestEfficiency(t *testing.T) {
 	if c.Efficiency != 0.95 {
 		t.Fatalf("efficiency %v", c.Efficiency)
 	}
-	// Under lock_expiry the completions counted include the redone work:
-	// 26.9 completions/s against 19.2 ÷ 0.6 = 32 (the lock-expiry case
-	// measured on Kafka), 0.84, not 1.40.
-	c = Ceiling{RecordsPerSec: 19.2, Bound: BoundLockExpiry, UsefulShare: 0.6}.WithMeasured(26.9)
-	if math.Abs(c.Efficiency-26.9/32) > 1e-9 {
-		t.Fatalf("lock_expiry efficiency %v, want %v", c.Efficiency, 26.9/32)
+	// Under lock_expiry the ceiling is the useful rate (records finished
+	// inside their lock) and so is the measured rate it is held against:
+	// 16.1 useful records/s against 19.2 is 0.84, whatever the redone
+	// completions add to completed_per_sec.
+	c = Ceiling{RecordsPerSec: 19.2, Bound: BoundLockExpiry, UsefulShare: 0.6}.WithMeasured(16.1)
+	if math.Abs(c.Efficiency-16.1/19.2) > 1e-9 {
+		t.Fatalf("lock_expiry efficiency %v, want %v", c.Efficiency, 16.1/19.2)
+	}
+}
+
+// The backlog drain bound by lock expiry that used to be flagged
+// unexplained (16 members × 500 ms, max_poll_records 100, 6 partitions on
+// Kafka 4.2.2): the ceiling printed 17.5 useful records/s, the check held
+// 23 completions/s (redone ones included) against the raw 32/s and found
+// 72 %. On one basis the drain's 18.1 useful records/s is 103 % of 17.5:
+// the bound held. Half of it is still short and unexplained.
+func TestJudgeLockExpiryOnTheUsefulBasis(t *testing.T) {
+	c := Ceiling{RecordsPerSec: 17.5, Workers: 32, Bound: BoundLockExpiry, UsefulShare: 17.5 / 32, LockExpiry: 17.5}
+	if j := c.Judge(18.1, Saturation{HandlerIdleMin: 0.9}); j.Held != BoundLockExpiry {
+		t.Errorf("18.1 useful records/s against 17.5: held %q (%s), want lock_expiry", j.Held, j.Evidence)
+	}
+	j := c.Judge(8.75, Saturation{HandlerIdleMin: 0.9})
+	if j.Held != BoundUnexplained || !strings.Contains(j.Evidence, "measured 9 records/s is 50% of the 18 records/s lock_expiry bound") {
+		t.Errorf("8.75 against 17.5: held %q (%s), want unexplained at 50%% of the printed ceiling", j.Held, j.Evidence)
 	}
 }

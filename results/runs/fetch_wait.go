@@ -8,6 +8,12 @@ import "math"
 type MemberBrokers struct {
 	Brokers int `json:"brokers"`
 	Busy    int `json:"busy"`
+	// Shares are, per broker of the member (Brokers of them), the share of
+	// all records produced that lands on the member's partitions that
+	// broker leads, divided among the members holding each partition (0:
+	// none; absent in records written before they were known). With the
+	// offered rate they give the trickle each held fetch waits for.
+	Shares []float64 `json:"shares,omitempty"`
 }
 
 // FetchWaitInput is what the fetch-wait bound needs: members that fetch
@@ -40,24 +46,105 @@ func FetchWaitRate(m MemberBrokers, maxWaitMs, r, processingMs, attempts float64
 	return float64(m.Busy) * r * 1000 / cycleMs
 }
 
+// TrickleRate is one member's records/s when it cycles its brokers one
+// fetch at a time and broker j receives records for it at rates[j]
+// records/s (Poisson arrivals; +Inf: always r waiting). A cycle visits every
+// broker once: at broker j it finds the records that arrived since its last
+// visit, λ_j·C on average for a cycle of C, and takes at most r; it finds
+// none with probability e^(−λ_j·C), and then the broker holds the fetch
+// until the first record arrives or w_max passes, whichever is first:
+// E[min(Exp(λ_j), w_max)] = (1 − e^(−λ_j·w_max)) ÷ λ_j (w_max when
+// λ_j = 0). The records taken are processed before the next fetch
+// (blocking poll). So
+//
+//	n_j = min(r, λ_j·C)
+//	C   = Σ_j e^(−λ_j·C)·(1 − e^(−λ_j·w_max)) ÷ λ_j + Σ_j n_j·p·attempts ÷ workers
+//	rate = min(Σ_j n_j ÷ C, Σ_j λ_j)
+//
+// solved for C by iteration. With every λ either 0 or +Inf it is
+// FetchWaitRate. A fetch cap r below λ_j·C is what a cycle's waits cost:
+// the busy broker's records queue while the member waits elsewhere.
+func TrickleRate(rates []float64, maxWaitMs, r, processingMs, attempts float64, workers int) float64 {
+	if r <= 0 || len(rates) == 0 {
+		return 0
+	}
+	w := maxWaitMs / 1000
+	per := processingMs / 1000 * attempts / float64(max(1, workers)) // s per record
+	arrive := 0.0
+	for _, l := range rates {
+		arrive += l
+	}
+	if arrive <= 0 {
+		return 0
+	}
+	cycle := func(c float64) (float64, float64) { // the cycle C gives, and the records it takes
+		next, took := 0.0, 0.0
+		for _, l := range rates {
+			n := r
+			if !math.IsInf(l, 1) {
+				n = math.Min(r, l*c)
+			}
+			switch {
+			case l <= 0:
+				next += w
+			case !math.IsInf(l, 1):
+				next += math.Exp(-l*c) * -math.Expm1(-l*w) / l
+			}
+			next += n * per
+			took += n
+		}
+		return next, took
+	}
+	c := w * float64(len(rates))
+	if c <= 0 {
+		c = r * per
+	}
+	var took float64
+	for range 200 {
+		next, n := cycle(c)
+		took = n
+		if next <= 0 || math.Abs(next-c) <= 1e-9*c {
+			c = next
+			break
+		}
+		c = 0.5*c + 0.5*next
+	}
+	if c <= 0 {
+		return math.Inf(1)
+	}
+	return math.Min(took/c, arrive)
+}
+
 // applyFetchWaits sets the fetch-wait bound: Σ over members of
-// FetchWaitRate, computed only when some member has a broker without
-// records to wait on.
+// TrickleRate on the offered rate's shares (FetchWaitRate for a layout
+// recorded without them, or when the producers are not the bound, as in
+// max_rate's probe of the consumers), computed only when some member has
+// a broker that can leave a fetch waiting.
 func (c *Ceiling) applyFetchWaits(in CeilingInput) {
 	fw := in.FetchWait
 	if fw == nil || fw.MaxWaitMs <= 0 {
 		return
 	}
+	trickle := in.ProducerRate > 0 && !math.IsInf(in.ProducerRate, 1)
 	waits := false
 	for _, m := range fw.Members {
 		waits = waits || m.Busy > 0 && m.Brokers > m.Busy
+		trickle = trickle && len(m.Shares) == m.Brokers
 	}
-	if !waits {
+	if !waits && !trickle {
 		return
 	}
 	a := AttemptsPerCompletion(in.TransientRate, in.PoisonRate)
 	sum := 0.0
 	for _, m := range fw.Members {
+		if trickle {
+			rates := make([]float64, len(m.Shares))
+			for j, sh := range m.Shares {
+				rates[j] = sh * in.ProducerRate
+			}
+			sum += TrickleRate(rates, fw.MaxWaitMs, fw.RecordsPerFetch, in.ProcessingMs, a, in.Workers)
+			continue
+		}
 		sum += FetchWaitRate(m, fw.MaxWaitMs, fw.RecordsPerFetch, in.ProcessingMs, a, in.Workers)
 	}
 	if math.IsInf(sum, 1) {

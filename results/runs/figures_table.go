@@ -24,6 +24,9 @@ func builtinFigures() []Figure {
 		fig("throughput.completed_per_sec", "records/s", Quantity, HigherIsBetter, quantity(func(r *Record) float64 { return r.Throughput.CompletedPerSec })).
 			label("completed records/s").column("completed_per_sec").threshold("throughput").console().
 			doc("completions whose completion time falls in the measurement window ÷ window length"),
+		fig("throughput.useful_per_sec", "records/s", Quantity, HigherIsBetter, quantity(func(r *Record) float64 { return r.UsefulPerSec() })).
+			label("completed in lock records/s").column("useful_per_sec").console().
+			doc("completions in the window made while the record's acquisition lock held ÷ window length: completed_per_sec without the completions redone after a lock expired; the basis of ceiling.records_per_sec, its efficiency and its checks"),
 		fig("throughput.completed_ratio", "ratio", Quantity, HigherIsBetter, quantity(func(r *Record) float64 { return r.Throughput.CompletedRatio })).
 			doc("completed_per_sec ÷ produced_per_sec: below 1 the consumers fell behind"),
 	)
@@ -81,7 +84,8 @@ func builtinFigures() []Figure {
 		o("retried_in_place", LowerIsBetter, "consumer group: transient failures retried by the same worker", func(o *Outcomes) int64 { return o.RetriedInPlace }),
 		o("lock_expired_completions", LowerIsBetter, "share: completions after the record's acquisition deadline", func(o *Outcomes) int64 { return o.LockExpiredCompleted }),
 		o("renewals", LowerIsBetter, "share, renew: auto: RENEW acknowledgements sent", func(o *Outcomes) int64 { return o.Renewals }).unit("count"),
-		o("ack_errors", LowerIsBetter, "acknowledgements or offset commits that failed", func(o *Outcomes) int64 { return o.AckErrors }).unit("count"),
+		o("ack_errors", LowerIsBetter, "acknowledgements or offset commits that failed, other than ack_lock_expired", func(o *Outcomes) int64 { return o.AckErrors }).unit("count"),
+		o("ack_lock_expired", LowerIsBetter, "share acknowledgements the broker refused because the records' locks had expired (INVALID_RECORD_STATE, per partition and request): the records go out again, as lock expiry means; not a client error", func(o *Outcomes) int64 { return o.AckLockExpired }).unit("count"),
 		o("poll_errors", LowerIsBetter, "polls that returned an error", func(o *Outcomes) int64 { return o.PollErrors }).unit("count"),
 		o("produce_failed", LowerIsBetter, "produce requests that failed", func(o *Outcomes) int64 { return o.ProduceFailed }),
 	)
@@ -163,7 +167,7 @@ func builtinFigures() []Figure {
 		c("records_per_acquisition", "records", LowerIsBetter, "share: records per acquisition the lock-holding ceiling assumed", func(c *Ceiling) float64 { return c.RecordsPerAcquisition }),
 		fig("ceiling.active_members", "members", Count, HigherIsBetter, counted(func(r *Record) int64 { return int64(r.Ceiling.ActiveMembers) })).
 			doc("members that can hold records: all (share) or min(members, partitions) (consumer group)"),
-		c("efficiency", "ratio", HigherIsBetter, "completed_per_sec ÷ the completions ceiling (ceiling.records_per_sec; ÷ useful_share under lock_expiry)", func(c *Ceiling) float64 { return c.Efficiency }).
+		c("efficiency", "ratio", HigherIsBetter, "throughput.useful_per_sec ÷ ceiling.records_per_sec (both the useful rate: completions while the lock held)", func(c *Ceiling) float64 { return c.Efficiency }).
 			label("efficiency vs ceiling").column("efficiency").threshold("efficiency").console(),
 		c("lock_expiry", "records/s", HigherIsBetter, "share: records/s finished inside their lock when acquisitions outlive it (0: none do)", func(c *Ceiling) float64 { return c.LockExpiry }).
 			column("lock_expiry_per_sec"),

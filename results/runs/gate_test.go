@@ -17,7 +17,7 @@ func TestFlagCodesCoverCheck(t *testing.T) {
 	v := Check(ValidityInput{
 		IsKafka: false, Audit: results.Audit{Produced: 10, Lost: 1}, DrainTimedOut: true,
 		ScheduleLagP99Ms: 500, HarnessCPUPercent: 99, HostCPUPercent: 99,
-		Ceiling: Ceiling{RecordsPerSec: 10, Held: BoundUnexplained, Evidence: "nothing saturated"}, CompletedPerSec: 100, ProduceFailed: 1, AckErrors: 1,
+		Ceiling: Ceiling{RecordsPerSec: 10, Held: BoundUnexplained, Evidence: "nothing saturated"}, UsefulPerSec: 100, ProduceFailed: 1, AckErrors: 1,
 		CompletedThirds: [3]int64{1, 1, 1000}, Collectors: []CollectorHealth{{Name: "broker", Attempts: 1, Failures: 1}},
 		LockExpiry:  LockExpiryInput{LockDurationMs: 30000, RecordsPerAcquisition: 200, ProcessingMs: 200, Workers: 1},
 		TLSInsecure: true, Throttle: ThrottleSummary{Count: 1, Total: time.Second, Longest: time.Second},

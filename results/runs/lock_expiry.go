@@ -56,14 +56,3 @@ func (c *Ceiling) applyLockExpiry(in CeilingInput) {
 		c.RecordsPerSec, c.Bound = c.LockExpiry, "lock_expiry"
 	}
 }
-
-// CompletionsCeiling is the ceiling on completions as the harness counts
-// them: under lock_expiry the workers also complete the records whose lock
-// expired (counted, then redone), so completions reach the rate before the
-// redone work is taken off.
-func (c Ceiling) CompletionsCeiling() float64 {
-	if c.Bound == BoundLockExpiry && c.UsefulShare > 0 {
-		return c.RecordsPerSec / c.UsefulShare
-	}
-	return c.RecordsPerSec
-}

@@ -60,6 +60,9 @@ type Measurement struct {
 	Stall *Stall
 
 	Broker results.BrokerMetrics
+	// BrokerScrapes is the scrapes of the brokers' endpoints taken in the
+	// window (collectors.ScrapesIn), for broker_cost's scrape figures.
+	BrokerScrapes int
 	// ProduceOnly is the run's produce-only phase (Records, Sec and
 	// CPUSeconds measured; nil: none), for broker_cost.
 	ProduceOnly *ProduceOnly
@@ -125,7 +128,7 @@ func throughputStage(in Measurement) (Phases, Throughput, results.LagSummary, *B
 		GroupFormationSec: in.FormationSec, FormationRounds: in.FormationRounds, DrainSec: in.DrainSec,
 		DrainTimedOut: in.DrainTimedOut, WindowStartSec: float64(in.Window.Start-in.Series.Start()) / 1e9}
 	t := Throughput{OfferedPerSec: offered(s, in.Window), ProducedPerSec: float64(m.AckedWindow) / secs,
-		CompletedPerSec: float64(m.CompletedInWindow) / secs}
+		CompletedPerSec: float64(m.CompletedInWindow) / secs, UsefulPerSec: float64(m.CompletedInWindow-m.LockExpiredInWindow) / secs}
 	if t.ProducedPerSec > 0 {
 		t.CompletedRatio = t.CompletedPerSec / t.ProducedPerSec
 	}
@@ -153,7 +156,7 @@ func outcomesStage(in Measurement) (Outcomes, results.Audit, []int64) {
 	m := in.Merged
 	o := Outcomes{Delivered: m.Delivered, Completed: m.Completed, Redelivered: m.Redelivered,
 		Released: m.Released, Rejected: m.Rejected, RetriedInPlace: m.Retried,
-		LockExpiredCompleted: m.LockExpired, Renewals: m.Renewals, AckErrors: m.AckErrors, PollErrors: m.PollErrors, ProduceFailed: m.ProduceFailed}
+		LockExpiredCompleted: m.LockExpired, Renewals: m.Renewals, AckErrors: m.AckErrors, AckLockExpired: m.AckLockExpired, PollErrors: m.PollErrors, ProduceFailed: m.ProduceFailed}
 	if in.Spec.ConsumerType == vocab.ShareGroup {
 		o.DeliveryCounts = trimZeros(m.DeliveryCounts[:])
 	}
@@ -222,7 +225,7 @@ func ceilingStage(in Measurement, r Record) (Ceiling, *Burst) {
 		}
 		c.ProducerRate = 0
 	}
-	c = c.WithMeasured(r.Throughput.CompletedPerSec).Judge(r.Throughput.CompletedPerSec, saturation(r, in.Resources))
+	c = c.WithMeasured(r.Throughput.UsefulPerSec).Judge(r.Throughput.UsefulPerSec, saturation(r, in.Resources))
 	if (s.Autoscale != nil || len(s.RateSchedule) > 0) && c.Held == BoundUnexplained {
 		// The steady-state model bounds the peak; a window whose rate or
 		// membership changes on purpose averages below it by design.
@@ -245,7 +248,7 @@ func validityStage(in Measurement, r Record) Validity {
 	v := in.Checks
 	v.Audit, v.DrainTimedOut = r.Audit, r.Phases.DrainTimedOut
 	v.ScheduleLagP99Ms = r.Latency.ScheduleLagMs.P99
-	v.Ceiling, v.CompletedPerSec = r.Ceiling, r.Throughput.CompletedPerSec
+	v.Ceiling, v.UsefulPerSec = r.Ceiling, r.Throughput.UsefulPerSec
 	v.ProduceFailed, v.AckErrors, v.PollErrors = m.ProduceFailed, m.AckErrors, m.PollErrors
 	// A drain has no steady state to check; intentional dips (members
 	// that change, a rate that changes on purpose) are not a short warm-up.
@@ -429,9 +432,10 @@ func lockExpiryInput(s scenarios.RunSpec, rr Record) LockExpiryInput {
 // cluster's scrape calibration.
 func brokerCost(in Measurement, m results.Merged) *BrokerCost {
 	bc := BrokerCostInput{CPUSeconds: in.Broker.CPUSeconds, WindowSec: in.Window.Seconds(),
-		Produced: m.AckedWindow, Completed: m.CompletedInWindow}
-	if p := in.Environment.Priming; p != nil && p.ScrapeCost != nil && in.Broker.CPUSource == "" {
-		bc.ScrapeCostCores = p.ScrapeCost.CostCores // measured on the JVMs' /proc CPU, as JMX's ProcessCpuTime counts
+		Produced: m.AckedWindow, Completed: m.CompletedInWindow, Scrapes: in.BrokerScrapes}
+	if p := in.Environment.Priming; p != nil && p.ScrapeCost != nil && in.Broker.CPUSource != "host" {
+		// measured on the JVMs' /proc CPU, which the run's broker CPU is
+		bc.ScrapeCPUSeconds = p.ScrapeCost.CPUMsPerScrape / 1e3 * float64(in.BrokerScrapes)
 	}
 	if p := in.ProduceOnly; p != nil {
 		bc.ProduceOnlySec, bc.ProduceOnlyRecords, bc.ProduceOnlyCPU, bc.ProduceOnlyJIT = p.Sec, p.Records, p.CPUSeconds, p.JITCompileSec

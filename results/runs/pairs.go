@@ -63,15 +63,36 @@ func Pairs(runs []Record) []Pair {
 	return out
 }
 
+// RateText is the rate a line prints beside the ceiling, on its basis:
+// "379 records/s", or with completions redone after their lock expired
+// "18 records/s (23 completions/s, 5 of them redone after the lock expired)".
+func (r Record) RateText() string {
+	u, c := r.UsefulPerSec(), r.Throughput.CompletedPerSec
+	if redone := c - u; redone >= 0.5 {
+		return fmt.Sprintf("%.0f records/s (%.0f completions/s, %.0f of them redone after the lock expired)", u, c, redone)
+	}
+	return fmt.Sprintf("%.0f records/s", u)
+}
+
+// UsefulPerSec is throughput.useful_per_sec; in a file written before it
+// (0 with no completion after a lock expired) throughput.completed_per_sec,
+// which it then equals.
+func (r Record) UsefulPerSec() float64 {
+	if r.Throughput.UsefulPerSec == 0 && r.Outcomes.LockExpiredCompleted == 0 {
+		return r.Throughput.CompletedPerSec
+	}
+	return r.Throughput.UsefulPerSec
+}
+
 // Verdict is one line on a pair: each arm's throughput, ceiling and bound,
 // and the share/consumer throughput ratio.
 func (p Pair) Verdict() string {
 	c, s := p.Consumer, p.Share
-	line := fmt.Sprintf("%s vs %s: consumer group %.0f records/s (ceiling %.0f, %s-bound), share group %.0f records/s (ceiling %.0f, %s-bound)",
-		c.RunID, s.RunID, c.Throughput.CompletedPerSec, c.Ceiling.RecordsPerSec, c.Ceiling.HeldBound(),
-		s.Throughput.CompletedPerSec, s.Ceiling.RecordsPerSec, s.Ceiling.HeldBound())
-	if c.Throughput.CompletedPerSec > 0 {
-		line += fmt.Sprintf(": share/consumer = %.2fx", s.Throughput.CompletedPerSec/c.Throughput.CompletedPerSec)
+	line := fmt.Sprintf("%s vs %s: consumer group %s (ceiling %.0f, %s-bound), share group %s (ceiling %.0f, %s-bound)",
+		c.RunID, s.RunID, c.RateText(), c.Ceiling.RecordsPerSec, c.Ceiling.HeldBound(),
+		s.RateText(), s.Ceiling.RecordsPerSec, s.Ceiling.HeldBound())
+	if c.UsefulPerSec() > 0 {
+		line += fmt.Sprintf(": share/consumer = %.2fx", s.UsefulPerSec()/c.UsefulPerSec())
 	}
 	for _, r := range []Record{c, s} {
 		if r.Ceiling.Move != "" && r.Ceiling.HeldBound() != BoundProducer {

@@ -143,6 +143,13 @@ type Throughput struct {
 	OfferedPerSec   float64 `json:"offered_per_sec"`   // configured producer rate
 	ProducedPerSec  float64 `json:"produced_per_sec"`  // produce acks in the window / window
 	CompletedPerSec float64 `json:"completed_per_sec"` // completions in the window / window
+	// UsefulPerSec is the completions in the window made while the
+	// record's acquisition lock held ÷ window: completed_per_sec without
+	// the completions of records whose lock had expired, which the broker
+	// hands out again and the workers redo. The ceiling's records_per_sec,
+	// its efficiency and its checks are on this basis; it equals
+	// completed_per_sec when no lock expired (a consumer group always).
+	UsefulPerSec float64 `json:"useful_per_sec"`
 	// CompletedRatio is CompletedPerSec / ProducedPerSec: below 1 the
 	// consumers fell behind.
 	CompletedRatio float64 `json:"completed_ratio"`
@@ -180,27 +187,34 @@ type Polls struct {
 
 // Outcomes count what the workers did.
 type Outcomes struct {
-	Delivered            int64   `json:"delivered"`
-	Completed            int64   `json:"completed"`
-	Redelivered          int64   `json:"redelivered"` // deliveries with delivery count > 1 (share) or seen again (consumer group)
-	Released             int64   `json:"released"`    // share RELEASE
-	Rejected             int64   `json:"rejected"`    // share REJECT or consumer-group dead letters
-	RetriedInPlace       int64   `json:"retried_in_place"`
-	LockExpiredCompleted int64   `json:"lock_expired_completions"` // completed after the acquisition deadline
-	Renewals             int64   `json:"renewals"`                 // share RENEW acknowledgements sent (renew auto)
-	AckErrors            int64   `json:"ack_errors"`
-	PollErrors           int64   `json:"poll_errors"`
-	ProduceFailed        int64   `json:"produce_failed"`
-	DeliveryCounts       []int64 `json:"delivery_counts,omitempty"` // index i: deliveries with count i+1 (share)
+	Delivered            int64 `json:"delivered"`
+	Completed            int64 `json:"completed"`
+	Redelivered          int64 `json:"redelivered"` // deliveries with delivery count > 1 (share) or seen again (consumer group)
+	Released             int64 `json:"released"`    // share RELEASE
+	Rejected             int64 `json:"rejected"`    // share REJECT or consumer-group dead letters
+	RetriedInPlace       int64 `json:"retried_in_place"`
+	LockExpiredCompleted int64 `json:"lock_expired_completions"` // completed after the acquisition deadline
+	Renewals             int64 `json:"renewals"`                 // share RENEW acknowledgements sent (renew auto)
+	AckErrors            int64 `json:"ack_errors"`
+	// AckLockExpired are share acknowledgements refused because the
+	// records' locks had expired (per partition and request, as franz-go
+	// reports them): the redelivery lock expiry means, not ack_errors.
+	AckLockExpired int64   `json:"ack_lock_expired,omitempty"`
+	PollErrors     int64   `json:"poll_errors"`
+	ProduceFailed  int64   `json:"produce_failed"`
+	DeliveryCounts []int64 `json:"delivery_counts,omitempty"` // index i: deliveries with count i+1 (share)
 }
 
 // Environment says where the numbers come from: enough to reproduce them.
 type Environment struct {
 	Provider string `json:"provider"`
 	// Image is the container image the brokers ran (container provider only).
-	Image        string            `json:"image,omitempty"`
-	KafkaVersion string            `json:"kafka_version"`
-	IsKafka      bool              `json:"is_kafka"` // false: kfake, not Apache Kafka
+	Image        string `json:"image,omitempty"`
+	KafkaVersion string `json:"kafka_version"`
+	IsKafka      bool   `json:"is_kafka"` // false: kfake, not Apache Kafka
+	// SharePreview is vocab.SharePreviewLabel when the brokers' release
+	// ships share groups as a preview (Kafka 4.1.x), absent otherwise.
+	SharePreview string            `json:"share_preview,omitempty"`
 	Nodes        int               `json:"nodes"`
 	BrokerConfig map[string]string `json:"broker_config,omitempty"`
 	Host         Host              `json:"host"`
@@ -274,13 +288,17 @@ type PrimingJIT struct {
 // (from /proc) without and with the harness scraping their metrics
 // endpoints at the runs' interval, in alternated phases.
 type ScrapeCost struct {
-	IntervalSec  float64 `json:"interval_s"`
+	IntervalSec  float64 `json:"interval_s"` // the scraped phases' interval, far shorter than a run's
 	PhaseSec     float64 `json:"phase_s"`
 	Rounds       int     `json:"rounds"`
-	Scrapes      int     `json:"scrapes"`
+	Scrapes      int     `json:"scrapes"`       // per endpoint, in the scraped phases
 	IdleCores    float64 `json:"idle_cores"`    // CPU-s per s, all brokers, not scraped
-	ScrapedCores float64 `json:"scraped_cores"` // CPU-s per s, all brokers, scraped
-	CostCores    float64 `json:"cost_cores"`    // max(0, scraped − idle)
+	ScrapedCores float64 `json:"scraped_cores"` // CPU-s per s, all brokers, scraped every interval_s
+	CostCores    float64 `json:"cost_cores"`    // max(0, scraped − idle), at interval_s
+	// CPUMsPerScrape is the broker CPU one scrape of one endpoint costs:
+	// cost_cores × the scraped phases' seconds ÷ scrapes, in ms. A run's
+	// broker_cost.scrape_cpu_seconds is it × the scrapes in its window.
+	CPUMsPerScrape float64 `json:"cpu_ms_per_scrape"`
 }
 
 // Host describes the machine that ran the harness.
@@ -328,4 +346,23 @@ type ScenarioDigest struct {
 	Source         string `json:"source,omitempty"`        // file path or builtin:<name>
 	SourceSHA256   string `json:"source_sha256,omitempty"` // the file's or built-in's bytes
 	ResolvedSHA256 string `json:"resolved_sha256"`         // the resolved scenario as campaign.json holds it
+}
+
+// SharePreviewOf is the Environment.SharePreview of brokers running Kafka
+// version ("" unless the release ships share groups as a preview).
+func SharePreviewOf(version string) string {
+	if vocab.SharePreview(version) {
+		return vocab.SharePreviewLabel
+	}
+	return ""
+}
+
+// PreviewLine is what a report prints for a run on a release whose share
+// groups are a preview ("" for any other run): the run, the label and the
+// release.
+func (r Record) PreviewLine() string {
+	if r.Environment.SharePreview == "" {
+		return ""
+	}
+	return r.RunID + ": " + r.Environment.SharePreview + " (Kafka " + r.Environment.KafkaVersion + ")"
 }

@@ -119,7 +119,7 @@ type ValidityInput struct {
 	HarnessCPUPercent  float64 // harness process CPU over the run, % of all cores
 	HostCPUPercent     float64 // host CPU busy over the run, %
 	Ceiling            Ceiling
-	CompletedPerSec    float64
+	UsefulPerSec       float64 // throughput.useful_per_sec: the ceiling's basis
 	ProduceFailed      int64
 	AckErrors          int64 // refused acknowledgements / commits
 	PollErrors         int64
@@ -244,9 +244,9 @@ func Check(in ValidityInput) Validity {
 	if in.HostCPUPercent > 95 {
 		add(CodeHostCPU, "the host CPU was %.0f%% busy: brokers and harness competed for cores", in.HostCPUPercent)
 	}
-	if cc := in.Ceiling.CompletionsCeiling(); cc > 0 && in.CompletedPerSec > cc*1.05 {
+	if cc := in.Ceiling.RecordsPerSec; cc > 0 && in.UsefulPerSec > cc*1.05 {
 		add(CodeAboveCeiling, "measured %.0f records/s exceeds the %.0f records/s ceiling by more than 5%%: a backlog from before the window was consumed inside it (lengthen warmup), or the model is wrong",
-			in.CompletedPerSec, cc)
+			in.UsefulPerSec, cc)
 	}
 	if in.Ceiling.Held == BoundUnexplained {
 		add(CodeUnexplained, "the model does not explain this run: %s", in.Ceiling.Evidence)

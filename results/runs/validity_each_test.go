@@ -15,7 +15,7 @@ import (
 func TestEachValidityFlagOnAndOff(t *testing.T) {
 	clean := func() ValidityInput {
 		return ValidityInput{IsKafka: true, Audit: results.Audit{Produced: 10, CompletedOnce: 10, Balanced: true},
-			Ceiling: Ceiling{RecordsPerSec: 1000}, CompletedPerSec: 1000}
+			Ceiling: Ceiling{RecordsPerSec: 1000}, UsefulPerSec: 1000}
 	}
 	for _, tc := range []struct {
 		code    string
@@ -30,8 +30,8 @@ func TestEachValidityFlagOnAndOff(t *testing.T) {
 		{"schedule_lag", func(v *ValidityInput) { v.ScheduleLagP99Ms, v.ScheduleLagLimitMs = 20.5, 20 }, func(v *ValidityInput) { v.ScheduleLagP99Ms, v.ScheduleLagLimitMs = 20, 20 }},
 		{"harness_cpu", func(v *ValidityInput) { v.HarnessCPUPercent = 90.5 }, func(v *ValidityInput) { v.HarnessCPUPercent = 90 }},
 		{"host_cpu", func(v *ValidityInput) { v.HostCPUPercent = 95.5 }, func(v *ValidityInput) { v.HostCPUPercent = 95 }},
-		{"above_ceiling", func(v *ValidityInput) { v.CompletedPerSec = 1050.5 }, func(v *ValidityInput) { v.CompletedPerSec = 1050 }},
-		{"above_ceiling", func(v *ValidityInput) {}, func(v *ValidityInput) { v.Ceiling.RecordsPerSec, v.CompletedPerSec = 0, 5 }},
+		{"above_ceiling", func(v *ValidityInput) { v.UsefulPerSec = 1050.5 }, func(v *ValidityInput) { v.UsefulPerSec = 1050 }},
+		{"above_ceiling", func(v *ValidityInput) {}, func(v *ValidityInput) { v.Ceiling.RecordsPerSec, v.UsefulPerSec = 0, 5 }},
 		{"warmup_short", func(v *ValidityInput) { v.CompletedThirds = [3]int64{84, 100, 100} }, func(v *ValidityInput) { v.CompletedThirds = [3]int64{85, 100, 100} }},
 		{"warmup_short", func(v *ValidityInput) { v.CompletedThirds = [3]int64{0, 100, 100} }, func(v *ValidityInput) { v.CompletedThirds = [3]int64{0, 99, 99} }},
 		{"client_errors", func(v *ValidityInput) { v.AckErrors = 1 }, func(v *ValidityInput) { v.AckErrors = 0 }},
@@ -50,7 +50,7 @@ func TestEachValidityFlagOnAndOff(t *testing.T) {
 	} {
 		on, off := clean(), clean()
 		if tc.code == "above_ceiling" && tc.on != nil {
-			on.CompletedPerSec = 1050.5
+			on.UsefulPerSec = 1050.5
 		}
 		tc.on(&on)
 		tc.off(&off)
@@ -141,7 +141,7 @@ func TestValidityAndCeilingEdges(t *testing.T) {
 		t.Errorf("limit 1 ms, p99 1.5 ms: %v", got)
 	}
 	// A ceiling below 1 record/s still bounds.
-	if got := flags(ValidityInput{Ceiling: Ceiling{RecordsPerSec: 0.5}, CompletedPerSec: 1}); !slices.Equal(got, []string{"above_ceiling"}) {
+	if got := flags(ValidityInput{Ceiling: Ceiling{RecordsPerSec: 0.5}, UsefulPerSec: 1}); !slices.Equal(got, []string{"above_ceiling"}) {
 		t.Errorf("ceiling 0.5/s, measured 1/s: %v", got)
 	}
 	// The unbalanced audit's message adds up the categories.

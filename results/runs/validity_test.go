@@ -14,7 +14,7 @@ func TestValidityFlags(t *testing.T) {
 		t.Fatalf("clean run flagged: %+v", ok)
 	}
 	bad := Check(ValidityInput{IsKafka: false, Audit: results.Audit{Produced: 2, Lost: 1}, ScheduleLagP99Ms: 500,
-		Ceiling: Ceiling{RecordsPerSec: 100}, CompletedPerSec: 120, CompletedThirds: [3]int64{80, 100, 100}, AckErrors: 1})
+		Ceiling: Ceiling{RecordsPerSec: 100}, UsefulPerSec: 120, CompletedThirds: [3]int64{80, 100, 100}, AckErrors: 1})
 	codes := map[string]bool{}
 	for _, f := range bad.Flags {
 		codes[string(f.Code)] = true
