@@ -105,7 +105,7 @@ func TestLoadProfileBadInput(t *testing.T) {
 		{"a list for a value", minimal + "workers: [1, 2]\n", "p.yaml:5: workers: expected a single value, got a list"},
 		{"restrictions not a map", minimal + "restrictions: true\n", "p.yaml:5: restrictions: expected a map of ordering_per_key"},
 		{"empty value", minimal + "client:\n", "p.yaml:5: client: no value; remove the key to use the default"},
-		{"client", minimal + "client: sarama\n", `p.yaml:5: client: expected one of franz-go, java, librdkafka, got "sarama"`},
+		{"client", minimal + "client: sarama\n", `p.yaml:5: client: expected one of franz-go, java, librdkafka, spring, got "sarama"`},
 		{"name", strings.Replace(minimal, "orders", "my orders!", 1), `p.yaml:1: name: expected letters, digits`},
 		{"record size", minimal + "record_bytes: 2MiB\n", "p.yaml:5: record_bytes: expected bytes from 1 to 1048576, got 2097152"},
 		{"a key twice", minimal + "steady_rate: 5\n", "p.yaml:5: steady_rate: given twice (first at line 2)"},
