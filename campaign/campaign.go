@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/sharebench/sharebench/campaign/shard"
@@ -43,6 +44,10 @@ type Options struct {
 	// (--destination-dsn); "" keeps it. Never written anywhere: the
 	// password is masked in every message.
 	DestinationDSN string
+	// ResumeAnyway lets Resume go on when the campaign as recorded and
+	// the resume differ (scenario, sharebench build, environment); the
+	// differences are recorded in campaign.json's resumed entry.
+	ResumeAnyway bool
 }
 
 // ShardOptions are how a sharded run's agents start
@@ -89,7 +94,14 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	c.dest, err = startDestination(ctx, sc, opt.DestinationDSN, c.log) // destination.go: before the first cluster
+	defer c.release()
+	return c.run(ctx)
+}
+
+// run starts the destination and runs the clusters, then finishes.
+func (c *campaign) run(ctx context.Context) (*Result, error) {
+	var err error
+	c.dest, err = startDestination(ctx, c.sc, c.opt.DestinationDSN, c.log) // destination.go: before the first cluster
 	if err == nil {
 		err = c.runClusters(ctx)
 	}
@@ -106,11 +118,44 @@ type campaign struct {
 	folder *folder
 	out    *Result
 	dest   *destinationServer // the runs' destination database (destination.go)
+	// done holds the records of the runs finished (or kept by a resume),
+	// by index into sc.Runs; order is the execution order (executionOrder).
+	done  map[int]runs.Record
+	order []int
+	// resume is the plan of a resumed campaign (resume.go); nil for a
+	// campaign run in one go.
+	resume *ResumePlan
+	// release gives up the folder's lock (lockFolder).
+	release func()
 }
 
 // newCampaign checks what can be checked before anything starts (load
 // modes, memory, provider) and creates the campaign folder.
 func newCampaign(ctx context.Context, sc *scenarios.Scenario, opt Options) (*campaign, error) {
+	c, err := prepare(ctx, sc, opt)
+	if err != nil {
+		return nil, err
+	}
+	parent := opt.ResultsDir
+	if parent == "" {
+		parent = DefaultResultsDir
+	}
+	f, err := createFolder(parent, sc)
+	if err != nil {
+		return nil, err
+	}
+	release, err := lockFolder(f.dir)
+	if err != nil {
+		_ = f.remove()
+		return nil, err
+	}
+	c.folder, c.out, c.release = f, &Result{Dir: f.dir}, release
+	return c, nil
+}
+
+// prepare checks what can be checked before anything starts (load modes,
+// memory, clients, shards, provider): a campaign without its folder.
+func prepare(ctx context.Context, sc *scenarios.Scenario, opt Options) (*campaign, error) {
 	log := opt.Log
 	if log == nil {
 		log = io.Discard
@@ -152,23 +197,22 @@ func newCampaign(ctx context.Context, sc *scenarios.Scenario, opt Options) (*cam
 	if err != nil {
 		return nil, err
 	}
-	parent := opt.ResultsDir
-	if parent == "" {
-		parent = DefaultResultsDir
-	}
-	f, err := createFolder(parent, sc)
-	if err != nil {
-		return nil, err
-	}
 	return &campaign{sc: sc, opt: opt, log: redact.Writer(log), // errors quote URLs: never their credentials
-		prov: prov, folder: f, out: &Result{Dir: f.dir}}, nil
+		prov: prov, done: map[int]runs.Record{}, order: executionOrder(sc), release: func() {}}, nil
 }
 
 // runClusters starts one cluster per group of runs that share its
 // configuration and runs the group on it.
 func (c *campaign) runClusters(ctx context.Context) error {
 	for gi, group := range groupByCluster(c.sc.Runs) {
-		spec := clusterSpec(c.sc.Runs[group[0]], filepath.Join(c.folder.dir, "logs", fmt.Sprintf("cluster-%d", gi+1)), c.log)
+		if c.allDone(group) {
+			continue // a resume kept every run of this cluster
+		}
+		logs := filepath.Join(c.folder.dir, "logs", fmt.Sprintf("cluster-%d", gi+1))
+		if c.resume != nil {
+			logs = filepath.Join(c.folder.dir, "logs", fmt.Sprintf("resume-%d", len(c.folder.camp.Resumed)), fmt.Sprintf("cluster-%d", gi+1))
+		}
+		spec := clusterSpec(c.sc.Runs[group[0]], logs, c.log)
 		preview := ""
 		if l := runs.SharePreviewOf(spec.KafkaVersion); l != "" {
 			preview = " (" + l + ")"
@@ -196,6 +240,9 @@ func (c *campaign) runClusters(ctx context.Context) error {
 // group's runs on it, writing each run's folder as it finishes.
 func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int) error {
 	env := environment(ctx, cl, c.sc)
+	if err := c.checkResumedEnvironment(env, group); err != nil { // resume.go
+		return err
+	}
 	shareOff, err := c.checkFeatures(ctx, cl, group, &env) // groupconfig.go
 	if err != nil {
 		return err
@@ -241,12 +288,18 @@ func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int)
 	}
 	rn := runner{cl: cl, log: c.log, metrics: c.opt.Metrics, env: env, shards: c.opt.Shards, produceOnly: newProduceOnlyCache(), settle: true, dest: c.dest}
 	for _, i := range group {
+		if _, kept := c.done[i]; kept {
+			continue
+		}
 		id := c.sc.RunName(i)
-		n, total := len(c.out.Runs)+1, len(c.sc.Runs)
+		n, total := slices.Index(c.order, i)+1, len(c.sc.Runs)
 		if env.SharePreview != "" {
 			fmt.Fprintf(c.log, "run %d/%d %s (%s)\n", n, total, id, env.SharePreview)
 		} else {
 			fmt.Fprintf(c.log, "run %d/%d %s\n", n, total, id)
+		}
+		if err := c.folder.setRunning(id); err != nil {
+			return fmt.Errorf("run %s: %w", id, err)
 		}
 		rn.progress = runProgress{p: c.opt.Progress, run: n, recs: total, id: id}
 		m, err := rn.runOne(ctx, c.sc.Runs[i], id)
@@ -254,12 +307,44 @@ func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int)
 		if err != nil {
 			return fmt.Errorf("run %s: %w", id, err)
 		}
-		if err := c.folder.addRun(m); err != nil {
+		c.done[i] = m.Record
+		if err := c.folder.addRun(m, runIDs(c.doneRecords())); err != nil {
+			delete(c.done, i)
 			return fmt.Errorf("run %s: write: %w", id, err)
 		}
-		c.out.Runs = append(c.out.Runs, m.Record)
+		c.done[i] = m.Record // as written: its campaign and files
+		c.out.Runs = c.doneRecords()
 	}
 	return nil
+}
+
+// allDone reports whether every run of the group is done.
+func (c *campaign) allDone(group []int) bool {
+	for _, i := range group {
+		if _, ok := c.done[i]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// doneRecords are the records of the runs done, in execution order.
+func (c *campaign) doneRecords() []runs.Record {
+	out := make([]runs.Record, 0, len(c.done))
+	for _, i := range c.order {
+		if r, ok := c.done[i]; ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func runIDs(recs []runs.Record) []string {
+	ids := make([]string, len(recs))
+	for i, r := range recs {
+		ids[i] = r.RunID
+	}
+	return ids
 }
 
 // finish records how the campaign ended (complete, interrupted, failed),
@@ -276,7 +361,7 @@ func (c *campaign) finish(ctx context.Context, runErr error) (*Result, error) {
 		status = runs.StatusFailed
 	}
 	c.out.Status = status
-	if status != runs.StatusComplete && len(c.out.Runs) == 0 {
+	if status != runs.StatusComplete && len(c.out.Runs) == 0 && c.resume == nil { // a resumed folder was there before
 		if err := c.folder.remove(); err != nil {
 			return c.out, errors.Join(runErr, err)
 		}

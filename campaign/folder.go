@@ -90,13 +90,22 @@ func (f *folder) setPriming(p *runs.Priming) error {
 	return f.save()
 }
 
-// addRun writes a finished run's folder, then lists it in campaign.json.
-func (f *folder) addRun(m *Measured) error {
+// setRunning records the run that starts (a campaign that stops during
+// it leaves its id for a resume).
+func (f *folder) setRunning(id string) error {
+	f.camp.Running = id
+	return f.save()
+}
+
+// addRun writes a finished run's folder, then lists the runs done (ids,
+// in execution order) in campaign.json.
+func (f *folder) addRun(m *Measured, ids []string) error {
 	m.Record.Campaign = filepath.Base(f.dir)
 	if err := runs.WriteRunDir(filepath.Join(f.dir, "runs", m.Record.RunID), &m.Record, m.Merged, m.Series, m.Files...); err != nil {
 		return err
 	}
-	f.camp.Runs = append(f.camp.Runs, m.Record.RunID)
+	f.camp.Runs = ids
+	f.camp.Running = ""
 	return f.save()
 }
 

@@ -41,6 +41,10 @@ type runFlags struct {
 	// cpuProfile is --cpu-profile: a pprof CPU profile of this process
 	// over the whole campaign (where the harness's own CPU per record goes).
 	cpuProfile string
+	// resume is --resume FOLDER: continue that campaign (resume.go);
+	// resumeAnyway is --resume-anyway.
+	resume       string
+	resumeAnyway bool
 }
 
 // registerVerdict adds the flags of run and bench that advise --verify
@@ -70,10 +74,28 @@ func newRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",
 		Args:  cobra.NoArgs,
-		Short: "Run a scenario file or a built-in scenario",
+		Short: "Run a scenario file or a built-in scenario, or resume a campaign that stopped short",
+		Long: "run runs every run of a scenario and writes a campaign folder (docs/reports.md).\n\n" +
+			"--resume FOLDER continues a campaign that was interrupted, failed or whose harness died (even by SIGKILL):\n" +
+			"it runs the scenario recorded in FOLDER/campaign.json, keeps every run whose run.json is complete and\n" +
+			"consistent, reruns a run that was cut off from its start (its partial folder is moved to\n" +
+			"FOLDER/partial-runs/), runs the ones never started in the campaign's order, and ends with the\n" +
+			"campaign.json, summary.md and report.html the campaign would have had, the resume recorded in\n" +
+			"campaign.json's resumed list. It refuses (exit status 2), naming the difference, when the scenario\n" +
+			"text, the sharebench build or the environment (provider, Kafka version, nodes) differs from the\n" +
+			"record; --resume-anyway goes on and records the differences. The provider defaults to the recorded\n" +
+			"one. A complete campaign has nothing to resume: it says so and exits 0. See docs/reports.md#resuming-a-campaign.",
 		Example: "  sharebench run --scenario my-workload.yaml\n" +
-			"  sharebench run --scenario partition-cap --set members=[4,8,12]",
+			"  sharebench run --scenario partition-cap --set members=[4,8,12]\n" +
+			"  sharebench run --resume sharebench-results/partition-cap-20261206T101500Z\n" +
+			"  sharebench run --resume sharebench-results/partition-cap-20261206T101500Z --dry-run",
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.resume != "" {
+				return resumeCampaign(cmd, f)
+			}
+			if f.resumeAnyway {
+				return usageError(fmt.Errorf("--resume-anyway: applies to --resume FOLDER only"))
+			}
 			if f.scenario == "" {
 				return usageError(fmt.Errorf("--scenario: give a scenario file or a built-in name (%s)", strings.Join(scenarios.BuiltinNames(), ", ")))
 			}
@@ -81,6 +103,8 @@ func newRunCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&f.scenario, "scenario", "", "scenario YAML file, or the name of a built-in scenario")
+	cmd.Flags().StringVar(&f.resume, "resume", "", "continue the campaign in `FOLDER` (interrupted, failed, or its harness killed): keep its complete runs, rerun the one cut off, run the rest; with --scenario, that scenario must be the recorded one")
+	cmd.Flags().BoolVar(&f.resumeAnyway, "resume-anyway", false, "with --resume: go on when the scenario text, sharebench build or environment differs from the campaign's record, and record the differences in campaign.json")
 	f.register(cmd)
 	f.registerVerdict(cmd)
 	return cmd
@@ -144,17 +168,7 @@ func runScenario(cmd *cobra.Command, f runFlags) error {
 	if err != nil || res == nil {
 		return err
 	}
-	problems := verdictProblems(res)
-	if len(problems) == 0 {
-		return nil
-	}
-	out := cmd.OutOrStdout()
-	if f.noFail {
-		fmt.Fprintf(out, "\nrun verdict FAILED (--no-fail: exit status 0):\n  %s\n", strings.Join(problems, "\n  "))
-		return nil
-	}
-	return &exitError{code: ExitVerdict, err: fmt.Errorf("run verdict failed (exit status %d; --no-fail exits 0): %d problem(s):\n  %s",
-		ExitVerdict, len(problems), strings.Join(problems, "\n  "))}
+	return verdictExit(cmd.OutOrStdout(), res, f.noFail)
 }
 
 // startCPUProfile starts a CPU profile into path (created, or truncated)
@@ -236,10 +250,16 @@ func runCampaign(cmd *cobra.Command, sc *scenarios.Scenario, f runFlags) (*campa
 		return nil, usageError(err)
 	}
 	progress, log, stopProgress := newProgress(cmd.OutOrStdout()) // a terminal is drawn on, not wrapped
-	res, err := campaign.Run(cmd.Context(), sc, campaign.Options{
+	opt := campaign.Options{
 		Provider: f.provider, ResultsDir: f.results, Log: log, Progress: progress, Metrics: metrics, External: ext,
-		Shards: shards, NoJITWarmup: !f.jit, DestinationDSN: f.destDSN,
-	})
+		Shards: shards, NoJITWarmup: !f.jit, DestinationDSN: f.destDSN, ResumeAnyway: f.resumeAnyway,
+	}
+	var res *campaign.Result
+	if f.resume != "" {
+		res, err = campaign.Resume(cmd.Context(), f.resume, opt)
+	} else {
+		res, err = campaign.Run(cmd.Context(), sc, opt)
+	}
 	stopProgress()
 	if res != nil && len(res.Runs) > 0 {
 		if res.Status != runs.StatusComplete {

@@ -31,16 +31,51 @@ type Campaign struct {
 	Scenario    *scenarios.Scenario `json:"scenario"`    // the resolved scenario with its matrix
 	Environment []Environment       `json:"environment"` // one per cluster the campaign started
 	Runs        []string            `json:"runs"`        // run ids, in execution order
+	// Running is the run in progress while the campaign runs; a campaign
+	// that stopped during a run leaves its id here (a resume reruns it).
+	Running string `json:"running,omitempty"`
 	// Expectations are the scenario's expect: claims, checked after the runs.
 	Expectations []ExpectationOutcome `json:"expectations,omitempty"`
 	// Recommendations answer the scenario's recommend: query (the best
 	// value of a knob under constraints), computed after the runs.
 	Recommendations []Recommendation `json:"recommendations,omitempty"`
+	// Resumed lists every time `sharebench run --resume` continued this
+	// campaign after it stopped short, oldest first (absent when it ran
+	// through in one go).
+	Resumed []Resume `json:"resumed,omitempty"`
 
 	// Skipped are the loader's notes on run folders it could not read
 	// (missing, empty or invalid run.json, a run id that is not a folder
 	// name); not part of the file.
 	Skipped []string `json:"-"`
+}
+
+// Resume is one continuation of a campaign that stopped short: what it
+// found and what it did about each run of the scenario.
+type Resume struct {
+	At string `json:"at"` // when the resume started, RFC 3339 UTC
+	// PreviousStatus is the status the folder had: running (the harness
+	// died without a word: SIGKILL, a crash, the machine stopped),
+	// interrupted or failed; PreviousError its error, if any.
+	PreviousStatus string `json:"previous_status"`
+	PreviousError  string `json:"previous_error,omitempty"`
+	// Kept are the runs whose run.json was complete and consistent, kept
+	// as they were; Rerun the runs cut off part-way, run again from their
+	// start; NotStarted the runs that had not begun.
+	Kept       []string     `json:"kept"`
+	Rerun      []ResumedRun `json:"rerun,omitempty"`
+	NotStarted []string     `json:"not_started,omitempty"`
+	// Differences are what differed from the recorded campaign (scenario,
+	// sharebench build, environment) and --resume-anyway accepted.
+	Differences []string `json:"differences,omitempty"`
+}
+
+// ResumedRun is a run a resume ran again, why, and where its partial folder
+// went (relative to the campaign folder; "" when there was none).
+type ResumedRun struct {
+	Run     string `json:"run"`
+	Reason  string `json:"reason"`
+	MovedTo string `json:"moved_to,omitempty"`
 }
 
 // Campaign statuses.
