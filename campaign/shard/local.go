@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"time"
 
@@ -66,15 +67,22 @@ func (l *Local) Start(ctx context.Context, a AgentArgs) (Agents, error) {
 		out := tail.New(tailBytes)
 		cmd.Stdout, cmd.Stderr = out, out
 		cmd.SysProcAttr = procAttr()
-		if err := cmd.Start(); err != nil {
-			_ = la.Stop(context.WithoutCancel(ctx))
-			return nil, fmt.Errorf("shard %d: start %s: %w", i, l.Binary, err)
-		}
 		p := &localProc{shard: i, cmd: cmd, out: out, done: make(chan struct{})}
-		la.procs = append(la.procs, p)
+		started := make(chan error, 1)
 		la.wg.Add(1)
 		go func() {
 			defer la.wg.Done()
+			// Started and waited for from one locked OS thread: on Linux
+			// the agent gets SIGKILL when the thread that forked it ends
+			// (Pdeathsig, procAttr), which must be when the harness dies,
+			// not when the Go runtime retires an idle thread.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			if err := cmd.Start(); err != nil {
+				started <- err
+				return
+			}
+			started <- nil
 			err := cmd.Wait()
 			close(p.done)
 			if err != nil {
@@ -82,6 +90,11 @@ func (l *Local) Start(ctx context.Context, a AgentArgs) (Agents, error) {
 			}
 			la.exited <- Exit{Shard: p.shard, Err: err, Output: out.Trimmed()}
 		}()
+		if err := <-started; err != nil {
+			_ = la.Stop(context.WithoutCancel(ctx))
+			return nil, fmt.Errorf("shard %d: start %s: %w", i, l.Binary, err)
+		}
+		la.procs = append(la.procs, p)
 	}
 	go func() { la.wg.Wait(); close(la.exited) }()
 	return la, nil
