@@ -20,6 +20,9 @@ func writeMarkdown(w io.Writer, camp runs.Campaign, recs []runs.Record) error {
 	if banner := camp.Incomplete(); banner != "" {
 		fmt.Fprintf(bw, "> **%s**\n\n", banner)
 	}
+	if note := camp.ResumedNote(); note != "" {
+		fmt.Fprintf(bw, "> %s\n\n", mdText(note))
+	}
 	if d := campaignDescription(camp); d != "" {
 		fmt.Fprintf(bw, "%s\n\n", mdText(d))
 	}

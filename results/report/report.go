@@ -43,7 +43,7 @@ func Markdown(camp runs.Campaign, recs []runs.Record) Reporter {
 // run records and the .hgrm and timeseries.csv files under
 // dir/runs/<run-id>/ (dir "" leaves the charts that need them out).
 // An incomplete campaign (Campaign.Incomplete) gets a banner at the top
-// of the body.
+// of the body, a resumed one (Campaign.ResumedNote) a note.
 func HTML(dir string, camp runs.Campaign, recs []runs.Record) Reporter {
 	return HTMLWithDecision(dir, camp, recs, "")
 }
@@ -55,8 +55,15 @@ func HTMLWithDecision(dir string, camp runs.Campaign, recs []runs.Record, decisi
 	if err := redactAll(&camp, &recs); err != nil {
 		return func(io.Writer) error { return err }
 	}
-	banner := camp.Incomplete()
-	if banner == "" {
+	var div []byte
+	if banner := camp.Incomplete(); banner != "" {
+		div = append(div, "\n"+`<p class="incomplete" style="background:#fdd;border:2px solid #c00;padding:.5em;font-weight:bold">`+
+			html.EscapeString(banner)+"</p>"...)
+	}
+	if note := camp.ResumedNote(); note != "" {
+		div = append(div, "\n"+`<p class="resumed" style="border:1px solid #888;padding:.5em">`+html.EscapeString(note)+"</p>"...)
+	}
+	if div == nil {
 		return func(w io.Writer) error { return writeHTML(w, dir, camp, recs, decision) }
 	}
 	return func(w io.Writer) error {
@@ -65,8 +72,6 @@ func HTMLWithDecision(dir string, camp runs.Campaign, recs []runs.Record, decisi
 			return err
 		}
 		page := b.Bytes()
-		div := []byte("\n" + `<p class="incomplete" style="background:#fdd;border:2px solid #c00;padding:.5em;font-weight:bold">` +
-			html.EscapeString(banner) + "</p>")
 		if i := bytes.Index(page, []byte("<body>")); i >= 0 {
 			at := i + len("<body>")
 			page = append(page[:at:at], append(div, page[at:]...)...)

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/sharebench/sharebench/internal/redact"
 	"github.com/sharebench/sharebench/results"
@@ -253,4 +254,36 @@ func writeHistograms(dir string, m results.Merged) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// ResumedNote is the line every report of a resumed campaign carries, e.g.
+// "resumed once (2026-12-06T16:10:02Z, after status running): kept 2 run(s),
+// reran r03-share-m1, ran 1 not started", or "" when it ran in one go.
+func (c Campaign) ResumedNote() string {
+	if len(c.Resumed) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(c.Resumed))
+	for _, r := range c.Resumed {
+		s := fmt.Sprintf("%s, after status %s: kept %d run(s)", r.At, r.PreviousStatus, len(r.Kept))
+		if len(r.Rerun) > 0 {
+			ids := make([]string, len(r.Rerun))
+			for i, x := range r.Rerun {
+				ids[i] = x.Run
+			}
+			s += ", reran " + strings.Join(ids, ", ")
+		}
+		if len(r.NotStarted) > 0 {
+			s += fmt.Sprintf(", ran %d not started", len(r.NotStarted))
+		}
+		if len(r.Differences) > 0 {
+			s += fmt.Sprintf("; %d difference(s) from the record accepted (--resume-anyway): %s", len(r.Differences), strings.Join(r.Differences, "; "))
+		}
+		parts = append(parts, s)
+	}
+	times := "once"
+	if len(parts) > 1 {
+		times = fmt.Sprintf("%d times", len(parts))
+	}
+	return fmt.Sprintf("Campaign resumed %s (%s)", times, strings.Join(parts, "); ("))
 }

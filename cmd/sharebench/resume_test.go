@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sharebench/sharebench/results/runs"
+)
+
+// resumeMarkEnv is set, with a value of its own, in the environment of a
+// campaign a test kills: every process that campaign starts inherits it,
+// so the processes left after the kill can be found by it (leftovers).
+const resumeMarkEnv = "SB_TEST_RESUME_MARK"
+
+// fourRuns is a campaign of four short runs (kfake: about 6 s each, most
+// of it the group formation).
+const fourRuns = `name: four
+consumer_type: [consumer, share]
+partitions: 1
+members: [1, 2]
+rate: 50
+warmup: 0s
+duration: 1s
+processing: {model: none}
+expect:
+  - name: no record lost
+    measure: {runs: all, field: audit.lost, max: 0}
+  - name: share keeps up
+    ratio: {measure: completed_per_sec, numerator: share, denominator: consumer, min: 0.5}
+`
+
+// killDuringRun starts `sharebench <args>` as a child process with its own
+// mark, kills it with SIGKILL once its output has shown killAt, and returns
+// the campaign folder it left and the mark.
+func killDuringRun(t *testing.T, results, killAt string, args ...string) (dir, mark string) {
+	t.Helper()
+	mark = fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], append([]string{"-test.run=^TestHelperMain$", "--"}, args...)...)
+	cmd.Env = append(os.Environ(), helperMainEnv+"=1", resumeMarkEnv+"="+mark)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var transcript strings.Builder
+	lines := bufio.NewScanner(stdout)
+	seen := false
+	for lines.Scan() {
+		transcript.WriteString(lines.Text() + "\n")
+		if strings.Contains(lines.Text(), killAt) {
+			seen = true
+			break
+		}
+	}
+	if !seen {
+		_ = cmd.Wait()
+		t.Fatalf("the campaign never printed %q:\n%s", killAt, transcript.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	go func() { // drain whatever was buffered
+		for lines.Scan() {
+		}
+	}()
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != -1 {
+		t.Fatalf("exit %v, want killed by SIGKILL\n%s", err, transcript.String())
+	}
+	folders, _ := filepath.Glob(filepath.Join(results, "*-*T*Z*"))
+	if len(folders) != 1 {
+		t.Fatalf("campaign folders %v after the kill\n%s", folders, transcript.String())
+	}
+	return folders[0], mark
+}
+
+// leftovers are the processes, other than this one, whose environment
+// carries mark: what a killed campaign left running. A process that dies
+// as the kernel delivers its parent-death signal is given a few seconds.
+func leftovers(mark string) []string {
+	want := []byte(resumeMarkEnv + "=" + mark + "\x00")
+	var out []string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		out = out[:0]
+		procs, _ := filepath.Glob("/proc/[0-9]*")
+		for _, p := range procs {
+			pid, _ := strconv.Atoi(filepath.Base(p))
+			if pid == os.Getpid() {
+				continue
+			}
+			env, err := os.ReadFile(filepath.Join(p, "environ"))
+			if err != nil || !bytes.Contains(env, want) {
+				continue
+			}
+			if st, err := os.ReadFile(filepath.Join(p, "stat")); err == nil {
+				s := string(st)
+				if i := strings.LastIndexByte(s, ')'); i > 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X') {
+					continue // dead, waiting to be reaped
+				}
+			}
+			cmdline, _ := os.ReadFile(filepath.Join(p, "cmdline"))
+			out = append(out, fmt.Sprintf("pid %d: %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
+		}
+		if len(out) == 0 || time.Now().After(deadline) {
+			return out
+		}
+	}
+}
+
+// shape is what a campaign folder must hold whether or not it was
+// interrupted: the runs in order with the files each wrote, and the
+// expectations with their runs and verdicts (not the measured values,
+// which differ from one campaign to the next).
+type shape struct {
+	Status       string
+	Scenario     string
+	Runs         []string
+	RunFiles     map[string][]string
+	Expectations []string
+	Reports      []string
+}
+
+func campaignShape(t *testing.T, dir string) shape {
+	t.Helper()
+	camp, recs, err := runs.LoadCampaign(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, _ := json.Marshal(camp.Scenario.Runs)
+	s := shape{Status: camp.Status, Scenario: string(sc), Runs: camp.Runs, RunFiles: map[string][]string{}}
+	for _, r := range recs {
+		files := slices.Clone(r.Files)
+		slices.Sort(files)
+		s.RunFiles[r.RunID] = files
+		if probs := runs.IntegrityProblems(r); len(probs) > 0 {
+			t.Errorf("%s: %v", r.RunID, probs)
+		}
+	}
+	for _, e := range camp.Expectations {
+		var measured []string
+		for _, m := range e.Measured {
+			measured = append(measured, m.Run)
+		}
+		s.Expectations = append(s.Expectations, fmt.Sprintf("%s | %s | %s | %v", e.Name, e.Claim, e.Status(), measured))
+	}
+	for _, f := range []string{"summary.md", "report.html", "runs.csv"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err == nil && st.Size() > 0 {
+			s.Reports = append(s.Reports, f)
+		}
+	}
+	return s
+}
+
+// A campaign killed with SIGKILL during its third run leaves nothing
+// running and a folder that --resume completes: the same runs, files,
+// expectations and reports as a campaign of the same scenario run in one
+// go, with the resume recorded (kfake, not Kafka).
+func TestResumeAfterSIGKILL(t *testing.T) {
+	dir := t.TempDir()
+	sc := filepath.Join(dir, "four.yaml")
+	if err := os.WriteFile(sc, []byte(fourRuns), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	killed := filepath.Join(dir, "killed")
+	folder, mark := killDuringRun(t, killed, "r03-share-m1: forming a group",
+		"run", "--provider", "kfake", "--scenario", sc, "--results", killed)
+	if left := leftovers(mark); len(left) > 0 {
+		t.Errorf("processes of the killed campaign still run:\n  %s", strings.Join(left, "\n  "))
+	}
+	camp, err := runs.ReadCampaign(folder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if camp.Status != runs.StatusRunning || camp.Running != "r03-share-m1" || !slices.Equal(camp.Runs, []string{"r01-consumer-m1", "r02-consumer-m2"}) {
+		t.Fatalf("campaign.json after the kill: status %q, running %q, runs %v", camp.Status, camp.Running, camp.Runs)
+	}
+	// What a kill during the write of run 3's folder leaves: files, no run.json.
+	partial := filepath.Join(folder, "runs", "r03-share-m1")
+	if err := os.MkdirAll(partial, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(partial, "completion.hgrm"), []byte("Value Percentile\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out, err := execute(t, "run", "--resume", folder)
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, out)
+	}
+	for _, want := range []string{"2 of 4 run(s) kept (r01-consumer-m1, r02-consumer-m2)", "rerun r03-share-m1: cut off: its folder has no run.json",
+		"not started: r04-share-m2", "run 3/4 r03-share-m1", "run 4/4 r04-share-m2"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("resume output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "run 1/4") || strings.Contains(out, "run 2/4") {
+		t.Errorf("a kept run ran again:\n%s", out)
+	}
+	camp, err = runs.ReadCampaign(folder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(camp.Resumed) != 1 {
+		t.Fatalf("resumed %+v, want one entry", camp.Resumed)
+	}
+	r := camp.Resumed[0]
+	wantRerun := []runs.ResumedRun{{Run: "r03-share-m1", Reason: "cut off: its folder has no run.json", MovedTo: filepath.Join("partial-runs", "r03-share-m1")}}
+	if r.PreviousStatus != runs.StatusRunning || !slices.Equal(r.Kept, []string{"r01-consumer-m1", "r02-consumer-m2"}) ||
+		!reflect.DeepEqual(r.Rerun, wantRerun) || !slices.Equal(r.NotStarted, []string{"r04-share-m2"}) || len(r.Differences) != 0 || r.At == "" {
+		t.Errorf("resumed entry %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(folder, "partial-runs", "r03-share-m1", "completion.hgrm")); err != nil {
+		t.Errorf("the partial folder was not kept aside: %v", err)
+	}
+	if camp.Running != "" || camp.FinishedAt == "" || camp.Error != "" {
+		t.Errorf("campaign.json: running %q, finished_at %q, error %q", camp.Running, camp.FinishedAt, camp.Error)
+	}
+	for _, f := range []string{"summary.md", "report.html"} {
+		b, _ := os.ReadFile(filepath.Join(folder, f))
+		if !bytes.Contains(b, []byte("resumed")) {
+			t.Errorf("%s does not say the campaign was resumed", f)
+		}
+	}
+
+	whole := filepath.Join(dir, "whole")
+	if out, err := execute(t, "run", "--provider", "kfake", "--scenario", sc, "--results", whole); err != nil {
+		t.Fatalf("uninterrupted campaign: %v\n%s", err, out)
+	}
+	folders, _ := filepath.Glob(filepath.Join(whole, "four-*"))
+	if len(folders) != 1 {
+		t.Fatalf("folders %v", folders)
+	}
+	got, want := campaignShape(t, folder), campaignShape(t, folders[0])
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("resumed campaign\n  %+v\nuninterrupted\n  %+v", got, want)
+	}
+	if want.Status != runs.StatusComplete || len(want.Runs) != 4 || len(want.Expectations) != 2 {
+		t.Errorf("the uninterrupted campaign: %+v", want)
+	}
+
+	out, err = execute(t, "run", "--resume", folder)
+	if err != nil || !strings.Contains(out, "the campaign is complete (4 run(s)): nothing to resume") {
+		t.Errorf("resume of a complete campaign: %v\n%s", err, out)
+	}
+}
