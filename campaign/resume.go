@@ -84,16 +84,16 @@ func PlanResume(dir, provider string) (*ResumePlan, error) {
 		return nil, fmt.Errorf("--resume: %s: schema_version %d: this sharebench resumes version %d", path, camp.SchemaVersion, runs.SchemaVersion)
 	}
 	sc := camp.Scenario
+	p := &ResumePlan{Dir: dir, Campaign: camp, Scenario: sc, kept: map[int]runs.Record{}, partial: map[int]string{},
+		Entry: runs.Resume{PreviousStatus: camp.EffectiveStatus(), PreviousError: camp.Error, Kept: []string{}}}
+	if p.Complete() {
+		return p, nil // nothing to do, whatever the scenario
+	}
 	if sc == nil {
 		return nil, fmt.Errorf("--resume: %s: key scenario: missing: the campaign's resolved scenario is what a resume runs", path)
 	}
 	if len(sc.Runs) == 0 {
 		return nil, fmt.Errorf("--resume: %s: key scenario.runs: empty: no run to resume", path)
-	}
-	p := &ResumePlan{Dir: dir, Campaign: camp, Scenario: sc, kept: map[int]runs.Record{}, partial: map[int]string{},
-		Entry: runs.Resume{PreviousStatus: camp.EffectiveStatus(), PreviousError: camp.Error, Kept: []string{}}}
-	if p.Complete() {
-		return p, nil
 	}
 	listed := map[string]bool{}
 	for _, id := range camp.Runs {
