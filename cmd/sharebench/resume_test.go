@@ -263,3 +263,96 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		t.Errorf("resume of a complete campaign: %v\n%s", err, out)
 	}
 }
+
+// resumableFolder writes a campaign folder that stopped before its first
+// run finished: campaign.json (status running) with the scenario of the
+// file src, no cluster recorded.
+func resumableFolder(t *testing.T, src string) string {
+	t.Helper()
+	sc, err := loadScenario(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "four-20260101T000000Z")
+	if err := os.MkdirAll(filepath.Join(dir, "runs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	camp := runs.Campaign{SchemaVersion: runs.SchemaVersion, Name: sc.Name, Status: runs.StatusRunning, StartedAt: "2026-01-01T00:00:00Z",
+		Scenario: sc, Runs: []string{}, Running: sc.RunName(0)}
+	if err := runs.WriteJSON(filepath.Join(dir, "campaign.json"), camp); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// Bad input to --resume is refused with exit status 2 and a message that
+// names the file and the key; a complete campaign has nothing to resume
+// (exit 0); --dry-run prints the plan and starts nothing.
+func TestResumeBadInput(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "four.yaml")
+	other := filepath.Join(dir, "other.yaml")
+	if err := os.WriteFile(src, []byte(fourRuns), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, []byte(strings.Replace(fourRuns, "rate: 50", "rate: 60", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	folder := resumableFolder(t, src)
+	oldBuild := resumableFolder(t, src)
+	camp, _ := runs.ReadCampaign(oldBuild)
+	camp.Environment = []runs.Environment{{Provider: "kfake", Harness: &runs.Harness{Version: "v0.9.0"}}}
+	if err := runs.WriteJSON(filepath.Join(oldBuild, "campaign.json"), camp); err != nil {
+		t.Fatal(err)
+	}
+	complete := resumableFolder(t, src)
+	camp, _ = runs.ReadCampaign(complete)
+	camp.Status, camp.Scenario = runs.StatusComplete, nil
+	if err := runs.WriteJSON(filepath.Join(complete, "campaign.json"), camp); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		says []string
+	}{
+		{"not a campaign folder", []string{"run", "--resume", dir}, ExitUsage, []string{dir, "no campaign.json"}},
+		{"no such folder", []string{"run", "--resume", filepath.Join(dir, "nope")}, ExitUsage, []string{"nope", "no such folder"}},
+		{"another scenario", []string{"run", "--resume", folder, "--scenario", other}, ExitUsage,
+			[]string{"--scenario " + other, "campaign.json", "scenario.runs[0].rate: the campaign recorded 50, this has 60"}},
+		{"the same scenario", []string{"run", "--resume", folder, "--scenario", src, "--dry-run"}, ExitOK, []string{"0 of 4 run(s) kept"}},
+		{"--set without --scenario", []string{"run", "--resume", folder, "--set", "rate=5"}, ExitUsage, []string{"--set with --resume", "campaign.json"}},
+		{"--resume-anyway alone", []string{"run", "--scenario", src, "--resume-anyway"}, ExitUsage, []string{"--resume-anyway", "--resume FOLDER"}},
+		{"dry run", []string{"run", "--resume", folder, "--dry-run"}, ExitOK,
+			[]string{"0 of 4 run(s) kept", "rerun r01-consumer-m1: cut off", "not started: r02-consumer-m2, r03-share-m1, r04-share-m2", "nothing started"}},
+		{"another build", []string{"run", "--resume", oldBuild, "--dry-run"}, ExitUsage,
+			[]string{"not resumed", "sharebench build", "environment[0].harness is v0.9.0", "--resume-anyway"}},
+		{"another build, anyway", []string{"run", "--resume", oldBuild, "--dry-run", "--resume-anyway"}, ExitOK,
+			[]string{"--resume-anyway: sharebench build", "nothing started"}},
+		{"complete", []string{"run", "--resume", complete}, ExitOK, []string{"the campaign is complete", "nothing to resume"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := execute(t, tc.args...)
+			if got := exitCode(err); got != tc.code {
+				t.Fatalf("exit %d (%v), want %d\n%s", got, err, tc.code, out)
+			}
+			text := out
+			if err != nil {
+				text += err.Error()
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(text, s) {
+					t.Errorf("%q lacks %q", text, s)
+				}
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(folder, "partial-runs")); err == nil {
+		t.Error("a dry run moved a folder")
+	}
+	if c, _ := runs.ReadCampaign(folder); c.Status != runs.StatusRunning || len(c.Resumed) != 0 {
+		t.Errorf("a refused or dry resume wrote campaign.json: %+v", c)
+	}
+}
