@@ -193,10 +193,10 @@ func (p *ResumePlan) differences(provider string) []string {
 	return out
 }
 
-// envDifferences compares a cluster a resume started with what a kept run
-// of its group recorded (ref; nil: the campaign's first cluster, for the
-// provider only).
-func envDifferences(env runs.Environment, ref *runs.Environment, what string) []string {
+// envDifferences compares a cluster a resume started with ref, the
+// environment recorded as what: the provider always, the Kafka version and
+// node count only when ref is the same cluster group's (sameGroup).
+func envDifferences(env runs.Environment, ref *runs.Environment, what string, sameGroup bool) []string {
 	if ref == nil {
 		return nil
 	}
@@ -207,7 +207,7 @@ func envDifferences(env runs.Environment, ref *runs.Environment, what string) []
 	if env.IsKafka != ref.IsKafka {
 		out = append(out, fmt.Sprintf("is_kafka: this cluster %v, %s.is_kafka %v", env.IsKafka, what, ref.IsKafka))
 	}
-	if strings.HasPrefix(what, "run ") {
+	if sameGroup {
 		if env.KafkaVersion != ref.KafkaVersion {
 			out = append(out, fmt.Sprintf("kafka_version: this cluster runs %s, %s.kafka_version is %s", env.KafkaVersion, what, ref.KafkaVersion))
 		}
@@ -448,17 +448,17 @@ func (c *campaign) checkResumedEnvironment(env runs.Environment, group []int) er
 		return nil
 	}
 	var ref *runs.Environment
-	what := ""
+	what, sameGroup := "", false
 	for _, i := range group {
 		if r, ok := c.resume.kept[i]; ok {
-			ref, what = &r.Environment, "run "+r.RunID+" environment"
+			ref, what, sameGroup = &r.Environment, "run "+r.RunID+" environment", true
 			break
 		}
 	}
 	if ref == nil && len(c.resume.Campaign.Environment) > 0 {
 		ref, what = &c.resume.Campaign.Environment[0], "campaign.json environment[0]"
 	}
-	diffs := envDifferences(env, ref, what)
+	diffs := envDifferences(env, ref, what, sameGroup)
 	if len(diffs) == 0 {
 		return nil
 	}

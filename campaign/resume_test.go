@@ -301,3 +301,33 @@ func TestResumeAnywayRecordsTheDifference(t *testing.T) {
 		t.Errorf("%d environments, want the first cluster's and the resume's", len(camp.Environment))
 	}
 }
+
+// A cluster a resume starts is compared with a kept run of its group on
+// provider, Kafka version and nodes, with the campaign's first cluster on
+// the provider only.
+func TestEnvDifferences(t *testing.T) {
+	ref := runs.Environment{Provider: "process", KafkaVersion: "4.2.2", IsKafka: true, Nodes: 1}
+	for _, tc := range []struct {
+		name      string
+		env       runs.Environment
+		sameGroup bool
+		want      []string
+	}{
+		{"same", ref, true, nil},
+		{"another version, same group", runs.Environment{Provider: "process", KafkaVersion: "4.1.0", IsKafka: true, Nodes: 1}, true,
+			[]string{"kafka_version: this cluster runs 4.1.0, REF.kafka_version is 4.2.2"}},
+		{"another version, another group", runs.Environment{Provider: "process", KafkaVersion: "4.1.0", IsKafka: true, Nodes: 3}, false, nil},
+		{"more nodes", runs.Environment{Provider: "process", KafkaVersion: "4.2.2", IsKafka: true, Nodes: 3}, true,
+			[]string{"nodes: this cluster has 3, REF.nodes is 1"}},
+		{"kfake", runs.Environment{Provider: "kfake", KafkaVersion: "kfake (not Kafka)", Nodes: 1}, false,
+			[]string{"provider: this cluster is kfake, REF.provider is process", "is_kafka: this cluster false, REF.is_kafka true"}},
+	} {
+		got := envDifferences(tc.env, &ref, "REF", tc.sameGroup)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if got := envDifferences(ref, nil, "REF", true); got != nil {
+		t.Errorf("no reference: %q", got)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sharebench/sharebench/campaign"
+	"github.com/sharebench/sharebench/scenarios"
 )
 
 // resumeCampaign is `run --resume FOLDER`: it plans the resume, refuses on
@@ -21,6 +22,9 @@ func resumeCampaign(cmd *cobra.Command, f runFlags) error {
 	if len(f.sets) > 0 && f.scenario == "" {
 		return usageError(fmt.Errorf("--set with --resume: the campaign's scenario, overrides included, is recorded in %s; give no --set (or the same --scenario and --set, which are checked against it)",
 			filepath.Join(f.resume, "campaign.json")))
+	}
+	if changed("results") {
+		return usageError(fmt.Errorf("--results with --resume: the campaign folder is %s; give no --results", f.resume))
 	}
 	if f.dist.Shards != 0 {
 		return usageError(fmt.Errorf("--shards with --resume: the shards are part of the scenario recorded in %s", filepath.Join(f.resume, "campaign.json")))
@@ -51,8 +55,8 @@ func resumeCampaign(cmd *cobra.Command, f runFlags) error {
 	if plan, err = campaign.PlanResume(f.resume, f.provider); err != nil {
 		return usageError(err)
 	}
-	if f.scenario == "" {
-		f.scenario = plan.Scenario.Source // agents of a sharded run load the same text
+	if f.scenario == "" { // agents of a sharded run load the same text
+		f.scenario = strings.TrimPrefix(plan.Scenario.Source, scenarios.BuiltinPrefix)
 	}
 	if err := preflight(f, plan.Scenario, changed); err != nil {
 		return err

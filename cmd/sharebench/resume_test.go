@@ -323,6 +323,7 @@ func TestResumeBadInput(t *testing.T) {
 			[]string{"--scenario " + other, "campaign.json", "scenario.runs[0].rate: the campaign recorded 50, this has 60"}},
 		{"the same scenario", []string{"run", "--resume", folder, "--scenario", src, "--dry-run"}, ExitOK, []string{"0 of 4 run(s) kept"}},
 		{"--set without --scenario", []string{"run", "--resume", folder, "--set", "rate=5"}, ExitUsage, []string{"--set with --resume", "campaign.json"}},
+		{"--results beside --resume", []string{"run", "--resume", folder, "--results", dir}, ExitUsage, []string{"--results with --resume", folder}},
 		{"--resume-anyway alone", []string{"run", "--scenario", src, "--resume-anyway"}, ExitUsage, []string{"--resume-anyway", "--resume FOLDER"}},
 		{"dry run", []string{"run", "--resume", folder, "--dry-run"}, ExitOK,
 			[]string{"0 of 4 run(s) kept", "rerun r01-consumer-m1: cut off", "not started: r02-consumer-m2, r03-share-m1, r04-share-m2", "nothing started"}},
