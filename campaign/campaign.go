@@ -48,6 +48,9 @@ type Options struct {
 	// the resume differ (scenario, sharebench build, environment); the
 	// differences are recorded in campaign.json's resumed entry.
 	ResumeAnyway bool
+	// ResumeSource is the scenario file a resume checks against the
+	// recorded source_sha256 instead of scenario.source ("": that one).
+	ResumeSource string
 }
 
 // ShardOptions are how a sharded run's agents start

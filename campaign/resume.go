@@ -57,12 +57,21 @@ func (e *ResumeRefusedError) Error() string {
 		e.Dir, len(e.Differences), strings.Join(e.Differences, "\n  "))
 }
 
-// PlanResume reads the campaign folder dir and plans its resume. provider
-// is the provider the resume will use as named on the command line ("" or
-// "auto": checked once the cluster has started). A folder that is not a
-// campaign folder, or whose campaign.json lacks the scenario, is an error
-// naming the file and the key.
-func PlanResume(dir, provider string) (*ResumePlan, error) {
+// ResumeCheck is what a resume is checked with besides the folder.
+type ResumeCheck struct {
+	// Provider is the provider the resume will use as named on the
+	// command line ("" or "auto": checked once the cluster has started).
+	Provider string
+	// Source is the scenario file to check against the recorded
+	// source_sha256 instead of scenario.source (a --scenario that gives the
+	// recorded scenario, from another directory); "": scenario.source.
+	Source string
+}
+
+// PlanResume reads the campaign folder dir and plans its resume. A folder
+// that is not a campaign folder, or whose campaign.json lacks the
+// scenario, is an error naming the file and the key.
+func PlanResume(dir string, chk ResumeCheck) (*ResumePlan, error) {
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -116,7 +125,7 @@ func PlanResume(dir, provider string) (*ResumePlan, error) {
 			p.Entry.Rerun = append(p.Entry.Rerun, runs.ResumedRun{Run: id, Reason: reason})
 		}
 	}
-	p.Differences = p.differences(provider)
+	p.Differences = p.differences(chk)
 	return p, nil
 }
 
@@ -152,7 +161,7 @@ func (p *ResumePlan) classify(i int, id string) (reason, folder string) {
 // scenario (the recorded one against its recorded digest, and its source
 // text against the digest of the text the campaign read), the sharebench
 // build and, when the command line names one, the provider.
-func (p *ResumePlan) differences(provider string) []string {
+func (p *ResumePlan) differences(chk ResumeCheck) []string {
 	var out []string
 	add := func(format string, a ...any) {
 		s := fmt.Sprintf(format, a...)
@@ -166,6 +175,14 @@ func (p *ResumePlan) differences(provider string) []string {
 	path := filepath.Join(p.Dir, "campaign.json")
 	sc := p.Scenario
 	resolved := scenarioDigest(sc)
+	source := sc.Source
+	if chk.Source != "" {
+		source = chk.Source
+		resolved.SourceSHA256 = ""
+		if b, err := os.ReadFile(source); err == nil {
+			resolved.SourceSHA256 = sha256Hex(b)
+		}
+	}
 	b := version.Get()
 	for ei, env := range p.Campaign.Environment {
 		if d := env.Scenario; d != nil {
@@ -176,18 +193,18 @@ func (p *ResumePlan) differences(provider string) []string {
 			switch {
 			case d.SourceSHA256 == "":
 			case resolved.SourceSHA256 == "":
-				add("scenario source %s (scenario.source in %s): cannot be read here, so it cannot be checked against environment[%d].scenario.source_sha256 %s",
-					sc.Source, path, ei, short(d.SourceSHA256))
+				add("scenario source %s (scenario.source in %s): cannot be read here, so it cannot be checked against environment[%d].scenario.source_sha256 %s (give it with --scenario, or run from the directory the campaign started in)",
+					source, path, ei, short(d.SourceSHA256))
 			case resolved.SourceSHA256 != d.SourceSHA256:
 				add("scenario source %s changed since the campaign began: SHA-256 now %s, environment[%d].scenario.source_sha256 %s (a resume runs the scenario recorded in campaign.json)",
-					sc.Source, short(resolved.SourceSHA256), ei, short(d.SourceSHA256))
+					source, short(resolved.SourceSHA256), ei, short(d.SourceSHA256))
 			}
 		}
 		if h := env.Harness; h != nil && (h.Version != b.Version || h.Revision != b.Revision || h.Dirty != b.Dirty) {
 			add("sharebench build: this is %s, environment[%d].harness is %s", buildText(b.Version, b.Revision, b.Dirty), ei, buildText(h.Version, h.Revision, h.Dirty))
 		}
-		if provider != "" && provider != "auto" && provider != env.Provider {
-			add("provider: --provider %s, environment[%d].provider is %s", provider, ei, env.Provider)
+		if chk.Provider != "" && chk.Provider != "auto" && chk.Provider != env.Provider {
+			add("provider: --provider %s, environment[%d].provider is %s", chk.Provider, ei, env.Provider)
 		}
 	}
 	return out
@@ -396,7 +413,7 @@ func Resume(ctx context.Context, dir string, opt Options) (*Result, error) {
 			release()
 		}
 	}()
-	p, err := PlanResume(dir, opt.Provider)
+	p, err := PlanResume(dir, ResumeCheck{Provider: opt.Provider, Source: opt.ResumeSource})
 	if err != nil {
 		return nil, err
 	}

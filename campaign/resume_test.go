@@ -100,7 +100,7 @@ func TestPlanResumeClassifiesRuns(t *testing.T) {
 	}
 	editCampaign(t, dir, func(c *runs.Campaign) { c.Running = ids[5] })
 
-	p, err := PlanResume(dir, "")
+	p, err := PlanResume(dir, ResumeCheck{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,25 +163,36 @@ func TestPlanResumeNamesDifferences(t *testing.T) {
 		edit     func(t *testing.T, dir string)
 		provider string
 		want     []string
+		source   string // ResumeCheck.Source
 	}{
-		{"nothing", func(*testing.T, string) {}, "kfake", nil},
+		{"nothing", func(*testing.T, string) {}, "kfake", nil, ""},
 		{"build", func(t *testing.T, dir string) {
 			editCampaign(t, dir, func(c *runs.Campaign) { c.Environment[0].Harness.Version = "v0.9.0" })
-		}, "", []string{"sharebench build", "environment[0].harness is v0.9.0"}},
+		}, "", []string{"sharebench build", "environment[0].harness is v0.9.0"}, ""},
 		{"recorded scenario edited", func(t *testing.T, dir string) {
 			editCampaign(t, dir, func(c *runs.Campaign) { c.Scenario.Runs[1].Rate = 60 })
-		}, "", []string{"campaign.json: scenario hashes to", "environment[0].scenario.resolved_sha256"}},
+		}, "", []string{"campaign.json: scenario hashes to", "environment[0].scenario.resolved_sha256"}, ""},
 		{"source changed", func(t *testing.T, _ string) {
 			if err := os.WriteFile(src, []byte(body+"# edited\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}, "", []string{"scenario source " + src + " changed", "environment[0].scenario.source_sha256"}},
+		}, "", []string{"scenario source " + src + " changed", "environment[0].scenario.source_sha256"}, ""},
 		{"source missing", func(t *testing.T, _ string) {
 			if err := os.Remove(src); err != nil {
 				t.Fatal(err)
 			}
-		}, "", []string{"scenario source " + src, "scenario.source in", "cannot be read"}},
-		{"provider", func(*testing.T, string) {}, "process", []string{"--provider process", "environment[0].provider is kfake"}},
+		}, "", []string{"scenario source " + src, "scenario.source in", "cannot be read"}, ""},
+		{"provider", func(*testing.T, string) {}, "process", []string{"--provider process", "environment[0].provider is kfake"}, ""},
+		{"source moved, given with --scenario", func(t *testing.T, _ string) {
+			if err := os.Rename(src, src+".moved"); err != nil {
+				t.Fatal(err)
+			}
+		}, "", nil, src + ".moved"},
+		{"source given with --scenario, edited", func(t *testing.T, _ string) {
+			if err := os.WriteFile(src+".edited", []byte(body+"# edited\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "", []string{"scenario source " + src + ".edited changed"}, src + ".edited"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -190,7 +201,7 @@ func TestPlanResumeNamesDifferences(t *testing.T) {
 			}
 			dir := resumeFixture(t, sc, []int{0}, []int{0})
 			tc.edit(t, dir)
-			p, err := PlanResume(dir, tc.provider)
+			p, err := PlanResume(dir, ResumeCheck{Provider: tc.provider, Source: tc.source})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -225,7 +236,7 @@ func TestPlanResumeBadInput(t *testing.T) {
 		{noScenario, "campaign.json: key scenario: missing"},
 		{noRuns, "campaign.json: key scenario.runs: empty"},
 	} {
-		_, err := PlanResume(tc.dir, "")
+		_, err := PlanResume(tc.dir, ResumeCheck{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.dir, err, tc.want)
 		}

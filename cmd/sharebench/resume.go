@@ -29,7 +29,7 @@ func resumeCampaign(cmd *cobra.Command, f runFlags) error {
 	if f.dist.Shards != 0 {
 		return usageError(fmt.Errorf("--shards with --resume: the shards are part of the scenario recorded in %s", filepath.Join(f.resume, "campaign.json")))
 	}
-	plan, err := campaign.PlanResume(f.resume, "")
+	plan, err := campaign.PlanResume(f.resume, campaign.ResumeCheck{})
 	if err != nil {
 		return usageError(err)
 	}
@@ -52,7 +52,10 @@ func resumeCampaign(cmd *cobra.Command, f runFlags) error {
 	if err := f.resumeProvider(changed, plan); err != nil {
 		return usageError(err)
 	}
-	if plan, err = campaign.PlanResume(f.resume, f.provider); err != nil {
+	if f.scenario != "" && isScenarioFile(f.scenario) {
+		f.resumeSource = f.scenario // the recorded scenario, from here: its text is checked
+	}
+	if plan, err = campaign.PlanResume(f.resume, campaign.ResumeCheck{Provider: f.provider, Source: f.resumeSource}); err != nil {
 		return usageError(err)
 	}
 	if f.scenario == "" { // agents of a sharded run load the same text

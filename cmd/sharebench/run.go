@@ -45,6 +45,7 @@ type runFlags struct {
 	// resumeAnyway is --resume-anyway.
 	resume       string
 	resumeAnyway bool
+	resumeSource string // the --scenario file beside --resume
 }
 
 // registerVerdict adds the flags of run and bench that advise --verify
@@ -253,6 +254,7 @@ func runCampaign(cmd *cobra.Command, sc *scenarios.Scenario, f runFlags) (*campa
 	opt := campaign.Options{
 		Provider: f.provider, ResultsDir: f.results, Log: log, Progress: progress, Metrics: metrics, External: ext,
 		Shards: shards, NoJITWarmup: !f.jit, DestinationDSN: f.destDSN, ResumeAnyway: f.resumeAnyway,
+		ResumeSource: f.resumeSource,
 	}
 	var res *campaign.Result
 	if f.resume != "" {
