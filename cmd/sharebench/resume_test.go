@@ -52,7 +52,18 @@ func killDuringRun(t *testing.T, results, killAt string, args ...string) (dir, m
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], append([]string{"-test.run=^TestHelperMain$", "--"}, args...)...)
-	cmd.Env = append(os.Environ(), helperMainEnv+"=1", resumeMarkEnv+"="+mark)
+	// The killed campaign cannot remove its temporary folders (broker data,
+	// the embedded PostgreSQL's cluster): they go to a folder of the test's,
+	// which nobody (the PostgreSQL user under root) can enter.
+	tmp, err := os.MkdirTemp("", "sb-resume-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(tmp) })
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = append(os.Environ(), helperMainEnv+"=1", resumeMarkEnv+"="+mark, "TMPDIR="+tmp)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
