@@ -185,7 +185,10 @@ func campaignShape(t *testing.T, dir string) shape {
 // A campaign killed with SIGKILL during its third run leaves nothing
 // running and a folder that --resume completes: the same runs, files,
 // expectations and reports as a campaign of the same scenario run in one
-// go, with the resume recorded (kfake, not Kafka).
+// go, with the resume recorded (kfake, not Kafka). A test binary reads its
+// revision from git when it starts (internal/version), so a commit made
+// while this test runs makes the killed campaign's build and the resume's
+// differ, and the resume is refused.
 func TestResumeAfterSIGKILL(t *testing.T) {
 	dir := t.TempDir()
 	sc := filepath.Join(dir, "four.yaml")
