@@ -431,7 +431,7 @@ func (a *agent) finish(ctx context.Context, ld *localLoad, p *shard.Progress) er
 		return fmt.Errorf("agent: export: %w", err)
 	}
 	exp.Shard = a.o.Shard
-	data, err := exp.Encode()
+	data, err := shard.EncodeExport(exp)
 	if err != nil {
 		return fmt.Errorf("agent: encode results: %w", err)
 	}

@@ -467,7 +467,7 @@ func (c *coord) stop(ctx context.Context, _ error) ([]error, error) {
 	defer c.mu.Unlock()
 	var errs []error
 	for i := range c.n {
-		e, err := results.DecodeShardExport(c.exports[i])
+		e, err := shard.DecodeExport(c.exports[i])
 		if err != nil {
 			return nil, fmt.Errorf("shard %d: results: %w", i, err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/sharebench/sharebench/internal/wire"
 	"github.com/sharebench/sharebench/results"
 )
 
@@ -25,7 +26,7 @@ func (s ClientStats) Merge(o ClientStats) {
 	s.Requests.Merge(o.Requests)
 }
 
-// Client statistics travel as a frame (results.SealFrame) with magic
+// Client statistics travel as a frame (internal/wire) with magic
 // "SBCS": the three histograms in HdrHistogram's V2 compressed encoding, in
 // the order below, each after its length as an unsigned varint, then the
 // request timings (results.RequestTimingRow as JSON) after theirs.
@@ -49,12 +50,12 @@ func (s ClientStats) Encode() ([]byte, error) {
 		return nil, fmt.Errorf("consumers: encode request timings: %w", err)
 	}
 	body = append(binary.AppendUvarint(body, uint64(len(rows))), rows...)
-	return results.SealFrame(clientStatsMagic, clientStatsVersion, body), nil
+	return wire.Seal(clientStatsMagic, clientStatsVersion, body), nil
 }
 
 // DecodeClientStats reads what Encode wrote.
 func DecodeClientStats(b []byte) (ClientStats, error) {
-	body, err := results.OpenFrame(b, clientStatsMagic, clientStatsVersion, "consumers: client statistics")
+	body, err := wire.Open(b, clientStatsMagic, clientStatsVersion, "consumers: client statistics")
 	if err != nil {
 		return ClientStats{}, err
 	}

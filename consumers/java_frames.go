@@ -4,12 +4,13 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/sharebench/sharebench/internal/wire"
 	"github.com/sharebench/sharebench/results"
 )
 
 // A client runner's event stream (the Java runner's Frames.java, the
 // librdkafka runner's frames in runner.py): fixed-size frames on its stdout in
-// the project's one wire discipline (results.SealFrame: magic, version, body,
+// the project's one wire discipline (internal/wire: magic, version, body,
 // CRC-32C of everything before it; big-endian), so a third runner speaks
 // the same by writing the same 61 bytes.
 //
@@ -100,7 +101,7 @@ func decodeJavaFrame(b []byte) (javaFrame, error) {
 	if len(b) != javaFrameSize {
 		return javaFrame{}, fmt.Errorf("runner frame: %d bytes, want %d", len(b), javaFrameSize)
 	}
-	body, err := results.OpenFrame(b, javaFrameMagic, javaFrameProtocol, "runner frame")
+	body, err := wire.Open(b, javaFrameMagic, javaFrameProtocol, "runner frame")
 	if err != nil {
 		return javaFrame{}, err
 	}
@@ -136,7 +137,7 @@ func (f javaFrame) encode() []byte {
 	b = be.AppendUint64(b, uint64(f.Intended))
 	b = be.AppendUint64(b, uint64(f.At))
 	b = be.AppendUint64(b, uint64(f.Aux))
-	return results.SealFrame(javaFrameMagic, javaFrameProtocol, b)
+	return wire.Seal(javaFrameMagic, javaFrameProtocol, b)
 }
 
 // stamp is the record identity the frame carries (the send time is not

@@ -57,26 +57,29 @@ func (r *Recorder) Absorb(e *ShardExport) error {
 	fail := func(format string, a ...any) error {
 		return fmt.Errorf("results: absorb shard %d: %s", e.Shard, fmt.Sprintf(format, a...))
 	}
+	if err := e.Check(); err != nil {
+		return fmt.Errorf("results: absorb shard %d: %w", e.Shard, err)
+	}
 	if r.absorbed.shards[e.Shard] {
 		return fail("shard %d was absorbed already", e.Shard)
 	}
 	if e.Run != r.Run {
 		return fail("run tag %#x, want the coordinator's %#x", e.Run, r.Run)
 	}
-	if n := len(e.counters) / int(numCounters); e.seriesStart != r.Series.start || n != len(r.Series.buckets) {
-		return fail("series of %d s from %d ns, want the coordinator's %d s from %d ns", n, e.seriesStart, len(r.Series.buckets), r.Series.start)
+	if n := len(e.Counters) / int(numCounters); e.SeriesStart != r.Series.start || n != len(r.Series.buckets) {
+		return fail("series of %d s from %d ns, want the coordinator's %d s from %d ns", n, e.SeriesStart, len(r.Series.buckets), r.Series.start)
 	}
 	l := r.Ledger
-	if len(e.ledger.capacity) != len(l.producers) {
-		return fail("ledger of %d producers, want the coordinator's %d", len(e.ledger.capacity), len(l.producers))
+	if len(e.Ledger.Capacity) != len(l.producers) {
+		return fail("ledger of %d producers, want the coordinator's %d", len(e.Ledger.Capacity), len(l.producers))
 	}
-	for i, c := range e.ledger.capacity {
+	for i, c := range e.Ledger.Capacity {
 		if c != l.producers[i].capacity {
 			return fail("ledger producer %d holds %d records, want the coordinator's %d", i, c, l.producers[i].capacity)
 		}
 	}
-	if w := r.Window(); e.window != (Window{}) && w != (Window{}) && e.window != w {
-		return fail("measurement window [%d, %d) ns, want the coordinator's [%d, %d) ns", e.window.Start, e.window.End, w.Start, w.End)
+	if w := r.Window(); e.Window != (Window{}) && w != (Window{}) && e.Window != w {
+		return fail("measurement window [%d, %d) ns, want the coordinator's [%d, %d) ns", e.Window.Start, e.Window.End, w.Start, w.End)
 	}
 	// Decode every histogram before changing anything.
 	type decoded struct {
@@ -100,20 +103,20 @@ func (r *Recorder) Absorb(e *ShardExport) error {
 		}
 		return nil
 	}
-	for i, p := range e.producers {
-		if err := add(p.hists[:], histogramsOf(&a.ProducerHistograms), fmt.Sprintf("producer %d", i)); err != nil {
+	for i, p := range e.Producers {
+		if err := add(p.Hists[:], histogramsOf(&a.ProducerHistograms), fmt.Sprintf("producer %d", i)); err != nil {
 			return err
 		}
 	}
-	for i, m := range e.members {
-		if err := add(m.hists[:], histogramsOf(&a.MemberHistograms), fmt.Sprintf("member %d", i)); err != nil {
+	for i, m := range e.Members {
+		if err := add(m.Hists[:], histogramsOf(&a.MemberHistograms), fmt.Sprintf("member %d", i)); err != nil {
 			return err
 		}
 	}
 	for k, log := range []*IntervalLog{r.completionLog, r.publishLog} {
-		for _, iv := range e.intervals[k] {
-			if iv.start < log.start || (iv.start-log.start)%intervalNs != 0 {
-				return fail("%s interval at %d ns is not on the log's one-second grid from %d ns", log.tag, iv.start, log.start)
+		for _, iv := range e.Intervals[k] {
+			if iv.Start < log.start || (iv.Start-log.start)%intervalNs != 0 {
+				return fail("%s interval at %d ns is not on the log's one-second grid from %d ns", log.tag, iv.Start, log.start)
 			}
 		}
 	}
@@ -124,7 +127,7 @@ func (r *Recorder) Absorb(e *ShardExport) error {
 		h.p.MergeInto(h.dst)
 	}
 	for k, log := range []*IntervalLog{r.completionLog, r.publishLog} {
-		log.absorb(e.intervals[k])
+		log.absorb(e.Intervals[k])
 	}
 	r.absorbSeries(e)
 	shareDeliveries := false
@@ -133,53 +136,53 @@ func (r *Recorder) Absorb(e *ShardExport) error {
 			shareDeliveries = shareDeliveries || s.DeliveryCounts[i].Load() > 0
 		}
 	}
-	for _, m := range e.members {
-		for _, c := range m.counts.DeliveryCounts {
+	for _, m := range e.Members {
+		for _, c := range m.Counts.DeliveryCounts {
 			shareDeliveries = shareDeliveries || c > 0
 		}
 	}
-	dup, redlv := l.absorb(&e.ledger, !shareDeliveries)
+	dup, redlv := l.absorb(&e.Ledger, !shareDeliveries)
 	a.Duplicates += dup
 	// A shard's elsewhere hits are cross-shard redeliveries it counted
 	// itself (in its member counters and series); the bitsets find each
 	// again here, once all are absorbed, so they are subtracted. The sum
 	// may dip below 0 while shards are still to come.
-	a.Redelivered += redlv - e.ledger.elsewhereHits
-	for _, pe := range e.producers {
+	a.Redelivered += redlv - e.Ledger.ElsewhereHits
+	for _, pe := range e.Producers {
 		p := &ProducerRecorder{r: r} // no histograms nor log writer: they are in a and the log
-		storeCounts(&p.ProducerCounts, &pe.counts)
+		storeCounts(&p.ProducerCounts, &pe.Counts)
 		r.producers = append(r.producers, p)
 	}
-	for _, me := range e.members {
+	for _, me := range e.Members {
 		s := &MemberRecorder{r: r}
-		storeCounts(&s.MemberCounts, &me.counts)
-		s.firstDelivery.Store(me.firstDlv)
-		s.lastFinish.Store(me.lastFin)
-		s.life.ID = me.id
-		s.life.joined.Store(me.joined)
-		s.life.left.Store(me.left)
-		s.life.crashed.Store(me.crashed)
-		s.life.held.Store(me.held)
-		s.life.lastDelivery.Store(me.lastDlv)
-		s.life.idleNs.Store(me.idleNs)
-		s.life.idleStart.Store(me.idleStart)
+		storeCounts(&s.MemberCounts, &me.Counts)
+		s.firstDelivery.Store(me.FirstDlv)
+		s.lastFinish.Store(me.LastFin)
+		s.life.ID = me.ID
+		s.life.joined.Store(me.Joined)
+		s.life.left.Store(me.Left)
+		s.life.crashed.Store(me.Crashed)
+		s.life.held.Store(me.Held)
+		s.life.lastDelivery.Store(me.LastDlv)
+		s.life.idleNs.Store(me.IdleNs)
+		s.life.idleStart.Store(me.IdleStart)
 		r.members = append(r.members, s)
 	}
-	r.pauses = append(r.pauses, e.pauses...)
-	a.openPauses = append(a.openPauses, e.openPauses...)
-	r.assignments = append(r.assignments, e.assignments...)
-	if e.order[0].checked > 0 || e.order[1].checked > 0 {
+	r.pauses = append(r.pauses, e.Pauses...)
+	a.openPauses = append(a.openPauses, e.OpenPauses...)
+	r.assignments = append(r.assignments, e.Assignments...)
+	if e.Order[0].Checked > 0 || e.Order[1].Checked > 0 {
 		a.orderSources++
 	}
-	r.order.keys.absorb(e.order[0])
-	r.order.parts.absorb(e.order[1])
-	if e.clientClock != nil {
-		if c, ok := r.ClientClock(); !ok || e.clientClock.BoundNs > c.BoundNs {
-			r.SetClientClock(*e.clientClock)
+	r.order.keys.absorb(e.Order[0])
+	r.order.parts.absorb(e.Order[1])
+	if e.ClientClock != nil {
+		if c, ok := r.ClientClock(); !ok || e.ClientClock.BoundNs > c.BoundNs {
+			r.SetClientClock(*e.ClientClock)
 		}
 	}
 	if r.Window() == (Window{}) {
-		r.SetWindow(e.window)
+		r.SetWindow(e.Window)
 	}
 	return nil
 }
@@ -193,23 +196,23 @@ func (r *Recorder) absorbSeries(e *ShardExport) {
 	s := r.Series
 	for i := range s.buckets {
 		for c := range numCounters {
-			if v := e.counters[i*int(numCounters)+int(c)]; v != 0 {
+			if v := e.Counters[i*int(numCounters)+int(c)]; v != 0 {
 				s.buckets[i][c].Add(v)
 			}
 		}
 	}
-	for _, g := range e.gauges {
-		v := math.Float64frombits(g.bits)
-		cur, ok := s.GaugeAt(g.gauge, g.bucket)
+	for _, g := range e.Gauges {
+		v := math.Float64frombits(g.Bits)
+		cur, ok := s.GaugeAt(g.Gauge, g.Bucket)
 		switch {
-		case g.gauge == HarnessCPUPercent || g.gauge == HarnessRSSBytes:
+		case g.Gauge == HarnessCPUPercent || g.Gauge == HarnessRSSBytes:
 			if ok {
 				v += cur
 			}
 		case ok:
 			continue
 		}
-		s.SetGaugeAt(g.gauge, g.bucket, v)
+		s.SetGaugeAt(g.Gauge, g.Bucket, v)
 	}
 }
 
@@ -219,7 +222,7 @@ func (r *Recorder) absorbSeries(e *ShardExport) {
 // redeliveries set, a record delivered here already and in the export is
 // counted as delivered again (a consumer group's redelivery across shards).
 // It returns both counts.
-func (l *Ledger) absorb(e *ledgerExport, redeliveries bool) (duplicates, redelivered int64) {
+func (l *Ledger) absorb(e *LedgerExport, redeliveries bool) (duplicates, redelivered int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for pi := range l.producers {
@@ -229,9 +232,9 @@ func (l *Ledger) absorb(e *ledgerExport, redeliveries bool) (duplicates, redeliv
 		if r := s.capacity % 64; r != 0 {
 			tail = 1<<r - 1
 		}
-		for _, run := range e.bits[pi] {
-			for j, v := range run.words {
-				idx := run.at + uint64(j)
+		for _, run := range e.Bits[pi] {
+			for j, v := range run.Words {
+				idx := run.At + uint64(j)
 				w := idx % n
 				if w == n-1 {
 					v &= tail
@@ -259,39 +262,39 @@ func (l *Ledger) absorb(e *ledgerExport, redeliveries bool) (duplicates, redeliv
 			}
 		}
 	}
-	for _, rp := range e.repeats {
-		l.repeats[recordID{rp.producer, rp.seq}] += int(rp.extra)
+	for _, rp := range e.Repeats {
+		l.repeats[recordID{rp.Producer, rp.Seq}] += int(rp.Extra)
 	}
-	l.foreign.Add(e.foreign)
-	l.producedAcks.Add(e.producedAcks)
+	l.foreign.Add(e.Foreign)
+	l.producedAcks.Add(e.ProducedAcks)
 	return duplicates, redelivered
 }
 
 // absorb merges an exported table: figures added (maxima kept), fronts
 // united (the furthest position wins; affected if affected anywhere).
-func (t *orderTable) absorb(e orderTableExport) {
+func (t *orderTable) absorb(e OrderTableExport) {
 	s0 := &t.stripes[0]
 	s0.mu.Lock()
-	s0.checked += e.checked
-	s0.viol += e.viol
-	s0.maxRecs = max(s0.maxRecs, e.maxRecs)
-	s0.maxNs = max(s0.maxNs, e.maxNs)
+	s0.checked += e.Checked
+	s0.viol += e.Viol
+	s0.maxRecs = max(s0.maxRecs, e.MaxRecs)
+	s0.maxNs = max(s0.maxNs, e.MaxNs)
 	s0.mu.Unlock()
-	for _, fe := range e.fronts {
-		s := t.stripe(fe.id)
+	for _, fe := range e.Fronts {
+		s := t.stripe(fe.ID)
 		s.mu.Lock()
 		if s.fronts == nil {
 			s.fronts = map[uint64]*orderFront{}
 		}
-		f := s.fronts[fe.id]
+		f := s.fronts[fe.ID]
 		switch {
 		case f == nil:
-			s.fronts[fe.id] = &orderFront{pos: fe.pos, intended: fe.intended, affected: fe.affected}
+			s.fronts[fe.ID] = &orderFront{pos: fe.Pos, intended: fe.Intended, affected: fe.Affected}
 		default:
-			if fe.pos > f.pos {
-				f.pos, f.intended = fe.pos, fe.intended
+			if fe.Pos > f.pos {
+				f.pos, f.intended = fe.Pos, fe.Intended
 			}
-			f.affected = f.affected || fe.affected
+			f.affected = f.affected || fe.Affected
 		}
 		s.mu.Unlock()
 	}

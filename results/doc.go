@@ -8,8 +8,9 @@
 // broker metrics, lag).
 //
 // Everything here is a plain value or a mergeable recorder. results must not
-// import any other sharebench package (producer and consumers import only
-// results): it knows nothing about Kafka clients, providers, scenarios or
+// import any other sharebench package but internal/wire, a leaf (producer
+// and consumers import only results; a shard export is a plain value here,
+// framed and carried by campaign/shard): it knows nothing about Kafka clients, providers, scenarios or
 // the CLI. The run record (run.json, campaign.json) and its analysis are
 // results/runs; every rendering is results/report. Nothing here renders or
 // imports a template.

@@ -274,30 +274,30 @@ func (l *IntervalLog) bytesWith(pieces []*intervalPiece) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// bucketCount is one populated bucket of an interval histogram: the
+// BucketCount is one populated bucket of an interval histogram: the
 // bucket's value (as PackedHistogram.ForEachBucket reports it) and count.
-type bucketCount struct{ value, count int64 }
+type BucketCount struct{ Value, Count int64 }
 
 // bucketsOf lists h's populated buckets, by value.
-func bucketsOf(h *hdrhistogram.Histogram) []bucketCount {
+func bucketsOf(h *hdrhistogram.Histogram) []BucketCount {
 	p := hdrhistogram.NewPacked(histLowestUS, histHighestUS, histSigDigits)
 	p.MergeFrom(h)
 	return bucketsOfPacked(p)
 }
 
-func bucketsOfPacked(p *hdrhistogram.PackedHistogram) []bucketCount {
-	out := make([]bucketCount, 0, p.Populated())
+func bucketsOfPacked(p *hdrhistogram.PackedHistogram) []BucketCount {
+	out := make([]BucketCount, 0, p.Populated())
 	for v, c := range p.ForEachBucket {
-		out = append(out, bucketCount{v, c})
+		out = append(out, BucketCount{v, c})
 	}
 	return out
 }
 
 // packedOf builds an interval histogram from its buckets.
-func packedOf(bs []bucketCount) *hdrhistogram.PackedHistogram {
+func packedOf(bs []BucketCount) *hdrhistogram.PackedHistogram {
 	p := hdrhistogram.NewPacked(histLowestUS, histHighestUS, histSigDigits)
 	for _, b := range bs {
-		_ = p.RecordValues(b.value, b.count) // in range: checked on decode
+		_ = p.RecordValues(b.Value, b.Count) // in range: ShardExport.Check
 	}
 	return p
 }
@@ -305,22 +305,22 @@ func packedOf(bs []bucketCount) *hdrhistogram.PackedHistogram {
 // bucketAccum sums bucket lists: cur is the sum so far, spare the buffer
 // the next sum is written to (the two swap, so adding a list allocates
 // only while the buffers grow).
-type bucketAccum struct{ cur, spare []bucketCount }
+type bucketAccum struct{ cur, spare []BucketCount }
 
-func (a *bucketAccum) add(b []bucketCount) {
+func (a *bucketAccum) add(b []BucketCount) {
 	a.cur, a.spare = mergeBuckets(a.spare[:0], a.cur, b), a.cur
 }
 
 // mergeBuckets appends to out the sum of two bucket lists sorted by value.
-func mergeBuckets(out, a, b []bucketCount) []bucketCount {
+func mergeBuckets(out, a, b []BucketCount) []BucketCount {
 	for len(a) > 0 && len(b) > 0 {
 		switch {
-		case a[0].value < b[0].value:
+		case a[0].Value < b[0].Value:
 			out, a = append(out, a[0]), a[1:]
-		case a[0].value > b[0].value:
+		case a[0].Value > b[0].Value:
 			out, b = append(out, b[0]), b[1:]
 		default:
-			out = append(out, bucketCount{a[0].value, a[0].count + b[0].count})
+			out = append(out, BucketCount{a[0].Value, a[0].Count + b[0].Count})
 			a, b = a[1:], b[1:]
 		}
 	}
@@ -328,19 +328,19 @@ func mergeBuckets(out, a, b []bucketCount) []bucketCount {
 }
 
 // absorb adds other recorders' intervals (their starts on this log's grid).
-func (l *IntervalLog) absorb(ivs []intervalExport) {
+func (l *IntervalLog) absorb(ivs []IntervalExport) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.absorbed == nil {
 		l.absorbed = map[int64]*bucketAccum{}
 	}
 	for _, iv := range ivs {
-		acc := l.absorbed[iv.start]
+		acc := l.absorbed[iv.Start]
 		if acc == nil {
 			acc = &bucketAccum{}
-			l.absorbed[iv.start] = acc
+			l.absorbed[iv.Start] = acc
 		}
-		acc.add(iv.buckets)
+		acc.add(iv.Buckets)
 	}
 }
 
@@ -348,7 +348,7 @@ func (l *IntervalLog) absorb(ivs []intervalExport) {
 // merged in, each as its populated buckets: those written already read
 // back from the log's text, the rest from the pending histograms. A log that absorbed intervals is not exported (Recorder.Export
 // refuses such a recorder).
-func (l *IntervalLog) export(pieces []*intervalPiece) ([]intervalExport, error) {
+func (l *IntervalLog) export(pieces []*intervalPiece) ([]IntervalExport, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
@@ -363,7 +363,7 @@ func (l *IntervalLog) export(pieces []*intervalPiece) ([]intervalExport, error) 
 	slices.Sort(keys)
 	for _, k := range keys {
 		if rest[k].TotalCount() > 0 {
-			out = append(out, intervalExport{start: k, buckets: bucketsOf(rest[k])})
+			out = append(out, IntervalExport{Start: k, Buckets: bucketsOf(rest[k])})
 		}
 	}
 	return out, nil
@@ -372,8 +372,8 @@ func (l *IntervalLog) export(pieces []*intervalPiece) ([]intervalExport, error) 
 // writtenIntervals reads the intervals already written to the log's text
 // back: each interval line is "Tag=<tag>,<start s>,<length s>,<max>,<V2
 // payload>", its start in seconds from the log's start (whole seconds).
-func (l *IntervalLog) writtenIntervals() ([]intervalExport, error) {
-	var out []intervalExport
+func (l *IntervalLog) writtenIntervals() ([]IntervalExport, error) {
+	var out []IntervalExport
 	prefix := []byte("Tag=" + l.tag + ",")
 	for line := range bytes.Lines(l.buf.Bytes()) {
 		if !bytes.HasPrefix(line, prefix) {
@@ -391,7 +391,7 @@ func (l *IntervalLog) writtenIntervals() ([]intervalExport, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s interval log: line %q: %w", l.tag, line, err)
 		}
-		out = append(out, intervalExport{start: l.start + int64(sec)*intervalNs, buckets: bucketsOfPacked(p)})
+		out = append(out, IntervalExport{Start: l.start + int64(sec)*intervalNs, Buckets: bucketsOfPacked(p)})
 	}
 	return out, nil
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+
+	"github.com/sharebench/sharebench/internal/wire"
 )
 
 // LedgerMarks are a ledger's produced and finished (completed or archived)
@@ -31,7 +33,7 @@ func (l *Ledger) Marks() LedgerMarks {
 	return m
 }
 
-// Ledger marks travel as a frame (wire.go) with magic "SBLM": producers
+// Ledger marks travel as a frame (internal/wire) with magic "SBLM": producers
 // (u32), words per producer (u32), then the produced and the finished words
 // (u64 each), all big-endian.
 const (
@@ -54,12 +56,12 @@ func (m LedgerMarks) Encode() []byte {
 			}
 		}
 	}
-	return SealFrame(marksMagic, marksVersion, out)
+	return wire.Seal(marksMagic, marksVersion, out)
 }
 
 // DecodeLedgerMarks reads what Encode wrote.
 func DecodeLedgerMarks(frame []byte) (LedgerMarks, error) {
-	b, err := OpenFrame(frame, marksMagic, marksVersion, "results: ledger marks")
+	b, err := wire.Open(frame, marksMagic, marksVersion, "results: ledger marks")
 	if err != nil {
 		return LedgerMarks{}, err
 	}

@@ -3,6 +3,8 @@ package results
 import (
 	"strings"
 	"testing"
+
+	"github.com/sharebench/sharebench/internal/wire"
 )
 
 // A record produced on shard A and completed on shard B is finished; one
@@ -39,7 +41,7 @@ func TestLedgerMarksUnion(t *testing.T) {
 	if _, err := DecodeLedgerMarks(enc); err == nil || !strings.Contains(err.Error(), "checksum mismatch") {
 		t.Fatalf("a flipped bit: %v, want a checksum error", err)
 	}
-	if _, err := DecodeLedgerMarks(SealFrame(marksMagic, marksVersion, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})); err == nil {
+	if _, err := DecodeLedgerMarks(wire.Seal(marksMagic, marksVersion, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})); err == nil {
 		t.Fatal("2³² × 2³² words in 8 bytes decoded")
 	}
 }

@@ -77,7 +77,7 @@ func benchShardExports(tb testing.TB, agents int, records uint64) (exports [][]b
 			tb.Fatal(err)
 		}
 		e.Shard = a
-		b, err := e.Encode()
+		b, err := encodeExport(e)
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -116,7 +116,7 @@ func BenchmarkAbsorb64Shards(b *testing.B) {
 			for range b.N {
 				coord := newCoord()
 				for _, x := range exports {
-					e, err := DecodeShardExport(x)
+					e, err := decodeExport(x)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -141,13 +141,13 @@ func BenchmarkAbsorb64Shards(b *testing.B) {
 // (one agent, so its ledger holds every record), encoded then decoded.
 func BenchmarkShardCodec1M(b *testing.B) {
 	exports, _ := benchShardExports(b, 1, 1_000_000)
-	e, err := DecodeShardExport(exports[0])
+	e, err := decodeExport(exports[0])
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("encode", func(b *testing.B) {
 		for range b.N {
-			if _, err := e.Encode(); err != nil {
+			if _, err := encodeExport(e); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -155,7 +155,7 @@ func BenchmarkShardCodec1M(b *testing.B) {
 	})
 	b.Run("decode", func(b *testing.B) {
 		for range b.N {
-			if _, err := DecodeShardExport(exports[0]); err != nil {
+			if _, err := decodeExport(exports[0]); err != nil {
 				b.Fatal(err)
 			}
 		}

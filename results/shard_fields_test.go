@@ -44,39 +44,39 @@ func fillEvery(v reflect.Value, n *int) {
 	}
 }
 
-// A shard export with every field set, exported or not, survives Encode
-// and DecodeShardExport whole: a field added to the export but not to the
-// codec fails here. Where the decoder checks a field against another
+// A shard export with every field set survives encodeExport
+// and decodeExport whole (the wire codec walks the type, so a field added
+// travels by construction; this guards the walk and Check). Where Check relates a field to another
 // (lengths, ranges, order), the filled value is put in range.
 func TestShardExportCarriesEveryField(t *testing.T) {
 	e := &ShardExport{}
 	n := 0
 	fillEvery(reflect.ValueOf(e).Elem(), &n)
-	e.counters = make([]int64, 2*int(numCounters))
-	for i := range e.counters {
-		e.counters[i] = int64(i + 1)
+	e.Counters = make([]int64, 2*int(numCounters))
+	for i := range e.Counters {
+		e.Counters[i] = int64(i + 1)
 	}
-	for i := range e.gauges {
-		e.gauges[i].bucket, e.gauges[i].gauge = 1, Gauge(i+1)
+	for i := range e.Gauges {
+		e.Gauges[i].Bucket, e.Gauges[i].Gauge = 1, Gauge(i+1)
 	}
-	l := &e.ledger
-	l.capacity = []uint64{128, 128}
-	for i := range l.bits { // 4 × 2 words per producer
-		l.bits[i] = []wordRun{{at: 1, words: []uint64{3, 5}}, {at: 6, words: []uint64{7}}}
+	l := &e.Ledger
+	l.Capacity = []uint64{128, 128}
+	for i := range l.Bits { // 4 × 2 words per producer
+		l.Bits[i] = []WordRun{{At: 1, Words: []uint64{3, 5}}, {At: 6, Words: []uint64{7}}}
 	}
-	for i := range l.repeats {
-		l.repeats[i] = repeatExport{producer: 1, seq: uint64(10 + i), extra: 2}
+	for i := range l.Repeats {
+		l.Repeats[i] = RepeatExport{Producer: 1, Seq: uint64(10 + i), Extra: 2}
 	}
-	for k := range e.intervals {
-		for i := range e.intervals[k] {
-			e.intervals[k][i].buckets = []bucketCount{{value: 5, count: 2}, {value: 9, count: 1}}
+	for k := range e.Intervals {
+		for i := range e.Intervals[k] {
+			e.Intervals[k][i].Buckets = []BucketCount{{Value: 5, Count: 2}, {Value: 9, Count: 1}}
 		}
 	}
-	b, err := e.Encode()
+	b, err := encodeExport(e)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := DecodeShardExport(b)
+	d, err := decodeExport(b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,11 +65,11 @@ func TestSnapshotFieldsTakeEveryPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := e.Encode()
+	b, err := encodeExport(e)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e, err = DecodeShardExport(b); err != nil {
+	if e, err = decodeExport(b); err != nil {
 		t.Fatal(err)
 	}
 	coord := swRecorder()

@@ -67,11 +67,11 @@ func TestStripedMembersMergeAndExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := e.Encode()
+	b, err := encodeExport(e)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := DecodeShardExport(b)
+	d, err := decodeExport(b)
 	if err != nil {
 		t.Fatal(err)
 	}
