@@ -46,6 +46,10 @@ type runFlags struct {
 	resume       string
 	resumeAnyway bool
 	resumeSource string // the --scenario file beside --resume
+	// detail is --detail: after the headline, the full side-by-side table,
+	// the events, the verdict and broker-cost sentences, every expectation
+	// and the max-rate steps (summary.md and report.html always have them).
+	detail bool
 }
 
 // registerVerdict adds the flags of run and bench that advise --verify
@@ -59,6 +63,7 @@ func (f *runFlags) registerVerdict(cmd *cobra.Command) {
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.detail, "detail", false, "after the headline, print the full side-by-side table, events, broker cost, every expectation and max-rate step (always in summary.md and report.html)")
 	cmd.Flags().StringVar(&f.provider, "provider", "auto", "cluster provider: auto (container when a Docker engine answers and a broker image is usable, else process), process, container, kfake (kfake numbers are not Kafka's) or external (an existing cluster: --bootstrap)")
 	cmd.Flags().StringSliceVar(&f.bootstrap, "bootstrap", nil, "external provider: bootstrap servers, HOST:PORT[,HOST:PORT...]")
 	cmd.Flags().StringArrayVar(&f.metricURLs, "metrics-url", nil, "external provider: a broker's Prometheus endpoint, [NAMING=]URL with NAMING auto (default: detected), sharebench, strimzi, msk or node; repeatable")
@@ -264,44 +269,42 @@ func runCampaign(cmd *cobra.Command, sc *scenarios.Scenario, f runFlags) (*campa
 	}
 	stopProgress()
 	if res != nil && len(res.Runs) > 0 {
-		if res.Status != runs.StatusComplete {
-			fmt.Fprintf(out, "\nINCOMPLETE CAMPAIGN: status %s\n", res.Status)
-		}
-		fmt.Fprintln(out)
-		_ = report.Console(res.Runs)(out)
-		_ = report.Events(res.Runs)(out)
-		printVerdict(out, res.Runs)
-		fmt.Fprintln(out)
-		_ = report.BrokerCost(res.Runs)(out)
-		_ = report.Expectations(res.Expectations)(out)
-		_ = report.MaxRate(res.Runs)(out)
-		_ = report.Recommendations(res.Recommendations)(out)
-		fmt.Fprintf(out, "\nresults: %s\n", res.Dir)
+		printResults(out, sc.Name, res, f.detail)
 	}
 	return res, err
 }
 
-// printVerdict states, for each pair of consumer/share runs with otherwise
-// identical settings, how the share group's throughput compares.
-func printVerdict(w io.Writer, recs []runs.Record) {
-	var cg, sg []runs.Record
-	for _, r := range recs {
-		if r.ConsumerType == vocab.ShareGroup {
-			sg = append(sg, r)
-		} else {
-			cg = append(cg, r)
-		}
+// printResults prints what a campaign found: the headline (report.Headline:
+// a dozen lines of at most 100 characters, each a claim with its number)
+// and the recommendations, every line wrapped at the headline's width;
+// with detail first the full side-by-side table and the other sections
+// summary.md has.
+func printResults(out io.Writer, scenario string, res *campaign.Result, detail bool) {
+	w := newWrapWriter(out, report.HeadlineWidth)
+	defer w.Flush()
+	if res.Status != runs.StatusComplete {
+		fmt.Fprintf(w, "\nINCOMPLETE CAMPAIGN: status %s\n", res.Status)
 	}
-	for i := range min(len(cg), len(sg)) {
-		c, s := cg[i], sg[i]
-		fmt.Fprintf(w, "\n%s vs %s: consumer group %s (ceiling %.0f, %s-bound), share group %s (ceiling %.0f, %s-bound)",
-			c.RunID, s.RunID, c.RateText(), c.Ceiling.RecordsPerSec, c.Ceiling.Bound,
-			s.RateText(), s.Ceiling.RecordsPerSec, s.Ceiling.Bound)
-		if c.UsefulPerSec() > 0 {
-			fmt.Fprintf(w, ": share/consumer = %.2fx", s.UsefulPerSec()/c.UsefulPerSec())
+	fmt.Fprintln(w)
+	if detail {
+		_ = report.Console(res.Runs)(out) // a table: never wrapped
+		_ = report.Events(res.Runs)(w)
+		for _, p := range runs.Pairs(res.Runs) {
+			fmt.Fprintf(w, "\n%s\n", p.Verdict())
 		}
 		fmt.Fprintln(w)
+		_ = report.BrokerCost(res.Runs)(w)
+		_ = report.Expectations(res.Expectations)(w)
+		_ = report.MaxRate(res.Runs)(out)
+		fmt.Fprintln(w)
 	}
+	more := "full table: --detail; summary.md"
+	if detail {
+		more = "and summary.md"
+	}
+	_ = report.Headline(report.HeadlineInput{Scenario: scenario, Runs: res.Runs, Expectations: res.Expectations,
+		Dir: res.Dir, Detail: more})(w)
+	_ = report.Recommendations(res.Recommendations)(w)
 }
 
 // external returns the external provider the flags describe (--provider

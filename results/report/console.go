@@ -52,17 +52,38 @@ type tableRow struct {
 // formation on records written before it existed, or end-to-end time
 // without a burst) is left out, so the table stays short.
 func rowsFor(recs []runs.Record) []tableRow {
+	rows, _ := splitRows(recs)
+	return rows
+}
+
+// splitRows are rowsFor's rows and the labels of the rows it left out
+// (summary.md and report.html list them under the table).
+func splitRows(recs []runs.Record) (kept []tableRow, dropped []string) {
 	all := sideBySideRows()
-	out := all[:1:1]
+	kept = all[:1:1]
 	for _, row := range all[1:] {
+		has := false
 		for _, r := range recs {
 			if row.cell(r) != "-" {
-				out = append(out, row)
+				has = true
 				break
 			}
 		}
+		if has {
+			kept = append(kept, row)
+		} else {
+			dropped = append(dropped, row.label)
+		}
 	}
-	return out
+	return kept, dropped
+}
+
+// droppedNote is the footnote naming the rows no run has a value for, or "".
+func droppedNote(dropped []string) string {
+	if len(dropped) == 0 {
+		return ""
+	}
+	return "Left out, no run has a value: " + strings.Join(dropped, "; ") + "."
 }
 
 // sideBySideRows are the rows of the side-by-side table, shared by the

@@ -32,6 +32,11 @@ var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#
 // htmlReport is what report.html.tmpl renders.
 type htmlReport struct {
 	Title, Question, Environment string
+	// Headline is the campaign's headline (headlineLines), the same lines
+	// the console prints first.
+	Headline []string
+	// DroppedRows names the side-by-side rows no run has a value for.
+	DroppedRows string
 	// Decision is a proof of concept's decision section, rendered by its
 	// own renderer (already HTML); "" without one.
 	Decision           template.HTML
@@ -104,6 +109,9 @@ func writeHTML(w io.Writer, dir string, camp runs.Campaign, recs []runs.Record, 
 		rep.Verdicts = append(rep.Verdicts, p.Verdict())
 	}
 	rep.Verdicts = append(rep.Verdicts, brokerCostLines(recs)...) // the broker cost beside the throughput verdicts
+	if len(recs) > 0 {
+		rep.Headline = headlineLines(HeadlineInput{Scenario: camp.Name, Runs: recs, Expectations: camp.Expectations})
+	}
 	rep.RunVerdict, rep.VerdictProblems = runVerdict(camp, recs)
 	rep.Failed = len(rep.VerdictProblems) > 0
 	if len(camp.Expectations) > 0 {
@@ -113,6 +121,8 @@ func writeHTML(w io.Writer, dir string, camp runs.Campaign, recs []runs.Record, 
 		rep.Expectations = append(rep.Expectations, htmlExpectation{Status: o.Status(), Line: o.Line(), Met: o.Met, Skipped: o.Skipped})
 	}
 	rep.Header, rep.Rows = sideBySideCells(recs)
+	_, dropped := splitRows(recs)
+	rep.DroppedRows = droppedNote(dropped)
 	rep.Sweeps = sweepSections(recs)
 	rep.Recommendations = camp.Recommendations
 	rep.MaxRate = maxRateSections(recs)
@@ -169,7 +179,7 @@ func (rep *htmlReport) charts() []*chart {
 }
 
 func sideBySideCells(recs []runs.Record) ([]string, [][]string) {
-	rows := sideBySideRows()
+	rows := rowsFor(recs) // a row no run has a value for is left out (droppedNote)
 	var header []string
 	for _, r := range recs {
 		header = append(header, rows[0].cell(r))

@@ -55,6 +55,14 @@ func TestHTMLFiguresMatchRunJSON(t *testing.T) {
 			t.Errorf("report.html lacks %q", w)
 		}
 	}
+	// The page opens with the headline, above the table; a row no run has is named under it.
+	if h, table := strings.Index(page, `<pre class="headline" id="headline">`), strings.Index(page, `id="side-by-side"`); h < 0 || h > table ||
+		!strings.Contains(page[h:table], "throughput: share 2.64× the consumer group") {
+		t.Errorf("report.html: headline at %d, side-by-side at %d; want the headline first, with the ratio", h, table)
+	}
+	if !strings.Contains(page, `<p class="note" id="dropped-rows">Left out, no run has a value: `) {
+		t.Error("report.html lacks the note naming the rows left out")
+	}
 	for _, banned := range []string{`src="http`, `href="http`, "url(http", "@import", "fetch(", "XMLHttpRequest", "not drawn"} {
 		if strings.Contains(page, banned) {
 			t.Errorf("report.html contains %q: it must be self-contained and complete", banned)

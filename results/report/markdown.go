@@ -32,6 +32,16 @@ func writeMarkdown(w io.Writer, camp runs.Campaign, recs []runs.Record) error {
 		fmt.Fprintln(bw, "No runs finished.")
 		return bw.Flush()
 	}
+	// The headline, as the console prints it: a line indented there is a
+	// sub-item here.
+	for _, l := range headlineLines(HeadlineInput{Scenario: camp.Name, Runs: recs, Expectations: camp.Expectations}) {
+		if t := strings.TrimLeft(l, " "); t != l {
+			fmt.Fprintf(bw, "  - %s\n", mdText(t))
+		} else {
+			fmt.Fprintf(bw, "- %s\n", mdText(l))
+		}
+	}
+	fmt.Fprintln(bw)
 	if pairs := runs.Pairs(recs); len(pairs) > 0 {
 		fmt.Fprintln(bw, "## Verdict")
 		fmt.Fprintln(bw)
@@ -149,7 +159,7 @@ func mdHeader(w io.Writer, align string, cells ...string) {
 }
 
 func writeMarkdownSideBySide(w io.Writer, recs []runs.Record) {
-	rows := rowsFor(recs)
+	rows, dropped := splitRows(recs)
 	head := []string{rows[0].label}
 	for _, r := range recs {
 		head = append(head, rows[0].cell(r))
@@ -163,6 +173,9 @@ func writeMarkdownSideBySide(w io.Writer, recs []runs.Record) {
 		mdRow(w, cells...)
 	}
 	fmt.Fprintln(w)
+	if note := droppedNote(dropped); note != "" {
+		fmt.Fprintf(w, "%s\n\n", mdText(note))
+	}
 }
 
 func writeMarkdownPercentiles(w io.Writer, recs []runs.Record) {
@@ -204,11 +217,16 @@ func writeMarkdownAudit(w io.Writer, recs []runs.Record) {
 func writeMarkdownValidity(w io.Writer, recs []runs.Record) {
 	fmt.Fprintln(w, "## Validity")
 	fmt.Fprintln(w)
+	var valid []string
 	for _, r := range recs {
 		if len(r.Validity.Flags) == 0 {
-			fmt.Fprintf(w, "- %s: valid, no flags\n", r.RunID)
-			continue
+			valid = append(valid, r.RunID)
 		}
+	}
+	if len(valid) > 0 {
+		fmt.Fprintf(w, "- valid, no flags: %s\n", strings.Join(valid, ", "))
+	}
+	for _, r := range recs {
 		for _, f := range r.Validity.Flags {
 			fmt.Fprintf(w, "- %s: **%s**: %s\n", r.RunID, f.Code, f.Message)
 		}
