@@ -225,6 +225,13 @@ func dryRun(w io.Writer, sc *scenarios.Scenario) error {
 		return err
 	}
 	fmt.Fprintf(w, "memory: every run fits the budget of %s\n", campaign.FormatBytes(budget))
+	var disk, largest uint64
+	for _, r := range sc.Runs {
+		d := campaign.RunDiskEstimate(r)
+		disk, largest = disk+d, max(largest, d)
+	}
+	fmt.Fprintf(w, "disk: the runs' output estimate is about %s in all, %s for the largest run; a run starts only when its estimate is free on the results folder's file system (docs/reports.md#a-full-disk)\n",
+		campaign.FormatBytes(disk), campaign.FormatBytes(largest))
 	return nil
 }
 
