@@ -302,15 +302,15 @@ func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int)
 		if _, kept := c.done[i]; kept {
 			continue
 		}
+		if err := c.checkSpace(i); err != nil { // diskfull.go: a run refused is not announced
+			return err
+		}
 		id := c.sc.RunName(i)
 		n, total := slices.Index(c.order, i)+1, len(c.sc.Runs)
 		if env.SharePreview != "" {
 			fmt.Fprintf(c.log, "run %d/%d %s (%s)\n", n, total, id, env.SharePreview)
 		} else {
 			fmt.Fprintf(c.log, "run %d/%d %s\n", n, total, id)
-		}
-		if err := c.checkSpace(i); err != nil { // diskfull.go
-			return err
 		}
 		c.current = id
 		if err := c.folder.setRunning(id); err != nil {
