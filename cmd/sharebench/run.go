@@ -85,7 +85,10 @@ func newRunCmd() *cobra.Command {
 			"campaign.json's resumed list. It refuses (exit status 2), naming the difference, when the scenario\n" +
 			"text, the sharebench build or the environment (provider, Kafka version, nodes) differs from the\n" +
 			"record; --resume-anyway goes on and records the differences. The provider defaults to the recorded\n" +
-			"one. A complete campaign has nothing to resume: it says so and exits 0. See docs/reports.md#resuming-a-campaign.",
+			"one. A complete campaign has nothing to resume: it says so and exits 0. See docs/reports.md#resuming-a-campaign.\n\n" +
+			"A results folder whose file system is full (or whose disk quota is spent) stops the campaign with exit status 4,\n" +
+			"naming the file and the bytes; each run starts only when its output estimate is free there (run --dry-run prints\n" +
+			"it). The runs recorded stay intact: free space, then run --resume FOLDER. See docs/reports.md#a-full-disk.",
 		Example: "  sharebench run --scenario my-workload.yaml\n" +
 			"  sharebench run --scenario partition-cap --set members=[4,8,12]\n" +
 			"  sharebench run --resume sharebench-results/partition-cap-20261206T101500Z\n" +
