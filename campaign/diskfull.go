@@ -92,8 +92,8 @@ const (
 	intervalBytes    = 2 << 10
 	seriesRowBytes   = 256
 	perSecondBytes   = 2*intervalBytes + seriesRowBytes
-	campaignCopies   = 2 // campaign.json is rewritten as the run starts and as it ends
-	unknownSpanBytes = 16 << 20
+	campaignCopies   = 2        // campaign.json is rewritten as the run starts and as it ends
+	unknownSpanBytes = 16 << 20 // a run whose span cannot be sized (prepare refuses its load mode first)
 )
 
 // RunDiskEstimate is what run r is estimated to write into its folder, in
