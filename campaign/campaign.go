@@ -104,7 +104,12 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opt Options) (*Result, err
 // run starts the destination and runs the clusters, then finishes.
 func (c *campaign) run(ctx context.Context) (*Result, error) {
 	var err error
-	c.dest, err = startDestination(ctx, c.sc, c.opt.DestinationDSN, c.log) // destination.go: before the first cluster
+	if i := c.firstPending(); i >= 0 {
+		err = c.checkSpace(i) // diskfull.go: before anything starts
+	}
+	if err == nil {
+		c.dest, err = startDestination(ctx, c.sc, c.opt.DestinationDSN, c.log) // destination.go: before the first cluster
+	}
 	if err == nil {
 		err = c.runClusters(ctx)
 	}
@@ -130,6 +135,9 @@ type campaign struct {
 	resume *ResumePlan
 	// release gives up the folder's lock (lockFolder).
 	release func()
+	// current is the run in progress ("" between runs): the run a write
+	// that finds the disk full belongs to (diskfull.go).
+	current string
 }
 
 // newCampaign checks what can be checked before anything starts (load
@@ -294,6 +302,9 @@ func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int)
 		if _, kept := c.done[i]; kept {
 			continue
 		}
+		if err := c.checkSpace(i); err != nil { // diskfull.go: a run refused is not announced
+			return err
+		}
 		id := c.sc.RunName(i)
 		n, total := slices.Index(c.order, i)+1, len(c.sc.Runs)
 		if env.SharePreview != "" {
@@ -301,6 +312,7 @@ func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int)
 		} else {
 			fmt.Fprintf(c.log, "run %d/%d %s\n", n, total, id)
 		}
+		c.current = id
 		if err := c.folder.setRunning(id); err != nil {
 			return fmt.Errorf("run %s: %w", id, err)
 		}
@@ -317,6 +329,7 @@ func (c *campaign) onCluster(ctx context.Context, cl infra.Cluster, group []int)
 		}
 		c.done[i] = m.Record // as written: its campaign and files
 		c.out.Runs = c.doneRecords()
+		c.current = ""
 	}
 	return nil
 }
@@ -364,20 +377,37 @@ func (c *campaign) finish(ctx context.Context, runErr error) (*Result, error) {
 		status = runs.StatusFailed
 	}
 	c.out.Status = status
+	df := c.diskFull(runErr) // diskfull.go: one error that says what to do
+	if df != nil {
+		runErr = df
+	}
 	if status != runs.StatusComplete && len(c.out.Runs) == 0 && c.resume == nil { // a resumed folder was there before
 		if err := c.folder.remove(); err != nil {
 			return c.out, errors.Join(runErr, err)
 		}
 		fmt.Fprintf(c.log, "campaign %s before its first run: removed %s\n", status, c.out.Dir)
 		c.out.Dir = ""
+		if df != nil {
+			df.Removed = true
+		}
 		return c.out, runErr
 	}
 	if status == runs.StatusComplete {
 		c.evaluate()
 	}
+	if df != nil {
+		return c.finishFull(status, df)
+	}
 	werr := c.folder.finish(status, runErr, c.out.Runs)
 	if werr != nil {
 		fmt.Fprintf(c.log, "%v\n", werr)
+	}
+	if df := c.diskFull(werr); df != nil && runErr == nil {
+		// Every run is recorded; campaign.json or a report did not fit.
+		df.CampaignStale = df.Write != nil && filepath.Base(df.Write.Path) == "campaign.json"
+		df.Complete = !df.CampaignStale
+		df.Run = ""
+		return c.out, df
 	}
 	return c.out, errors.Join(runErr, werr)
 }

@@ -446,6 +446,10 @@ func Resume(ctx context.Context, dir string, opt Options) (*Result, error) {
 	camp.Runs = runIDs(c.out.Runs)
 	c.folder = &folder{dir: dir, camp: camp}
 	if err := c.folder.save(); err != nil {
+		if df := c.diskFull(err); df != nil {
+			df.CampaignStale = true // campaign.json is as the resume found it
+			return nil, df
+		}
 		return nil, err
 	}
 	fmt.Fprintln(c.log, p.Summary())

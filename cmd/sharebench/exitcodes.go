@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sharebench/sharebench/campaign"
+	"github.com/sharebench/sharebench/results/runs"
 )
 
 // Exit statuses of sharebench, documented in docs/ci.md.
@@ -22,6 +25,12 @@ const (
 	// ExitVerdict: run or bench finished, but a run lost a record, an audit
 	// did not balance or an expectation is NOT MET (--no-fail exits 0).
 	ExitVerdict = 3
+	// ExitNoSpace: the file system of the results folder is full (ENOSPC)
+	// or the disk quota spent (EDQUOT): a write failed, or run's check
+	// before a run found less free space than the run's output estimate.
+	// The message names the path and the bytes; every run recorded before
+	// is intact, and run --resume FOLDER continues once there is space.
+	ExitNoSpace = 4
 	// ExitInterrupted: SIGINT or SIGTERM; every broker started was stopped.
 	ExitInterrupted = 130
 )
@@ -53,10 +62,20 @@ func exitCode(err error) int {
 		return ExitInterrupted
 	case errors.As(err, &ee):
 		return ee.code
+	case isNoSpace(err):
+		return ExitNoSpace
 	case strings.HasPrefix(err.Error(), "unknown command"), strings.HasPrefix(err.Error(), "unknown flag"):
 		return ExitUsage
 	}
 	return ExitError
+}
+
+// isNoSpace reports whether err is a campaign stopped by a full disk or a
+// write into a campaign folder that found its file system full.
+func isNoSpace(err error) bool {
+	var df *campaign.DiskFullError
+	var ns *runs.NoSpaceError
+	return errors.As(err, &df) || errors.As(err, &ns)
 }
 
 // markUsageErrors makes flag and argument errors of cmd and its

@@ -90,7 +90,10 @@ func newRunCmd() *cobra.Command {
 			"campaign.json's resumed list. It refuses (exit status 2), naming the difference, when the scenario\n" +
 			"text, the sharebench build or the environment (provider, Kafka version, nodes) differs from the\n" +
 			"record; --resume-anyway goes on and records the differences. The provider defaults to the recorded\n" +
-			"one. A complete campaign has nothing to resume: it says so and exits 0. See docs/reports.md#resuming-a-campaign.",
+			"one. A complete campaign has nothing to resume: it says so and exits 0. See docs/reports.md#resuming-a-campaign.\n\n" +
+			"A results folder whose file system is full (or whose disk quota is spent) stops the campaign with exit status 4,\n" +
+			"naming the file and the bytes; each run starts only when its output estimate is free there (run --dry-run prints\n" +
+			"it). The runs recorded stay intact: free space, then run --resume FOLDER. See docs/reports.md#a-full-disk.",
 		Example: "  sharebench run --scenario my-workload.yaml\n" +
 			"  sharebench run --scenario partition-cap --set members=[4,8,12]\n" +
 			"  sharebench run --resume sharebench-results/partition-cap-20261206T101500Z\n" +
@@ -230,6 +233,13 @@ func dryRun(w io.Writer, sc *scenarios.Scenario) error {
 		return err
 	}
 	fmt.Fprintf(w, "memory: every run fits the budget of %s\n", campaign.FormatBytes(budget))
+	var disk, largest uint64
+	for _, r := range sc.Runs {
+		d := campaign.RunDiskEstimate(r)
+		disk, largest = disk+d, max(largest, d)
+	}
+	fmt.Fprintf(w, "disk: the runs' output estimate is about %s in all, %s for the largest run; a run starts only when its estimate is free on the results folder's file system (docs/reports.md#a-full-disk)\n",
+		campaign.FormatBytes(disk), campaign.FormatBytes(largest))
 	return nil
 }
 

@@ -117,23 +117,30 @@ func (c Campaign) Incomplete() string {
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same
-// folder and a rename, so a reader (or a campaign interrupted mid-write)
-// sees the old file or the new one, never half of one. The content passes
-// through redact.Bytes first: no URL userinfo or password=… reaches disk.
-// Every file sharebench writes into a campaign folder goes through it.
+// folder, an fsync and a rename, so a reader (or a campaign interrupted
+// mid-write) sees the old file or the new one, never half of one. The
+// content passes through redact.Bytes first: no URL userinfo or password=…
+// reaches disk. Every file sharebench writes into a campaign folder goes
+// through it. A full file system (ENOSPC, EDQUOT) is a *NoSpaceError naming
+// path and the size of the file; the temporary file is removed and the old
+// file, if any, stays as it was.
 func WriteFileAtomic(path string, data []byte) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
+	data = redact.Bytes(data)
 	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
+		if ns := noSpace(err, path, dir, int64(len(data)), false); ns != err {
+			return ns
+		}
 		return err
 	}
 	tmp := f.Name()
-	_, err = f.Write(redact.Bytes(data))
+	err = writeAll(f, data)
 	if err == nil {
-		err = f.Sync()
+		err = f.Sync() // a delayed allocation may fail only here (ENOSPC)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -145,10 +152,20 @@ func WriteFileAtomic(path string, data []byte) error {
 		err = os.Rename(tmp, path)
 	}
 	if err != nil {
-		_ = os.Remove(tmp)
+		_ = os.Remove(tmp) // before the free space is read: it counts
+		if ns := noSpace(err, path, dir, int64(len(data)), false); ns != err {
+			return ns
+		}
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// writeAll writes a file's content (a variable: a test injects a full
+// file system).
+var writeAll = func(f *os.File, data []byte) error {
+	_, err := f.Write(data)
+	return err
 }
 
 // WriteJSON writes v as indented JSON to path (atomically, redacted).
@@ -184,14 +201,26 @@ type RunFile struct {
 // created here and must not exist: two runs never share one.
 func WriteRunDir(dir string, rec *Record, m results.Merged, series *results.Series, extra ...RunFile) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return err
+		return noSpace(err, filepath.Dir(dir), filepath.Dir(dir), 0, true)
 	}
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("run folder %s exists already: not overwriting another run", dir)
 		}
-		return err
+		return noSpace(err, dir, filepath.Dir(dir), 0, true)
 	}
+	err := writeRunFiles(dir, rec, m, series, extra)
+	if IsNoSpace(err) {
+		// The folder has no run.json and never will: a resume would rerun
+		// the run anyway. Removing it gives its space back, so that
+		// campaign.json can still record how the campaign ended.
+		_ = os.RemoveAll(dir)
+	}
+	return err
+}
+
+// writeRunFiles writes the files of WriteRunDir into the folder dir.
+func writeRunFiles(dir string, rec *Record, m results.Merged, series *results.Series, extra []RunFile) error {
 	files, err := writeHistograms(dir, m)
 	if err != nil {
 		return err
