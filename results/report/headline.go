@@ -164,7 +164,7 @@ func runLine(r runs.Record) string {
 		}
 		return line
 	}
-	return fmt.Sprintf("%s: %s records/s, bound %s, p99 %s ms", shortID(r.RunID), num(r.UsefulPerSec()), boundText(r),
+	return fmt.Sprintf("%s: %s records/s, %s, p99 %s ms", shortID(r.RunID), num(r.UsefulPerSec()), boundText(r),
 		num(r.Latency.CompletionMs.P99))
 }
 
@@ -176,7 +176,11 @@ func boundText(r runs.Record) string {
 	if c.RecordsPerSec <= 0 {
 		return "no ceiling"
 	}
-	if held := c.HeldBound(); held != c.Bound {
+	held := c.HeldBound()
+	if c.Efficiency < 0.01 { // a ceiling 100× above the rate (no processing): its figure says nothing
+		return fmt.Sprintf("%s held, far below the %s ceiling", held, c.Bound)
+	}
+	if held != c.Bound {
 		return fmt.Sprintf("%s held, %.0f %% of %s %s/s", held, 100*c.Efficiency, c.Bound, num(c.RecordsPerSec))
 	}
 	return fmt.Sprintf("%s, %.0f %% of %s/s", c.Bound, 100*c.Efficiency, num(c.RecordsPerSec))
@@ -233,11 +237,11 @@ func costLines(pairs []runs.Pair) []string {
 			out = append(out, label+"broker CPU per record: not measured on both arms")
 			continue
 		case d.EqualThroughput:
-			out = append(out, fmt.Sprintf("%sbroker CPU per record completed: share %+.0f s per million vs the consumer's",
+			out = append(out, fmt.Sprintf("%sbroker CPU per record completed: share %+.3g s per million vs the consumer's",
 				label, d.AtEqualPerMillion))
 		case d.ConsumerMovedPerMillion > 0:
-			out = append(out, fmt.Sprintf("%sbroker CPU per record moved: share %.2f× the consumer's (%.0f vs %.0f s/M), at unequal rates",
-				label, d.ShareMovedPerMillion/d.ConsumerMovedPerMillion, d.ShareMovedPerMillion, d.ConsumerMovedPerMillion))
+			out = append(out, fmt.Sprintf("%sbroker CPU per record moved: share %.2f× the consumer's (%s vs %s s/M), at unequal rates",
+				label, d.ShareMovedPerMillion/d.ConsumerMovedPerMillion, num(d.ShareMovedPerMillion), num(d.ConsumerMovedPerMillion)))
 		}
 		measured = true
 	}

@@ -85,7 +85,11 @@ func TestHeadlineLossAndEqualRates(t *testing.T) {
 	s.Audit.Lost, s.Audit.Duplicates, s.Audit.Balanced = 7, 3, false
 	s.Ceiling.Held = runs.BoundHostSaturation
 	got := strings.Join(headlineOf(t, HeadlineInput{Scenario: "x", Runs: []runs.Record{c, s}}), "\n")
+	d := headlineRun("r03-share", vocab.ShareGroup, 1, 75000, 1.1e10, runs.BoundLockWindow, 900, 1800, 300000)
+	d.Ceiling.Held = runs.BoundHostSaturation
+	got += "\n" + strings.Join(headlineOf(t, HeadlineInput{Scenario: "y", Runs: []runs.Record{d}}), "\n")
 	for _, want := range []string{
+		"r03-share: 75000 records/s, host_saturation held, far below the lock_window ceiling, p99 1800 ms",
 		"audit: 7 of 40000 records LOST (r02-share 7); 3 duplicated; NOT BALANCED: r02-share",
 		"share host_saturation held, 99 % of producer 1000/s",
 		"broker CPU per record completed: share +100 s per million vs the consumer's",
