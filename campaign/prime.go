@@ -56,7 +56,7 @@ type warmupConfig struct {
 // compilation (tens to hundreds of ms) or a short lull does not decide
 // alone; 0.02 compile-s per s is 2 % of one compiler thread. MinTime lets
 // the first window fill. Measured on Kafka 4.2.2 on this project's 2-core
-// host (docs/measured-results.md, "The runs' request pattern"), a broker's
+// host (docs/lab/README.md, "The runs' request pattern"), a broker's
 // compiler, one C2 thread there, is busy for over a minute under a new
 // load: large batches through one member per group (the earlier warm-up)
 // left the first arm compiling as much as without a warm-up, while the

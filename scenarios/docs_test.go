@@ -19,6 +19,11 @@ func manualPages(t *testing.T) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	lab, err := filepath.Glob("../docs/lab/*.md") // the lab notebook, one file per dated study
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths = append(paths, lab...)
 	pages := map[string]string{}
 	for _, p := range append(paths, "../README.md") {
 		data, err := os.ReadFile(p)

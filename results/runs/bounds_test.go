@@ -132,7 +132,7 @@ func TestClientWaitMs(t *testing.T) {
 		w              int
 		want           float64
 	}{
-		// Measured on Kafka 4.2.2 (docs/measured-results.md, lock expiry):
+		// Measured on Kafka 4.2.2 (docs/lab/README.md, lock expiry):
 		// 100 × 500 ms on 1 worker, buffered p50 20,644 ms < 49.5 × 500.
 		{"own waves only", 20644, 100, 500, 1, 0},
 		{"exactly the median wave wait", 24750, 100, 500, 1, 0},
