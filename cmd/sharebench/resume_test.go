@@ -43,6 +43,11 @@ expect:
     ratio: {measure: completed_per_sec, numerator: share, denominator: consumer, min: 0.5}
 `
 
+// sixRuns is fourRuns with a third member count: the six runs the issue's
+// SIGKILL case names (r01–r03 consumer groups of 1–3 members, r04–r06 share
+// groups).
+var sixRuns = strings.NewReplacer("name: four", "name: six", "members: [1, 2]", "members: [1, 2, 3]").Replace(fourRuns)
+
 // killDuringRun starts `sharebench <args>` as a child process with its own
 // mark, kills it with SIGKILL once its output has shown killAt, and returns
 // the campaign folder it left and the mark.
@@ -191,12 +196,12 @@ func campaignShape(t *testing.T, dir string) shape {
 // differ, and the resume is refused.
 func TestResumeAfterSIGKILL(t *testing.T) {
 	dir := t.TempDir()
-	sc := filepath.Join(dir, "four.yaml")
-	if err := os.WriteFile(sc, []byte(fourRuns), 0o644); err != nil {
+	sc := filepath.Join(dir, "six.yaml")
+	if err := os.WriteFile(sc, []byte(sixRuns), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	killed := filepath.Join(dir, "killed")
-	folder, mark := killDuringRun(t, killed, "r03-share-m1: forming a group",
+	folder, mark := killDuringRun(t, killed, "r03-consumer-m3: forming a group",
 		"run", "--provider", "kfake", "--scenario", sc, "--results", killed)
 	if left := leftovers(mark); len(left) > 0 {
 		t.Errorf("processes of the killed campaign still run:\n  %s", strings.Join(left, "\n  "))
@@ -205,11 +210,11 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if camp.Status != runs.StatusRunning || camp.Running != "r03-share-m1" || !slices.Equal(camp.Runs, []string{"r01-consumer-m1", "r02-consumer-m2"}) {
+	if camp.Status != runs.StatusRunning || camp.Running != "r03-consumer-m3" || !slices.Equal(camp.Runs, []string{"r01-consumer-m1", "r02-consumer-m2"}) {
 		t.Fatalf("campaign.json after the kill: status %q, running %q, runs %v", camp.Status, camp.Running, camp.Runs)
 	}
 	// What a kill during the write of run 3's folder leaves: files, no run.json.
-	partial := filepath.Join(folder, "runs", "r03-share-m1")
+	partial := filepath.Join(folder, "runs", "r03-consumer-m3")
 	if err := os.MkdirAll(partial, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -221,13 +226,13 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	if err != nil {
 		t.Fatalf("resume: %v\n%s", err, out)
 	}
-	for _, want := range []string{"2 of 4 run(s) kept (r01-consumer-m1, r02-consumer-m2)", "rerun r03-share-m1: cut off: its folder has no run.json",
-		"not started: r04-share-m2", "run 3/4 r03-share-m1", "run 4/4 r04-share-m2"} {
+	for _, want := range []string{"2 of 6 run(s) kept (r01-consumer-m1, r02-consumer-m2)", "rerun r03-consumer-m3: cut off: its folder has no run.json",
+		"not started: r04-share-m1, r05-share-m2, r06-share-m3", "run 3/6 r03-consumer-m3", "run 6/6 r06-share-m3"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("resume output lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "run 1/4") || strings.Contains(out, "run 2/4") {
+	if strings.Contains(out, "run 1/6") || strings.Contains(out, "run 2/6") {
 		t.Errorf("a kept run ran again:\n%s", out)
 	}
 	camp, err = runs.ReadCampaign(folder)
@@ -238,12 +243,12 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		t.Fatalf("resumed %+v, want one entry", camp.Resumed)
 	}
 	r := camp.Resumed[0]
-	wantRerun := []runs.ResumedRun{{Run: "r03-share-m1", Reason: "cut off: its folder has no run.json", MovedTo: filepath.Join("partial-runs", "r03-share-m1")}}
+	wantRerun := []runs.ResumedRun{{Run: "r03-consumer-m3", Reason: "cut off: its folder has no run.json", MovedTo: filepath.Join("partial-runs", "r03-consumer-m3")}}
 	if r.PreviousStatus != runs.StatusRunning || !slices.Equal(r.Kept, []string{"r01-consumer-m1", "r02-consumer-m2"}) ||
-		!reflect.DeepEqual(r.Rerun, wantRerun) || !slices.Equal(r.NotStarted, []string{"r04-share-m2"}) || len(r.Differences) != 0 || r.At == "" {
+		!reflect.DeepEqual(r.Rerun, wantRerun) || !slices.Equal(r.NotStarted, []string{"r04-share-m1", "r05-share-m2", "r06-share-m3"}) || len(r.Differences) != 0 || r.At == "" {
 		t.Errorf("resumed entry %+v", r)
 	}
-	if _, err := os.Stat(filepath.Join(folder, "partial-runs", "r03-share-m1", "completion.hgrm")); err != nil {
+	if _, err := os.Stat(filepath.Join(folder, "partial-runs", "r03-consumer-m3", "completion.hgrm")); err != nil {
 		t.Errorf("the partial folder was not kept aside: %v", err)
 	}
 	if camp.Running != "" || camp.FinishedAt == "" || camp.Error != "" {
@@ -260,7 +265,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	if out, err := execute(t, "run", "--provider", "kfake", "--scenario", sc, "--results", whole); err != nil {
 		t.Fatalf("uninterrupted campaign: %v\n%s", err, out)
 	}
-	folders, _ := filepath.Glob(filepath.Join(whole, "four-*"))
+	folders, _ := filepath.Glob(filepath.Join(whole, "six-*"))
 	if len(folders) != 1 {
 		t.Fatalf("folders %v", folders)
 	}
@@ -268,12 +273,12 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("resumed campaign\n  %+v\nuninterrupted\n  %+v", got, want)
 	}
-	if want.Status != runs.StatusComplete || len(want.Runs) != 4 || len(want.Expectations) != 2 {
+	if want.Status != runs.StatusComplete || len(want.Runs) != 6 || len(want.Expectations) != 2 {
 		t.Errorf("the uninterrupted campaign: %+v", want)
 	}
 
 	out, err = execute(t, "run", "--resume", folder)
-	if err != nil || !strings.Contains(out, "the campaign is complete (4 run(s)): nothing to resume") {
+	if err != nil || !strings.Contains(out, "the campaign is complete (6 run(s)): nothing to resume") {
 		t.Errorf("resume of a complete campaign: %v\n%s", err, out)
 	}
 }
