@@ -413,6 +413,6 @@ func jitLine(j *runs.PrimingJIT) string {
 	if !j.Settled {
 		verdict = "not settled within the bounds"
 	}
-	return fmt.Sprintf("JIT compiled %.2fs, last %.0fs at %.3f compile-s/s (target %.3f): %s",
+	return fmt.Sprintf("compiled %.1fs, last %.0fs at %.3f compile-s/s (target %.3f): %s",
 		j.CompileSec, j.WindowSec, j.EndRate, j.TargetRate, verdict)
 }
