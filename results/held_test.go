@@ -111,3 +111,29 @@ func TestFilesPerHour(t *testing.T) {
 		t.Logf("completion.hlog at %d records/s: %d B a second, %d B an hour", c.rate, perSec, perSec*3600)
 	}
 }
+
+// Held may be asked while the run records (the /proc sampler asks every
+// second): run under -race (make test-race).
+func TestRecorderHeldWhileRecording(t *testing.T) {
+	r := NewRecorder(NewClock(), 1, NewLedger(1, 10_000), NewSeries(0, 60))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range int64(10_000) {
+			r.Ledger.Produced(0, uint64(i))
+			r.Ledger.Completed(0, uint64(i))
+			r.Ledger.Completed(0, uint64(i%10)) // repeats
+			r.completionLog.Record(i*5e6, 1e6)
+			if i%1000 == 0 {
+				r.MemberRecorder()
+			}
+		}
+	}()
+	for range 50 {
+		_ = r.Held()
+	}
+	<-done
+	if h := r.Held(); h.Other < 10*repeatEntryBytes || h.IntervalLogs == 0 {
+		t.Errorf("after recording: %+v", h)
+	}
+}
