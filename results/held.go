@@ -14,9 +14,11 @@ type RecorderHeld struct {
 	// the ledger's bitsets, the histograms of the producers and of the
 	// members' stripes, the members' own recorders.
 	Fixed int64
-	// IntervalLogs is the two interval logs' encoded text (.hlog) and the
-	// interval histograms not yet encoded: the part that grows with the
-	// run's length by design, about one line a second a log.
+	// IntervalLogs is the two interval logs' encoded text (.hlog) still in
+	// memory and the interval histograms not yet encoded. The text grows a
+	// line a second a log, but past spillBytes it moves to an unlinked file
+	// (intervalspill.go), so this stays under about 2 × 64 KiB and the
+	// histograms; it is apart because it grew with the run's length before.
 	IntervalLogs int64
 	// Other is what grows with what the run does rather than with its
 	// length: the ledger's repeat completions and the order checks' fronts
@@ -63,8 +65,9 @@ func (r *Recorder) Held() RecorderHeld {
 	return h
 }
 
-// heldBytes is the log's encoded text and its interval histograms (pending
-// and free for reuse).
+// heldBytes is the log's encoded text in memory (its buffer's capacity;
+// not what went to its file) and its interval histograms (pending and free
+// for reuse).
 func (l *IntervalLog) heldBytes() int64 {
 	if l == nil {
 		return 0
