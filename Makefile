@@ -5,12 +5,18 @@ ARGS ?=
 KAFKA_VERSION ?=
 GO ?= go
 
-.PHONY: bench test test-long test-race test-unit test-short build build-k8s test-k8s vet lint gofmt-check bench-go mutate clean image agent-image docs k8s-e2e
+.PHONY: bench soak test test-long test-race test-unit test-short build build-k8s test-k8s vet lint gofmt-check bench-go mutate clean image agent-image docs k8s-e2e
 
 ## bench: built-in consumer-group vs share-group comparison on a Kafka 4.2 cluster it starts itself
 # Built, not `go run`: a built binary carries its VCS revision, which run records keep.
 bench: build
 	bin/sharebench bench --provider $(PROVIDER) $(ARGS)
+
+## soak: the built-in soak (a steady workload, 30 min on each group type) on a Kafka 4.2 cluster it starts
+# itself; run.json keeps the harness's RSS, goroutines, open files and recorder memory, and flags a growth of
+# more than 10 % from minute 5 (harness_growth). Not part of `make test`. Longer: ARGS='--set duration=2h'.
+soak: build
+	bin/sharebench run --scenario soak --provider $(PROVIDER) $(ARGS)
 
 ## test: vet, the race pass (test-race), the k8s build's tests, then the unit and integration tests
 # (build tag integration) on real Kafka 4.2 brokers and containers started by the tests.

@@ -27,6 +27,8 @@ func TestExpectFieldsResolve(t *testing.T) {
 	r.Destination = &runs.Destination{DestinationAudit: &results.DestinationAudit{}} // destination runs only
 	r.Broker.Samples = 2                                                             // broker.jit_compile_s: runs with broker scrapes that give it
 	r.Ceiling.Destination = 1
+	// harness.growth.*: runs with a window of 10 minutes or more
+	r.Harness = &runs.HarnessSeries{Growth: &runs.Growth{Evaluated: true, RSSPercent: &v, GoroutinesPercent: &v, OpenFilesPercent: &v, RecorderPercent: &v}}
 	for _, f := range scenarios.ExpectFields() {
 		if _, ok := runs.FieldValue(r, f); !ok {
 			t.Errorf("expectation field %s does not resolve on a RunRecord", f)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sharebench/sharebench/infra"
 	"github.com/sharebench/sharebench/internal/version"
 	"github.com/sharebench/sharebench/results/runs"
 	"github.com/sharebench/sharebench/scenarios"
@@ -429,6 +430,9 @@ func Resume(ctx context.Context, dir string, opt Options) (*Result, error) {
 	}
 	c.release, held = release, true
 	defer c.release()
+	// The killed harness's broker data and PostgreSQL cluster under $TMPDIR
+	// (infra/tempsweep.go); a cluster start sweeps them too.
+	infra.SweepOrphanedTemp(opt.Log)
 	if err := p.moveAside(); err != nil {
 		return nil, err
 	}

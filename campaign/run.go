@@ -316,8 +316,9 @@ func newRecording(s *runSetup) (*recording, producer.Config, error) {
 	pcfg.Backlog = sz.Backlog
 	series := results.NewSeries(clock.Now(), seconds)
 	rec := results.NewRecorder(clock, results.RunTag(s.id+"-"+s.suffix), results.NewLedger(s.spec.Producers, perProducer), series)
-	return &recording{clock: clock, series: series, rec: rec,
-		procs: collectors.NewProcSampler(s.cl.PIDs, time.Second)}, pcfg, nil
+	procs := collectors.NewProcSampler(s.cl.PIDs, time.Second)
+	procs.Recorder = rec.Held // the recorder's memory beside the process's (run.json harness)
+	return &recording{clock: clock, series: series, rec: rec, procs: procs}, pcfg, nil
 }
 
 // startSamplers starts the broker scraper and the lag sampler.

@@ -148,6 +148,7 @@ func (r *run) measured() *Measured {
 		mib := float64(mx) / (1 << 20)
 		in.Resources.HarnessRSSMaxMiB = &mib
 	}
+	in.Harness = harnessSamples(rc.procs.Samples(), rc.clock.Time(rc.window.Start), rc.clock.Time(rc.window.End))
 	completedPerSec := float64(m.CompletedInWindow) / rc.window.Seconds() // the record's throughput.completed_per_sec
 	in.Broker = brokerSummary(rc.scraper, rc.clock, rc.window, completedPerSec*rc.window.Seconds())
 	if len(s.cl.PIDs()) > 0 { // the brokers' /proc CPU at the window's edges, not the exporters'
@@ -173,4 +174,19 @@ func fillGauges(series *results.Series, scraper *collectors.BrokerScraper, lag *
 	collectors.FillBrokerGauges(series, scraper.Samples(), runtime.NumCPU())
 	collectors.FillLagGauge(series, lag.Samples(), lag.Gaps())
 	collectors.FillProcGauges(series, procs.Samples(), runtime.NumCPU())
+}
+
+// harnessSamples are the /proc readings taken in the window [start, end],
+// as run.json's harness block takes them (runs.NewHarnessSeries).
+func harnessSamples(samples []collectors.ProcSample, start, end time.Time) []runs.HarnessSample {
+	var out []runs.HarnessSample
+	for _, s := range samples {
+		if s.At.Before(start) || s.At.After(end) {
+			continue
+		}
+		out = append(out, runs.HarnessSample{AtSec: s.At.Sub(start).Seconds(), RSSBytes: s.HarnessRSSBytes,
+			Goroutines: s.Goroutines, OpenFiles: s.OpenFiles,
+			RecorderBytes: s.Recorder.Bounded(), IntervalLogBytes: s.Recorder.IntervalLogs})
+	}
+	return out
 }

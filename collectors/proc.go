@@ -2,8 +2,11 @@ package collectors
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"time"
+
+	"github.com/sharebench/sharebench/results"
 )
 
 // ProcSample is one reading of the harness's own process and the broker
@@ -24,11 +27,22 @@ type ProcSample struct {
 	// subtracted from this one.
 	BrokerCPUSeconds float64
 	BrokerCPUPIDs    []int
+	// Goroutines is runtime.NumGoroutine() at the reading.
+	Goroutines int
+	// OpenFiles is the harness's open file descriptors (/proc/self/fd
+	// entries; -1 when unreadable).
+	OpenFiles int
+	// Recorder is what the run's recorder held (results.Recorder.Held);
+	// zero without a recorder to ask (ProcSampler.Recorder nil).
+	Recorder results.RecorderHeld
 }
 
 // ReadProc takes one ProcSample; pids are the broker processes.
 func ReadProc(pids []int) ProcSample {
-	s := ProcSample{At: time.Now(), HarnessCPUSeconds: -1}
+	s := ProcSample{At: time.Now(), HarnessCPUSeconds: -1, Goroutines: runtime.NumGoroutine(), OpenFiles: -1}
+	if n, err := openFiles(); err == nil {
+		s.OpenFiles = n
+	}
 	if sec, err := procSeconds(0); err == nil {
 		s.HarnessCPUSeconds = sec
 	}
@@ -54,6 +68,9 @@ type ProcSampler struct {
 	interval time.Duration
 	// Tick replaces the wall-clock ticker (tests); nil: RealTicker.
 	Tick Ticker
+	// Recorder, when set before Start, is asked at every reading what the
+	// run's recorder holds (ProcSample.Recorder).
+	Recorder func() results.RecorderHeld
 
 	mu      sync.Mutex
 	samples []ProcSample
@@ -85,7 +102,12 @@ func NewProcSampler(pids func() []int, interval time.Duration) *ProcSampler {
 func (p *ProcSampler) Start(ctx context.Context) {
 	p.loop = startPeriodic(ctx, p.interval, p.Tick, func(context.Context) {
 		var s ProcSample
-		p.cost.Measure(func() { s = ReadProc(p.pids()) })
+		p.cost.Measure(func() {
+			s = ReadProc(p.pids())
+			if p.Recorder != nil {
+				s.Recorder = p.Recorder()
+			}
+		})
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if len(p.samples) < maxSamples {

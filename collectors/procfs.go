@@ -77,3 +77,17 @@ func vmRSS(pid int) (int64, error) {
 	}
 	return int64(st.VmRSS), nil
 }
+
+// openFiles counts this process's open file descriptors: the entries of
+// /proc/self/fd, less the one the listing itself holds open while it reads.
+func openFiles() (int, error) {
+	p, err := procfs.Self()
+	if err != nil {
+		return 0, err
+	}
+	n, err := p.FileDescriptorsLen()
+	if err != nil {
+		return 0, err
+	}
+	return max(n-1, 0), nil
+}

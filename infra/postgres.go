@@ -106,6 +106,7 @@ func StartPostgres(ctx context.Context, log io.Writer) (_ *Postgres, err error) 
 	if err != nil {
 		return nil, err
 	}
+	SweepOrphanedTemp(log) // what killed harnesses left (tempsweep.go)
 	dir, err := os.MkdirTemp(parent, "sharebench-postgres-")
 	if err != nil {
 		return nil, err
@@ -116,6 +117,9 @@ func StartPostgres(ctx context.Context, log io.Writer) (_ *Postgres, err error) 
 			pg.Stop()
 		}
 	}()
+	if err := markOwner(dir); err != nil {
+		return nil, err
+	}
 	var buf [16]byte
 	if _, err := rand.Read(buf[:]); err != nil {
 		return nil, err

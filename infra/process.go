@@ -204,8 +204,12 @@ func startProcessCluster(ctx context.Context, spec ClusterSpec, java JavaRuntime
 func (c *processCluster) layout() error {
 	var err error
 	if c.spec.WorkDir == "" {
+		SweepOrphanedTemp(c.spec.Log) // what killed harnesses left (tempsweep.go)
 		c.root, err = os.MkdirTemp("", "sharebench-kafka-")
 		c.ownsRoot = err == nil
+		if err == nil {
+			err = markOwner(c.root)
+		}
 	} else if err = os.MkdirAll(c.spec.WorkDir, 0o755); err == nil {
 		// A fresh directory per cluster: KRaft refuses storage formatted
 		// for another cluster, and old data would skew a run.

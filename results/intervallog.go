@@ -32,7 +32,9 @@ type IntervalLog struct {
 	latest  int64 // the latest interval start handed in
 	pending map[int64]*hdrhistogram.Histogram
 	free    []*hdrhistogram.Histogram
-	buf     bytes.Buffer
+	buf     bytes.Buffer // the encoded text not yet moved to spill
+	spill   *spillFile   // the older encoded text (intervalspill.go); nil: none
+	noSpill bool         // no file could be made or written: all in buf
 	w       *hdrhistogram.HistogramLogWriter
 	err     error
 	// absorbed are intervals from other recorders' logs (a sharded run's
@@ -146,6 +148,7 @@ func (l *IntervalLog) add(start int64, h *hdrhistogram.Histogram) {
 		p.Reset()
 		l.free = append(l.free, p)
 	}
+	l.spillLocked()
 }
 
 // mergeLocked adds h to the interval starting at start in m, or to the first
@@ -242,7 +245,14 @@ func (l *IntervalLog) bytesWith(pieces []*intervalPiece) ([]byte, error) {
 		return nil, fmt.Errorf("%s interval log: %w", l.tag, l.err)
 	}
 	rest := l.unwrittenLocked(pieces)
-	out := bytes.NewBuffer(bytes.Clone(l.buf.Bytes()))
+	text, err := l.textLocked()
+	if err != nil {
+		return nil, fmt.Errorf("%s interval log: %w", l.tag, err)
+	}
+	if l.spill == nil {
+		text = bytes.Clone(text) // the buffer's own bytes: the log goes on
+	}
+	out := bytes.NewBuffer(text)
 	w := hdrhistogram.NewHistogramLogWriter(out)
 	w.SetBaseTime(l.start / 1e6)
 	sparse := map[int64]*hdrhistogram.PackedHistogram{}
@@ -375,7 +385,11 @@ func (l *IntervalLog) export(pieces []*intervalPiece) ([]IntervalExport, error) 
 func (l *IntervalLog) writtenIntervals() ([]IntervalExport, error) {
 	var out []IntervalExport
 	prefix := []byte("Tag=" + l.tag + ",")
-	for line := range bytes.Lines(l.buf.Bytes()) {
+	text, err := l.textLocked()
+	if err != nil {
+		return nil, fmt.Errorf("%s interval log: %w", l.tag, err)
+	}
+	for line := range bytes.Lines(text) {
 		if !bytes.HasPrefix(line, prefix) {
 			continue
 		}

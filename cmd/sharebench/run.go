@@ -41,6 +41,9 @@ type runFlags struct {
 	// cpuProfile is --cpu-profile: a pprof CPU profile of this process
 	// over the whole campaign (where the harness's own CPU per record goes).
 	cpuProfile string
+	// heapProfile is --heap-profile DIR: heap profiles of this process
+	// every 5 minutes and at the end (heapprofile.go), for a soak's growth.
+	heapProfile string
 	// resume is --resume FOLDER: continue that campaign (resume.go);
 	// resumeAnyway is --resume-anyway.
 	resume       string
@@ -59,6 +62,7 @@ func (f *runFlags) registerVerdict(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "load, validate and expand the scenario, size every run and print the matrix; start nothing")
 	f.dist.register(cmd.Flags())
 	cmd.Flags().StringVar(&f.cpuProfile, "cpu-profile", "", "write a pprof CPU profile of this process over the campaign to `FILE` (go tool pprof FILE): the harness's own work, not the brokers' or the agents'")
+	cmd.Flags().StringVar(&f.heapProfile, "heap-profile", "", "write pprof heap profiles of this process into `DIR` every 5 minutes and at the end (heap-01-5m0s.pprof, …, heap-end.pprof; go tool pprof -base A B shows what grew between two): for a soak's growth (docs/harness-cost.md#soak)")
 	cmd.Flags().BoolVar(&f.jit, "jit-warmup", true, "warm the brokers' JIT in the runs' request pattern before the first run, for at most the scenario's jit_warmup (recorded as priming.jit_warmup); =false only to measure what the warm-up buys the first arm")
 }
 
@@ -168,6 +172,13 @@ func runScenario(cmd *cobra.Command, f runFlags) error {
 	}
 	if f.cpuProfile != "" {
 		stop, err := startCPUProfile(f.cpuProfile)
+		if err != nil {
+			return usageError(err)
+		}
+		defer stop()
+	}
+	if f.heapProfile != "" {
+		stop, err := startHeapProfiles(f.heapProfile, heapProfileEvery)
 		if err != nil {
 			return usageError(err)
 		}

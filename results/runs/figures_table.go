@@ -244,6 +244,14 @@ func builtinFigures() []Figure {
 			doc("harness CPU its collectors (scrapes, lag and /proc readings) spent in the window; a lower bound"),
 		fig("resources.collector_percent", "%", Quantity, LowerIsBetter, optional(func(r *Record) *float64 { return r.Resources.CollectorPercent })).
 			column("collector_percent").doc("collector_cpu_s ÷ the harness's CPU seconds in the window: what observing cost the harness"),
+		harnessGrowth("rss_percent", "the harness's RSS: median of the window's last minute ÷ median of minute 5–6, − 1, in %; windows of 10 min or more",
+			func(g *Growth) *float64 { return g.RSSPercent }),
+		harnessGrowth("goroutines_percent", "the harness's goroutines, grown as harness.growth.rss_percent",
+			func(g *Growth) *float64 { return g.GoroutinesPercent }),
+		harnessGrowth("open_files_percent", "the harness's open file descriptors, grown as harness.growth.rss_percent",
+			func(g *Growth) *float64 { return g.OpenFilesPercent }),
+		harnessGrowth("recorder_percent", "the recorder's memory without its interval logs, grown as harness.growth.rss_percent",
+			func(g *Growth) *float64 { return g.RecorderPercent }),
 		fig("lag.max", "records", Count, LowerIsBetter, counted(func(r *Record) int64 { return r.Lag.Max })).doc("largest group lag read"),
 		fig("lag.at_window_end", "records", Count, LowerIsBetter, counted(func(r *Record) int64 { return r.Lag.AtWindowEnd })).doc("group lag at the window's end"),
 		fig("lag.errors", "count", Count, LowerIsBetter, counted(func(r *Record) int64 { return int64(r.Lag.Errors) })).
@@ -551,4 +559,18 @@ func ifMeasured(p *float64) (float64, bool) {
 		return 0, false
 	}
 	return *p, true
+}
+
+// harnessGrowth is a figure of run.json's harness.growth block: absent
+// where growth was not evaluated (a window under 10 minutes, no reading).
+func harnessGrowth(leaf, doc string, get func(g *Growth) *float64) Figure {
+	return fig("harness.growth."+leaf, "%", Quantity, LowerIsBetter, func(r *Record) (float64, bool) {
+		if r.Harness == nil || r.Harness.Growth == nil || !r.Harness.Growth.Evaluated {
+			return 0, false
+		}
+		if p := get(r.Harness.Growth); p != nil {
+			return *p, true
+		}
+		return 0, false
+	}).doc(doc)
 }

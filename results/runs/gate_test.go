@@ -33,6 +33,7 @@ func TestFlagCodesCoverCheck(t *testing.T) {
 		v.Flag(f) // raised beside Check (destination.go)
 	}
 	v.Flag((&Shards{LimitMs: ClockSkewLimitMs, MaxUncertaintyMs: 50}).SkewFlag()) // sharded runs (shards.go)
+	v.Flag(growingHarness(t, 15).GrowthFlag())                                    // soaks (harness.go)
 	for _, c := range v.Codes() {
 		if !slices.Contains(FlagCodes, c) {
 			t.Errorf("Check raised %q, missing from FlagCodes", c)

@@ -70,6 +70,10 @@ type Measurement struct {
 	Settle    []SettleStep
 	Lag       results.LagSummary
 	Resources results.CPUUsage
+	// Harness are the readings of the harness process in the window (its
+	// RSS, goroutines, open files, recorder memory), for run.json's harness
+	// block and the harness_growth flag.
+	Harness []HarnessSample
 	// Fired are the events as they fired; CrashGrace is how long a crashed
 	// member's records stay out of reach (lock duration or session timeout).
 	Fired      []Event
@@ -114,7 +118,8 @@ func recordContext(in Measurement) Record {
 	return Record{SchemaVersion: SchemaVersion, RunID: in.RunID, ConsumerType: s.ConsumerType, Spec: &s,
 		StartedAt: in.StartedAt.Format(time.RFC3339), Client: in.Client, TopicConfig: in.TopicConfig,
 		GroupConfig: in.GroupConfig, Group: in.Group, Environment: in.Environment, Broker: in.Broker,
-		Stall: in.Stall, Shards: in.Shards, Settle: NewSettle(in.Settle), Resources: in.Resources, Errors: in.Errors}
+		Stall: in.Stall, Shards: in.Shards, Settle: NewSettle(in.Settle), Resources: in.Resources, Errors: in.Errors,
+		Harness: NewHarnessSeries(in.Harness, in.Window.Seconds())}
 }
 
 // throughputStage is the run's phases and rates over its window, the lag
@@ -264,6 +269,7 @@ func validityStage(in Measurement, r Record) Validity {
 		val.Flag(f)
 	}
 	val.Flag(in.Shards.SkewFlag())
+	val.Flag(r.Harness.GrowthFlag())
 	return val
 }
 

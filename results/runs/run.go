@@ -88,6 +88,11 @@ type Record struct {
 	// (group.go); absent in older files.
 	Group *GroupInfo `json:"group,omitempty"`
 
+	// Harness is the harness's own footprint over the measurement window
+	// (RSS, goroutines, open files, recorder memory) and its growth
+	// (harness.go); absent where no reading was taken in the window.
+	Harness *HarnessSeries `json:"harness,omitempty"`
+
 	// Destination is where the workers wrote completed records, the
 	// writes' times and the table's audit (destination.go); absent without
 	// a destination: block.

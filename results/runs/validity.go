@@ -89,7 +89,7 @@ const (
 // FlagCodes are the validity flag codes a run can carry, in the order
 // errors and help list them.
 var FlagCodes = []Code{
-	CodeNotKafka, CodeAuditUnbalanced, CodeLostRecords, CodeDrainTimeout, CodeScheduleLag, CodeHarnessCPU, CodeHostCPU, CodeAboveCeiling, CodeWarmupShort, CodeLockExpiryRisk, CodeClientErrors, CodeProduceFailed, CodeCollectorFailed, CodeTLSInsecure, CodeThrottled, CodeError, CodeProtocolFallback, CodeDeadLetterUnreconciled, CodeDestinationUnreconciled, CodeDestinationWriteErrors, CodeClockSkew, CodeUnexplained, CodeStalled, CodeClientCloseTimeout, CodeClientKilled,
+	CodeNotKafka, CodeAuditUnbalanced, CodeLostRecords, CodeDrainTimeout, CodeScheduleLag, CodeHarnessCPU, CodeHostCPU, CodeAboveCeiling, CodeWarmupShort, CodeLockExpiryRisk, CodeClientErrors, CodeProduceFailed, CodeCollectorFailed, CodeTLSInsecure, CodeThrottled, CodeError, CodeProtocolFallback, CodeDeadLetterUnreconciled, CodeDestinationUnreconciled, CodeDestinationWriteErrors, CodeClockSkew, CodeUnexplained, CodeStalled, CodeClientCloseTimeout, CodeClientKilled, CodeHarnessGrowth,
 }
 
 // Codes spells strings (a command line's) as codes, unchecked
