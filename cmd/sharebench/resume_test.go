@@ -27,7 +27,9 @@ import (
 const resumeMarkEnv = "SB_TEST_RESUME_MARK"
 
 // fourRuns is a campaign of four short runs (kfake: about 6 s each, most
-// of it the group formation).
+// of it the group formation). Its ratio claim is a fixture for the
+// expectations a resume re-evaluates, not a measurement: its bound (0.05)
+// holds on a saturated host, where kfake once gave 0.475.
 const fourRuns = `name: four
 consumer_type: [consumer, share]
 partitions: 1
@@ -40,7 +42,7 @@ expect:
   - name: no record lost
     measure: {runs: all, field: audit.lost, max: 0}
   - name: share keeps up
-    ratio: {measure: completed_per_sec, numerator: share, denominator: consumer, min: 0.5}
+    ratio: {measure: completed_per_sec, numerator: share, denominator: consumer, min: 0.05}
 `
 
 // sixRuns is fourRuns with a third member count: the six runs the issue's
