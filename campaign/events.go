@@ -48,6 +48,9 @@ type eventRunner struct {
 	// manual clock); nil: the run's Clock and a real timer.
 	now   func() int64
 	sleep func(ctx context.Context, d time.Duration) bool
+	// roll is what rolling restarts and upgrades act on (rolling.go); nil:
+	// they fail with the reason.
+	roll rollingHost
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -127,6 +130,8 @@ func (r *eventRunner) fire(ctx context.Context, i int, e scenarios.Event) {
 		members, err = r.fleet.Crash(ctx, e.Members)
 	case scenarios.ActionSlow:
 		r.fleet.SlowDown(e.Factor, e.Duration)
+	case scenarios.ActionBrokerRollingRestart, scenarios.ActionBrokerRollingUpgrade:
+		target, err = r.rolling(ctx, i, e)
 	default:
 		target, err = r.brokerFault(ctx, e)
 	}
