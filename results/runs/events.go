@@ -348,8 +348,10 @@ func (a eventAnalysis) steps(in []RollingStep) []RollingStep {
 }
 
 // completionGap returns the longest run of seconds in [from, to) with no
-// completion, and the fewest completions in one of them (0, 0 for none).
+// completion, and the fewest completions in one of them (0, 0 for none);
+// seconds outside the series are not counted.
 func completionGap(c []int64, from, to int) (gapSec, lowest float64) {
+	from, to = max(from, 0), min(to, len(c))
 	if to <= from {
 		return 0, 0
 	}
