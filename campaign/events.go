@@ -52,6 +52,9 @@ type eventRunner struct {
 	// they fail with the reason.
 	roll rollingHost
 
+	// parent is the run's context (start's): it ends on Ctrl-C or a failed
+	// run, whereas the runner's own context also ends with the window.
+	parent context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	mu     sync.Mutex
@@ -77,6 +80,7 @@ func (r *eventRunner) wait(ctx context.Context, d time.Duration) bool {
 
 // start fires every event at windowStart + at (Clock ns) until stop.
 func (r *eventRunner) start(ctx context.Context, windowStart int64) {
+	r.parent = ctx
 	ctx, r.cancel = context.WithCancel(ctx)
 	r.out = make([]runs.Event, len(r.events))
 	for i, e := range r.events {

@@ -143,8 +143,7 @@ func (r *eventRunner) rollingStep(ctx context.Context, h rollingHost, node int, 
 	st.Redeliveries, st.DuplicateCompletions = c.Redelivered, c.Duplicates
 	st.StartNs = r.nowNs()
 
-	sctx, cancel := context.WithTimeoutCause(context.WithoutCancel(ctx), rollingRestartTimeout,
-		fmt.Errorf("not back within %v (controlled shutdown, start, serving)", rollingRestartTimeout))
+	sctx, cancel := r.stepContext(ctx, rollingRestartTimeout, fmt.Errorf("not back within %v (controlled shutdown, start, serving)", rollingRestartTimeout))
 	t, err := h.restart(sctx, node, version)
 	cancel()
 	st.ShutdownSec, st.StartupSec, st.KilledAfterGrace = t.Shutdown.Seconds(), t.Start.Seconds(), t.Killed
@@ -157,8 +156,7 @@ func (r *eventRunner) rollingStep(ctx context.Context, h rollingHost, node int, 
 		return st, err
 	}
 	served := r.nowNs()
-	sctx, cancel = context.WithTimeoutCause(context.WithoutCancel(ctx), rollingSyncTimeout,
-		fmt.Errorf("under-replicated partitions remained %v after the broker served again", rollingSyncTimeout))
+	sctx, cancel = r.stepContext(ctx, rollingSyncTimeout, fmt.Errorf("under-replicated partitions remained %v after the broker served again", rollingSyncTimeout))
 	err = h.inSync(sctx, node)
 	cancel()
 	st.EndNs = r.nowNs()
@@ -174,6 +172,19 @@ func (r *eventRunner) rollingStep(ctx context.Context, h rollingHost, node int, 
 	}
 	st.CoordinatorErrors = strings.Join(lookupErrs, "; ")
 	return st, nil
+}
+
+// stepContext bounds one part of a step by d (cause when it passes). It is
+// detached from ctx, which ends with the window (the step under way
+// finishes, so no broker is left down), but ends with the run's own context
+// (Ctrl-C, a failed run): the campaign is stopping and stops the cluster.
+func (r *eventRunner) stepContext(ctx context.Context, d time.Duration, cause error) (context.Context, context.CancelFunc) {
+	sctx, cancel := context.WithTimeoutCause(context.WithoutCancel(ctx), d, cause)
+	if r.parent == nil {
+		return sctx, cancel
+	}
+	stop := context.AfterFunc(r.parent, cancel)
+	return sctx, func() { stop(); cancel() }
 }
 
 func shareCoordinatorLine(st runs.RollingStep) string {

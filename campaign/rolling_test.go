@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -46,6 +47,14 @@ func (f *fakeRolling) restart(ctx context.Context, node int, version string) (in
 	f.restarts = append(f.restarts, node)
 	if node == f.cancelOn {
 		f.cancel()
+		// The run's context ends the step's through context.AfterFunc, in
+		// a goroutine of its own: wait for it, up to 2 s (the window's end
+		// must not end it, and waits the 2 s).
+		select {
+		case <-ctx.Done():
+			return infra.RestartTimes{}, fmt.Errorf("broker %d: restart: stopped, not started again: %w", node, ctx.Err())
+		case <-time.After(2 * time.Second):
+		}
 	}
 	if node == f.failOn {
 		return infra.RestartTimes{Shutdown: time.Second}, errors.New("broker 2: not serving within the start timeout (5m0s)")
@@ -201,6 +210,20 @@ func TestRollingStops(t *testing.T) {
 	}
 	if len(h.restarts) != 2 || len(r.out[0].Steps) != 2 || r.out[0].Steps[1].Error != "" {
 		t.Errorf("restarts %v, steps %+v", h.restarts, r.out[0].Steps)
+	}
+
+	// Ctrl-C (the run's own context, the runner's parent) ends the step's
+	// restart too: the campaign is stopping and stops the cluster.
+	parent, cancelParent := context.WithCancel(context.Background())
+	defer cancelParent()
+	ctx, cancel = context.WithCancel(parent)
+	defer cancel()
+	h = &fakeRolling{vers: []string{"4.2.2", "4.2.2", "4.2.2"}, cancelOn: 2, cancel: cancelParent}
+	r = rollingRunner(h, new([]time.Duration))
+	r.parent = parent
+	_, err = r.rolling(ctx, 0, scenarios.Event{Action: scenarios.ActionBrokerRollingRestart})
+	if err == nil || !strings.Contains(err.Error(), "broker 2: restart: stopped, not started again") || len(r.out[0].Steps) != 2 {
+		t.Errorf("Ctrl-C: err %v, steps %+v", err, r.out[0].Steps)
 	}
 
 	h = &fakeRolling{vers: []string{"4.2.2", "4.2.2", "4.2.2"}, syncErr: errors.New("1 under-replicated partition(s)")}
