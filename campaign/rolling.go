@@ -52,6 +52,8 @@ type rollingHost interface {
 	inSync(ctx context.Context, node int) error
 	coordinators(ctx context.Context) (group int32, share *int32, err error)
 	counts() results.Counts
+	// metadataVersion is the finalized metadata.version level (0: unread).
+	metadataVersion(ctx context.Context) int16
 }
 
 // rolling runs one rolling event, recording each step into event i as it
@@ -83,7 +85,9 @@ func (r *eventRunner) rolling(ctx context.Context, i int, e scenarios.Event) (st
 		}
 		target += " to Kafka " + e.KafkaVersion
 	}
+	mvBefore := h.metadataVersion(ctx)
 	defer func() {
+		mvAfter := h.metadataVersion(context.WithoutCancel(ctx))
 		after := h.versions()
 		vs := make([]runs.BrokerVersion, len(before))
 		for k := range before {
@@ -92,7 +96,9 @@ func (r *eventRunner) rolling(ctx context.Context, i int, e scenarios.Event) (st
 				vs[k].After = after[k]
 			}
 		}
-		r.set(i, func(ev *runs.Event) { ev.Versions = vs })
+		r.set(i, func(ev *runs.Event) {
+			ev.Versions, ev.MetadataVersionBefore, ev.MetadataVersionAfter = vs, mvBefore, mvAfter
+		})
 	}()
 	version := ""
 	if e.Action == scenarios.ActionBrokerRollingUpgrade {
@@ -241,6 +247,16 @@ func (c clusterRolling) restart(ctx context.Context, node int, version string) (
 	began := time.Now()
 	err = f.RestartBroker(ctx, node)
 	return infra.RestartTimes{Start: time.Since(began)}, err
+}
+
+// metadataVersion reads the cluster's finalized metadata.version level
+// (bounded by infra.ReadFeatures' 10 s); 0 when it cannot.
+func (c clusterRolling) metadataVersion(ctx context.Context) int16 {
+	f, err := infra.ReadFeatures(ctx, c.s.cl.Bootstrap())
+	if err != nil {
+		return 0
+	}
+	return f.Finalized["metadata.version"]
 }
 
 // inSync waits until metadata lists node and every partition of every

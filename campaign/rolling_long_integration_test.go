@@ -113,6 +113,10 @@ func checkRollingRun(t *testing.T, r runs.Record, action, from, to string) {
 	if e.Action != action || e.Error != "" {
 		t.Errorf("%s: event %s: error %q", r.RunID, e.Action, e.Error)
 	}
+	t.Logf("%s: metadata.version %d → %d", r.RunID, e.MetadataVersionBefore, e.MetadataVersionAfter)
+	if e.MetadataVersionBefore == 0 || e.MetadataVersionAfter != e.MetadataVersionBefore {
+		t.Errorf("%s: metadata.version %d → %d, want read and unchanged", r.RunID, e.MetadataVersionBefore, e.MetadataVersionAfter)
+	}
 	if len(e.Steps) != 3 {
 		t.Fatalf("%s: %d steps, want 3", r.RunID, len(e.Steps))
 	}

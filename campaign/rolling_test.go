@@ -67,7 +67,8 @@ func (f *fakeRolling) restart(ctx context.Context, node int, version string) (in
 	f.c.Duplicates++
 	return infra.RestartTimes{Shutdown: 2 * time.Second, Start: 8 * time.Second}, nil
 }
-func (f *fakeRolling) inSync(context.Context, int) error { return f.syncErr }
+func (f *fakeRolling) inSync(context.Context, int) error     { return f.syncErr }
+func (f *fakeRolling) metadataVersion(context.Context) int16 { return 27 }
 func (f *fakeRolling) coordinators(context.Context) (int32, *int32, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -143,6 +144,9 @@ func TestRollingUpgradeSteps(t *testing.T) {
 		if st.ShutdownSec != 2 || st.StartupSec != 8 || !(st.StartNs < st.EndNs && st.EndNs < st.SpanEndNs) {
 			t.Errorf("step %d: times %+v", node, st)
 		}
+	}
+	if ev.MetadataVersionBefore != 27 || ev.MetadataVersionAfter != 27 {
+		t.Errorf("metadata.version %d → %d", ev.MetadataVersionBefore, ev.MetadataVersionAfter)
 	}
 	for k, v := range ev.Versions {
 		if v.Node != k+1 || v.Before != "4.2.2" || v.After != "4.3.1" {

@@ -36,6 +36,11 @@ type Event struct {
 	// and after it (process provider: as each JVM was started; a provider
 	// that cannot say gives the cluster's release for both).
 	Versions []BrokerVersion `json:"broker_versions,omitempty"`
+	// MetadataVersionBefore and MetadataVersionAfter are the cluster's
+	// finalized metadata.version feature level before and after a rolling
+	// event (0: not read). A rolling upgrade does not bump it.
+	MetadataVersionBefore int16 `json:"metadata_version_before,omitempty"`
+	MetadataVersionAfter  int16 `json:"metadata_version_after,omitempty"`
 }
 
 // BrokerVersion is the Kafka release one broker ran before and after a
