@@ -22,11 +22,15 @@ import (
 // release), waited for until metadata lists it and no partition is
 // under-replicated, coordinators noted again, then the event's pause.
 
-// Bounds of one rolling step. rollingRestartTimeout covers the provider's
-// restart: the controlled shutdown's grace (20 s, then SIGKILL and up to
-// 10 s to reap), the JVM's start until it serves (the provider's start
-// timeout, 5 min by default, which also covers resolving a release's jars
-// with Maven the first time, about a minute), so 6 min. rollingSyncTimeout
+// Bounds of one rolling step. rollingShutdownGrace is how long a broker's
+// controlled shutdown may take before it is killed: longer than the
+// provider's 20 s for other faults, because a rolling restart is meant to
+// be controlled and one took 17 s on the busy 2-core host (three brokers
+// and the harness saturate it); 60 s is over 3× that. rollingRestartTimeout
+// covers the provider's restart: the grace, up to 10 s to reap a killed
+// JVM, the JVM's start until it serves (the provider's start timeout, 5
+// min by default, which also covers resolving a release's jars with Maven
+// the first time, about a minute), so 7 min. rollingSyncTimeout
 // bounds the wait for every partition's ISR to equal its replicas once the
 // broker serves: a follower that was down for a restart (about 10–30 s on
 // a busy 2-core host with three brokers and the harness) fetches a few
@@ -34,7 +38,8 @@ import (
 // broker's own bound on a follower's catching up, and 2 min leaves margin
 // for the 2 cores three brokers and the harness saturate.
 const (
-	rollingRestartTimeout = 6 * time.Minute
+	rollingShutdownGrace  = 60 * time.Second
+	rollingRestartTimeout = 7 * time.Minute
 	rollingSyncTimeout    = 2 * time.Minute
 	// rollingLookupTimeout bounds one coordinator lookup (with retries): a
 	// coordinator that moved may be loading its state for a few seconds.
@@ -48,7 +53,7 @@ const (
 type rollingHost interface {
 	nodes() int
 	versions() []string
-	restart(ctx context.Context, node int, version string) (infra.RestartTimes, error)
+	restart(ctx context.Context, node int, version string) (infra.RestartTimes, error) // killed after rollingShutdownGrace
 	inSync(ctx context.Context, node int) error
 	coordinators(ctx context.Context) (group int32, share *int32, err error)
 	counts() results.Counts
@@ -232,11 +237,12 @@ func (c clusterRolling) versions() []string {
 }
 
 // restart restarts node on version ("": the release it runs): through
-// Rolling when the provider has it (an upgrade needs it), else Faults'
-// RestartBroker (no times).
+// Rolling when the provider has it (an upgrade needs it), with
+// rollingShutdownGrace, else Faults' RestartBroker (its own grace, no
+// times).
 func (c clusterRolling) restart(ctx context.Context, node int, version string) (infra.RestartTimes, error) {
 	if ro, err := infra.RollingOf(c.s.cl); err == nil {
-		return ro.RestartBrokerOn(ctx, node, version)
+		return ro.RestartBrokerOn(ctx, node, version, rollingShutdownGrace)
 	} else if version != "" {
 		return infra.RestartTimes{}, err
 	}

@@ -43,11 +43,12 @@ type Rolling interface {
 	// BrokerVersions is the release each broker runs, in node order.
 	BrokerVersions() []string
 	// RestartBrokerOn stops the broker gracefully (SIGTERM: controlled
-	// shutdown; killed when it has not exited after the stop grace) and
-	// starts it again on version ("": the release it runs), returning once
-	// it serves clients. The data directory, configuration and ports stay;
-	// metadata.version is not changed.
-	RestartBrokerOn(ctx context.Context, node int, version string) (RestartTimes, error)
+	// shutdown; killed when it has not exited after grace, 0: the
+	// provider's stop grace) and starts it again on version ("": the
+	// release it runs), returning once it serves clients. The data
+	// directory, configuration and ports stay; metadata.version is not
+	// changed.
+	RestartBrokerOn(ctx context.Context, node int, version string, grace time.Duration) (RestartTimes, error)
 }
 
 // RestartTimes is how one restart went: the time from SIGTERM until the

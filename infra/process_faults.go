@@ -131,7 +131,7 @@ func (c *processCluster) portsFree(b *broker) error {
 // waits up to 20 s or until ctx ends, kills it if it is still running, and
 // starts it again as StartBroker does. A paused broker is resumed first.
 func (c *processCluster) RestartBroker(ctx context.Context, node int) error {
-	_, err := c.RestartBrokerOn(ctx, node, "")
+	_, err := c.RestartBrokerOn(ctx, node, "", 0)
 	return err
 }
 
@@ -150,10 +150,14 @@ func (c *processCluster) BrokerVersions() []string {
 }
 
 // RestartBrokerOn is RestartBroker with the broker started again on the jars
-// of Kafka version ("": the ones it runs). The jars are resolved (from the
-// cache, or with Maven the first time) before the broker is stopped, so a
-// release that cannot be fetched leaves the broker running.
-func (c *processCluster) RestartBrokerOn(ctx context.Context, node int, version string) (RestartTimes, error) {
+// of Kafka version ("": the ones it runs), and SIGKILL after grace (0:
+// stopGrace). The jars are resolved (from the cache, or with Maven the first
+// time) before the broker is stopped, so a release that cannot be fetched
+// leaves the broker running.
+func (c *processCluster) RestartBrokerOn(ctx context.Context, node int, version string, grace time.Duration) (RestartTimes, error) {
+	if grace <= 0 {
+		grace = stopGrace
+	}
 	var t RestartTimes
 	jars := ""
 	if version != "" {
@@ -183,7 +187,7 @@ func (c *processCluster) RestartBrokerOn(ctx context.Context, node int, version 
 		return t, fmt.Errorf("broker %d: restart: %w", b.addr.ID, err)
 	}
 	began := time.Now()
-	graceCtx, cancel := context.WithTimeout(ctx, stopGrace)
+	graceCtx, cancel := context.WithTimeout(ctx, grace)
 	defer cancel()
 	select {
 	case <-p.done:
