@@ -36,10 +36,9 @@ type Event struct {
 	// share-coordinator, group-coordinator or partition-leader (of
 	// partition 0 of the run's topic).
 	Broker string `json:"broker,omitempty"`
-	// Pause is the wait between one broker of a rolling restart or upgrade
-	// being back (rejoined, no under-replicated partition) and the next
-	// broker's shutdown (default DefaultRollingPause; 0 ≤ pause ≤
-	// MaxRollingPause).
+	// Pause is the wait after each broker of a rolling restart or upgrade
+	// is back (rejoined, no under-replicated partition), before the next
+	// broker's shutdown and after the last (default 10s; 0s ≤ pause ≤ 10m).
 	Pause time.Duration `json:"pause,omitempty"`
 	// KafkaVersion is the release a rolling upgrade restarts every broker
 	// on (broker_rolling_upgrade only; ≥ the run's kafka_version).
