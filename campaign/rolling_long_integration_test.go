@@ -22,14 +22,14 @@ import (
 //     = 70 s, and a kill fails the test (the shutdown must be controlled).
 //   - start: the JVM's start until the readiness probe (metadata lists it,
 //     a probe topic with a replica on it takes an acks=all record) took
-//     25–39 s here; bound 90 s (over 2× the slowest seen, for a busy host).
+//     19–57 s here; bound 90 s (over 1.5× the slowest seen, for a busy host).
 //   - in sync: a follower down for the restart fetches the records it
 //     missed (200 records/s × about 30 s of 256 B: under 2 MiB);
 //     replica.lag.time.max.ms (30 s) is the broker's own bound on a
 //     follower rejoining the ISR; bound 60 s.
 //
-// So a step is ≤ 70 + 90 + 60 = 220 s. Steps took 26–58 s here, and the
-// roll (3 steps and 3 pauses of 5 s) ended 94–175 s into the window; the
+// So a step is ≤ 70 + 90 + 60 = 220 s. Steps took 26–66 s here, and the
+// roll (3 steps and 3 pauses of 5 s) ended 99–186 s into the window; the
 // built-ins' window is 240 s, and the test fails when the last step ends
 // after it (the roll's last broker would then be measured outside the
 // window) or the window cut the roll short ("stopped after k of 3
