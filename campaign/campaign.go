@@ -430,12 +430,17 @@ func (c *campaign) evaluate() {
 }
 
 // groupByCluster groups run indexes that can share one cluster (same nodes,
-// version, heap and broker configuration), keeping first-seen order.
+// version, heap and broker configuration), keeping first-seen order. A run
+// with a rolling upgrade gets a cluster of its own: its brokers end on
+// another release, which the next run must not inherit.
 func groupByCluster(recs []scenarios.RunSpec) [][]int {
 	var keys []string
 	groups := map[string][]int{}
 	for i, r := range recs {
 		k := r.ClusterKey()
+		if v := r.RollingUpgrade(); v != "" {
+			k += fmt.Sprintf(" rolling-upgrade=%s run=%d", v, i)
+		}
 		if _, ok := groups[k]; !ok {
 			keys = append(keys, k)
 		}

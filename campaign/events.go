@@ -48,7 +48,13 @@ type eventRunner struct {
 	// manual clock); nil: the run's Clock and a real timer.
 	now   func() int64
 	sleep func(ctx context.Context, d time.Duration) bool
+	// roll is what rolling restarts and upgrades act on (rolling.go); nil:
+	// they fail with the reason.
+	roll rollingHost
 
+	// parent is the run's context (start's): it ends on Ctrl-C or a failed
+	// run, whereas the runner's own context also ends with the window.
+	parent context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	mu     sync.Mutex
@@ -74,6 +80,7 @@ func (r *eventRunner) wait(ctx context.Context, d time.Duration) bool {
 
 // start fires every event at windowStart + at (Clock ns) until stop.
 func (r *eventRunner) start(ctx context.Context, windowStart int64) {
+	r.parent = ctx
 	ctx, r.cancel = context.WithCancel(ctx)
 	r.out = make([]runs.Event, len(r.events))
 	for i, e := range r.events {
@@ -127,6 +134,8 @@ func (r *eventRunner) fire(ctx context.Context, i int, e scenarios.Event) {
 		members, err = r.fleet.Crash(ctx, e.Members)
 	case scenarios.ActionSlow:
 		r.fleet.SlowDown(e.Factor, e.Duration)
+	case scenarios.ActionBrokerRollingRestart, scenarios.ActionBrokerRollingUpgrade:
+		target, err = r.rolling(ctx, i, e)
 	default:
 		target, err = r.brokerFault(ctx, e)
 	}

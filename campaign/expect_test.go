@@ -18,8 +18,8 @@ func TestExpectFieldsResolve(t *testing.T) {
 	r := runs.Record{Audit: results.Audit{Produced: 100, Archived: 2, Order: &results.OrderAudit{}}, MaxRate: &runs.MaxRateResult{FoundRate: 100, FailedRate: 104, GapRatio: 0.04, CeilingPerSec: 110}, Burst: &runs.Burst{},
 		Group: &runs.GroupInfo{}, Stall: &runs.Stall{}, Settle: &runs.Settle{}, Shards: &runs.Shards{}, Requests: []runs.RequestFigure{{Kind: "ShareFetch", Count: 1}},
 		BrokerCost:   &runs.BrokerCost{ProduceOnly: &runs.ProduceOnly{}},
-		EventSummary: &runs.EventSummary{FirstRecordMaxSec: &v, RecoveryMaxSec: &v, FirstRedeliveryMaxSec: &v},
-		Autoscale:    &runs.Autoscale{SpikeRecoverySec: &v, DrainSec: &v}} // autoscale: runs only
+		EventSummary: &runs.EventSummary{FirstRecordMaxSec: &v, RecoveryMaxSec: &v, FirstRedeliveryMaxSec: &v, RollingSteps: 3}, // rolling_*: runs with a rolling restart or upgrade
+		Autoscale:    &runs.Autoscale{SpikeRecoverySec: &v, DrainSec: &v}}                                                       // autoscale: runs only
 	r.Audit.DeadLetterAudit = results.ReconcileDeadLetters(results.NewLedger(1, 1), 2, 0, "t", nil, true) // dead_letter runs only
 	// resources.harness_rss_max_mib and collector_*: measured where /proc and a thread CPU clock are read
 	r.Resources.HarnessCPUSeconds, r.Resources.HarnessRSSMaxMiB = 1, &v

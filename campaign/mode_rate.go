@@ -47,7 +47,8 @@ func produceAndDrain(ctx context.Context, r *run, pcfg producer.Config) error {
 	}
 	if len(s.spec.Events) > 0 {
 		f.events = &eventRunner{events: s.spec.Events, fleet: ld, clock: rc.clock, log: s.log,
-			faults: func() (infra.Faults, error) { return infra.FaultsOf(s.cl) }, broker: s.resolveBroker}
+			faults: func() (infra.Faults, error) { return infra.FaultsOf(s.cl) }, broker: s.resolveBroker,
+			roll: clusterRolling{s: s, count: ld.counts}}
 		f.events.start(ctx, rc.window.Start)
 		defer f.stopEvents() // on every path: no broker stays paused or cut off
 	}

@@ -142,6 +142,10 @@ type broker struct {
 	proc         *proc // the current JVM; a new one after each start
 	state        brokerState
 	exitReported bool // an error already told that it died, or it was killed on purpose
+	// jars and version are the classpath directory and the Kafka release the
+	// broker's JVM runs: the cluster's at start, another after a rolling
+	// upgrade (RestartBrokerOn).
+	jars, version string
 }
 
 // brokerState is what fault injection did to a broker.
@@ -187,11 +191,11 @@ func startProcessCluster(ctx context.Context, spec ClusterSpec, java JavaRuntime
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("cluster: start: %w", context.Cause(ctx))
 		}
-		p, err := c.startJVM(n, i)
+		p, err := c.startJVM(n, i, jars)
 		if err != nil {
 			return nil, err
 		}
-		c.brokers = append(c.brokers, &broker{addr: n, index: i, logPath: c.logPath(n), proc: p})
+		c.brokers = append(c.brokers, &broker{addr: n, index: i, logPath: c.logPath(n), proc: p, jars: jars, version: spec.KafkaVersion})
 	}
 	if err := c.waitReady(ctx); err != nil {
 		return nil, err
@@ -276,9 +280,10 @@ func (c *processCluster) jmxConfigPath() string { return filepath.Join(c.root, "
 var jmxExporterConfig []byte
 
 // agentArg is the -javaagent flag that serves node i's metrics on
-// 127.0.0.1:<metrics port> (the 1.0.1 agent's [host:]port:config syntax).
-func (c *processCluster) agentArg(i int) string {
-	return fmt.Sprintf("-javaagent:%s=%s:%d:%s", filepath.Join(c.jars, JMXExporterJar()), loopback, c.metricsPorts[i], c.jmxConfigPath())
+// 127.0.0.1:<metrics port> (the 1.0.1 agent's [host:]port:config syntax),
+// from the jar directory jars (every version's directory holds the agent).
+func (c *processCluster) agentArg(i int, jars string) string {
+	return fmt.Sprintf("-javaagent:%s=%s:%d:%s", filepath.Join(jars, JMXExporterJar()), loopback, c.metricsPorts[i], c.jmxConfigPath())
 }
 
 // format formats every node's storage for one fresh cluster id, in
@@ -323,8 +328,9 @@ func (c *processCluster) formatNode(ctx context.Context, n nodeAddr, clusterID s
 // startJVM starts the JVM of node n (the i-th node), with its JMX exporter
 // agent, its output appended to its log file. A node started again after a
 // fault runs exactly the same command: same data directory, properties,
-// ports and agent port.
-func (c *processCluster) startJVM(n nodeAddr, i int) (*proc, error) {
+// ports and agent port; jars is the classpath directory (the cluster's, or
+// another release's after a rolling upgrade).
+func (c *processCluster) startJVM(n nodeAddr, i int, jars string) (*proc, error) {
 	logPath := c.logPath(n)
 	logFile, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
@@ -332,7 +338,7 @@ func (c *processCluster) startJVM(n nodeAddr, i int) (*proc, error) {
 	}
 	// The child holds its own descriptor; ours is not needed after Start.
 	defer logFile.Close()
-	args := brokerJVMArgs(c.spec.Heap, c.log4jPath(), c.agentArg(i), filepath.Join(c.jars, "*"), c.propsPath(n))
+	args := brokerJVMArgs(c.spec.Heap, c.log4jPath(), c.agentArg(i, jars), filepath.Join(jars, "*"), c.propsPath(n))
 	cmd := exec.Command(c.java.Path, args...)
 	cmd.Dir = c.nodeDir(n)
 	cmd.Stdout, cmd.Stderr = logFile, logFile

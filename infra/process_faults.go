@@ -86,7 +86,7 @@ func (c *processCluster) start(ctx context.Context, b *broker) error {
 		c.mu.Unlock()
 		return fmt.Errorf("broker %d: start: the cluster is stopping", b.addr.ID)
 	}
-	p, err := c.startJVM(b.addr, b.index)
+	p, err := c.startJVM(b.addr, b.index, b.jars)
 	if err == nil {
 		b.proc, b.state, b.exitReported = p, brokerRunning, false
 	}
@@ -131,11 +131,46 @@ func (c *processCluster) portsFree(b *broker) error {
 // waits up to 20 s or until ctx ends, kills it if it is still running, and
 // starts it again as StartBroker does. A paused broker is resumed first.
 func (c *processCluster) RestartBroker(ctx context.Context, node int) error {
+	_, err := c.RestartBrokerOn(ctx, node, "", 0)
+	return err
+}
+
+var _ Rolling = (*processCluster)(nil)
+
+// BrokerVersions returns the Kafka release each broker's JVM runs, in node
+// order (1..Nodes).
+func (c *processCluster) BrokerVersions() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]string, len(c.brokers))
+	for i, b := range c.brokers {
+		out[i] = b.version
+	}
+	return out
+}
+
+// RestartBrokerOn is RestartBroker with the broker started again on the jars
+// of Kafka version ("": the ones it runs), and SIGKILL after grace (0:
+// stopGrace). The jars are resolved (from the cache, or with Maven the first
+// time) before the broker is stopped, so a release that cannot be fetched
+// leaves the broker running.
+func (c *processCluster) RestartBrokerOn(ctx context.Context, node int, version string, grace time.Duration) (RestartTimes, error) {
+	if grace <= 0 {
+		grace = stopGrace
+	}
+	var t RestartTimes
+	jars := ""
+	if version != "" {
+		var err error
+		if jars, err = ResolveJars(ctx, version, c.spec.Log); err != nil {
+			return t, fmt.Errorf("broker %d: restart on Kafka %s: %w", node, version, err)
+		}
+	}
 	c.faultMu.Lock()
 	defer c.faultMu.Unlock()
 	b, err := c.faultTarget(node, "restart", brokerRunning, brokerPaused)
 	if err != nil {
-		return err
+		return t, err
 	}
 	c.mu.Lock()
 	p := b.proc
@@ -149,24 +184,37 @@ func (c *processCluster) RestartBroker(ctx context.Context, node int) error {
 	}
 	c.mu.Unlock()
 	if err != nil {
-		return fmt.Errorf("broker %d: restart: %w", b.addr.ID, err)
+		return t, fmt.Errorf("broker %d: restart: %w", b.addr.ID, err)
 	}
 	began := time.Now()
-	graceCtx, cancel := context.WithTimeout(ctx, stopGrace)
+	graceCtx, cancel := context.WithTimeout(ctx, grace)
 	defer cancel()
 	select {
 	case <-p.done:
 		progress(c.spec.Log, "broker %d: shut down in %v", b.addr.ID, time.Since(began).Round(10*time.Millisecond))
 	case <-graceCtx.Done():
 		progress(c.spec.Log, "broker %d: still running %v after SIGTERM; killing pid %d", b.addr.ID, time.Since(began).Round(time.Second), p.pid())
+		t.Killed = true
 		if err := c.kill(context.WithoutCancel(ctx), b); err != nil {
-			return err
+			return t, err
 		}
 	}
+	t.Shutdown = time.Since(began)
 	if ctx.Err() != nil {
-		return fmt.Errorf("broker %d: restart: stopped, not started again: %w", b.addr.ID, context.Cause(ctx))
+		return t, fmt.Errorf("broker %d: restart: stopped, not started again: %w", b.addr.ID, context.Cause(ctx))
 	}
-	return c.start(ctx, b)
+	if jars != "" {
+		c.mu.Lock()
+		if jars != b.jars {
+			progress(c.spec.Log, "broker %d: starting on Kafka %s (was %s)", b.addr.ID, version, b.version)
+		}
+		b.jars, b.version = jars, version
+		c.mu.Unlock()
+	}
+	began = time.Now()
+	err = c.start(ctx, b)
+	t.Start = time.Since(began)
+	return t, err
 }
 
 // PauseBroker freezes the broker's process group (SIGSTOP): it keeps its

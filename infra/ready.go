@@ -102,7 +102,11 @@ func (c *processCluster) brokersServing(ctx context.Context, brokers []*broker) 
 	for i, b := range brokers {
 		want[i] = int32(b.addr.ID)
 	}
-	err := waitServing(ctx, c.Bootstrap(), want, c.spec.KafkaVersion, c.spec.Log, c.connOpts()...)
+	version := c.spec.KafkaVersion
+	if len(brokers) == 1 && brokers[0].version != "" {
+		version = brokers[0].version // a broker started again on another release (RestartBrokerOn)
+	}
+	err := waitServing(ctx, c.Bootstrap(), want, version, c.spec.Log, c.connOpts()...)
 	if exit, ok := errors.AsType[*brokerExitError](context.Cause(ctx)); ok && err != nil {
 		return exit
 	}

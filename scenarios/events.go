@@ -19,7 +19,8 @@ type Event struct {
 	// At is the offset into the measurement window, 0 ≤ at < duration.
 	At time.Duration `json:"at"`
 	// Action is join, leave, crash, slow, broker_kill, broker_restart,
-	// broker_pause or broker_disconnect.
+	// broker_pause, broker_disconnect, broker_rolling_restart or
+	// broker_rolling_upgrade.
 	Action string `json:"action"`
 	// Members joins, leaves or crashes this many members (default 1; at
 	// most 1000, and the group never holds more than 1000 members).
@@ -35,7 +36,24 @@ type Event struct {
 	// share-coordinator, group-coordinator or partition-leader (of
 	// partition 0 of the run's topic).
 	Broker string `json:"broker,omitempty"`
+	// Pause is the wait after each broker of a rolling restart or upgrade
+	// is back (rejoined, no under-replicated partition), before the next
+	// broker's shutdown and after the last (default 10s; 0s ≤ pause ≤ 10m).
+	Pause time.Duration `json:"pause,omitempty"`
+	// KafkaVersion is the release a rolling upgrade restarts every broker
+	// on (broker_rolling_upgrade only; ≥ the run's kafka_version).
+	KafkaVersion string `json:"kafka_version,omitempty"`
 }
+
+// Rolling restart and upgrade bounds.
+const (
+	// DefaultRollingPause is the pause between brokers when the event
+	// names none: time for the clients to settle on the moved leaders and
+	// coordinators before the next broker goes.
+	DefaultRollingPause = 10 * time.Second
+	// MaxRollingPause bounds the pause between brokers.
+	MaxRollingPause = 10 * time.Minute
+)
 
 // maxSlowFactor bounds a slow event's factor.
 const maxSlowFactor = 1000
@@ -50,12 +68,24 @@ const (
 	ActionBrokerRestart    = "broker_restart"
 	ActionBrokerPause      = "broker_pause"
 	ActionBrokerDisconnect = "broker_disconnect"
+	// ActionBrokerRollingRestart restarts every broker in turn (controlled
+	// shutdown, start, rejoined with no under-replicated partition, pause).
+	ActionBrokerRollingRestart = "broker_rolling_restart"
+	// ActionBrokerRollingUpgrade does the same, each broker started again
+	// on the jars (or image) of the event's kafka_version.
+	ActionBrokerRollingUpgrade = "broker_rolling_upgrade"
 )
+
+// Rolling reports whether the action restarts every broker in turn.
+func (e Event) Rolling() bool {
+	return e.Action == ActionBrokerRollingRestart || e.Action == ActionBrokerRollingUpgrade
+}
 
 var (
 	eventActions = []string{ActionJoin, ActionLeave, ActionCrash, ActionSlow,
-		ActionBrokerKill, ActionBrokerRestart, ActionBrokerPause, ActionBrokerDisconnect}
-	eventKeys     = []string{"at", "action", "members", "factor", "duration", "broker"}
+		ActionBrokerKill, ActionBrokerRestart, ActionBrokerPause, ActionBrokerDisconnect,
+		ActionBrokerRollingRestart, ActionBrokerRollingUpgrade}
+	eventKeys     = []string{"at", "action", "members", "factor", "duration", "broker", "pause", "kafka_version"}
 	brokerTargets = []string{"share-coordinator", "group-coordinator", "partition-leader"}
 )
 
@@ -67,6 +97,10 @@ func (e Event) String() string {
 		s += " " + strconv.Itoa(e.Members)
 	case ActionSlow:
 		s += " ×" + strconv.FormatFloat(e.Factor, 'f', -1, 64)
+	case ActionBrokerRollingRestart:
+		return s + ", pause " + e.Pause.String()
+	case ActionBrokerRollingUpgrade:
+		return s + " to " + e.KafkaVersion + ", pause " + e.Pause.String()
 	default:
 		s += " " + e.Broker
 	}
@@ -121,6 +155,19 @@ func (c *fileChecker) event(where string, n *yaml.Node) (Event, bool) {
 			continue
 		}
 		switch k.Value {
+		case "pause":
+			d, err := time.ParseDuration(val.Value)
+			if err != nil || d < 0 || d > MaxRollingPause {
+				bad(val.Line, k.Value, "expected a Go duration from 0s to %v like 10s (the wait between brokers), got %q", MaxRollingPause, val.Value)
+			}
+			e.Pause = d
+		case "kafka_version":
+			e.KafkaVersion = val.Value
+			if !parseable(val.Value) {
+				bad(val.Line, k.Value, "expected a Kafka release like \"4.3.1\", got %q", val.Value)
+			} else if !VersionAtLeast(val.Value, MinKafkaVersion) {
+				bad(val.Line, k.Value, "must be a release the harness runs, %s or newer, got %q", MinKafkaVersion, val.Value)
+			}
 		case "at", "duration":
 			d, err := time.ParseDuration(val.Value)
 			if err != nil || d < 0 {
@@ -171,6 +218,9 @@ func (c *fileChecker) event(where string, n *yaml.Node) (Event, bool) {
 	if e.Action != ActionJoin && e.Action != ActionLeave && e.Action != ActionCrash {
 		e.Members = 0
 	}
+	if e.Rolling() && !seen["pause"] {
+		e.Pause = DefaultRollingPause
+	}
 	return e, ok
 }
 
@@ -191,9 +241,16 @@ func (e Event) keyProblems(seen map[string]bool) [][2]string {
 	}
 	switch e.Action {
 	case ActionJoin, ActionLeave, ActionCrash:
-		refuse("factor", "duration", "broker")
+		refuse("factor", "duration", "broker", "pause", "kafka_version")
+	case ActionBrokerRollingRestart, ActionBrokerRollingUpgrade:
+		refuse("members", "factor", "duration", "broker")
+		if e.Action == ActionBrokerRollingUpgrade {
+			need("kafka_version", "the Kafka release every broker is restarted on, like 4.3.1 (≥ the run's kafka_version)")
+		} else {
+			refuse("kafka_version")
+		}
 	case ActionSlow:
-		refuse("members", "broker")
+		refuse("members", "broker", "pause", "kafka_version")
 		need("factor", fmt.Sprintf("the processing-time multiplier, a number > 1 and ≤ %d", maxSlowFactor))
 		need("duration", "how long the slow-down lasts, a Go duration > 0")
 	case ActionBrokerKill, ActionBrokerRestart, ActionBrokerPause, ActionBrokerDisconnect:
@@ -202,6 +259,7 @@ func (e Event) keyProblems(seen map[string]bool) [][2]string {
 		if e.Action == ActionBrokerRestart {
 			refuse("duration")
 		}
+		refuse("pause", "kafka_version")
 		if e.Action == ActionBrokerPause || e.Action == ActionBrokerDisconnect {
 			need("duration", "how long the fault lasts, a Go duration > 0")
 		}
@@ -251,7 +309,52 @@ func (r RunSpec) checkEvents(p *problems) {
 		if e.Broker == "share-coordinator" && r.ConsumerType != vocab.ShareGroup {
 			p.addf(key+".broker", "share-coordinator needs consumer_type share, got %q; use group-coordinator or partition-leader", r.ConsumerType)
 		}
+		r.checkRolling(p, key, e)
 	}
+	if n := r.rollingUpgrades(); n > 1 {
+		p.addf("events", "at most one broker_rolling_upgrade per run (each broker moves to one release), got %d", n)
+	}
+}
+
+// checkRolling checks a rolling restart or upgrade against the run: it
+// needs more than one node (a rolling restart of a single broker is a
+// restart: use broker_restart, which says so), and an upgrade's release
+// must not be older than the run's (a rolling downgrade is not offered).
+func (r RunSpec) checkRolling(p *problems, key string, e Event) {
+	if !e.Rolling() {
+		return
+	}
+	if r.Nodes < 2 {
+		p.addf(key+".action", "%s needs nodes 3: with nodes %d there is no other broker to carry the load while one restarts "+
+			"(use action broker_restart to restart the single broker)", e.Action, r.Nodes)
+	}
+	if e.Action == ActionBrokerRollingUpgrade && parseable(e.KafkaVersion) && parseable(r.KafkaVersion) &&
+		!VersionAtLeast(e.KafkaVersion, r.KafkaVersion) {
+		p.addf(key+".kafka_version", "must be ≥ the run's kafka_version %s (an upgrade; downgrades are not offered), got %s", r.KafkaVersion, e.KafkaVersion)
+	}
+}
+
+// rollingUpgrades counts the run's broker_rolling_upgrade events.
+func (r RunSpec) rollingUpgrades() int {
+	n := 0
+	for _, e := range r.Events {
+		if e.Action == ActionBrokerRollingUpgrade {
+			n++
+		}
+	}
+	return n
+}
+
+// RollingUpgrade returns the run's rolling upgrade target release, or ""
+// when it has none: such a run gets a cluster of its own (its brokers end
+// on another release than the one the cluster was started on).
+func (r RunSpec) RollingUpgrade() string {
+	for _, e := range r.Events {
+		if e.Action == ActionBrokerRollingUpgrade {
+			return e.KafkaVersion
+		}
+	}
+	return ""
 }
 
 // MaxMembers is the most members the group has at any time: members plus

@@ -159,7 +159,7 @@ func TestExpectFieldsUniqueAliases(t *testing.T) {
 
 func TestBuiltinsLoadWithExpectations(t *testing.T) {
 	want := []string{"autoscale-flap-cooldown", "autoscale-flap", "autoscale-spike", "batch-vs-record-limit", "broker-kill", "client-parity-crash", "client-parity-expiry", "client-parity", "dead-letter", "destination-bound", "implicit-vs-explicit", "kip848-heartbeat", "lock-expiry", "max-rate", "member-crash", "mpr-cliff", "ordering",
-		"overhead-parity", "partition-cap", "poison-and-limit", "protocols-crash", "protocols", "scale-out", "scale-past-partitions", "smoke", "soak", "version-matrix"}
+		"overhead-parity", "partition-cap", "poison-and-limit", "protocols-crash", "protocols", "rolling-restart", "rolling-upgrade", "scale-out", "scale-past-partitions", "smoke", "soak", "version-matrix"}
 	if got := BuiltinNames(); !slices.Equal(got, want) {
 		t.Fatalf("BuiltinNames: got %v, want %v", got, want)
 	}

@@ -171,6 +171,11 @@ func TestHostilePass(t *testing.T) {
 	add("CLI", "unknown command", ExitUsage, "", "frobnicate")
 	add("CLI", "bench --dry-run", ExitOK, "", "bench", "--provider", "kfake", "--dry-run")
 	add("CLI", "broker_kill on kfake", ExitUsage, "kfake", "run", "--provider", "kfake", "--dry-run", "--scenario", "broker-kill")
+	add("CLI", "rolling restart on kfake", ExitUsage, "events: broker_rolling_restart: the kfake provider has no broker process", "run", "--provider", "kfake", "--dry-run", "--scenario", "rolling-restart")
+	add("CLI", "rolling restart on external", ExitUsage, "events: broker_rolling_restart: the external provider does not control the brokers; use --provider process",
+		"run", "--provider", "external", "--bootstrap", "127.0.0.1:1", "--dry-run", "--scenario", "rolling-restart")
+	add("CLI", "rolling upgrade on container", ExitUsage, "events: broker_rolling_upgrade: the container provider cannot restart a broker on another release's image",
+		"run", "--provider", "container", "--dry-run", "--scenario", "rolling-upgrade")
 	add("CLI", "version with argument", ExitUsage, "", "version", "x")
 	add("CLI", "scenarios show unknown", ExitUsage, "", "scenarios", "show", "nope")
 	add("CLI", "k8s render no image", ExitUsage, "", "k8s", "render", "--scenario", "smoke", "--shards", "2")

@@ -16,7 +16,26 @@ var providers = []string{"auto", "process", "container", "kfake", "external"}
 
 // kfakeCannot are the scheduled events kfake, an in-process fake with no
 // broker process, cannot perform.
-var kfakeCannot = []string{"broker_kill", "broker_restart", "broker_pause", "broker_disconnect"}
+var kfakeCannot = []string{"broker_kill", "broker_restart", "broker_pause", "broker_disconnect",
+	"broker_rolling_restart", "broker_rolling_upgrade"}
+
+// rollingRefusal says why provider cannot run the rolling event action
+// ("" when it can): the external provider does not control the brokers
+// (nor does a cluster up cluster reached with --cluster), and only the
+// process provider restarts a broker on another release's jars.
+func rollingRefusal(provider, cluster, action string) string {
+	switch {
+	case action != scenarios.ActionBrokerRollingRestart && action != scenarios.ActionBrokerRollingUpgrade:
+		return ""
+	case cluster != "":
+		return fmt.Sprintf("events: %s: --cluster %s is a cluster up cluster this run does not control; run without --cluster (the run starts its own brokers)", action, cluster)
+	case provider == "external":
+		return fmt.Sprintf("events: %s: the external provider does not control the brokers; use --provider process", action)
+	case provider == "container" && action == scenarios.ActionBrokerRollingUpgrade:
+		return fmt.Sprintf("events: %s: the container provider cannot restart a broker on another release's image (it builds one image); use --provider process", action)
+	}
+	return ""
+}
 
 // preflight is the checks run makes before starting anything, shared by
 // --dry-run, the run and advise --verify (one check path): the provider's
@@ -80,6 +99,17 @@ func preflight(f runFlags, sc *scenarios.Scenario, changed func(flag string) boo
 				if slices.Contains(kfakeCannot, e.Action) && !seen[e.Action] {
 					seen[e.Action] = true
 					errs = append(errs, fmt.Sprintf("events: %s: the kfake provider has no broker process to act on; use --provider process or container", e.Action))
+				}
+			}
+		}
+	}
+	if sc != nil {
+		seen := map[string]bool{}
+		for _, r := range sc.Runs {
+			for _, e := range r.Events {
+				if msg := rollingRefusal(f.provider, f.cluster, e.Action); msg != "" && !seen[e.Action] && f.provider != "kfake" {
+					seen[e.Action] = true
+					errs = append(errs, msg)
 				}
 			}
 		}

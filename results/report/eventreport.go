@@ -73,6 +73,9 @@ func writeEvents(w io.Writer, recs []runs.Record) {
 		fmt.Fprintf(w, "events %s:\n", r.RunID)
 		for _, e := range r.Events {
 			fmt.Fprintf(w, "  %s\n", EventLine(r, e))
+			for _, l := range RollingStepLines(e) {
+				fmt.Fprintf(w, "    %s\n", l)
+			}
 		}
 	}
 }
@@ -118,6 +121,54 @@ func writeMarkdownEvents(w io.Writer, recs []runs.Record) {
 		}
 	}
 	fmt.Fprintln(w)
+	for _, r := range recs {
+		for _, e := range r.Events {
+			if len(e.Steps) == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "Rolling steps of %s, %s:\n\n", r.RunID, e.Label)
+			for _, l := range RollingStepLines(e) {
+				fmt.Fprintf(w, "- %s\n", l)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+// RollingStepLines describes each broker of a rolling restart or upgrade:
+// its release before → after, when it went and came back (from the
+// window's start), shutdown / start / in-sync times, the longest run of
+// seconds without a completion, redeliveries and duplicate completions in
+// its span, and the coordinators before → after.
+func RollingStepLines(e runs.EventReport) []string {
+	out := make([]string, 0, len(e.Steps))
+	coord := func(p *int32) string {
+		if p == nil || *p < 0 {
+			return "?"
+		}
+		return fmt.Sprint(*p)
+	}
+	for _, st := range e.Steps {
+		g0, g1 := st.GroupCoordinatorBefore, st.GroupCoordinatorAfter
+		l := fmt.Sprintf("broker %d %s → %s: +%.1fs → +%.1fs (shutdown %.1fs", st.Broker, st.VersionBefore, st.VersionAfter,
+			st.StartSec, st.EndSec, st.ShutdownSec)
+		if st.KilledAfterGrace {
+			l += ", killed after the grace"
+		}
+		l += fmt.Sprintf(", start %.1fs, in sync %.1fs), completion gap %.0fs, lowest %.0f/s, redeliveries %d, duplicate completions %d, group coordinator %s → %s",
+			st.StartupSec, st.InSyncSec, st.CompletionGapMaxSec, st.LowestPerSec, st.Redeliveries, st.DuplicateCompletions, coord(&g0), coord(&g1))
+		if st.ShareCoordinatorBefore != nil || st.ShareCoordinatorAfter != nil {
+			l += fmt.Sprintf(", share coordinator %s → %s", coord(st.ShareCoordinatorBefore), coord(st.ShareCoordinatorAfter))
+		}
+		if st.CoordinatorErrors != "" {
+			l += " (lookups: " + st.CoordinatorErrors + ")"
+		}
+		if st.Error != "" {
+			l += ": ERROR " + st.Error
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // markEvents shades each event on the throughput chart, from its start to

@@ -29,6 +29,82 @@ type Event struct {
 	// disconnect, a kill with restart); its effect is measured from its end.
 	Duration time.Duration `json:"duration,omitempty"`
 	Error    string        `json:"error,omitempty"`
+	// Steps are a rolling restart's or upgrade's brokers, one step each, in
+	// the order they went (broker_rolling_restart, broker_rolling_upgrade).
+	Steps []RollingStep `json:"steps,omitempty"`
+	// Versions is the release every broker ran before the rolling event
+	// and after it (process provider: as each JVM was started; a provider
+	// that cannot say gives the cluster's release for both).
+	Versions []BrokerVersion `json:"broker_versions,omitempty"`
+	// MetadataVersionBefore and MetadataVersionAfter are the cluster's
+	// finalized metadata.version feature level before and after a rolling
+	// event (0: not read). A rolling upgrade does not bump it.
+	MetadataVersionBefore int16 `json:"metadata_version_before,omitempty"`
+	MetadataVersionAfter  int16 `json:"metadata_version_after,omitempty"`
+}
+
+// BrokerVersion is the Kafka release one broker ran before and after a
+// rolling event.
+type BrokerVersion struct {
+	Node   int    `json:"node"`
+	Before string `json:"before"`
+	After  string `json:"after"`
+}
+
+// RollingStep is one broker of a rolling restart or upgrade: stopped with
+// a controlled shutdown, started again (on VersionAfter's release), waited
+// for until metadata lists it and no partition is under-replicated, then
+// the event's pause. Its span, for the figures measured over it, runs from
+// StartNs (SIGTERM) to SpanEndNs (the pause after it ended: the next
+// step's start), so records disturbed by this broker and redelivered
+// during the pause count here.
+type RollingStep struct {
+	Broker        int    `json:"broker"`
+	VersionBefore string `json:"version_before"`
+	VersionAfter  string `json:"version_after"`
+	// StartNs is when the broker was sent SIGTERM; EndNs when it was back
+	// (serving, listed, every partition's ISR equal to its replicas);
+	// SpanEndNs when the pause after it ended (Clock ns).
+	StartNs   int64 `json:"start_ns"`
+	EndNs     int64 `json:"end_ns"`
+	SpanEndNs int64 `json:"span_end_ns"`
+	// StartSec and EndSec are StartNs and EndNs from the window's start
+	// (AnalyzeEvents fills them).
+	StartSec float64 `json:"start_s"`
+	EndSec   float64 `json:"end_s"`
+	// ShutdownSec is SIGTERM → the old JVM gone; KilledAfterGrace says the
+	// controlled shutdown did not end within the provider's grace and the
+	// JVM was SIGKILLed. StartupSec is the new JVM's start → serving;
+	// InSyncSec is serving → no under-replicated partition (0 when the
+	// provider does not split its restart's times: container).
+	ShutdownSec      float64 `json:"shutdown_s"`
+	KilledAfterGrace bool    `json:"killed_after_grace,omitempty"`
+	StartupSec       float64 `json:"startup_s"`
+	InSyncSec        float64 `json:"in_sync_s"`
+	// CompletionGapMaxSec is the longest run of whole seconds of the 1 s
+	// series without a completion in the step's span: the run's group
+	// (consumer or share, its consumer_type) stopping. 0: every second
+	// completed something. LowestPerSec is the fewest completions in one
+	// of those seconds.
+	CompletionGapMaxSec float64 `json:"completion_gap_max_s"`
+	LowestPerSec        float64 `json:"lowest_per_sec"`
+	// Redeliveries and DuplicateCompletions are the recorder's counters'
+	// growth over the span: records delivered again (share: delivery
+	// count ≥ 2; consumer group: seen again) and completions of a record
+	// already completed.
+	Redeliveries         int64 `json:"redeliveries"`
+	DuplicateCompletions int64 `json:"duplicate_completions"`
+	// The coordinators of the run's group before the broker was stopped
+	// and once it was back: the group coordinator (FindCoordinator key type
+	// 0; consumer and share groups alike), and for share runs the share
+	// coordinator holding partition 0's share-partition state (key type 2,
+	// "group:topicId:0"). -1: the lookup failed (CoordinatorErrors says why).
+	GroupCoordinatorBefore int32  `json:"group_coordinator_before"`
+	GroupCoordinatorAfter  int32  `json:"group_coordinator_after"`
+	ShareCoordinatorBefore *int32 `json:"share_coordinator_before,omitempty"`
+	ShareCoordinatorAfter  *int32 `json:"share_coordinator_after,omitempty"`
+	CoordinatorErrors      string `json:"coordinator_errors,omitempty"`
+	Error                  string `json:"error,omitempty"`
 }
 
 // EventInput is what the per-event analysis reads: the 1 s series and the
@@ -141,6 +217,15 @@ type EventSummary struct {
 	// is the latest first redelivery of a crash (nil: no crash redelivered).
 	HeldByCrashed         int64    `json:"held_by_crashed"`
 	FirstRedeliveryMaxSec *float64 `json:"first_redelivery_max_s,omitempty"`
+	// Rolling restarts and upgrades: the steps done (RollingSteps, of
+	// RollingBrokers planned), the longest completion gap of any step, and
+	// each broker's release before the first rolling event and after the
+	// last.
+	RollingSteps       int             `json:"rolling_steps,omitempty"`
+	RollingStepsFailed int             `json:"rolling_steps_failed,omitempty"`
+	RollingGapMaxSec   float64         `json:"rolling_completion_gap_max_s,omitempty"`
+	RollingDuplicates  int64           `json:"rolling_duplicate_completions,omitempty"`
+	BrokerVersions     []BrokerVersion `json:"broker_versions,omitempty"`
 }
 
 // Event analysis constants (README "Measurement definitions").
@@ -240,7 +325,54 @@ func (a eventAnalysis) event(e Event, spanEnd int) EventReport {
 		}
 	}
 	a.members(&r, e, a.at(spanEnd))
+	r.Steps = a.steps(e.Steps)
 	return r
+}
+
+// steps fills each rolling step's window-relative times and its figures
+// from the 1 s series: the longest run of seconds without a completion and
+// the fewest completions in a second, over the seconds the step's span
+// [StartNs, SpanEndNs) touches that lie inside the window.
+func (a eventAnalysis) steps(in []RollingStep) []RollingStep {
+	if len(in) == 0 {
+		return nil
+	}
+	out := slices.Clone(in)
+	last := a.sec(a.in.Window.End) // the window's partial last second is left out
+	for k := range out {
+		st := &out[k]
+		st.StartSec = float64(st.StartNs-a.in.Window.Start) / 1e9
+		if st.EndNs > 0 {
+			st.EndSec = float64(st.EndNs-a.in.Window.Start) / 1e9
+		}
+		end := max(st.SpanEndNs, st.EndNs, st.StartNs)
+		from, to := a.sec(st.StartNs), min(a.sec(end-1)+1, last)
+		st.CompletionGapMaxSec, st.LowestPerSec = completionGap(a.in.Completed, max(from, a.sec(a.in.Window.Start)), to)
+	}
+	return out
+}
+
+// completionGap returns the longest run of seconds in [from, to) with no
+// completion, and the fewest completions in one of them (0, 0 for none);
+// seconds outside the series are not counted.
+func completionGap(c []int64, from, to int) (gapSec, lowest float64) {
+	from, to = max(from, 0), min(to, len(c))
+	if to <= from {
+		return 0, 0
+	}
+	run, best := 0, 0
+	low := int64(math.MaxInt64)
+	for i := from; i < to; i++ {
+		n := count(c, i)
+		low = min(low, n)
+		if n == 0 {
+			run++
+			best = max(best, run)
+		} else {
+			run = 0
+		}
+	}
+	return float64(best), float64(low)
 }
 
 // recoveryRef is when an event's recovery clock starts. A timed
@@ -362,7 +494,36 @@ func SummarizeEvents(reports []EventReport, pauses []results.RebalancePause, par
 	f := SummarizePauses(pauses, partitions)
 	s.RebalancePauses, s.RebalancePauseSec, s.RebalancePauseMaxS = f.Pauses, f.PartitionSec, f.MaxSec
 	s.RebalancePartitions, s.RebalancePeakPaused, s.GroupStopSec = f.Partitions, f.PeakPaused, f.GroupStopSec
+	summarizeRolling(&s, reports)
 	return s
+}
+
+// summarizeRolling adds the rolling events' figures: steps done and
+// failed, the longest completion gap, the duplicates, and each broker's
+// release before the first rolling event and after the last.
+func summarizeRolling(s *EventSummary, reports []EventReport) {
+	var versions []BrokerVersion
+	for _, r := range reports {
+		for _, st := range r.Steps {
+			if st.Error != "" {
+				s.RollingStepsFailed++
+			} else {
+				s.RollingSteps++
+			}
+			s.RollingGapMaxSec = max(s.RollingGapMaxSec, st.CompletionGapMaxSec)
+			s.RollingDuplicates += st.DuplicateCompletions
+		}
+		for _, v := range r.Versions {
+			i := slices.IndexFunc(versions, func(b BrokerVersion) bool { return b.Node == v.Node })
+			if i < 0 {
+				versions = append(versions, v)
+			} else {
+				versions[i].After = v.After
+			}
+		}
+	}
+	slices.SortFunc(versions, func(a, b BrokerVersion) int { return cmp.Compare(a.Node, b.Node) })
+	s.BrokerVersions = versions
 }
 
 // PausesSince keeps the pauses that began at or after from: the run-wide

@@ -432,7 +432,23 @@ func eventFigures() []Figure {
 		e("redeliveries_beyond_held", "records", Count, LowerIsBetter,
 			"redeliveries − held_by_crashed: ≥ 0 when every held record came back (computed, not in run.json)",
 			func(e *EventSummary) (float64, bool) { return present(float64(e.Redeliveries - e.HeldByCrashed)) }),
+		e("rolling_steps", "brokers", Count, HigherIsBetter, "brokers a rolling restart or upgrade restarted and saw back in sync",
+			func(e *EventSummary) (float64, bool) { return rolling(e, float64(e.RollingSteps)) }),
+		e("rolling_steps_failed", "brokers", Count, LowerIsBetter, "rolling steps that failed (not back, not in sync within their bounds)",
+			func(e *EventSummary) (float64, bool) { return rolling(e, float64(e.RollingStepsFailed)) }),
+		e("rolling_completion_gap_max_s", "s", Quantity, LowerIsBetter, "longest run of whole seconds without a completion in a rolling step",
+			func(e *EventSummary) (float64, bool) { return rolling(e, e.RollingGapMaxSec) }),
+		e("rolling_duplicate_completions", "records", Count, LowerIsBetter, "completions of records already completed during rolling steps",
+			func(e *EventSummary) (float64, bool) { return rolling(e, float64(e.RollingDuplicates)) }),
 	}
+}
+
+// rolling gives v when the run had a rolling restart or upgrade step.
+func rolling(e *EventSummary, v float64) (float64, bool) {
+	if e.RollingSteps+e.RollingStepsFailed == 0 {
+		return 0, false
+	}
+	return v, true
 }
 
 // pctGroup declares the figures of one percentile summary; column,
