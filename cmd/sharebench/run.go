@@ -319,7 +319,7 @@ func printResults(out io.Writer, scenario string, res *campaign.Result, detail b
 		_ = report.MaxRate(res.Runs)(out)
 		fmt.Fprintln(w)
 	}
-	more := "full table: --detail; summary.md"
+	more := "--detail: the full table"
 	if detail {
 		more = "and summary.md"
 	}

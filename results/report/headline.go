@@ -124,6 +124,9 @@ func headlineLines(in HeadlineInput) []string {
 	for _, l := range costLines(pairs) {
 		add("%s", l)
 	}
+	if l := observerHeadline(recs); l != "" {
+		add("%s", l)
+	}
 	for _, l := range flagsLines(recs) {
 		add("%s", l)
 	}
@@ -249,6 +252,34 @@ func costLines(pairs []runs.Pair) []string {
 		return []string{"broker CPU per record: not measured (no broker CPU figures)"}
 	}
 	return out
+}
+
+// observerHeadline is what the harness's broker scrapes cost the brokers
+// (broker_cost.scrape_percent over the runs that calibrated them), or "".
+func observerHeadline(recs []runs.Record) string {
+	n, subtracted := 0, 0
+	least, most := 0.0, 0.0
+	for _, r := range recs {
+		c := r.BrokerCost
+		if c == nil || c.ScrapeCPUSeconds <= 0 {
+			continue
+		}
+		if n == 0 || c.ScrapePercent < least {
+			least = c.ScrapePercent
+		}
+		most = max(most, c.ScrapePercent)
+		n++
+		if c.ScrapeSubtracted {
+			subtracted++
+		}
+	}
+	switch {
+	case n == 0:
+		return ""
+	case subtracted > 0:
+		return fmt.Sprintf("observer: the harness's broker scrapes cost up to %.1f %% of the broker CPU; subtracted", most)
+	}
+	return fmt.Sprintf("observer: the harness's broker scrapes cost %.2f–%.2f %% of the broker CPU", least, most)
 }
 
 // flagsLines list the validity flags by run, as codes, one run a line

@@ -46,8 +46,8 @@ func headlineOf(t *testing.T, in HeadlineInput) []string {
 func TestHeadlinePair(t *testing.T) {
 	c := headlineRun("r01-consumer", vocab.ConsumerGroup, 0, 363, 400, runs.BoundWorkers, 18.4, 31.1, 18000)
 	s := headlineRun("r02-share", vocab.ShareGroup, 0, 1000, 1000, runs.BoundProducer, 24.2, 198, 18000)
-	c.BrokerCost = &runs.BrokerCost{NetCPUSeconds: 4, Completed: 18000, MovedCPUSecondsPerMillion: 1850}
-	s.BrokerCost = &runs.BrokerCost{NetCPUSeconds: 6, Completed: 18000, MovedCPUSecondsPerMillion: 1120}
+	c.BrokerCost = &runs.BrokerCost{NetCPUSeconds: 4, Completed: 18000, MovedCPUSecondsPerMillion: 1850, ScrapeCPUSeconds: 0.01, ScrapePercent: 0.2}
+	s.BrokerCost = &runs.BrokerCost{NetCPUSeconds: 6, Completed: 18000, MovedCPUSecondsPerMillion: 1120, ScrapeCPUSeconds: 0.02, ScrapePercent: 0.69}
 	c.Validity.Flags = []runs.Flag{{Code: "host_cpu"}, {Code: "warmup_short"}, {Code: "host_cpu"}}
 	got := headlineOf(t, HeadlineInput{Scenario: "partition-cap", Runs: []runs.Record{c, s},
 		Expectations: []runs.ExpectationOutcome{
@@ -62,6 +62,7 @@ func TestHeadlinePair(t *testing.T) {
 		"  completion p50/p99 ms: consumer 18.4/31.1 · share 24.2/198",
 		"audit: nothing lost of 36000 records; 0 duplicated",
 		"broker CPU per record moved: share 0.61× the consumer's (1120 vs 1850 s/M), at unequal rates",
+		"observer: the harness's broker scrapes cost 0.20–0.69 % of the broker CPU",
 		"validity flags in 1 of 2 run(s) (docs/measurement.md#validity-flags):",
 		"  r01-consumer: host_cpu, warmup_short",
 		"expectations: 1 of 2 met (1 skipped)",
@@ -83,6 +84,7 @@ func TestHeadlineLossAndEqualRates(t *testing.T) {
 	c.BrokerCost = &runs.BrokerCost{NetCPUSeconds: 4, Completed: 20000}
 	s.BrokerCost = &runs.BrokerCost{NetCPUSeconds: 6, Completed: 20000}
 	s.Audit.Lost, s.Audit.Duplicates, s.Audit.Balanced = 7, 3, false
+	c.BrokerCost.ScrapeCPUSeconds, c.BrokerCost.ScrapePercent, c.BrokerCost.ScrapeSubtracted = 0.5, 12, true
 	s.Ceiling.Held = runs.BoundHostSaturation
 	got := strings.Join(headlineOf(t, HeadlineInput{Scenario: "x", Runs: []runs.Record{c, s}}), "\n")
 	d := headlineRun("r03-share", vocab.ShareGroup, 1, 75000, 1.1e10, runs.BoundLockWindow, 900, 1800, 300000)
@@ -93,6 +95,7 @@ func TestHeadlineLossAndEqualRates(t *testing.T) {
 		"audit: 7 of 40000 records LOST (r02-share 7); 3 duplicated; NOT BALANCED: r02-share",
 		"share host_saturation held, 99 % of producer 1000/s",
 		"broker CPU per record completed: share +100 s per million vs the consumer's",
+		"observer: the harness's broker scrapes cost up to 12.0 % of the broker CPU; subtracted",
 		"validity: no flag raised",
 	} {
 		if !strings.Contains(got, want) {
