@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sharebench/sharebench/campaign"
+	"github.com/sharebench/sharebench/results/report"
 	"github.com/sharebench/sharebench/scenarios"
 )
 
@@ -110,7 +111,9 @@ func verdictExit(out interface{ Write([]byte) (int, error) }, res *campaign.Resu
 		return nil
 	}
 	if noFail {
-		fmt.Fprintf(out, "\nrun verdict FAILED (--no-fail: exit status 0):\n  %s\n", strings.Join(problems, "\n  "))
+		w := newWrapWriter(out, report.HeadlineWidth) // the console's width
+		fmt.Fprintf(w, "\nrun verdict FAILED (--no-fail: exit status 0):\n  %s\n", strings.Join(problems, "\n  "))
+		w.Flush()
 		return nil
 	}
 	return &exitError{code: ExitVerdict, err: fmt.Errorf("run verdict failed (exit status %d; --no-fail exits 0): %d problem(s):\n  %s",

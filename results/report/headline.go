@@ -334,17 +334,29 @@ func expectationLines(outs []runs.ExpectationOutcome) []string {
 			out = append(out, fit(fmt.Sprintf("  … and %d more NOT MET: summary.md", len(missed)-headlineMiss)))
 			break
 		}
-		line := "  NOT MET: " + o.Name
-		var got []string
-		for _, m := range o.Measured {
-			if !m.Met {
-				got = append(got, fmt.Sprintf("%s %s", shortRef(m.Run), num(m.Value)))
+		line := func(ref func(string) string) string {
+			var got []string
+			for _, m := range o.Measured {
+				if !m.Met {
+					got = append(got, fmt.Sprintf("%s %s", ref(m.Run), num(m.Value)))
+				}
 			}
+			if len(got) == 0 {
+				return "  NOT MET: " + o.Name
+			}
+			return "  NOT MET: " + o.Name + " (measured " + strings.Join(got, ", ") + ")"
 		}
-		if len(got) > 0 {
-			line += " (measured " + strings.Join(got, ", ") + ")"
+		l := line(shortRef)
+		if len([]rune(l)) > HeadlineWidth { // the runs by their numbers: r04/r01
+			l = line(func(ref string) string {
+				parts := strings.Split(ref, "/")
+				for i, p := range parts {
+					parts[i] = runNumber(p)
+				}
+				return strings.Join(parts, "/")
+			})
 		}
-		out = append(out, fit(line))
+		out = append(out, fit(l))
 	}
 	return out
 }
@@ -369,13 +381,15 @@ func shortRef(ref string) string {
 
 // pairLabel names a pair by its runs' numbers: "r01/r02 ".
 func pairLabel(p runs.Pair) string {
-	number := func(id string) string {
-		if i := strings.IndexByte(id, '-'); i > 0 {
-			return id[:i]
-		}
-		return id
+	return runNumber(p.Consumer.RunID) + "/" + runNumber(p.Share.RunID) + " "
+}
+
+// runNumber is a run id's number: "r01-consumer-m4" → "r01".
+func runNumber(id string) string {
+	if i := strings.IndexByte(id, '-'); i > 0 {
+		return id[:i]
 	}
-	return number(p.Consumer.RunID) + "/" + number(p.Share.RunID) + " "
+	return id
 }
 
 // num prints a figure with the digits it deserves: 1001, 242, 63.2, 0.42.

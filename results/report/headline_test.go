@@ -121,7 +121,8 @@ func TestHeadlineSweepStaysShort(t *testing.T) {
 		s.Validity.Flags = c.Validity.Flags
 		recs = append(recs, c, s)
 	}
-	var outs []runs.ExpectationOutcome
+	outs := []runs.ExpectationOutcome{{Name: "share group keeps up where partitions cap the consumer group",
+		Measured: []runs.Measured{{Run: "r04-share-m4/r01-consumer-m4", Value: 1}, {Run: "r06-share-m12/r03-consumer-m12", Value: 2.6, Met: true}}}}
 	for i := range 6 {
 		outs = append(outs, runs.ExpectationOutcome{Name: fmt.Sprintf("claim %d about a long list of things that a scenario writer wrote at length", i)})
 	}
@@ -132,7 +133,7 @@ func TestHeadlineSweepStaysShort(t *testing.T) {
 	}
 	text := strings.Join(got, "\n")
 	for _, want := range []string{"… and 17 more consumer/share pair(s): summary.md", "validity flags in 40 of 40 run(s)",
-		"  … and 37 more: summary.md", "  r01: host_cpu, schedule_lag, warmup_short, unexplained", "expectations: 0 of 6 met", "  … and 3 more NOT MET: summary.md", "r01/r02 throughput: share 3.00×"} {
+		"  … and 37 more: summary.md", "  NOT MET: share group keeps up where partitions cap the consumer group (measured r04/r01 1.00)", "  r01: host_cpu, schedule_lag, warmup_short, unexplained", "expectations: 0 of 7 met", "  … and 4 more NOT MET: summary.md", "r01/r02 throughput: share 3.00×"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q in:\n%s", want, text)
 		}
