@@ -45,30 +45,42 @@ func brokerCostLines(recs []runs.Record) []string {
 // the runs that calibrated them: the range of broker_cost.scrape_percent,
 // and whether the per-record figures exclude it (over 2 %).
 func observerLine(recs []runs.Record) string {
-	n, subtracted := 0, 0
-	least, most := 0.0, 0.0
+	o := scrapeCosts(recs)
+	switch {
+	case o.runs == 0:
+		return ""
+	case o.subtracted > 0:
+		return fmt.Sprintf("observer effect: in %d of %d run(s) the harness's broker scrapes cost over 2 %% of the broker CPU (up to %.1f %%, "+
+			"calibrated on the idle brokers); the per-record figures exclude it (broker_cost.scrape_cpu_seconds)", o.subtracted, o.runs, o.most)
+	default:
+		return fmt.Sprintf("observer effect: the harness's broker scrapes cost %.2f–%.2f %% of the broker CPU in %d run(s) "+
+			"(calibrated on the idle brokers; under 2 %%, so not subtracted)", o.least, o.most, o.runs)
+	}
+}
+
+// scrapeCost is broker_cost.scrape_percent over the runs that calibrated
+// their scrapes: how many, the least and the most, and in how many it was
+// subtracted (over 2 %).
+type scrapeCost struct {
+	runs, subtracted int
+	least, most      float64
+}
+
+func scrapeCosts(recs []runs.Record) scrapeCost {
+	var o scrapeCost
 	for _, r := range recs {
 		c := r.BrokerCost
 		if c == nil || c.ScrapeCPUSeconds <= 0 {
 			continue
 		}
-		if n == 0 || c.ScrapePercent < least {
-			least = c.ScrapePercent
+		if o.runs == 0 || c.ScrapePercent < o.least {
+			o.least = c.ScrapePercent
 		}
-		most = max(most, c.ScrapePercent)
-		n++
+		o.most = max(o.most, c.ScrapePercent)
+		o.runs++
 		if c.ScrapeSubtracted {
-			subtracted++
+			o.subtracted++
 		}
 	}
-	switch {
-	case n == 0:
-		return ""
-	case subtracted > 0:
-		return fmt.Sprintf("observer effect: in %d of %d run(s) the harness's broker scrapes cost over 2 %% of the broker CPU (up to %.1f %%, "+
-			"calibrated on the idle brokers); the per-record figures exclude it (broker_cost.scrape_cpu_seconds)", subtracted, n, most)
-	default:
-		return fmt.Sprintf("observer effect: the harness's broker scrapes cost %.2f–%.2f %% of the broker CPU in %d run(s) "+
-			"(calibrated on the idle brokers; under 2 %%, so not subtracted)", least, most, n)
-	}
+	return o
 }

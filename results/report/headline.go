@@ -257,29 +257,14 @@ func costLines(pairs []runs.Pair) []string {
 // observerHeadline is what the harness's broker scrapes cost the brokers
 // (broker_cost.scrape_percent over the runs that calibrated them), or "".
 func observerHeadline(recs []runs.Record) string {
-	n, subtracted := 0, 0
-	least, most := 0.0, 0.0
-	for _, r := range recs {
-		c := r.BrokerCost
-		if c == nil || c.ScrapeCPUSeconds <= 0 {
-			continue
-		}
-		if n == 0 || c.ScrapePercent < least {
-			least = c.ScrapePercent
-		}
-		most = max(most, c.ScrapePercent)
-		n++
-		if c.ScrapeSubtracted {
-			subtracted++
-		}
-	}
+	o := scrapeCosts(recs)
 	switch {
-	case n == 0:
+	case o.runs == 0:
 		return ""
-	case subtracted > 0:
-		return fmt.Sprintf("observer: the harness's broker scrapes cost up to %.1f %% of the broker CPU; subtracted", most)
+	case o.subtracted > 0:
+		return fmt.Sprintf("observer: the harness's broker scrapes cost up to %.1f %% of the broker CPU; subtracted", o.most)
 	}
-	return fmt.Sprintf("observer: the harness's broker scrapes cost %.2f–%.2f %% of the broker CPU", least, most)
+	return fmt.Sprintf("observer: the harness's broker scrapes cost %.2f–%.2f %% of the broker CPU", o.least, o.most)
 }
 
 // flagsLines list the validity flags by run, as codes, one run a line
