@@ -244,6 +244,8 @@ type Advice struct {
 	Notes    []string          `json:"notes"`    // settings to change, caveats
 	Formulas map[string]string `json:"formulas"` // JSON field name → formula with numbers
 
+	raise membersRaise // the budget needs more members (Advise plans again)
+
 	// Ordering is --ordering; with "per-key" OrderingRulesOutShare is true
 	// and OrderedPartitionsNeeded is the partitions a consumer group of
 	// single-worker members needs (ordering.go).
@@ -258,6 +260,28 @@ func Advise(in Input) (Advice, error) {
 	if err := in.Validate(); err != nil {
 		return Advice{}, err
 	}
+	a := plan(in, membersRaise{})
+	if r := a.raise; r.to > 0 {
+		// the budget needs more members: plan again with them, so that every
+		// figure and formula is the larger group's
+		a = plan(in, r)
+	}
+	if err := a.withinHarness(); err != nil {
+		return Advice{}, err
+	}
+	return a, nil
+}
+
+// membersRaise is the member count the p99 budget or the hold limit needs
+// above the rate's (to 0: none), and the bound that needed it.
+type membersRaise struct {
+	from, to int
+	why      string
+}
+
+// plan computes the plan for a validated input, with raise.to members when
+// a budget needs more than the rate does.
+func plan(in Input, raise membersRaise) Advice {
 	p := float64(in.Processing.Average()+in.DestinationWrite) / 1e6 // the write holds the worker too
 	o := float64(in.PollOverhead) / 1e6
 	a := Advice{
@@ -282,19 +306,18 @@ func Advise(in Input) (Advice, error) {
 		a.formula("processing_ms", "model mean + destination write = %s + %s = %s",
 			num(float64(in.Processing.Average())/1e6), num(a.DestinationWriteMs), num(p))
 	}
-	a.members(in)
+	a.members(in, raise)
 	a.consumerGroup()
 	a.maxPollRecords(in)
-	a.budget(in)
+	if a.budget(in); a.raise.to > 0 {
+		return a
+	}
 	a.recordLocks(in)
 	a.lockDuration(in)
 	a.ceiling()
 	a.verdict()
 	a.ordering(in)
-	if err := a.withinHarness(); err != nil {
-		return Advice{}, err
-	}
-	return a, nil
+	return a
 }
 
 // withinHarness refuses a plan sharebench could not run or verify: more
@@ -330,7 +353,7 @@ func (a *Advice) note(format string, args ...any) {
 // members: ceil(R'·P/(1000·w)), within group.share.max.size; with a
 // destination capacity C below R', ceil(C·P/(1000·w)): members past it
 // only move the queue into the destination.
-func (a *Advice) members(in Input) {
+func (a *Advice) members(in Input, raise membersRaise) {
 	rate := a.DesignRate
 	if c := a.DestinationCapacity; c > 0 && c < rate {
 		rate = c
@@ -363,6 +386,12 @@ func (a *Advice) members(in Input) {
 			num(a.DesignRate), num(a.ProcessingMs), a.Workers, a.Members)
 	} else {
 		a.formula("workers", "--workers = %d", a.Workers)
+	}
+	if raise.to > a.Members {
+		a.Members = raise.to
+		a.formula("members", "raised from %d to %d: with %d members no max.poll.records ≤ the %s bound met the rate",
+			raise.from, raise.to, raise.from, raise.why)
+		a.note("members raised from %d to %d so that a max.poll.records within the budget meets the rate", raise.from, raise.to)
 	}
 	a.ShareGroupMaxSize = max(DefaultShareGroupMaxSize, a.Members)
 	if a.Members > DefaultShareGroupMaxSize {
@@ -431,10 +460,10 @@ func (a *Advice) maxPollRecords(in Input) {
 	a.formula("w_ms", "batch + poll overhead = %s + %s = %s", num(a.BatchMs), num(a.PollOverheadMs), num(a.WMs))
 	switch a.MaxPollRecordsBound {
 	case BoundRecordLocks:
-		a.note("max.poll.records %d is set by the record locks: %d consumers share each partition's %d locks, "+
+		a.note("the record locks cap max.poll.records at %d: %d consumers share each partition's %d locks, "+
 			"and a larger batch would leave the other members' polls empty", a.MaxPollRecords, a.ConsumersPerPartition, in.RecordLocks)
 	case BoundLockDuration:
-		a.note("max.poll.records %d is set by the lock duration: one batch (%s ms) stays within %s%% of the %s ms lock",
+		a.note("the lock duration caps max.poll.records at %d: one batch (%s ms) stays within %s%% of the %s ms lock",
 			a.MaxPollRecords, num(a.BatchMs), num(100*LockDurationShare), num(d))
 	case BoundMinimum:
 		a.note("even max.poll.records 1 exceeds a bound: locks/consumers per partition = %d/%d, "+

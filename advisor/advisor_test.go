@@ -3,6 +3,7 @@ package advisor
 import (
 	"bytes"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -576,6 +577,37 @@ func TestAdviseDestination(t *testing.T) {
 		b.DestinationCapacity, b.DestinationWrite = bad.DestinationCapacity, bad.DestinationWrite
 		if err := b.Validate(); err == nil || !strings.Contains(err.Error(), "--destination-") {
 			t.Errorf("%+v: error %v, want one naming the --destination- flag", bad, err)
+		}
+	}
+}
+
+// When the p99 budget raises the members, every figure and formula of the
+// plan is the larger group's (the group size, consumers per partition, the
+// lock bound, the consumer group's partitions), not the rate's first count.
+func TestBudgetRaiseReplansEveryFigure(t *testing.T) {
+	in := Defaults()
+	in.Rate, in.Partitions, in.P99Budget = 1000, 4, 500*time.Millisecond
+	in.Processing = scenarios.Processing{Model: "constant", Time: 10 * time.Millisecond}
+	a, err := Advise(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Members != 13 {
+		t.Fatalf("members %d, want 13 (12 for the rate, raised by the budget)", a.Members)
+	}
+	// ceil(13/4) = 4 consumers per partition; floor(0.8·2000/4) = 400
+	if a.ConsumersPerPartition != 4 || a.MaxPollRecordsLockBound != 400 || a.ConsumerGroupPartitionsNeeded != 13 {
+		t.Errorf("consumers per partition %d, lock bound %d, consumer group partitions %d; want 4, 400, 13",
+			a.ConsumersPerPartition, a.MaxPollRecordsLockBound, a.ConsumerGroupPartitionsNeeded)
+	}
+	for field, f := range a.Formulas {
+		if field != "members" && regexp.MustCompile(`\b12\b`).MatchString(f) {
+			t.Errorf("formula %s still uses the first member count: %s", field, f)
+		}
+	}
+	for _, n := range a.Notes {
+		if strings.Contains(n, "533") {
+			t.Errorf("a note keeps the 12-member lock bound: %s", n)
 		}
 	}
 }

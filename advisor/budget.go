@@ -47,16 +47,23 @@ func (a *Advice) predictedP99(mpr int, p99Ms float64) float64 {
 // costs a poll round trip, so very small batches cost throughput), and
 // keeps it within the lock and lock-duration bounds, the hold limit
 // (mpr·P/workers + poll overhead ≤ max hold) and the p99 budget. When no
-// max.poll.records fits, members are added (up to Kafka's limit) until one
-// does. Small batches keep records Acquired for less time and completion
-// latency low; the explanation goes into the notes.
+// max.poll.records fits, it finds how many members (up to Kafka's limit)
+// one would fit with and sets a.raise: Advise then plans again with them.
+// Small batches keep records Acquired for less time and completion latency
+// low; the explanation goes into the notes.
 func (a *Advice) budget(in Input) {
 	if in.P99Budget <= 0 && in.MaxHold <= 0 {
 		return
 	}
 	p99 := processingP99Ms(in.Processing)
-	upper := func() (int, string) {
+	// upper is the largest max.poll.records allowed with m members, and the
+	// bound that sets it.
+	upper := func(m int) (int, string) {
 		u, why := a.MaxPollRecords, a.MaxPollRecordsBound
+		if m != a.Members {
+			cpp := ceilInt(float64(m) / float64(a.Partitions))
+			u = max(1, min(floorInt(LockShare*float64(in.RecordLocks)/float64(cpp)), a.MaxPollRecordsDurationBound))
+		}
 		if in.MaxHold > 0 {
 			if h := floorInt((ms(in.MaxHold) - a.PollOverheadMs) * float64(a.Workers) / a.ProcessingMs); h < u {
 				u, why = h, "max_hold"
@@ -69,41 +76,39 @@ func (a *Advice) budget(in Input) {
 		}
 		return u, why
 	}
-	startMembers := a.Members
-	for {
-		u, why := upper()
+	_, firstWhy := upper(a.Members)
+	for m := a.Members; ; m++ {
+		u, why := upper(m)
 		chosen := 0
 		for mpr := 1; mpr <= u; mpr++ {
-			if float64(a.Members)*a.memberRate(mpr) >= a.DesignRate {
+			if float64(m)*a.memberRate(mpr) >= a.DesignRate {
 				chosen = mpr
 				break
 			}
 		}
-		if chosen > 0 {
-			a.setBudgetPlan(in, chosen, u, why, startMembers, p99)
+		switch {
+		case chosen > 0 && m == a.Members:
+			a.setBudgetPlan(in, chosen, u, why, p99)
 			return
-		}
-		if u < 1 || a.Members >= MaxShareGroupMaxSize {
+		case chosen > 0:
+			a.raise = membersRaise{from: a.Members, to: m, why: firstWhy}
+			return
+		case u < 1 || m >= MaxShareGroupMaxSize:
 			a.note("no max.poll.records meets %s records/s within the budget (p99 %v, max hold %v): even one record per poll "+
 				"predicts p99 %s ms; the plan keeps max.poll.records %d", num(a.DesignRate), in.P99Budget, in.MaxHold,
 				num(a.predictedP99(1, p99)), a.MaxPollRecords)
 			a.PredictedP99Ms = a.predictedP99(a.MaxPollRecords, p99)
 			return
 		}
-		a.Members++
-		a.ConsumersPerPartition = ceilInt(float64(a.Members) / float64(a.Partitions))
-		a.MaxPollRecordsLockBound = floorInt(LockShare * float64(in.RecordLocks) / float64(a.ConsumersPerPartition))
-		a.MaxPollRecords = max(1, min(a.MaxPollRecordsLockBound, a.MaxPollRecordsDurationBound))
 	}
 }
 
 // setBudgetPlan records the budget's choice and explains it.
-func (a *Advice) setBudgetPlan(in Input, mpr, upper int, why string, startMembers int, p99 float64) {
+func (a *Advice) setBudgetPlan(in Input, mpr, upper int, why string, p99 float64) {
 	a.MaxPollRecords, a.MaxPollRecordsBound = mpr, BoundRateBudget
 	a.BatchMs = float64(mpr) * a.ProcessingMs / float64(a.Workers)
 	a.WMs = a.BatchMs + a.PollOverheadMs
 	a.PredictedP99Ms = a.predictedP99(mpr, p99)
-	a.ShareGroupMaxSize = max(DefaultShareGroupMaxSize, a.Members)
 	a.formula("max_poll_records", "smallest n ≤ %d (%s) with members·n·1000/(n·P/workers + poll overhead) ≥ rate·(1+headroom): "+
 		"%d·%d·1000/(%d·%s/%d + %s) = %s ≥ %s → %d", upper, why, a.Members, mpr, mpr, num(a.ProcessingMs), a.Workers,
 		num(a.PollOverheadMs), num(float64(a.Members)*a.memberRate(mpr)), num(a.DesignRate), mpr)
@@ -111,11 +116,6 @@ func (a *Advice) setBudgetPlan(in Input, mpr, upper int, why string, startMember
 		mpr, num(a.ProcessingMs), a.Workers, num(a.PollOverheadMs), num(max(0, p99-a.ProcessingMs)), num(a.PredictedP99Ms))
 	a.formula("batch_ms", "max.poll.records·P/workers = %d·%s/%d = %s", mpr, num(a.ProcessingMs), a.Workers, num(a.BatchMs))
 	a.formula("w_ms", "batch + poll overhead = %s + %s = %s", num(a.BatchMs), num(a.PollOverheadMs), num(a.WMs))
-	if a.Members != startMembers {
-		a.formula("members", "raised from %d to %d: with %d members no max.poll.records ≤ the %s bound met the rate",
-			startMembers, a.Members, startMembers, why)
-		a.note("members raised from %d to %d so that a max.poll.records within the budget meets the rate", startMembers, a.Members)
-	}
 	a.note("max.poll.records %d is the smallest that meets %s records/s with %d members (a poll round trip of %s ms per batch "+
 		"costs throughput below it); larger batches, up to %d (%s), would only lengthen the time records stay Acquired "+
 		"and the completion latency: predicted p99 %s ms%s",

@@ -86,7 +86,7 @@ func (f *connFlags) settings(changed func(string) bool) (connection.Settings, er
 	expand := func(flag, v string) (string, error) {
 		out, err := connection.ExpandEnv(v, os.LookupEnv)
 		if err != nil {
-			return "", fmt.Errorf("--%s: %w", flag, err)
+			return "", fmt.Errorf("--%s, expanded: %w", flag, err) // not "--flag: …": that reads as a secret and is masked
 		}
 		return out, nil
 	}

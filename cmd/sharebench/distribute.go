@@ -39,7 +39,7 @@ const k8sNeedsImage = "--image: --distribute k8s needs the agent image (build it
 // k8sNotBuilt is the error of --distribute k8s and of the k8s subcommands in
 // a binary built without the build tag k8s (the default: client-go is most
 // of what a build would otherwise compile).
-const k8sNotBuilt = "--distribute k8s: this sharebench was built without the Kubernetes launcher (the build tag k8s compiles it in); " +
+const k8sNotBuilt = "this sharebench was built without the Kubernetes launcher (the build tag k8s compiles it in); " +
 	"build it with make build-k8s, i.e. go build -tags k8s -o bin/sharebench ./cmd/sharebench (see docs/kubernetes.md)"
 
 // launchers are the ways agents are started, by --distribute value; each

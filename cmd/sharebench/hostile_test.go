@@ -375,6 +375,7 @@ func TestHostilePass(t *testing.T) {
 		{"--connection with --provider kfake", []string{"--provider", "kfake", "--connection", connFile}, ExitUsage, "connection flag --connection applies to --provider external"},
 		{"--sasl-password with --provider process", []string{"--provider", "process", "--sasl-password", hostileSecret}, ExitUsage, "connection flag --sasl-password applies"},
 		{"--tls with --provider kfake", []string{"--provider", "kfake", "--tls"}, ExitUsage, "connection flag --tls applies"},
+		{"external --sasl-password naming an unset variable", []string{"--provider", "external", "--bootstrap", "h:9092", "--sasl-mechanism", "PLAIN", "--sasl-username", "u", "--sasl-password", "${SB_HOSTILE_UNSET}"}, ExitUsage, "environment variable SB_HOSTILE_UNSET is not set"},
 		{"external --connection /dev/zero", []string{"--provider", "external", "--connection", "/dev/zero"}, ExitUsage, "larger than 64 KiB"},
 		{"external --connection missing file", []string{"--provider", "external", "--connection", filepath.Join(dir, "nope.yaml")}, ExitUsage, "nope.yaml"},
 		{"external --metrics-url unknown naming", []string{"--provider", "external", "--bootstrap", "h:9092", "--metrics-url", "banana=http://h:9/m"}, ExitUsage, "--metrics-url"},

@@ -3,8 +3,7 @@
 // The default build leaves the Kubernetes launcher out (k8s.go, build tag
 // k8s): it links client-go, which is most of what a build would otherwise
 // compile, and only --distribute k8s and the k8s subcommands use it. Here both
-// stay known, so the flags are checked as in a k8s build, and each says how
-// to build the binary that has them.
+// stay known, and each says how to build the binary that has them.
 
 package main
 
@@ -21,12 +20,13 @@ const k8sBuilt = false
 
 func init() {
 	launchers["k8s"] = func(distributeFlags) (shard.Launcher, error) {
-		return nil, usageError(errors.New(k8sNotBuilt))
+		return nil, usageError(errors.New("--distribute k8s: " + k8sNotBuilt))
 	}
 }
 
 // newK8sCmd is the k8s command without its subcommands: whatever follows it,
-// it says how to build the binary that has them.
+// it says how to build the binary that has them (its flags are not checked
+// here: they belong to the k8s build).
 func newK8sCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:                "k8s",
