@@ -22,7 +22,7 @@ soak: build
 # (build tag integration) on real Kafka 4.2 brokers and containers started by the tests.
 # -p 2: two test binaries at a time. The campaign package (about 24 min, one shared broker) runs
 # beside the other packages, which run one after another (about 20 min); its tests mostly wait on
-# the broker and the clock, and neither side slowed the other when measured (docs/testing.md, "Time").
+# the broker and the clock, and neither side slowed the other when measured (docs/contributing/testing.md, "Time").
 # The second pass runs the unit tests again without -race (a few of its minutes): go test
 # cannot select only the tagged tests, and -race over the broker tests would slow the harness
 # that their throughput and latency assertions measure.
@@ -36,13 +36,13 @@ test-k8s:
 
 ## test-long: the integration tests plus the long ones (build tags integration and long): measurements
 # such as the client runners' CPU per record and the mutual-TLS runs of the client runners. On demand,
-# not part of `make test` (docs/testing.md).
+# not part of `make test` (docs/contributing/testing.md).
 test-long:
 	$(GO) test -tags 'integration long' -p 1 -timeout 90m -count=1 ./...
 
 ## test-race: the unit tests under -race (no build tag, no broker): the hot path is atomics and
 # lock striping, and kfake runs drive it from many goroutines. About 7.5 min on 2 cores,
-# compile included (docs/testing.md).
+# compile included (docs/contributing/testing.md).
 test-race:
 	$(GO) test -race -count=1 -timeout 20m ./...
 
@@ -59,7 +59,7 @@ bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem $(BENCH_PKGS)
 
 ## mutate: mutation testing of the measurement model (tools/mutate), one package at a time with a
-# per-mutant timeout; prints every surviving mutant and the kill rate per package (docs/testing.md)
+# per-mutant timeout; prints every surviving mutant and the kill rate per package (docs/contributing/testing.md)
 MUTATE_TIMEOUT ?= 60s
 mutate:
 	$(GO) run ./tools/mutate -pkg ./results -timeout $(MUTATE_TIMEOUT) -files recorder.go,snapshot.go,ledger.go,histogram.go,intervallog.go,stamp.go,timeseries.go
@@ -72,27 +72,28 @@ image:
 	infra/image/build.sh $(KAFKA_VERSION)
 
 ## agent-image: the agent image $(AGENT_IMAGE) for sharded runs on Kubernetes (--distribute k8s): the static
-# sharebench binary in a minimal root file system, docker import; no pulls, no registry (docs/kubernetes.md)
+# sharebench binary in a minimal root file system, docker import; no pulls, no registry (docs/how-to/run-on-kubernetes.md)
 AGENT_IMAGE ?= sharebench/agent:dev
 agent-image:
 	infra/agent-image/build.sh $(AGENT_IMAGE)
 
 ## k8s-e2e: the Kubernetes launcher against a real kube-apiserver, etcd and Job controller started inside
 # one test process, with a stand-in kubelet and a real Kafka broker (tools/k8se2e, a module of its own).
-# On demand, not part of `make test`: it compiles Kubernetes (docs/kubernetes.md, "How this was tested").
+# On demand, not part of `make test`: it compiles Kubernetes (docs/how-to/run-on-kubernetes.md, "How this was tested").
 k8s-e2e:
 	cd tools/k8se2e && $(GO) test -count=1 -timeout 30m -v -run TestKubernetesEndToEnd .
 
-## docs: regenerate docs/scenario-reference.md and docs/scenario.schema.json from package scenarios,
-## docs/poc-profile-reference.md and docs/poc-profile.schema.json from package poc,
-## docs/figures.md and scenarios/figures_gen.go from the figure registry (results/runs)
+## docs: regenerate the reference (docs/reference/): scenario-keys.md and docs/scenario.schema.json from
+## package scenarios, poc-profile.md and docs/poc-profile.schema.json from package poc, figures.md and
+## scenarios/figures_gen.go from the figure registry (results/runs), cli.md from the commands (cmd/sharebench)
 docs:
 	$(GO) generate ./results/runs
 	$(GO) generate ./scenarios
 	$(GO) generate ./poc
+	$(GO) test ./cmd/sharebench -run TestCLIReferenceUpToDate -count=1 -args -update
 
 ## build: bin/sharebench without the Kubernetes launcher (--distribute k8s, sharebench k8s): client-go is
-# about half the packages a build would compile otherwise (docs/kubernetes.md)
+# about half the packages a build would compile otherwise (docs/how-to/run-on-kubernetes.md)
 build:
 	$(GO) build -o bin/sharebench ./cmd/sharebench
 

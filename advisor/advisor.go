@@ -49,7 +49,7 @@ func rangeMs(key string) durationRange {
 	return durationRange{time.Duration(r.Min) * time.Millisecond, time.Duration(r.Max) * time.Millisecond, time.Duration(r.Default) * time.Millisecond}
 }
 
-// The advisor's own rules (docs/measurement.md "Capacity formulas" gives the
+// The advisor's own rules (docs/explanation/measurement.md "Capacity formulas" gives the
 // shape, these the numbers).
 const (
 	// LockShare is how far below locks/consumers-per-partition

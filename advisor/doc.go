@@ -2,8 +2,8 @@
 // group plan before anything is run: how many members, which
 // max.poll.records, how many record locks per share-partition, which lock
 // duration, the throughput ceiling of that plan, and whether a consumer group
-// on the existing partitions could do the same job (docs/advisor.md for the
-// settings and their ranges, docs/measurement.md for the capacity formulas).
+// on the existing partitions could do the same job (docs/how-to/size-a-share-group.md for the
+// settings and their ranges, docs/explanation/measurement.md for the capacity formulas).
 //
 // Everything here is a pure function of an Input: Advise computes an Advice,
 // which carries every number, the formula behind it with the numbers

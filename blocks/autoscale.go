@@ -10,7 +10,7 @@ import (
 // events:, from the group's lag. The same for every run; not a sweep
 // dimension. It is also the decision rule's policy (campaign/autoscale),
 // with Max bounded by rule 3's cap. Each key's default and values come
-// from AutoscaleDefaults and the struct's tags. See docs/autoscaling.md.
+// from AutoscaleDefaults and the struct's tags. See docs/how-to/test-autoscaling.md.
 //
 //	autoscale:
 //	  signal: lag        # lag: smoothed lag per replica > threshold; etd: estimated time to drain > goal

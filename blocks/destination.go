@@ -11,7 +11,7 @@ import (
 // real consumer. The write's time is part of the hold time; after the
 // drain the harness reads the table back and reconciles it with the ledger
 // (destination.rows, .duplicates_absorbed, .missing; see
-// docs/destinations.md). The same for every run; not a sweep dimension.
+// docs/how-to/test-a-destination.md). The same for every run; not a sweep dimension.
 //
 //	destination:
 //	  kind: postgres        # the only kind

@@ -38,7 +38,7 @@ func (a *admin) close() { a.cl.Close() }
 // (run.json topic_config). message.timestamp.type LogAppendTime makes a
 // fetched record's timestamp the broker's log-append time, so
 // latency.queue_ms (handed to a worker − log-append time) is measured
-// from the broker's append, as docs/measurement.md defines it, not from
+// from the broker's append, as docs/explanation/measurement.md defines it, not from
 // the producer's CreateTime.
 var topicConfigs = map[string]string{"message.timestamp.type": "LogAppendTime"}
 

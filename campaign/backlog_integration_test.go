@@ -9,7 +9,7 @@ import (
 )
 
 // On Kafka the measured drain time of a share group's backlog is within 25 %
-// of the ceiling formula backlog ÷ worker ceiling (docs/measurement.md, "Drain time"; the
+// of the ceiling formula backlog ÷ worker ceiling (docs/explanation/measurement.md, "Drain time"; the
 // members' ramp-up and poll overheads make it a little longer).
 func TestBacklogDrainMatchesCeilingOnKafka(t *testing.T) {
 	cl := needKafka(t)

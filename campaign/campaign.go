@@ -54,7 +54,7 @@ type Options struct {
 }
 
 // ShardOptions are how a sharded run's agents start
-// (docs/distributed-runs.md).
+// (docs/how-to/run-sharded.md).
 type ShardOptions struct {
 	// Launcher starts the agents (shard.Local, the Kubernetes Indexed
 	// Job); nil refuses sharded runs.

@@ -20,7 +20,7 @@ import (
 	"github.com/sharebench/sharebench/scenarios"
 )
 
-// Destinations (docs/destinations.md): a campaign whose runs have a
+// Destinations (docs/how-to/test-a-destination.md): a campaign whose runs have a
 // destination: block reaches its database once before the first run
 // (destinationServer: the dsn, or an embedded PostgreSQL started from the
 // machine's server binaries), checks it there with a probe table, and

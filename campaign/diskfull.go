@@ -17,7 +17,7 @@ import (
 // (Write), or the check before a run found less free space than the run's
 // output estimate (Need, Free). It says which path and how many bytes, what
 // is intact, and what to run once there is space again
-// (docs/reports.md#a-full-disk).
+// (docs/how-to/run-long-campaigns.md#a-full-disk).
 type DiskFullError struct {
 	Dir string // the campaign folder
 	// Run is the run whose output was being written, or which was not
@@ -51,7 +51,7 @@ func (e *DiskFullError) Error() string {
 	if e.Write != nil {
 		s += e.Write.Error()
 	} else {
-		s += fmt.Sprintf("not started: its output estimate is %s (docs/reports.md#a-full-disk) and the file system of %s has %s free",
+		s += fmt.Sprintf("not started: its output estimate is %s (docs/how-to/run-long-campaigns.md#a-full-disk) and the file system of %s has %s free",
 			runs.BytesText(int64(min(e.Need, 1<<62))), e.Dir, runs.BytesText(int64(min(e.Free, 1<<62))))
 	}
 	switch {
@@ -100,7 +100,7 @@ const (
 // bytes: 64 KiB, plus 1 KiB per member (those a join event adds
 // included), plus 4.25 KiB per second of the span its time series is sized
 // for (the group formation's bound, the load's span and a minute, as
-// RunFootprint). It bounds the files of docs/reports.md; a stalled run's
+// RunFootprint). It bounds the files of docs/how-to/read-the-results.md; a stalled run's
 // thread dumps come on top.
 func RunDiskEstimate(r scenarios.RunSpec) uint64 {
 	_, seconds, err := runSizes(r)

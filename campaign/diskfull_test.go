@@ -137,13 +137,13 @@ func TestDiskFullErrorText(t *testing.T) {
 				"2 of 4 run(s) are recorded and intact in /r/c (campaign.json could not be rewritten either: it keeps its last state, which a resume reads as a campaign stopped short); " +
 				"free space there, then continue the campaign with: sharebench run --resume /r/c"},
 		{"the preflight", DiskFullError{Dir: "/r/c", Run: "r03", Need: 1 << 20, Free: 4096, Done: 2, Total: 4},
-			"results folder full: run r03: not started: its output estimate is 1048576 bytes (1.0 MiB) (docs/reports.md#a-full-disk) and the file system of /r/c has 4096 bytes (4.0 KiB) free; " +
+			"results folder full: run r03: not started: its output estimate is 1048576 bytes (1.0 MiB) (docs/how-to/run-long-campaigns.md#a-full-disk) and the file system of /r/c has 4096 bytes (4.0 KiB) free; " +
 				"2 of 4 run(s) are recorded and intact in /r/c (campaign.json says failed); free space there, then continue the campaign with: sharebench run --resume /r/c"},
 		{"the reports", DiskFullError{Dir: "/r/c", Write: &runs.NoSpaceError{Path: "/r/c/report.html", Bytes: 124901, Free: 8192, Err: syscall.EDQUOT}, Done: 4, Total: 4, Complete: true},
 			"results folder full: /r/c/report.html: writing 124901 bytes (122.0 KiB) failed: disk quota exceeded, 8192 bytes (8.0 KiB) free on its file system; " +
 				"all 4 run(s) are recorded and intact in /r/c and campaign.json says complete, but the reports (summary.md, report.html, runs.csv) are not all written: free space there, then write them with: sharebench report /r/c"},
 		{"before the first run", DiskFullError{Dir: "/r/c", Run: "r01", Need: 1 << 20, Free: 0, Total: 4, Removed: true},
-			"results folder full: run r01: not started: its output estimate is 1048576 bytes (1.0 MiB) (docs/reports.md#a-full-disk) and the file system of /r/c has 0 bytes free; " +
+			"results folder full: run r01: not started: its output estimate is 1048576 bytes (1.0 MiB) (docs/how-to/run-long-campaigns.md#a-full-disk) and the file system of /r/c has 0 bytes free; " +
 				"nothing was recorded and the campaign folder was removed: free space there, then start the campaign again"},
 	} {
 		if got := tc.e.Error(); got != tc.want {

@@ -315,7 +315,7 @@ func failoverCase(ctx context.Context, t *testing.T, cluster infra.Cluster, faul
 	// delivered (acknowledged or archived) at or after it, so the late start
 	// offset does not inflate it. Pinned: 50 after the first member (the
 	// 50 released records), 0 after the second, 0 after the fourth.
-	// (docs/measurement.md, lag.*.)
+	// (docs/explanation/measurement.md, lag.*.)
 	spso2 := startOffset(ctx, t, cluster.Bootstrap(), group, topic)
 	produceOneBatch(ctx, t, cluster.Bootstrap(), topic, 1)
 	fourth := newShareMember(t, cluster.Bootstrap(), group, topic)

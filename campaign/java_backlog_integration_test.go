@@ -16,11 +16,11 @@ import (
 // max.poll.records 10, 800 records. The group forms on the empty topic
 // (formThenFill refuses a run whose members were handed a record before
 // the fill) and every record is completed once. The formula is backlog ÷
-// ceiling (docs/measurement.md, "Drain time"): consumer group 4 owners ×
+// ceiling (docs/explanation/measurement.md, "Drain time"): consumer group 4 owners ×
 // 20/s = 80/s → 10 s, held within 25 %; share group 8 × 20/s = 160/s →
 // 5 s. The Java share arm does not reach its formula yet: each of its
 // fetch cycles waits about fetch.max.wait.ms at the broker
-// (docs/java-client.md, "Backlog drains"), so it is held only to 3× the
+// (docs/explanation/clients.md, "Backlog drains"), so it is held only to 3× the
 // formula, which catches a drain that includes formation or a stalled
 // member, and its ratio is logged.
 func TestJavaBacklogDrainOnKafka(t *testing.T) {

@@ -127,7 +127,7 @@ func fill(ctx context.Context, r *run, pcfg producer.Config) error {
 // was acquired (share) or fetched (consumer group) before it, and group
 // formation is not part of it. The members consume while the producers
 // fill: the drain includes the fill only where the fill is slower than the
-// consumers (docs/java-client.md, "Backlog drains"; docs/librdkafka-client.md).
+// consumers (docs/explanation/clients.md, "Backlog drains"; docs/how-to/compare-clients.md).
 func formThenFill(ctx context.Context, r *run, pcfg producer.Config) error {
 	s, rc, ld := r.setup, r.rc, r.ld
 	s.progress.phase(PhaseSetup, groupReadyTimeout, ld.counts)

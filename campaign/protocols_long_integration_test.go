@@ -11,7 +11,7 @@ import (
 
 // The protocols built-in on a real Kafka 4.2 broker: the same 2 → 4 join on
 // classic eager, classic cooperative, KIP-848 and a share group meets every
-// expectation its protocols' documented behaviour gives (docs/measurement.md,
+// expectation its protocols' documented behaviour gives (docs/explanation/measurement.md,
 // "Rebalance pauses"): eager pauses all 4 partitions at once (a group stop),
 // cooperative and KIP-848 only the 2 moved ones and never the whole group,
 // KIP-848's moved partitions wait at most about one 5 s heartbeat and its new

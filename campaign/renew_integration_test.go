@@ -27,7 +27,7 @@ func TestRenewKeepsLocksOnKafka(t *testing.T) {
 
 // TestJavaRenewKeepsLocksOnKafka is TestRenewKeepsLocksOnKafka on the Java
 // client (kafka-clients 4.2): the runner acknowledges RENEW and polls to get
-// the renewed records back, then ACCEPTs them (docs/java-client.md).
+// the renewed records back, then ACCEPTs them (docs/how-to/compare-clients.md).
 func TestJavaRenewKeepsLocksOnKafka(t *testing.T) {
 	needJavaClient(t)
 	renewKeepsLocks(t, consumers.ClientJava)

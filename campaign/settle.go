@@ -12,7 +12,7 @@ import (
 )
 
 // A settle samples the brokers' CPU every settleInterval for at most
-// settleMax (docs/measurement.md#settle).
+// settleMax (docs/explanation/measurement.md#settle).
 const (
 	settleInterval = time.Second
 	settleMax      = 20 * time.Second

@@ -105,7 +105,7 @@ func runnerAgents(spec scenarios.RunSpec, launcher string) error {
 }
 
 // shardedLoad starts the run's agents through the launcher
-// (docs/distributed-runs.md): the control and results topics, the
+// (docs/how-to/run-sharded.md): the control and results topics, the
 // agents, their hello, the run's setup, their clock offsets. The returned
 // load spreads the run's phases over them; close stops them and drops the
 // topics.

@@ -11,7 +11,7 @@ import (
 // resources.harness_rss_max_mib; for a sharded run the largest agent's
 // shards.per_shard.max_rss_mib), Kafka 4.2.2, one broker, process provider,
 // on this project's 2-core machine (issue 27; the scenarios and commands are
-// in docs/harness-cost.md). A sharded run is modelled per agent: the
+// in docs/explanation/measurement.md#harness-footprint). A sharded run is modelled per agent: the
 // agent's members and producers (its ledger and series are the run's).
 var realRuns = []struct {
 	name, yaml  string

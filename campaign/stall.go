@@ -16,7 +16,7 @@ import (
 	"github.com/sharebench/sharebench/vocab"
 )
 
-// A stall is a finding, not a hang (docs/measurement.md#stalls): when
+// A stall is a finding, not a hang (docs/explanation/measurement.md#stalls): when
 // nothing completes for the run's stall bound while records the producers
 // had acknowledged are unfinished (a broker bug such as the share-partition
 // deadlock fixed in Kafka 4.2.1, a wedged client), the run dumps the

@@ -127,7 +127,7 @@ type Config struct {
 	// pause the topic (no fetch, so nothing is acquired or handed to a
 	// worker) and they do not poll until Fleet.Release. The harness forms
 	// the group first, then releases it, so the clock does not include
-	// group formation (see docs/measurement.md, "Group formation").
+	// group formation (see docs/explanation/measurement.md, "Group formation").
 	// Members that join after the release start consuming at once.
 	Hold bool
 	// Fetch are the client's fetch settings (zero values: franz-go's

@@ -34,7 +34,7 @@
 //     the members a crash will take (Config.OwnJVM) in JVMs of their own
 //     and SIGKILLs them at the crash (the librdkafka runner's crashed
 //     members likewise get a Python process each); the clients connect with
-//     connection.Settings.JavaProperties; see docs/java-client.md.
+//     connection.Settings.JavaProperties; see docs/how-to/compare-clients.md.
 //
 // Each member's join, first-record and leave times are recorded.
 //

@@ -499,7 +499,7 @@ func (j *javaFleet) Leave(ctx context.Context, n int) ([]int, error) {
 // then has its process SIGKILLed: nothing of it reaches the broker any
 // more and its connections close, as with a crash in production. A member
 // in the shared process never closes its client, but its client's
-// heartbeat thread lives on (see docs/java-client.md).
+// heartbeat thread lives on (see docs/how-to/compare-clients.md).
 func (j *javaFleet) Crash(ctx context.Context, n int) ([]int, error) {
 	ids, err := j.take(n)
 	if err != nil {

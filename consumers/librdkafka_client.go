@@ -10,7 +10,7 @@ import (
 )
 
 // ClientLibrdkafka runs a fleet's members in one Python process on
-// confluent-kafka (librdkafka): see docs/librdkafka-client.md.
+// confluent-kafka (librdkafka): see docs/how-to/compare-clients.md.
 const ClientLibrdkafka = vocab.ClientLibrdkafka
 
 // startLibrdkafka installs (on first use) and starts the librdkafka runner:

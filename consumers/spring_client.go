@@ -11,7 +11,7 @@ import (
 
 // ClientSpring runs a fleet's members in one JVM on Spring for Apache
 // Kafka: the Java runner built with its spring profile, one listener
-// container per member (docs/spring-client.md).
+// container per member (docs/how-to/compare-clients.md).
 const ClientSpring = vocab.ClientSpring
 
 // springKafkaVersion is the Spring for Apache Kafka the Spring runner is

@@ -8,7 +8,7 @@ import (
 )
 
 // MemberState is one member's client state at an instant: what a stalled
-// run's clients.json records of each member (docs/measurement.md#stalls).
+// run's clients.json records of each member (docs/explanation/measurement.md#stalls).
 type MemberState struct {
 	ID      int  `json:"id"`
 	Crashed bool `json:"crashed,omitempty"`

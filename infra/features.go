@@ -40,7 +40,7 @@ import (
 //	       errors.deadletterqueue.topic.name.prefix ("dlq."), both dynamic;
 //	       the DLQ topic itself needs errors.deadletterqueue.group.enable=true
 //	       (a topic config, default false), else the broker archives without
-//	       writing to it (docs/kafka-versions.md)
+//	       writing to it (docs/how-to/test-kafka-versions.md)
 type Features struct {
 	Finalized    map[string]int16 `json:"finalized"`
 	GroupConfigs []string         `json:"group_configs"`

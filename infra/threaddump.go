@@ -16,7 +16,7 @@ import (
 )
 
 // ThreadDump is one broker's threads at an instant: what a stalled run
-// saves beside its run.json (docs/measurement.md#stalls).
+// saves beside its run.json (docs/explanation/measurement.md#stalls).
 type ThreadDump struct {
 	Node int `json:"node"`
 	PID  int `json:"pid,omitempty"`

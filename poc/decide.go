@@ -13,7 +13,7 @@ import (
 	"github.com/sharebench/sharebench/vocab"
 )
 
-// The thresholds of stage 2 (docs/poc.md, "Stage 2: reasons").
+// The thresholds of stage 2 (docs/how-to/run-a-poc.md, "Stage 2: reasons").
 const (
 	// CapMargin: the share group's completed throughput must reach this
 	// multiple of the consumer group's for partition_cap: above run-to-run
@@ -412,7 +412,7 @@ func (d *decider) retentionMeasured(f Finding) Finding {
 	return f
 }
 
-// Decide turns the plan's measured runs into the decision (docs/poc.md):
+// Decide turns the plan's measured runs into the decision (docs/how-to/run-a-poc.md):
 // stage 1 from the profile (StageOne, retention from the measured drain),
 // stage 2's reasons each from its experiment's pair (matched by
 // RunSpec.Label), the verdict, the settings and the cost. notKafka (the
@@ -459,7 +459,7 @@ func runProblems(r runs.Record) []string {
 	return append(out, runs.Problems(r, nil)...)
 }
 
-// verdict applies the verdict rules in order (docs/poc.md, "Verdicts").
+// verdict applies the verdict rules in order (docs/how-to/run-a-poc.md, "Verdicts").
 func (d *decider) verdict(dec Decision) (Verdict, string) {
 	var held []string
 	for _, f := range dec.Restrictions {

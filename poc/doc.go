@@ -1,7 +1,7 @@
 // Package poc turns a team's workload profile into a proof-of-concept
 // decision: should this workload move to a share group?
 //
-// The decision follows the two-stage adoption roadmap (docs/poc.md):
+// The decision follows the two-stage adoption roadmap (docs/how-to/run-a-poc.md):
 // stage 1 lists the restrictions that keep a workload on a consumer group
 // (read from the profile alone); stage 2 tests each reason that would
 // justify a share group with a measured pair of runs on the team's own

@@ -94,8 +94,8 @@ func (r *profileReader) errorf(line int, path, format string, args ...any) {
 	r.errs = append(r.errs, fmt.Errorf("%s:%d: %s: %s", r.src, line, path, fmt.Sprintf(format, args...)))
 }
 
-// LoadProfile reads and checks a workload profile (docs/poc.md, the keys
-// in docs/poc-profile-reference.md). Every problem is reported together,
+// LoadProfile reads and checks a workload profile (docs/how-to/run-a-poc.md, the keys
+// in docs/reference/poc-profile.md). Every problem is reported together,
 // each as "FILE:LINE: key: expected …, got …"; unknown keys are errors. A
 // destination dsn is checked with destination.ParseDSN and never quoted.
 func LoadProfile(path string) (*Profile, error) {

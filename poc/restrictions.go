@@ -21,7 +21,7 @@ var (
 )
 
 // StageOne lists the restrictions of the adoption roadmap that the profile
-// answers (docs/poc.md, "Stage 1: restrictions"), one Finding each, in a
+// answers (docs/how-to/run-a-poc.md, "Stage 1: restrictions"), one Finding each, in a
 // fixed order: Applies says the restriction holds, Says what it means for
 // this workload (with the consumer-group settings that help when it
 // holds). Stage-1 findings are facts of the profile, not measurements

@@ -11,7 +11,7 @@ import (
 
 // absorbedState is what a coordinator's recorder holds from absorbed shard
 // exports beyond what its producer and member recorders hold
-// (docs/measurement.md#sharded-runs-how-shard-results-merge).
+// (docs/explanation/measurement.md#sharded-runs-how-shard-results-merge).
 type absorbedState struct {
 	shards map[int]bool
 	// Snapshot holds the absorbed shards' histograms, merged as they

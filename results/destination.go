@@ -23,7 +23,7 @@ type DestinationRows struct {
 
 // DestinationAudit reconciles the destination table, read back after the
 // drain, with the ledger and the members' write counters. Every figure is
-// defined in docs/measurement.md ("Destination").
+// defined in docs/explanation/measurement.md ("Destination").
 type DestinationAudit struct {
 	// Writes are the record writes the members saw succeed (a batch of n
 	// records is n writes): every write preceded an acknowledgement or

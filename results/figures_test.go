@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-// Tests that pin each figure of docs/measurement.md to an independent
+// Tests that pin each figure of docs/explanation/measurement.md to an independent
 // expectation: fixtures whose records tell the rules apart.
 
 const ms = int64(1e6)

@@ -80,7 +80,7 @@ func hourOfSeries() *Series {
 
 // What a run writes per hour stays bounded: timeseries.csv one row a
 // second, each interval log one line a second. The bounds are the
-// figures docs/harness-cost.md gives ("Soak").
+// figures docs/explanation/measurement.md#harness-footprint gives ("Soak").
 func TestFilesPerHour(t *testing.T) {
 	var csv bytes.Buffer
 	if err := hourOfSeries().WriteCSV(&csv); err != nil {

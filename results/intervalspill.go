@@ -6,7 +6,7 @@ import (
 )
 
 // An interval log's encoded text grows a line a second for the whole run
-// (docs/harness-cost.md#soak: 2.7 MB an hour a log at 500 records/s), and
+// (docs/how-to/run-long-campaigns.md#soak: 2.7 MB an hour a log at 500 records/s), and
 // in one bytes.Buffer it grew by doubling: a 30-minute soak's RSS rose 16 %
 // in steps that were the logs' buffers doubling. So the text moves, once
 // spillBytes of it are written, to a temporary file that is unlinked at

@@ -233,7 +233,7 @@ func (a Audit) Categorized() int64 {
 
 // Balances recomputes Balanced from the counts: the categories add up to
 // produced and no consumed record was unacknowledged or foreign
-// (docs/measurement.md#audit).
+// (docs/explanation/measurement.md#audit).
 func (a Audit) Balances() bool {
 	return a.Categorized() == a.Produced && a.Unacknowledged == 0 && a.Foreign == 0
 }

@@ -20,7 +20,7 @@ import (
 // process's, and counts it (ElsewhereHits). At the merge the coordinator
 // finds every cross-shard redelivery again from the shards' bitsets and
 // subtracts the hits, so none is counted twice
-// (docs/measurement.md#sharded-runs-how-shard-results-merge). A
+// (docs/explanation/measurement.md#sharded-runs-how-shard-results-merge). A
 // redelivery read before the relayed words arrived (about one progress
 // interval) is still counted at the merge, without its second.
 

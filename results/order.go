@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// Ordering (docs/measurement.md#ordering): every record a worker finishes
+// Ordering (docs/explanation/measurement.md#ordering): every record a worker finishes
 // processing successfully is checked against what its key (key_mode hashed)
 // and its partition finished before it. A record is out of order when a
 // record produced after it, of the same key (same producer: Kafka orders a
@@ -162,7 +162,7 @@ type OrderAudit struct {
 	// PerShard says the figures were checked within each shard of a
 	// sharded run and added up: a record finished on one shard behind a
 	// later record of its stream finished on another is not counted
-	// (docs/measurement.md#sharded-runs-how-shard-results-merge).
+	// (docs/explanation/measurement.md#sharded-runs-how-shard-results-merge).
 	PerShard bool `json:"per_shard,omitempty"`
 }
 

@@ -17,7 +17,7 @@ type CPUUsage struct {
 	// CollectorCPUSeconds is the harness CPU its own collectors (broker
 	// metrics scrapes and their parsing, group lag readings, /proc readings)
 	// spent on work begun in the window, counted per piece of work on its
-	// thread's CPU clock: a lower bound (docs/measurement.md). nil: not
+	// thread's CPU clock: a lower bound (docs/explanation/measurement.md). nil: not
 	// measured (no per-thread clock on this OS, or a run not measured here).
 	CollectorCPUSeconds *float64 `json:"collector_cpu_s,omitempty"`
 	// CollectorPercent is CollectorCPUSeconds as a share of

@@ -362,7 +362,7 @@ type OffsetSample struct{ SendNs, RemoteNs, RecvNs int64 }
 
 // EstimateOffset returns the offset to add to the local clock to read the
 // remote one, from the sample with the smallest round trip, and its
-// uncertainty (docs/measurement.md#sharded-runs-how-shard-results-merge).
+// uncertainty (docs/explanation/measurement.md#sharded-runs-how-shard-results-merge).
 // The remote clock was read somewhere between SendNs and RecvNs, so the
 // estimate takes the midpoint: offset = RemoteNs − (SendNs+RecvNs)/2, and
 // the true offset lies within ±⌈RTT/2⌉ of it (RTT = RecvNs − SendNs) however

@@ -15,23 +15,23 @@ import (
 // their path relative to the repository root.
 func manualPages(t *testing.T) map[string]string {
 	t.Helper()
-	paths, err := filepath.Glob("../docs/*.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lab, err := filepath.Glob("../docs/lab/*.md") // the lab notebook, one file per dated study
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths = append(paths, lab...)
 	pages := map[string]string{}
-	for _, p := range append(paths, "../README.md") {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
+	err := filepath.WalkDir("../docs", func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+			return err
 		}
-		pages[strings.TrimPrefix(p, "../")] = string(data)
+		data, err := os.ReadFile(p)
+		pages[filepath.ToSlash(strings.TrimPrefix(p, "../"))] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	data, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages["README.md"] = string(data)
 	if len(pages) < 10 {
 		t.Fatalf("found %d manual pages", len(pages))
 	}
@@ -132,5 +132,63 @@ func TestManualLinks(t *testing.T) {
 				t.Errorf("%s: link %q: %s has no heading with anchor #%s", path, target, resolved, anchor)
 			}
 		}
+	}
+}
+
+var (
+	codeDocRE     = regexp.MustCompile(`docs/([a-z0-9/_.-]+\.md)(#[a-z0-9_-]+)?`)
+	codeSectionRE = regexp.MustCompile(`docs/([a-z0-9/_.-]+\.md),? "([^"]+)"`)
+)
+
+// TestCodeCitesExistingDocs checks every manual page the code, the
+// Makefile, the built-in scenarios and the runners cite (help texts, error
+// messages, comments): the page exists and so does the anchor, or the
+// section named in quotes after it.
+func TestCodeCitesExistingDocs(t *testing.T) {
+	pages := manualPages(t)
+	n := 0
+	err := filepath.WalkDir("..", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "docs", "node_modules", "target", "bin", "testdata":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		ext := filepath.Ext(p)
+		if ext != ".go" && ext != ".yaml" && ext != ".yml" && ext != ".sh" && ext != ".java" && ext != ".py" && d.Name() != "Makefile" {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		text := strings.ReplaceAll(string(data), "\"\n", "\" ") // a section name quoted at a line's end
+		for _, m := range codeDocRE.FindAllStringSubmatch(text, -1) {
+			n++
+			page, ok := pages["docs/"+m[1]]
+			if !ok {
+				t.Errorf("%s cites docs/%s: no such page", p, m[1])
+				continue
+			}
+			if m[2] != "" && !anchors(page)[m[2][1:]] {
+				t.Errorf("%s cites docs/%s%s: no such heading", p, m[1], m[2])
+			}
+		}
+		for _, m := range codeSectionRE.FindAllStringSubmatch(text, -1) {
+			if page, ok := pages["docs/"+m[1]]; ok && !anchors(page)[slug(m[2])] {
+				t.Errorf("%s cites docs/%s, %q: no such heading", p, m[1], m[2])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 50 {
+		t.Errorf("found %d citations of the manual in the code, want at least 50", n)
 	}
 }

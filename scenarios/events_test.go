@@ -96,10 +96,10 @@ events:
 	wantErr(t, err, "events: events are written in the scenario file, not overridden")
 }
 
-// The events example of docs/load-modes-and-events.md loads as written (on
+// The events example of docs/how-to/inject-failures.md loads as written (on
 // a share scenario with a window long enough for its offsets).
 func TestEventsDocExample(t *testing.T) {
-	data, err := os.ReadFile("../docs/load-modes-and-events.md")
+	data, err := os.ReadFile("../docs/how-to/inject-failures.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestEventsDocExample(t *testing.T) {
 	_, rest, ok2 := strings.Cut(rest, "```yaml\n")
 	block, _, ok3 := strings.Cut(rest, "```")
 	if !ok || !ok2 || !ok3 {
-		t.Fatal("docs/load-modes-and-events.md: no events example")
+		t.Fatal("docs/how-to/inject-failures.md: no events example")
 	}
 	s := mustLoad(t, "name: x\nconsumer_type: share\nmembers: 3\nduration: 30s\n"+block, nil, nil)
 	if got := len(s.Runs[0].Events); got != 6 {

@@ -10,7 +10,7 @@ import (
 // TestEveryDimensionExample loads scenarios/examples/every-dimension.yaml,
 // checks that it writes every key of the schema (so a new key without an
 // example fails here), that it expands to the matrix its comments describe,
-// and that docs/scenarios.md shows it verbatim.
+// and that docs/how-to/write-a-scenario.md links to it.
 func TestEveryDimensionExample(t *testing.T) {
 	const path = "examples/every-dimension.yaml"
 	data, err := os.ReadFile(path)
@@ -55,18 +55,18 @@ func TestEveryDimensionExample(t *testing.T) {
 	if s.Recommend == nil || len(s.Expectations) != 2 {
 		t.Errorf("recommend %+v, %d expectations", s.Recommend, len(s.Expectations))
 	}
-	page, err := os.ReadFile("../docs/scenarios.md")
+	page, err := os.ReadFile("../docs/how-to/write-a-scenario.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(page), "```yaml\n"+string(data)+"```\n") {
-		t.Errorf("docs/scenarios.md must show %s verbatim in a yaml block", path)
+	if !strings.Contains(string(page), "](../../scenarios/"+path+")") {
+		t.Errorf("docs/how-to/write-a-scenario.md must link to scenarios/%s", path)
 	}
 }
 
 // TestMprSweepExample loads scenarios/examples/mpr-sweep.yaml, the
 // max.poll.records × consumer type × members sweep of the tuning example
-// in docs/expectations-and-recommendations.md: 2 × 2 × 3 runs, every combination once, and a
+// in docs/how-to/gate-ci.md#expectations: 2 × 2 × 3 runs, every combination once, and a
 // recommendation per consumer type and member count.
 func TestMprSweepExample(t *testing.T) {
 	s, err := Load("examples/mpr-sweep.yaml", nil, nil)

@@ -81,7 +81,7 @@ func suggestField(f string, all []string) string {
 	s := suggest(f, all)
 	if strings.HasPrefix(s, " (valid keys:") {
 		return " (expected a run.json path like throughput.completed_per_sec, latency.completion_ms.p99, " +
-			"ceiling.efficiency, audit.lost, outcomes.redelivered or polls.empty_ratio; see docs/figures.md)"
+			"ceiling.efficiency, audit.lost, outcomes.redelivered or polls.empty_ratio; see docs/reference/figures.md)"
 	}
 	return s
 }

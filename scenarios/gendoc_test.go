@@ -17,7 +17,7 @@ import (
 	"github.com/sharebench/sharebench/scenarios"
 )
 
-// TestGeneratedDocsUpToDate regenerates docs/scenario-reference.md and
+// TestGeneratedDocsUpToDate regenerates docs/reference/scenario-keys.md and
 // docs/scenario.schema.json in memory and compares them with the
 // committed files, so a RunSpec comment, default or key changed without
 // regenerating fails here.

@@ -7,7 +7,7 @@ import (
 )
 
 // Outline is the scenario schema as plain data: the tables the loader
-// checks files against, exported so that docs/scenario-reference.md and the
+// checks files against, exported so that docs/reference/scenario-keys.md and the
 // JSON Schema for editors are generated from the same source
 // (internal/gendoc, run by go generate ./scenarios).
 type Outline struct {

@@ -42,8 +42,8 @@ type RunSpec struct {
 	// built with Spring; needs what java needs and kafka_version 4.2.0 or
 	// newer; style blocking and renew none only). The producers are
 	// franz-go either way.
-	// Sweep it to compare the clients; see docs/java-client.md,
-	// docs/librdkafka-client.md and docs/spring-client.md.
+	// Sweep it to compare the clients; see docs/how-to/compare-clients.md,
+	// docs/how-to/compare-clients.md and docs/how-to/compare-clients.md.
 	// [client: franz-go]
 	Client vocab.Client `mapstructure:"client" json:"client,omitempty"`
 	// Partitions of the topic, created fresh for every run. A consumer
@@ -90,7 +90,7 @@ type RunSpec struct {
 	// Shards splits the run over this many agent processes (sharebench
 	// agent): producers and members are dealt out by index (index i runs on
 	// shard i mod shards), the agents meet on a control topic and their
-	// results are merged into one run record (docs/distributed-runs.md).
+	// results are merged into one run record (docs/how-to/run-sharded.md).
 	// 1 (or 0) runs everything in this process. 1–64. Every load mode,
 	// event, the scaler and a destination run split as in one process;
 	// destination.connections must be at least the shards (a pool is one
@@ -226,7 +226,7 @@ type Failures struct {
 	// poison_rate it is a property of the record (the same on every
 	// delivery). It exists to test the stall detector (a run whose
 	// completions stop while records are available is flagged stalled,
-	// docs/measurement.md#stalls): with every worker wedged, nothing
+	// docs/explanation/measurement.md#stalls): with every worker wedged, nothing
 	// completes. In [0, 1), transient_rate + poison_rate + stuck_rate < 1;
 	// clients franz-go and java (the Java runner wedges the worker the
 	// same way). [stuck_rate: 0]
@@ -298,7 +298,7 @@ type Cluster struct {
 	// coordinator and share-partition metrics, request rates), besides one
 	// scrape at each edge of the window. Broker CPU comes from /proc, not
 	// from these scrapes, on the process and container providers. From 1s
-	// to 60s; each scrape costs the broker CPU (docs/broker-metrics.md).
+	// to 60s; each scrape costs the broker CPU (docs/how-to/read-the-results.md).
 	// [broker_metrics_interval: 5s]
 	BrokerMetricsInterval time.Duration `mapstructure:"broker_metrics_interval" json:"broker_metrics_interval"`
 
@@ -375,7 +375,7 @@ type Fetch struct {
 	// for share groups), not franz-go's consumer-group 5s, so that the
 	// clients compare at the same wait and a record_limit member whose
 	// partitions sit on several brokers is not held 5s at each idle one
-	// (docs/java-client.md). [fetch_max_wait: 500ms]
+	// (docs/how-to/compare-clients.md). [fetch_max_wait: 500ms]
 	FetchMaxWait time.Duration `mapstructure:"fetch_max_wait" json:"fetch_max_wait,omitempty"`
 
 	// FetchMinBytes is fetch.min.bytes, what the broker gathers before it

@@ -27,7 +27,7 @@ const maxPollRecordsLimit = 10000
 const (
 	// DefaultBrokerMetricsInterval is broker_metrics_interval's default and
 	// Min/MaxBrokerMetricsInterval its bounds: a scrape costs a 4.2.2 broker
-	// about 10 ms of CPU (docs/broker-metrics.md), so 10 s keeps it near
+	// about 10 ms of CPU (docs/how-to/read-the-results.md), so 10 s keeps it near
 	// 0.1 % of a core; 60 s leaves the two scrapes at the window's edges
 	// and few between.
 	DefaultBrokerMetricsInterval = 10 * time.Second
@@ -144,7 +144,7 @@ func (r RunSpec) problems() []string {
 
 // maxShards bounds shards: every agent reads the whole control topic, so
 // the coordinator's messages fan out to every shard; 64 agents keep that
-// traffic and the merge small (docs/distributed-runs.md).
+// traffic and the merge small (docs/how-to/run-sharded.md).
 const maxShards = 64
 
 // ShardCount is the number of agents the run is split over: Shards, 1 when
@@ -290,7 +290,7 @@ func (r RunSpec) checkFetch(p *problems) {
 	}
 	if r.Client == vocab.ClientJava && (r.Prefetch == vocab.PrefetchOn || r.Prefetch == vocab.PrefetchOff) {
 		p.addf("prefetch", "client java has no prefetch setting (KafkaShareConsumer and KafkaConsumer fetch ahead or not "+
-			"by their own design, see docs/java-client.md), so prefetch %s cannot be run with it; use prefetch auto or client franz-go", r.Prefetch)
+			"by their own design, see docs/how-to/compare-clients.md), so prefetch %s cannot be run with it; use prefetch auto or client franz-go", r.Prefetch)
 	}
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # first-result.sh: time a fresh machine's first `make bench` (issue 27,
-# docs/harness-cost.md "Time to the first result"): a clone of this
+# docs/explanation/measurement.md#harness-footprint "Time to the first result"): a clone of this
 # repository's HEAD in a temporary folder with empty Go module and build
 # caches, an empty Maven repository and an empty sharebench cache, then
 # `go mod download`, `make build` and `make bench PROVIDER=process`, each

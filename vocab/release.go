@@ -8,7 +8,7 @@ import (
 // SharePreviewLabel is the label every record, console line and report of
 // a run on Kafka 4.1 carries: 4.1.x ships share groups (KIP-932) as a
 // preview, off until the cluster finalizes the share.version feature at 1,
-// without RENEW or the newer group settings (docs/kafka-versions.md).
+// without RENEW or the newer group settings (docs/how-to/test-kafka-versions.md).
 const SharePreviewLabel = "share groups in preview on Kafka 4.1"
 
 // SharePreview reports whether Kafka release version (X.Y.Z, a suffix

@@ -30,15 +30,15 @@ const (
 	// default; "" in a spec built in code means it too).
 	ClientFranzGo Client = "franz-go"
 	// ClientJava runs members in one JVM on the Apache Kafka Java client
-	// (KafkaShareConsumer, KafkaConsumer); see docs/java-client.md.
+	// (KafkaShareConsumer, KafkaConsumer); see docs/how-to/compare-clients.md.
 	ClientJava Client = "java"
 	// ClientLibrdkafka runs members in one Python process on confluent-kafka
 	// (librdkafka: ShareConsumer, a KIP-932 preview there, and Consumer);
-	// see docs/librdkafka-client.md.
+	// see docs/how-to/compare-clients.md.
 	ClientLibrdkafka Client = "librdkafka"
 	// ClientSpring runs members in one JVM on Spring for Apache Kafka
 	// (ShareKafkaMessageListenerContainer, ConcurrentMessageListenerContainer)
-	// over the Apache Kafka Java client; see docs/spring-client.md.
+	// over the Apache Kafka Java client; see docs/how-to/compare-clients.md.
 	ClientSpring Client = "spring"
 )
 

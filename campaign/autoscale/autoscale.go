@@ -9,7 +9,7 @@ import (
 	"github.com/sharebench/sharebench/blocks"
 )
 
-// Policy is one scaling rule (rules 1–4 of docs/autoscaling.md): the
+// Policy is one scaling rule (rules 1–4 of docs/how-to/test-autoscaling.md): the
 // scenario's autoscale: block, with Max already min(max, rule 3's cap).
 // Remove and FlapWindow are the harness's, not the rule's. Poll is how
 // often the harness reads and decides (the scaler itself decides per

@@ -21,7 +21,7 @@ import (
 )
 
 // clockSkewEnv shifts an agent's clock: for tests only, to check that the
-// measured clock offset recovers an injected one (docs/distributed-runs.md).
+// measured clock offset recovers an injected one (docs/how-to/run-sharded.md).
 const clockSkewEnv = envvars.AgentClockSkew
 
 func init() {
@@ -56,7 +56,7 @@ func newAgentCmd() *cobra.Command {
 		Short: "Run one shard of a sharded run (started by run --shards N or a Kubernetes Indexed Job; not for direct use)",
 		Long: "agent runs one shard of one sharded run: it reports to the coordinator on the control topic, measures its clock\n" +
 			"offset, runs its producers and members (index i mod shards = shard), writes its results to the results topic and\n" +
-			"exits 0; on an error it reports failed and exits non-zero. See docs/distributed-runs.md.",
+			"exits 0; on an error it reports failed and exits non-zero. See docs/how-to/run-sharded.md.",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("shard") {
 				v, ok := os.LookupEnv("JOB_COMPLETION_INDEX")

@@ -120,7 +120,7 @@ func TestCIGateRecipe(t *testing.T) {
 		!strings.Contains(out, "candidate run r01-share: audit.balanced = false") {
 		t.Fatalf("lost record: exit %d, want 1 naming audit.lost and audit.balanced\n%s", status, out)
 	}
-	// How long the recipe takes is a figure for docs/ci.md, not a pass or
+	// How long the recipe takes is a figure for docs/how-to/gate-ci.md, not a pass or
 	// fail of the gate (each campaign primes its cluster first).
 	t.Logf("the recipe test took %s", time.Since(start).Round(time.Second))
 }

@@ -44,10 +44,10 @@ func newCompareCmd() *cobra.Command {
 			"efficiency, a rise for latencies). With one trial a side a change beyond it is a regression;\n" +
 			"with several trials (repeat) the medians must differ beyond it AND a one-sided Mann-Whitney\n" +
 			"test must find the candidate worse at α=0.05; a trial spread wider than the threshold is\n" +
-			"INCONCLUSIVE (fails unless --allow-inconclusive). See docs/ci.md.\n\n" +
+			"INCONCLUSIVE (fails unless --allow-inconclusive). See docs/how-to/gate-ci.md.\n\n" +
 			"Exit status: 0 pass, 1 failed gate or regression, 2 bad input or nothing to compare, 130 interrupted.\n" +
 			"Measures: " + strings.Join(runs.MeasureNames(), ", ") + " (or the same figures by their run.json path or\n" +
-			"runs.csv column, e.g. latency.completion_ms.p99:10%; docs/figures.md).",
+			"runs.csv column, e.g. latency.completion_ms.p99:10%; docs/reference/figures.md).",
 		Example: "  sharebench compare baseline/ sharebench-results/partition-cap-20261129T203145Z \\\n" +
 			"      --threshold throughput:5% --threshold completion_p99:10%\n" +
 			"  sharebench compare base/runs/r02-share/run.json new/runs/r02-share/run.json --json",

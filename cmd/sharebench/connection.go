@@ -26,7 +26,7 @@ type connFlags struct {
 }
 
 func (f *connFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.file, "connection", "", "external provider: connection settings `FILE` (YAML: tls, sasl, bootstrap; ${ENV} in values; see docs/providers-and-clusters.md)")
+	fs.StringVar(&f.file, "connection", "", "external provider: connection settings `FILE` (YAML: tls, sasl, bootstrap; ${ENV} in values; see docs/how-to/run-on-your-cluster.md)")
 	fs.BoolVar(&f.tls, "tls", false, "external provider: connect with TLS")
 	fs.StringVar(&f.ca, "tls-ca", "", "external provider: PEM CA bundle `FILE` that signs the brokers' certificates (implies --tls)")
 	fs.StringVar(&f.cert, "tls-cert", "", "external provider: client certificate `FILE` for mutual TLS (PEM; implies --tls)")

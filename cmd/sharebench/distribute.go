@@ -34,13 +34,13 @@ func (d *distributeFlags) register(fs *pflag.FlagSet) {
 
 // k8sNeedsImage is the error of --distribute k8s without --image (the dry
 // run's preflight and the launcher say the same).
-const k8sNeedsImage = "--image: --distribute k8s needs the agent image (build it with make agent-image and push it where the cluster's nodes pull from; see docs/kubernetes.md)"
+const k8sNeedsImage = "--image: --distribute k8s needs the agent image (build it with make agent-image and push it where the cluster's nodes pull from; see docs/how-to/run-on-kubernetes.md)"
 
 // k8sNotBuilt is the error of --distribute k8s and of the k8s subcommands in
 // a binary built without the build tag k8s (the default: client-go is most
 // of what a build would otherwise compile).
 const k8sNotBuilt = "this sharebench was built without the Kubernetes launcher (the build tag k8s compiles it in); " +
-	"build it with make build-k8s, i.e. go build -tags k8s -o bin/sharebench ./cmd/sharebench (see docs/kubernetes.md)"
+	"build it with make build-k8s, i.e. go build -tags k8s -o bin/sharebench ./cmd/sharebench (see docs/how-to/run-on-kubernetes.md)"
 
 // launchers are the ways agents are started, by --distribute value; each
 // file that provides one registers it in an init function.

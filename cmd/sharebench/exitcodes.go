@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,29 +12,46 @@ import (
 	"github.com/sharebench/sharebench/results/runs"
 )
 
-// Exit statuses of sharebench, documented in docs/ci.md.
+// Exit statuses of sharebench; exitStatuses says what each means (in
+// sharebench --help and docs/reference/cli.md).
 const (
-	// ExitOK: the command did what it was asked; compare passed every gate.
-	ExitOK = 0
-	// ExitError: an error while running, or compare found a regression or a
-	// failed correctness gate.
-	ExitError = 1
-	// ExitUsage: bad input: an unknown flag or command, a bad flag value, a
-	// scenario that does not validate, an unreadable or incomplete
-	// campaign folder, nothing to compare.
-	ExitUsage = 2
-	// ExitVerdict: run or bench finished, but a run lost a record, an audit
-	// did not balance or an expectation is NOT MET (--no-fail exits 0).
-	ExitVerdict = 3
-	// ExitNoSpace: the file system of the results folder is full (ENOSPC)
-	// or the disk quota spent (EDQUOT): a write failed, or run's check
-	// before a run found less free space than the run's output estimate.
-	// The message names the path and the bytes; every run recorded before
-	// is intact, and run --resume FOLDER continues once there is space.
-	ExitNoSpace = 4
-	// ExitInterrupted: SIGINT or SIGTERM; every broker started was stopped.
+	ExitOK          = 0
+	ExitError       = 1
+	ExitUsage       = 2
+	ExitVerdict     = 3
+	ExitNoSpace     = 4
 	ExitInterrupted = 130
 )
+
+// exitStatus is one exit status and what it means.
+type exitStatus struct {
+	code          int
+	name, meaning string
+}
+
+// exitStatuses are the exit statuses, in order, with what each means.
+var exitStatuses = []exitStatus{
+	{ExitOK, "ok", "the command did what it was asked; compare passed every gate"},
+	{ExitError, "error", "an error while running, or compare found a regression or a failed correctness gate"},
+	{ExitUsage, "usage", "bad input: an unknown flag or command, a bad flag value, a scenario that does not validate, " +
+		"an unreadable or incomplete campaign folder, nothing to compare"},
+	{ExitVerdict, "verdict", "run or bench finished, but a run lost a record, an audit did not balance or an expectation " +
+		"is NOT MET (--no-fail exits 0)"},
+	{ExitNoSpace, "no space", "the results folder's file system is full (ENOSPC) or its disk quota spent (EDQUOT): a write " +
+		"failed, or the check before a run found less free space than the run's output estimate; the message names " +
+		"the path and the bytes, every run recorded before is intact, and run --resume FOLDER continues once there is space"},
+	{ExitInterrupted, "interrupted", "SIGINT or SIGTERM; every broker started was stopped"},
+}
+
+// exitStatusHelp lists the exit statuses for sharebench --help.
+func exitStatusHelp() string {
+	var b strings.Builder
+	b.WriteString("Exit statuses:\n")
+	for _, s := range exitStatuses {
+		fmt.Fprintf(&b, "  %3d  %s\n", s.code, s.name)
+	}
+	return b.String()
+}
 
 // exitError carries the exit status of an error.
 type exitError struct {

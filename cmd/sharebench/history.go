@@ -24,7 +24,7 @@ and writes history.html and history.csv into --out: for each scenario and run
 the order they started (campaign.json started_at), with the VCS revision where
 campaign.json records one.
 
-A figure is any name of docs/figures.md: a dotted run.json path or an alias
+A figure is any name of docs/reference/figures.md: a dotted run.json path or an alias
 such as completion_p99 (default: throughput.completed_per_sec,
 latency.completion_ms.p99 and resources.broker_percent where recorded). The
 noise band is the min–max of the last --window points; a point is marked a
@@ -43,7 +43,7 @@ throughput and efficiency, higher latency, CPU, memory and lag).`,
 			}
 			dirs, err := report.FindCampaigns(args)
 			if err != nil {
-				return usageError(err) // bad input, as docs/ci.md says
+				return usageError(err) // bad input, as docs/how-to/gate-ci.md says
 			}
 			var camps []report.HistoryCampaign
 			var leftOut []string // on stderr now, and on history.html

@@ -49,7 +49,7 @@ type hostileKit struct {
 // order, so row numbers stay stable).
 var hostileGroups []func(t *testing.T, k hostileKit) []hostileCase
 
-// TestHostilePass runs the hostile cases of issue 25 (docs/hostile-pass.md
+// TestHostilePass runs the hostile cases of issue 25 (docs/lab/2026-12-06-hostile-pass.md
 // lists them with their outcomes; HOSTILE_OUT=FILE writes that table).
 func TestHostilePass(t *testing.T) {
 	if testing.Short() {

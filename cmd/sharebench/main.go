@@ -47,8 +47,10 @@ func runMain(ctx context.Context, args, environ []string, stdout, stderr io.Writ
 
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "sharebench",
-		Short:         "Benchmark Kafka consumer groups against share groups on the same workload",
+		Use:   "sharebench",
+		Short: "Benchmark Kafka consumer groups against share groups on the same workload",
+		Long: "Benchmark Kafka consumer groups against share groups on the same workload.\n\n" +
+			exitStatusHelp() + "\nThe manual: docs/start-here.md; every command and exit status: docs/reference/cli.md.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -34,7 +34,7 @@ func newPocCmd() *cobra.Command {
 		Long: "Load a workload profile, plan the experiments that fit the budget (the advisor's sizing; the rest are listed " +
 			"with why), print the plan, run it as one campaign and write decision.json and decision.md into the campaign " +
 			"folder, with the decision at the top of report.html. A proof of concept that ran exits 0 whatever it decided; " +
-			"bad input exits 2, a failed campaign 1, an interrupt 130 (docs/poc.md).",
+			"bad input exits 2, a failed campaign 1, an interrupt 130 (docs/how-to/run-a-poc.md).",
 		Example: "  sharebench poc examples/poc/task-queue.yaml\n" +
 			"  sharebench poc my-workload.yaml --budget 10m --dry-run\n" +
 			"  sharebench poc my-workload.yaml --provider external --bootstrap kafka-1:9092",

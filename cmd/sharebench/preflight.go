@@ -157,7 +157,7 @@ func distributePreflight(d distributeFlags, sc *scenarios.Scenario, changed func
 		errs = append(errs, "--agent-binary: only --distribute local starts a binary; k8s agents run the image (--image)")
 	}
 	if d.Distribute == "k8s" && !k8sBuilt {
-		errs = append(errs, k8sNotBuilt)
+		errs = append(errs, "--distribute k8s: "+k8sNotBuilt)
 	}
 	if d.Distribute == "k8s" && strings.TrimSpace(d.Image) == "" {
 		errs = append(errs, k8sNeedsImage)

@@ -25,7 +25,7 @@ func newReportCmd() *cobra.Command {
 				fmt.Fprintln(cmd.ErrOrStderr(), "skipped:", s)
 			}
 			if err != nil {
-				return usageError(err) // no such folder, no readable run: bad input (docs/ci.md)
+				return usageError(err) // no such folder, no readable run: bad input (docs/how-to/gate-ci.md)
 			}
 			if banner := camp.Incomplete(); banner != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s\n", banner, dir)

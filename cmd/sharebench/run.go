@@ -62,7 +62,7 @@ func (f *runFlags) registerVerdict(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "load, validate and expand the scenario, size every run and print the matrix; start nothing")
 	f.dist.register(cmd.Flags())
 	cmd.Flags().StringVar(&f.cpuProfile, "cpu-profile", "", "write a pprof CPU profile of this process over the campaign to `FILE` (go tool pprof FILE): the harness's own work, not the brokers' or the agents'")
-	cmd.Flags().StringVar(&f.heapProfile, "heap-profile", "", "write pprof heap profiles of this process into `DIR` every 5 minutes and at the end (heap-01-5m0s.pprof, …, heap-end.pprof; go tool pprof -base A B shows what grew between two): for a soak's growth (docs/harness-cost.md#soak)")
+	cmd.Flags().StringVar(&f.heapProfile, "heap-profile", "", "write pprof heap profiles of this process into `DIR` every 5 minutes and at the end (heap-01-5m0s.pprof, …, heap-end.pprof; go tool pprof -base A B shows what grew between two): for a soak's growth (docs/how-to/run-long-campaigns.md#soak)")
 	cmd.Flags().BoolVar(&f.jit, "jit-warmup", true, "warm the brokers' JIT in the runs' request pattern before the first run, for at most the scenario's jit_warmup (recorded as priming.jit_warmup); =false only to measure what the warm-up buys the first arm")
 }
 
@@ -85,7 +85,7 @@ func newRunCmd() *cobra.Command {
 		Use:   "run",
 		Args:  cobra.NoArgs,
 		Short: "Run a scenario file or a built-in scenario, or resume a campaign that stopped short",
-		Long: "run runs every run of a scenario and writes a campaign folder (docs/reports.md).\n\n" +
+		Long: "run runs every run of a scenario and writes a campaign folder (docs/how-to/read-the-results.md).\n\n" +
 			"--resume FOLDER continues a campaign that was interrupted, failed or whose harness died (even by SIGKILL):\n" +
 			"it runs the scenario recorded in FOLDER/campaign.json, keeps every run whose run.json is complete and\n" +
 			"consistent, reruns a run that was cut off from its start (its partial folder is moved to\n" +
@@ -94,10 +94,10 @@ func newRunCmd() *cobra.Command {
 			"campaign.json's resumed list. It refuses (exit status 2), naming the difference, when the scenario\n" +
 			"text, the sharebench build or the environment (provider, Kafka version, nodes) differs from the\n" +
 			"record; --resume-anyway goes on and records the differences. The provider defaults to the recorded\n" +
-			"one. A complete campaign has nothing to resume: it says so and exits 0. See docs/reports.md#resuming-a-campaign.\n\n" +
+			"one. A complete campaign has nothing to resume: it says so and exits 0. See docs/how-to/run-long-campaigns.md#resuming-a-campaign.\n\n" +
 			"A results folder whose file system is full (or whose disk quota is spent) stops the campaign with exit status 4,\n" +
 			"naming the file and the bytes; each run starts only when its output estimate is free there (run --dry-run prints\n" +
-			"it). The runs recorded stay intact: free space, then run --resume FOLDER. See docs/reports.md#a-full-disk.",
+			"it). The runs recorded stay intact: free space, then run --resume FOLDER. See docs/how-to/run-long-campaigns.md#a-full-disk.",
 		Example: "  sharebench run --scenario my-workload.yaml\n" +
 			"  sharebench run --scenario partition-cap --set members=[4,8,12]\n" +
 			"  sharebench run --resume sharebench-results/partition-cap-20261206T101500Z\n" +
@@ -249,7 +249,7 @@ func dryRun(w io.Writer, sc *scenarios.Scenario) error {
 		d := campaign.RunDiskEstimate(r)
 		disk, largest = disk+d, max(largest, d)
 	}
-	fmt.Fprintf(w, "disk: the runs' output estimate is about %s in all, %s for the largest run; a run starts only when its estimate is free on the results folder's file system (docs/reports.md#a-full-disk)\n",
+	fmt.Fprintf(w, "disk: the runs' output estimate is about %s in all, %s for the largest run; a run starts only when its estimate is free on the results folder's file system (docs/how-to/run-long-campaigns.md#a-full-disk)\n",
 		campaign.FormatBytes(disk), campaign.FormatBytes(largest))
 	return nil
 }

@@ -21,7 +21,7 @@
 # correctness gate (lost record, unbalanced audit, expectation NOT MET,
 # denied validity flag, missing run); 2 bad input (incomplete campaign,
 # nothing to compare, bad threshold); 3 the run's own verdict failed; 130
-# interrupted. See docs/ci.md.
+# interrupted. See docs/how-to/gate-ci.md.
 set -u
 [ $# -ge 2 ] || { echo "usage: $0 SCENARIO BASELINE [sharebench run flags...]" >&2; exit 2; }
 scenario=$1

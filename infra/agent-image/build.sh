@@ -8,7 +8,7 @@
 #     non-root user 65532, /tmp (campaign/shard/k8s/rootfs.go, unit-tested);
 #   - `docker import` turns the tar into the image, entry point /sharebench,
 #     user 65532.
-# Push it where the cluster's nodes pull from (docs/kubernetes.md).
+# Push it where the cluster's nodes pull from (docs/how-to/run-on-kubernetes.md).
 #
 # Usage: infra/agent-image/build.sh [IMAGE]   (needs a running Docker engine)
 set -euo pipefail
@@ -28,7 +28,7 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 began=$SECONDS
-# -tags k8s: `k8s rootfs` below is in the Kubernetes build only (docs/kubernetes.md).
+# -tags k8s: `k8s rootfs` below is in the Kubernetes build only (docs/how-to/run-on-kubernetes.md).
 CGO_ENABLED=0 go build -tags k8s -o "$work/sharebench" ./cmd/sharebench
 "$work/sharebench" k8s rootfs --binary "$work/sharebench" --out "$work/rootfs.tar"
 revision=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)

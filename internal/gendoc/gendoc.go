@@ -20,7 +20,7 @@ import (
 
 // Files are the generated files, relative to the repository root.
 const (
-	ReferencePath = "docs/scenario-reference.md"
+	ReferencePath = "docs/reference/scenario-keys.md"
 	SchemaPath    = "docs/scenario.schema.json"
 )
 
@@ -196,7 +196,7 @@ func Generate(root string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(root, "docs"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(root, "docs", "reference"), 0o755); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(root, ReferencePath), ref, 0o644); err != nil {

@@ -14,10 +14,10 @@ import (
 var metaDocs = map[string]string{
 	"name":          "Required. Names the scenario and its results folder. Letters, digits, `.`, `_` and `-`, starting with a letter or digit.",
 	"description":   "Optional free text: the question the campaign asks. Reports print it above the results.",
-	"repeat":        "Trials of every run, an integer ≥ 1 [1]. `compare` decides on the trials of one spec as a distribution (medians, spread and a Mann-Whitney test; see docs/ci.md).",
+	"repeat":        "Trials of every run, an integer ≥ 1 [1]. `compare` decides on the trials of one spec as a distribution (medians, spread and a Mann-Whitney test; see docs/how-to/gate-ci.md).",
 	"repeat_order":  "How the runs are ordered within each trial when `repeat` > 1: `alternate` [default] runs trial 0 in matrix order, trial 1 in reverse, and so on, so that each arm of a two-arm comparison goes first (on the brokers the previous arm left behind) as often as the other with an even repeat, and the order stays reproducible; `same` replays the matrix in the same order every trial; `shuffle` draws each trial's order at random from `repeat_seed`. Trials stay in sequence (trial 0's runs, then trial 1's).",
 	"repeat_seed":   "The seed of `repeat_order: shuffle`, an integer ≥ 1 [drawn at random and recorded in campaign.json's scenario, so a campaign can be replayed in the same order].",
-	"jit_warmup":    "The bound of the brokers' JIT warm-up before the first run, a duration: 0 (none) or from 10s to 10m [20s]. The warm-up sends the runs' request pattern (a paced producer, a consumer group committing every poll, a share group acknowledging every record) and ends sooner once the brokers' JIT compile rate settles. A campaign that compares broker cost per record between arms wants it long (`overhead-parity` sets 90s): on a small host the broker's compiler takes minutes to catch up with a new load, and an arm run before it has is charged for the compiling. `--jit-warmup=false` skips it whatever the file says. See docs/measurement.md, \"Phases of a run\".",
+	"jit_warmup":    "The bound of the brokers' JIT warm-up before the first run, a duration: 0 (none) or from 10s to 10m [20s]. The warm-up sends the runs' request pattern (a paced producer, a consumer group committing every poll, a share group acknowledging every record) and ends sooner once the brokers' JIT compile rate settles. A campaign that compares broker cost per record between arms wants it long (`overhead-parity` sets 90s): on a small host the broker's compiler takes minutes to catch up with a new load, and an arm run before it has is charged for the compiling. `--jit-warmup=false` skips it whatever the file says. See docs/explanation/measurement.md, \"Phases of a run\".",
 	"sweep":         "A map with one key, `together`: a list of key groups like `[[members, workers]]`. The lists of one group advance in step instead of forming a cross product; they need equal lengths.",
 	"expect":        "A list of claims checked after the campaign. See [expect](#expect).",
 	"events":        "A list of events inside the measurement window, the same in every run. See [events](#events).",
@@ -58,7 +58,7 @@ func codeList(vals []string) string {
 	return strings.Join(q, ", ")
 }
 
-// Reference renders docs/scenario-reference.md from the scenarios package in dir.
+// Reference renders docs/reference/scenario-keys.md from the scenarios package in dir.
 func Reference(dir string) ([]byte, error) {
 	src, err := load(dir)
 	if err != nil {
@@ -110,9 +110,9 @@ func Reference(dir string) ([]byte, error) {
 	p("`go generate ./scenarios`; the `autoscale:` and `destination:` blocks, with their defaults and\n")
 	p("bounds, come from package `blocks`, where each is declared once. A test fails when this page or\n")
 	p("the JSON Schema is stale.\n\n")
-	p("How to write a scenario, with examples, is in [Writing scenarios](scenarios.md).\n")
+	p("How to write a scenario, with examples, is in [Writing scenarios](../how-to/write-a-scenario.md).\n")
 	p("Editors can complete and check scenario files with the JSON Schema\n")
-	p("[scenario.schema.json](scenario.schema.json), generated from the same source.\n\n")
+	p("[scenario.schema.json](../scenario.schema.json), generated from the same source.\n\n")
 
 	p("## Top-level keys\n\n")
 	p("A scenario file is a YAML map. Unknown keys are errors. Besides the run knobs below it has:\n\n")
@@ -172,7 +172,7 @@ func Reference(dir string) ([]byte, error) {
 	p("Item keys: %s. Each item is a step `{duration: 20s, rate: 200}` (`spike: true` marks the spike), a ramp `{duration: 10s, from: 200, to: 1000}`, "+
 		"a k6 stage `{duration: 30s, target: 500}` (a ramp from the previous rate), or `{repeat: 3, steps: [...]}`. "+
 		"The schedule starts with the measurement window; the warm-up runs at its first rate, and after its last step the last rate holds. "+
-		"load_mode rate only; see [Autoscaling](autoscaling.md).\n\n", codeList(o.RateStepKeys))
+		"load_mode rate only; see [Autoscaling](../how-to/test-autoscaling.md).\n\n", codeList(o.RateStepKeys))
 
 	if err := block("autoscale"); err != nil {
 		return nil, err
@@ -185,7 +185,7 @@ func Reference(dir string) ([]byte, error) {
 	if err := block("destination"); err != nil {
 		return nil, err
 	}
-	p("`dsn` may be given by `--destination-dsn` instead (see [Destinations](destinations.md)).\n\n")
+	p("`dsn` may be given by `--destination-dsn` instead (see [Destinations](../how-to/test-a-destination.md)).\n\n")
 
 	p("## recommend\n\n")
 	md(src.typeDoc("Recommend"))
@@ -208,7 +208,7 @@ func Reference(dir string) ([]byte, error) {
 	p("figure (its compare threshold name or runs.csv column: `completion_p99`, `completion_p99_ms`), or\n")
 	p("the last part of a path when it is unique (`efficiency`, `lost`, `completed_per_sec`). The list\n")
 	p("comes from the figure registry; [Figures](figures.md) gives every name, unit and direction, and\n")
-	p("[Measurement](measurement.md) the definitions.\n\n")
+	p("[Measurement](../explanation/measurement.md) the definitions.\n\n")
 	group := ""
 	for _, f := range scenarios.ExpectFields() {
 		i := strings.LastIndex(f, ".")

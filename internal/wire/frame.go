@@ -1,5 +1,5 @@
 // Package wire is the one discipline for every blob a sharebench process
-// hands another (docs/distributed-runs.md#what-crosses-a-process): a frame
+// hands another (docs/how-to/run-sharded.md#what-crosses-a-process): a frame
 //
 //	magic (4 ASCII bytes) | version (1 byte) | body | CRC-32C (Castagnoli) of everything before it (4 bytes)
 //

@@ -180,7 +180,7 @@ func sideBySideRows() []tableRow {
 		figure("broker_cost.consume_cpu_seconds_per_million_records", nil),
 		figure("broker_cost.moved_cpu_seconds_per_million_records", nil),
 		// Beside the cost: a window in which the brokers were still
-		// compiling charges the compiling to the run (docs/measurement.md).
+		// compiling charges the compiling to the run (docs/explanation/measurement.md).
 		figure("broker.jit_compile_s", nil),
 		// run.json has bytes, the table MiB.
 		relabel(figure("broker.heap_after_gc_max_bytes", brokerCell(func(v float64) string { return num(v / (1 << 20)) })),

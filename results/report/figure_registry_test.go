@@ -108,6 +108,6 @@ func TestNewFigureReachesEveryReader(t *testing.T) {
 	}
 
 	if !strings.Contains(string(figuregen.Table()), "| `outcomes.retries_per_completion` | ratio | retries per completion | `retries_per_completion` | `retries` | lower | yes |") {
-		t.Error("docs/figures.md would lack the figure")
+		t.Error("docs/reference/figures.md would lack the figure")
 	}
 }

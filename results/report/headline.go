@@ -24,7 +24,7 @@ import (
 //   - the audit over every run: nothing lost, or what was lost and where;
 //   - the broker cost per record of each pair at equal throughput, or why
 //     it is not compared;
-//   - the validity flags by run, as codes (docs/measurement.md#validity-flags);
+//   - the validity flags by run, as codes (docs/explanation/measurement.md#validity-flags);
 //   - the expectations met, and each one not met by name;
 //   - where the report is.
 //
@@ -285,7 +285,7 @@ func flagsLines(recs []runs.Record) []string {
 	if len(flagged) == 0 {
 		return []string{"validity: no flag raised"}
 	}
-	out := []string{fmt.Sprintf("validity flags in %d of %d run(s) (docs/measurement.md#validity-flags):", len(flagged), len(recs))}
+	out := []string{fmt.Sprintf("validity flags in %d of %d run(s) (docs/explanation/measurement.md#validity-flags):", len(flagged), len(recs))}
 	if len(flagged) > headlineRuns {
 		return append(append(out, flagged[:headlineRuns-1]...), fmt.Sprintf("  … and %d more: summary.md", len(flagged)-headlineRuns+1))
 	}

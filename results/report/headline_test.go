@@ -63,7 +63,7 @@ func TestHeadlinePair(t *testing.T) {
 		"audit: nothing lost of 36000 records; 0 duplicated",
 		"broker CPU per record moved: share 0.61× the consumer's (1120 vs 1850 s/M), at unequal rates",
 		"observer: the harness's broker scrapes cost 0.20–0.69 % of the broker CPU",
-		"validity flags in 1 of 2 run(s) (docs/measurement.md#validity-flags):",
+		"validity flags in 1 of 2 run(s) (docs/explanation/measurement.md#validity-flags):",
 		"  r01-consumer: host_cpu, warmup_short",
 		"expectations: 1 of 2 met (1 skipped)",
 		"  NOT MET: consumer group reaches its worker ceiling (measured r01-consumer 0.91)",

@@ -32,7 +32,7 @@ var optionalFigures = map[string]bool{"resources.broker_percent": true}
 
 // HistoryOptions choose what `sharebench history` draws.
 type HistoryOptions struct {
-	// Figures are figure names (docs/figures.md): run.json paths
+	// Figures are figure names (docs/reference/figures.md): run.json paths
 	// (latency.completion_ms.p99) or aliases (completion_p99); BuildHistory
 	// turns them into paths.
 	Figures []string

@@ -32,7 +32,7 @@ type ReplicaStep struct {
 }
 
 // Autoscale is run.json's autoscale block: what the scaler did and the
-// figures a team decides on (docs/measurement.md, "Autoscaling").
+// figures a team decides on (docs/explanation/measurement.md, "Autoscaling").
 type Autoscale struct {
 	// Cap is rule 3's cap; MaxReplicas the scaler's bound, min(max, cap).
 	Cap         scenarios.ReplicaCap `json:"cap"`
@@ -223,7 +223,7 @@ func ScalerEvents(reports []EventReport) []int {
 }
 
 // autoscaleProblems recomputes the autoscale block from the scaler's
-// decisions (AutoscaleFigures, docs/measurement.md "Autoscaling"): the
+// decisions (AutoscaleFigures, docs/explanation/measurement.md "Autoscaling"): the
 // block is there exactly when the spec's rate run has an autoscale:
 // block; its bound is min(max, rule 3's cap); every decision is one the
 // rule can make (hold and blocked keep the replicas, out adds step up to

@@ -6,7 +6,7 @@ import (
 )
 
 // Bounds is the documented set a run's binding constraint comes from
-// (docs/measurement.md#bounds): the formula bounds ComputeCeiling takes the
+// (docs/explanation/measurement.md#bounds): the formula bounds ComputeCeiling takes the
 // minimum of, then the measured ones Judge may put in their place.
 var Bounds = []Bound{BoundProducer, BoundWorkers, BoundLocks, BoundLockWindow, BoundLockExpiry, BoundFetchWaits,
 	BoundDestination, BoundBrokerSaturation, BoundHostSaturation, BoundUnexplained}

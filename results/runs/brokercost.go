@@ -12,7 +12,7 @@ import (
 const ScrapeShareLimit = 0.02
 
 // BrokerCost is a run's broker CPU per record on a basis that treats a
-// consumer group and a share group alike (docs/measurement.md, "Broker
+// consumer group and a share group alike (docs/explanation/measurement.md, "Broker
 // cost"). broker.cpu_seconds_per_million_records charges all the window's
 // broker CPU to the records completed, so an arm that completes fewer than
 // it produced is charged for producing; these figures separate the two.

@@ -12,7 +12,7 @@ import (
 
 // Destination is a run's destination (run.json destination): how the
 // workers wrote, how long the writes took, what the table held after the
-// drain and what that says about the writes (docs/measurement.md,
+// drain and what that says about the writes (docs/explanation/measurement.md,
 // "Destination"). Absent for a run without a destination: block.
 type Destination struct {
 	Kind blocks.DestinationKind `json:"kind"`
@@ -113,7 +113,7 @@ var destinationAuditKeys = []string{"writes", "write_errors", "table_writes", "r
 	"duplicate_rows", "missing", "written_not_completed", "foreign"}
 
 // destinationProblems recomputes the destination block from its counts
-// (results.ReconcileDestination, docs/measurement.md "Destination"): the
+// (results.ReconcileDestination, docs/explanation/measurement.md "Destination"): the
 // block is there exactly when the spec has a destination: block, with the
 // spec's settings; every count is ≥ 0 and the counts are the ones a
 // read-back makes: rows = records + duplicate_rows + foreign (each row is

@@ -10,7 +10,7 @@
 // (figures.go, figures_table.go): run.json path, unit, label, runs.csv
 // column, threshold name, direction and a typed accessor. The renderers,
 // compare, expectations, recommendations and history read it; the scenario
-// vocabulary (scenarios/figures_gen.go) and docs/figures.md are generated
+// vocabulary (scenarios/figures_gen.go) and docs/reference/figures.md are generated
 // from it (go generate ./results/runs).
 //
 // A record's spec is the typed scenarios.RunSpec: selectors, pairing and

@@ -540,7 +540,7 @@ func PausesSince(pauses []results.RebalancePause, from int64) []results.Rebalanc
 }
 
 // PauseFigures separate how much of a consumer group stopped from how long
-// the partitions that stopped waited (docs/measurement.md, "Rebalance
+// the partitions that stopped waited (docs/explanation/measurement.md, "Rebalance
 // pauses").
 type PauseFigures struct {
 	// Pauses is the number of pauses (one partition revoked, lost or

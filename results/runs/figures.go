@@ -42,8 +42,8 @@ type Figure struct {
 	// summary.md (after the table's own rows when the table does not place
 	// it).
 	Console bool
-	// Doc is a short definition for docs/figures.md; "" refers to the
-	// section of docs/measurement.md its path belongs to.
+	// Doc is a short definition for docs/reference/figures.md; "" refers to the
+	// section of docs/explanation/measurement.md its path belongs to.
 	Doc string
 	// Value reads it from a record; ok is false when the record has no such
 	// figure (an absent block: no burst, no max-rate search, no dead-letter

@@ -9,7 +9,7 @@ import (
 )
 
 // builtinFigures declares every figure a run reports: the one place to add
-// one (docs/measurement.md, "Adding a figure"). The order is the order of
+// one (docs/contributing/architecture.md, "Adding a figure"). The order is the order of
 // the docs and of the scenario vocabulary (scenarios/figures_gen.go, which
 // go generate ./results/runs writes from this list).
 func builtinFigures() []Figure {

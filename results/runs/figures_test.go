@@ -15,7 +15,7 @@ import (
 )
 
 // TestGeneratedFiguresUpToDate regenerates scenarios/figures_gen.go and
-// docs/figures.md in memory and compares them with the committed files, so
+// docs/reference/figures.md in memory and compares them with the committed files, so
 // a figure declared without go generate ./results/runs fails here.
 func TestGeneratedFiguresUpToDate(t *testing.T) {
 	names, err := figuregen.ScenarioNames()

@@ -1,6 +1,6 @@
 //go:build ignore
 
-// gen_figures writes scenarios/figures_gen.go and docs/figures.md from the
+// gen_figures writes scenarios/figures_gen.go and docs/reference/figures.md from the
 // figure registry (figures_table.go). Run it with go generate ./results/runs
 // (or make docs); TestGeneratedFiguresUpToDate fails when they are stale.
 package main

@@ -8,7 +8,7 @@ import (
 // The harness's own footprint over a run's measurement window: its
 // resident memory, goroutines, open files and what its recorder holds,
 // read once a second by the /proc sampler, kept in run.json as a series
-// (harness) and judged for growth (harness_growth). docs/measurement.md,
+// (harness) and judged for growth (harness_growth). docs/explanation/measurement.md,
 // "Harness footprint".
 
 // CodeHarnessGrowth: the harness's own footprint grew by more than

@@ -187,7 +187,7 @@ func decodeRun(path string, b []byte) (Record, error) {
 // IntegrityProblems recomputes what the gates rely on from the record's own
 // counts, one line per inconsistency naming the run and the figure: every
 // audit count non-negative, the categories adding up to produced exactly
-// when balanced says so (docs/measurement.md#audit), the throughput figures
+// when balanced says so (docs/explanation/measurement.md#audit), the throughput figures
 // finite, non-negative and no higher than the records counted could make;
 // the destination block and the autoscale block present when the spec has
 // their block, their counts as the read-back and the scaler's decisions

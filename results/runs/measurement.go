@@ -340,7 +340,7 @@ func PlannedCeilingInput(s scenarios.RunSpec) CeilingInput {
 	if s.Client == vocab.ClientSpring {
 		// A Spring member is a listener container whose concurrency is the
 		// workers: that many clients, each processing its own records one
-		// at a time (docs/spring-client.md). For the formulas it is
+		// at a time (docs/how-to/compare-clients.md). For the formulas it is
 		// members × workers single-worker members: a consumer group's
 		// partitions go to that many clients, and each share consumer
 		// holds its own acquisitions.

@@ -10,7 +10,7 @@ import (
 // file system is full (ENOSPC) or the user's disk quota is spent (EDQUOT).
 // WriteFileAtomic and WriteRunDir return it; the campaign turns it into the
 // error that says what to do (campaign.DiskFullError), and sharebench exits
-// with its own status on it (docs/reports.md#a-full-disk).
+// with its own status on it (docs/how-to/run-long-campaigns.md#a-full-disk).
 type NoSpaceError struct {
 	// Path is the file being written, or the folder being created.
 	Path string

@@ -72,7 +72,7 @@ type Record struct {
 	// Requests are the consumers' requests per broker and kind with their
 	// client-side times and empty fetches (requests.go; franz-go only).
 	Requests []RequestFigure `json:"requests,omitempty"`
-	// Stall is the run's stall (docs/measurement.md#stalls); nil: none.
+	// Stall is the run's stall (docs/explanation/measurement.md#stalls); nil: none.
 	Stall *Stall `json:"stall,omitempty"`
 	// Settle is how long the campaign waited, before the run's
 	// measurement, for the brokers' CPU to return near idle (settle.go);
@@ -272,7 +272,7 @@ type Priming struct {
 // PrimingJIT is the JIT compiler's work during the warm-up, from the
 // brokers' compile-time counters (collectors.JITCompiled, JITRate): the
 // warm-up goes on, bounded, until the compile rate over the last WindowSec
-// is at most TargetRate (docs/measurement.md#phases-of-a-run).
+// is at most TargetRate (docs/explanation/measurement.md#phases-of-a-run).
 type PrimingJIT struct {
 	CompileSec float64 `json:"compile_s"` // compile time during the warm-up, all brokers
 	// EndRate is the compile rate over the warm-up's last WindowSec

@@ -1,7 +1,7 @@
 package runs
 
 // SettleStep is one settle: a wait, bounded, until the brokers' CPU rate is
-// back near the idle baseline (docs/measurement.md#settle), after priming,
+// back near the idle baseline (docs/explanation/measurement.md#settle), after priming,
 // before a run and after a produce-only phase.
 type SettleStep struct {
 	// After names what it followed: "priming", "previous_run" (the

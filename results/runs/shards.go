@@ -15,7 +15,7 @@ import (
 // timestamps well enough for millisecond latencies.
 const ClockSkewLimitMs = 10.0
 
-// Shards records a run split over agents (docs/distributed-runs.md).
+// Shards records a run split over agents (docs/how-to/run-sharded.md).
 type Shards struct {
 	Count    int    `json:"count"`
 	Launcher string `json:"launcher"` // "local", "k8s"

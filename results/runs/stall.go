@@ -7,7 +7,7 @@ import (
 
 // Stall is what a stalled run recorded (run.json stall): completions
 // stopped while records were available, for longer than the run's stall
-// bound (docs/measurement.md#stalls). nil: the run did not stall.
+// bound (docs/explanation/measurement.md#stalls). nil: the run did not stall.
 type Stall struct {
 	// AtSec is when the stall was detected, seconds since the load started.
 	AtSec float64 `json:"at_s"`

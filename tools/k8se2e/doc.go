@@ -4,5 +4,5 @@
 // stand-in kubelet runs the pods as local processes, and a real Kafka
 // broker carries the run. It is a module of its own so that the main
 // module does not depend on k8s.io/kubernetes; run it with make k8s-e2e
-// (docs/kubernetes.md says what runs for real and what is stood in).
+// (docs/how-to/run-on-kubernetes.md says what runs for real and what is stood in).
 package k8se2e

@@ -152,7 +152,7 @@ func CheckConnection(name string, text []byte) error {
 	}
 	if len(vars) > 0 || len(local) > 0 {
 		return fmt.Errorf("k8s: %s: %s: the agents read the connection file inside their pods, where this machine's files and environment are not; "+
-			"--distribute k8s takes connection files with inline values only (see docs/kubernetes.md#connection-files)",
+			"--distribute k8s takes connection files with inline values only (see docs/how-to/run-on-kubernetes.md#connection-files)",
 			name, strings.Join(append(local, vars...), ", "))
 	}
 	return nil
@@ -474,7 +474,7 @@ func pending(pod *corev1.Pod) string {
 		}
 		switch w.Reason {
 		case "ImagePullBackOff", "ErrImagePull", "InvalidImageName":
-			s += " (is the image pushed where the cluster's nodes pull from? see docs/kubernetes.md#the-agent-image)"
+			s += " (is the image pushed where the cluster's nodes pull from? see docs/how-to/run-on-kubernetes.md#the-agent-image)"
 		}
 		return s
 	}
@@ -563,7 +563,7 @@ func (a *agents) cleanup(ctx context.Context) error {
 // rbacHint adds what a refused request needs.
 func rbacHint(err error) string {
 	if apierrors.IsForbidden(err) {
-		return " (the kube user needs the rights listed in docs/kubernetes.md#rbac)"
+		return " (the kube user needs the rights listed in docs/how-to/run-on-kubernetes.md#rbac)"
 	}
 	return ""
 }

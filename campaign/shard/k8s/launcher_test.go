@@ -371,7 +371,7 @@ func TestStartCreateRefusedDeletesWhatItCreated(t *testing.T) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "batch", Resource: "jobs"}, "sharebench-flow", errors.New("user cannot create jobs"))
 	})
 	_, err := testLauncher(s).Start(context.Background(), testArgs(2))
-	if err == nil || !strings.Contains(err.Error(), "create Job bench/sharebench-flow") || !strings.Contains(err.Error(), "docs/kubernetes.md#rbac") {
+	if err == nil || !strings.Contains(err.Error(), "create Job bench/sharebench-flow") || !strings.Contains(err.Error(), "docs/how-to/run-on-kubernetes.md#rbac") {
 		t.Fatalf("Start: %v; want the refused Job named with the RBAC hint", err)
 	}
 	if r := remaining(t, s.client); len(r) != 0 {

@@ -296,7 +296,7 @@ func TestNameFor(t *testing.T) {
 	}
 }
 
-// TestRenderGolden pins the rendered example that docs/kubernetes.md
+// TestRenderGolden pins the rendered example that docs/how-to/run-on-kubernetes.md
 // shows; go test ./campaign/shard/k8s -run Golden -update rewrites it.
 func TestRenderGolden(t *testing.T) {
 	objs, err := Render(exampleParams())

@@ -1,7 +1,7 @@
 // Package figuregen writes what is derived from the figure registry of
 // results/runs: the scenario vocabulary (scenarios/figures_gen.go, since
 // scenarios cannot import results/runs, which imports it) and the figure
-// table of the manual (docs/figures.md). A test in results/runs
+// table of the manual (docs/reference/figures.md). A test in results/runs
 // regenerates both and compares them with the committed files.
 //
 // figuregen imports results/runs and the standard library only.
@@ -21,7 +21,7 @@ import (
 // Files are the generated files, relative to the repository root.
 const (
 	ScenarioNamesPath = "scenarios/figures_gen.go"
-	TablePath         = "docs/figures.md"
+	TablePath         = "docs/reference/figures.md"
 )
 
 // Generate writes both files under the repository root.
@@ -62,26 +62,26 @@ func ScenarioNames() ([]byte, error) {
 	return format.Source(b.Bytes())
 }
 
-// sections link a path prefix to its definitions in docs/measurement.md
+// sections link a path prefix to its definitions in docs/explanation/measurement.md
 // (the longest prefix wins).
 var sections = []struct{ prefix, link string }{
-	{"throughput.", "measurement.md#runjson-figures"},
-	{"latency.", "measurement.md#runjson-figures"},
-	{"polls.", "measurement.md#runjson-figures"},
-	{"outcomes.", "measurement.md#runjson-figures"},
-	{"audit.", "measurement.md#audit"},
-	{"audit.dead_letter", "measurement.md#dead-letter-queue"},
-	{"audit.order.", "measurement.md#ordering"},
-	{"group.", "measurement.md#group-protocol"},
-	{"ceiling.", "measurement.md#capacity-formulas"},
-	{"phases.", "measurement.md#phases-of-a-run"},
-	{"burst.", "measurement.md#bursts"},
-	{"resources.", "measurement.md#runjson-figures"},
-	{"lag.", "measurement.md#runjson-figures"},
-	{"broker.", "broker-metrics.md"},
-	{"max_rate.", "measurement.md#max-rate-mode"},
-	{"event_summary.", "measurement.md#events"},
-	{"autoscale.", "measurement.md#autoscaling"},
+	{"throughput.", "../explanation/measurement.md#throughput-and-latency"},
+	{"latency.", "../explanation/measurement.md#throughput-and-latency"},
+	{"polls.", "../explanation/measurement.md#throughput-and-latency"},
+	{"outcomes.", "../explanation/measurement.md#audit"},
+	{"audit.", "../explanation/measurement.md#audit"},
+	{"audit.dead_letter", "../explanation/measurement.md#dead-letter-queue"},
+	{"audit.order.", "../explanation/measurement.md#ordering"},
+	{"group.", "../explanation/measurement.md#group-protocol"},
+	{"ceiling.", "../explanation/measurement.md#capacity-formulas"},
+	{"phases.", "../explanation/measurement.md#phases-of-a-run"},
+	{"burst.", "../explanation/measurement.md#bursts"},
+	{"resources.", "../explanation/measurement.md#broker-cost"},
+	{"lag.", "../explanation/measurement.md#throughput-and-latency"},
+	{"broker.", "../how-to/read-the-results.md"},
+	{"max_rate.", "../explanation/measurement.md#max-rate-mode"},
+	{"event_summary.", "../explanation/measurement.md#events"},
+	{"autoscale.", "../explanation/measurement.md#autoscaling"},
 }
 
 func section(path string) string {
@@ -94,7 +94,7 @@ func section(path string) string {
 	return link
 }
 
-// Table is docs/figures.md.
+// Table is docs/reference/figures.md.
 func Table() []byte {
 	var b bytes.Buffer
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }

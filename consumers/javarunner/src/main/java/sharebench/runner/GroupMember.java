@@ -112,7 +112,7 @@ final class GroupMember extends Member {
             }
             // A crashed Java member stops polling but its heartbeat thread
             // lives on: it leaves after max.poll.interval.ms, so that is
-            // bounded by the session timeout too (see docs/java-client.md).
+            // bounded by the session timeout too (see docs/how-to/compare-clients.md).
             p.put("max.poll.interval.ms", Long.toString(ms));
         }
         return p;

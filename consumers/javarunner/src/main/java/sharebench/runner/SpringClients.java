@@ -8,7 +8,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 
 /**
  * What a Spring member sees of the clients its container creates (client
- * spring, docs/spring-client.md). A Spring container owns its consumers and
+ * spring, docs/how-to/compare-clients.md). A Spring container owns its consumers and
  * their poll loop, so the member wraps each client the consumer factory
  * makes in a proxy: a poll writes the POLL frame and stamps the time on the
  * polling thread (a listener runs on the thread that polled, so the
