@@ -62,7 +62,7 @@ func (f *runFlags) registerVerdict(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "load, validate and expand the scenario, size every run and print the matrix; start nothing")
 	f.dist.register(cmd.Flags())
 	cmd.Flags().StringVar(&f.cpuProfile, "cpu-profile", "", "write a pprof CPU profile of this process over the campaign to `FILE` (go tool pprof FILE): the harness's own work, not the brokers' or the agents'")
-	cmd.Flags().StringVar(&f.heapProfile, "heap-profile", "", "write pprof heap profiles of this process into `DIR` every 5 minutes and at the end (heap-01-5m0s.pprof, …, heap-end.pprof; go tool pprof -base A B shows what grew between two): for a soak's growth (docs/how-to/run-long-campaigns.md#soak)")
+	cmd.Flags().StringVar(&f.heapProfile, "heap-profile", "", "write pprof heap profiles of this process into `DIR` at the start, every 5 minutes and at the end (heap-00-0s.pprof, heap-01-5m0s.pprof, …, heap-end.pprof; go tool pprof -base A B shows what grew between two): for a soak's growth (docs/how-to/run-long-campaigns.md#soak)")
 	cmd.Flags().BoolVar(&f.jit, "jit-warmup", true, "warm the brokers' JIT in the runs' request pattern before the first run, for at most the scenario's jit_warmup (recorded as priming.jit_warmup); =false only to measure what the warm-up buys the first arm")
 }
 
