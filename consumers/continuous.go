@@ -2,7 +2,6 @@ package consumers
 
 import (
 	"context"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -18,14 +17,14 @@ const commitInterval = 20 * time.Millisecond
 // (polled, not finished), and a committer commits each partition's
 // contiguous completed prefix every commitInterval. A record completes when
 // the commit covering it is issued, as in blocking style.
-func (g *consumerGroupMember) runContinuous(ctx context.Context, rngs []*rand.Rand) error {
+func (g *consumerGroupMember) runContinuous(ctx context.Context, workers []*worker) error {
 	limit := g.c.MaxInFlight
 	if limit <= 0 {
 		limit = g.c.Workers * g.c.MaxPollRecords
 	}
 	slots := make(chan struct{}, limit) // one token per record held
 	work := make(chan *handled, limit)
-	waitWorkers := g.startWorkers(ctx, rngs, work, slots)
+	waitWorkers := g.startWorkers(ctx, workers, work, slots)
 	committerDone := g.startCommitter(ctx)
 	defer func() {
 		close(work)
@@ -70,14 +69,14 @@ func (g *consumerGroupMember) runContinuous(ctx context.Context, rngs []*rand.Ra
 // startWorkers starts the member's workers on work; each frees a slot when
 // it is done with a record. The returned wait returns once work is closed
 // and every worker has returned.
-func (g *consumerGroupMember) startWorkers(ctx context.Context, rngs []*rand.Rand, work <-chan *handled, slots <-chan struct{}) (wait func()) {
+func (g *consumerGroupMember) startWorkers(ctx context.Context, workers []*worker, work <-chan *handled, slots <-chan struct{}) (wait func()) {
 	var wg sync.WaitGroup
 	for w := range g.c.Workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for h := range work {
-				g.handle(ctx, h, rngs[w])
+				g.handle(ctx, h, workers[w])
 				<-slots
 			}
 		}()

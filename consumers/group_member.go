@@ -2,8 +2,8 @@ package consumers
 
 import (
 	"context"
-	"math/rand/v2"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -53,11 +53,11 @@ func (g *consumerGroupMember) options() []kgo.Opt {
 	return append(opts, kgo.BlockRebalanceOnPoll(), kgo.OnPartitionsRevoked(g.lost))
 }
 
-func (g *consumerGroupMember) consume(ctx context.Context, rngs []*rand.Rand) error {
+func (g *consumerGroupMember) consume(ctx context.Context, workers []*worker) error {
 	if g.c.Style == StyleContinuous {
-		return g.runContinuous(ctx, rngs)
+		return g.runContinuous(ctx, workers)
 	}
-	return g.pollLoop(ctx, rngs, g.c.MaxPollRecords)
+	return g.pollLoop(ctx, workers, g.c.MaxPollRecords)
 }
 
 func (g *consumerGroupMember) received(recs []*kgo.Record) {
@@ -69,7 +69,7 @@ func (g *consumerGroupMember) received(recs []*kgo.Record) {
 // handle processes the record until an attempt does not fail transiently
 // (each failure is a retry in place), then marks its offset finished. A
 // continuous member keeps the record until a commit covers it.
-func (g *consumerGroupMember) handle(ctx context.Context, h *handled, rng *rand.Rand) {
+func (g *consumerGroupMember) handle(ctx context.Context, h *handled, w *worker) {
 	if !g.begin(h) {
 		g.offsets.finished(h.r.Partition, h.r.Offset)
 		return
@@ -80,11 +80,12 @@ func (g *consumerGroupMember) handle(ctx context.Context, h *handled, rng *rand.
 		return
 	}
 	for {
-		if !retry.Sleep(ctx, g.processingTime(rng)) {
+		now := g.rec.Clock.Now()
+		if !retry.Sleep(ctx, time.Duration(w.begin(now, g.processingTime(w.rng))-now)) {
 			h.outcome = abandoned // unfinished: the committed prefix stops before it
 			return
 		}
-		h.outcome = g.verdict(poison, rng)
+		h.outcome = g.verdict(poison, w.rng)
 		if !g.write(ctx, h) {
 			if g.crashed.Load() {
 				h.outcome = abandoned // a crashed member writes nothing more

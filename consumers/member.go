@@ -23,12 +23,12 @@ type groupMember interface {
 	// options are the group's client options, after the common ones.
 	options() []kgo.Opt
 	// consume is the poll loop until the member stops polling.
-	consume(ctx context.Context, rngs []*rand.Rand) error
+	consume(ctx context.Context, workers []*worker) error
 	// received is told of a poll's records before any worker sees them.
 	received(recs []*kgo.Record)
 	// handle runs one record through processing and the group's outcome
 	// policy; a worker calls it.
-	handle(ctx context.Context, h *handled, rng *rand.Rand)
+	handle(ctx context.Context, h *handled, w *worker)
 	// settle tells the broker what became of a fully handled batch
 	// (blocking style).
 	settle(ctx context.Context, batch []handled)
@@ -154,11 +154,7 @@ func (m *member) run(ctx context.Context) error {
 		}
 		cl.ResumeFetchTopics(m.c.Topic)
 	}
-	workerRNGs := make([]*rand.Rand, m.c.Workers)
-	for w := range workerRNGs {
-		workerRNGs[w] = rand.New(rand.NewPCG(m.rec.Run, uint64(m.id<<16|w)))
-	}
-	return m.group.consume(ctx, workerRNGs)
+	return m.group.consume(ctx, newWorkers(m.rec.Run, m.id, m.c.Workers))
 }
 
 // clientOpts are the client options of both group types.
@@ -207,7 +203,7 @@ func (f Fetch) options() []kgo.Opt {
 
 // pollLoop is style blocking: poll at most n records (-1: everything
 // fetched), process the batch on the workers, settle it, poll again.
-func (m *member) pollLoop(ctx context.Context, rngs []*rand.Rand, n int) error {
+func (m *member) pollLoop(ctx context.Context, workers []*worker, n int) error {
 	for m.pollCtx.Err() == nil {
 		recs, err := m.poll(m.pollCtx, n)
 		if m.pollCtx.Err() != nil {
@@ -236,7 +232,7 @@ func (m *member) pollLoop(ctx context.Context, rngs []*rand.Rand, n int) error {
 		m.memberRec.RecordPoll(len(recs))
 		m.fetches.settle(false)
 		m.group.received(recs)
-		m.group.settle(ctx, m.processBatch(ctx, recs, rngs))
+		m.group.settle(ctx, m.processBatch(ctx, recs, workers))
 		if m.pool != nil {
 			// Settled: nothing reads these records any more (a share
 			// group's implicit ACCEPT at the next poll is kept by the
@@ -269,15 +265,18 @@ func (m *member) poll(ctx context.Context, n int) ([]*kgo.Record, error) {
 // processBatch hands the batch to the member's workers and waits until every
 // record has an outcome (blocking style: the member polls again only when the
 // whole batch is done).
-func (m *member) processBatch(ctx context.Context, recs []*kgo.Record, rngs []*rand.Rand) []handled {
+func (m *member) processBatch(ctx context.Context, recs []*kgo.Record, workers []*worker) []handled {
 	batch := make([]handled, len(recs))
 	for i, r := range recs {
 		batch[i].r = r
 	}
+	for _, w := range workers {
+		w.idle() // the poll was real time: a new batch starts from now
+	}
 	if m.c.Workers == 1 { // one worker: in this goroutine, none started per batch
 		for i := range batch {
 			m.busy.Add(1)
-			m.group.handle(ctx, &batch[i], rngs[0])
+			m.group.handle(ctx, &batch[i], workers[0])
 			m.busy.Add(-1)
 		}
 		return batch
@@ -290,7 +289,7 @@ func (m *member) processBatch(ctx context.Context, recs []*kgo.Record, rngs []*r
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < len(batch); i = int(next.Add(1) - 1) {
 				m.busy.Add(1)
-				m.group.handle(ctx, &batch[i], rngs[w])
+				m.group.handle(ctx, &batch[i], workers[w])
 				m.busy.Add(-1)
 			}
 		}()

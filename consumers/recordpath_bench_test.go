@@ -2,7 +2,6 @@ package consumers
 
 import (
 	"context"
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -70,7 +69,7 @@ func benchRecordPath(b *testing.B, typ GroupType) {
 	if typ == ShareGroup {
 		fetchKey = int16(kmsg.ShareFetch)
 	}
-	rngs := []*rand.Rand{rand.New(rand.NewPCG(1, 2))}
+	workers := newWorkers(1, 0, 1)
 	ctx := context.Background()
 	now := m.rec.Clock.Now()
 	b.ReportAllocs()
@@ -92,7 +91,7 @@ func benchRecordPath(b *testing.B, typ GroupType) {
 		m.memberRec.RecordPoll(len(batch))
 		m.fetches.settle(false)
 		m.group.received(batch)
-		done := m.processBatch(ctx, batch, rngs)
+		done := m.processBatch(ctx, batch, workers)
 		if typ == ShareGroup {
 			m.group.settle(ctx, done)
 		} else { // the consumer group's settle without its client: completions, then the commit's offsets

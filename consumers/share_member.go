@@ -3,7 +3,6 @@ package consumers
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
@@ -55,8 +54,8 @@ func (s *shareGroupMember) options() []kgo.Opt {
 func ackRefusedForExpiredLock(err error) bool { return errors.Is(err, kerr.InvalidRecordState) }
 
 // consume polls in blocking style only (Config.validate refuses continuous).
-func (s *shareGroupMember) consume(ctx context.Context, rngs []*rand.Rand) error {
-	return s.pollLoop(ctx, rngs, s.pollLimit())
+func (s *shareGroupMember) consume(ctx context.Context, workers []*worker) error {
+	return s.pollLoop(ctx, workers, s.pollLimit())
 }
 
 // pollLimit is how many records a poll takes. Under batch_optimized the
@@ -71,7 +70,7 @@ func (s *shareGroupMember) pollLimit() int {
 
 func (s *shareGroupMember) received(recs []*kgo.Record) { s.noteLock(recs) }
 
-func (s *shareGroupMember) handle(ctx context.Context, h *handled, rng *rand.Rand) {
+func (s *shareGroupMember) handle(ctx context.Context, h *handled, w *worker) {
 	if !s.begin(h) {
 		if s.c.Ack == AckExplicit {
 			h.r.Ack(kgo.AckAccept)
@@ -86,11 +85,11 @@ func (s *shareGroupMember) handle(ctx context.Context, h *handled, rng *rand.Ran
 		s.wedge(ctx, h)
 		return
 	}
-	if !s.process(ctx, h, s.processingTime(rng)) {
+	if !s.process(ctx, h, w.begin(s.rec.Clock.Now(), s.processingTime(w.rng))) {
 		h.outcome = abandoned
 		return
 	}
-	h.outcome = s.verdict(poison, rng)
+	h.outcome = s.verdict(poison, w.rng)
 	if !s.write(ctx, h) {
 		// Handed back, never dropped: explicit mode RELEASEs it now; in
 		// implicit mode settle releases what was not accepted.
@@ -173,21 +172,21 @@ func (s *shareGroupMember) noteLock(recs []*kgo.Record) {
 // already (nearly) due.
 const minRenewGap = 5 * time.Millisecond
 
-// process is one processing attempt of d. Without renewal it is a sleep;
-// with renewal it is a sleep that wakes at the renewal points: whenever the
-// attempt would run past half of the time left until the record's
-// (estimated) deadline, the worker wakes there, renews the lock and sleeps
-// on. The attempt ends at start + d either way, so renewing does not lengthen
-// it. It reports whether the attempt finished (false: shutdown came first).
-func (s *shareGroupMember) process(ctx context.Context, h *handled, d time.Duration) bool {
-	if !s.renewing() || h.deadline == 0 {
-		return retry.Sleep(ctx, d)
-	}
-	end := s.rec.Clock.Now() + int64(d)
+// process is one processing attempt, ending at end (Clock ns; the worker's
+// work clock set it). Without renewal it is a sleep; with renewal it is a
+// sleep that wakes at the renewal points: whenever the attempt would run
+// past half of the time left until the record's (estimated) deadline, the
+// worker wakes there, renews the lock and sleeps on. The attempt ends at
+// end either way, so renewing does not lengthen it. It reports whether the
+// attempt finished (false: shutdown came first).
+func (s *shareGroupMember) process(ctx context.Context, h *handled, end int64) bool {
 	for {
 		now := s.rec.Clock.Now()
 		if now >= end {
 			return ctx.Err() == nil
+		}
+		if !s.renewing() || h.deadline == 0 {
+			return retry.Sleep(ctx, time.Duration(end-now))
 		}
 		renewAt := now + max((h.deadline-now)/2, int64(minRenewGap))
 		if renewAt >= end {
