@@ -52,7 +52,12 @@ func calibrateScrapes(ctx context.Context, cl infra.Cluster, log io.Writer) *run
 	out := &runs.ScrapeCost{IntervalSec: c.Interval.Seconds(), PhaseSec: c.Phase.Seconds(), Rounds: c.Rounds,
 		Scrapes: c.Scrapes, IdleCores: c.IdleCores, ScrapedCores: c.ScrapedCores, CostCores: c.CostCores(),
 		CPUMsPerScrape: 1e3 * c.PerScrape()}
-	fmt.Fprintf(log, "scrape cost: idle brokers %.3f cores, scraped every %v %.3f cores: %.1f ms of broker CPU a scrape (%.4f cores at the default %v interval)\n",
-		out.IdleCores, c.Interval, out.ScrapedCores, out.CPUMsPerScrape, c.PerScrape()/scenarios.DefaultBrokerMetricsInterval.Seconds(), scenarios.DefaultBrokerMetricsInterval)
+	atDefault := c.PerScrape() * float64(len(urls)) / scenarios.DefaultBrokerMetricsInterval.Seconds() // cores
+	idleShare := ""
+	if out.IdleCores > 0 {
+		idleShare = fmt.Sprintf(", %.1f %% of the idle brokers' CPU", 100*atDefault/out.IdleCores)
+	}
+	fmt.Fprintf(log, "scrape cost: idle brokers %.3f cores, scraped every %v %.3f cores: %.1f ms of broker CPU a scrape (%.4f cores at the default %v interval%s)\n",
+		out.IdleCores, c.Interval, out.ScrapedCores, out.CPUMsPerScrape, atDefault, scenarios.DefaultBrokerMetricsInterval, idleShare)
 	return out
 }

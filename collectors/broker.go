@@ -303,9 +303,15 @@ func (s *BrokerScraper) ScrapeAll(ctx context.Context) {
 		wg.Go(func() {
 			var sample BrokerSample
 			var err error
-			s.cost.Measure(func() { sample, err = s.scrape(ctx, u, s.namings[i]) })
+			s.mu.Lock()
+			naming := s.namings[i]
+			s.mu.Unlock()
+			s.cost.Measure(func() { sample, err = s.scrape(ctx, u, naming) })
 			s.mu.Lock()
 			defer s.mu.Unlock()
+			if err == nil && s.namings[i] == NamingAuto {
+				s.namings[i] = sample.Naming // detected: later scrapes ask for what it reads
+			}
 			if err != nil {
 				if ctx.Err() == nil {
 					s.errors++
@@ -325,6 +331,9 @@ func (s *BrokerScraper) ScrapeAll(ctx context.Context) {
 
 func (s *BrokerScraper) scrape(ctx context.Context, url string, naming Naming) (BrokerSample, error) {
 	shown := redact.URL(url) // errors end up in reports: never the credentials
+	if naming == NamingSharebench {
+		url = filtered(url) // namefilter.go: only the series the parser reads
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return BrokerSample{}, fmt.Errorf("broker metrics %s: %s", shown, redact.Text(err.Error()))
