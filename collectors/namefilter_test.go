@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/prometheus/common/expfmt"
@@ -82,9 +83,12 @@ func TestScraperFiltersTheSharebenchNaming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var mu sync.Mutex
 	var queries []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
 		queries = append(queries, r.URL.RawQuery)
+		mu.Unlock()
 		_, _ = w.Write(body)
 	}))
 	defer srv.Close()

@@ -42,8 +42,7 @@ type RunSpec struct {
 	// built with Spring; needs what java needs and kafka_version 4.2.0 or
 	// newer; style blocking and renew none only). The producers are
 	// franz-go either way.
-	// Sweep it to compare the clients; see docs/how-to/compare-clients.md,
-	// docs/how-to/compare-clients.md and docs/how-to/compare-clients.md.
+	// Sweep it to compare the clients; see docs/how-to/compare-clients.md.
 	// [client: franz-go]
 	Client vocab.Client `mapstructure:"client" json:"client,omitempty"`
 	// Partitions of the topic, created fresh for every run. A consumer
