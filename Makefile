@@ -83,8 +83,8 @@ agent-image:
 k8s-e2e:
 	cd tools/k8se2e && $(GO) test -count=1 -timeout 30m -v -run TestKubernetesEndToEnd .
 
-## docs: regenerate the reference (docs/reference/): scenario-keys.md and docs/scenario.schema.json from
-## package scenarios, poc-profile.md and docs/poc-profile.schema.json from package poc, figures.md and
+## docs: regenerate the reference (docs/reference/): scenario-keys.md and docs/reference/scenario.schema.json from
+## package scenarios, poc-profile.md and docs/reference/poc-profile.schema.json from package poc, figures.md and
 ## scenarios/figures_gen.go from the figure registry (results/runs), cli.md from the commands (cmd/sharebench)
 docs:
 	$(GO) generate ./results/runs

@@ -1,7 +1,7 @@
 //go:build ignore
 
 // gen_docs writes docs/reference/poc-profile.md and
-// docs/poc-profile.schema.json from this package's source. Run it with go
+// docs/reference/poc-profile.schema.json from this package's source. Run it with go
 // generate ./poc (or make docs); TestGeneratedDocsUpToDate fails when they
 // are stale.
 package main

@@ -1,6 +1,6 @@
 //go:build ignore
 
-// gen_docs writes docs/reference/scenario-keys.md and docs/scenario.schema.json
+// gen_docs writes docs/reference/scenario-keys.md and docs/reference/scenario.schema.json
 // from this package's source. Run it with go generate ./scenarios (or
 // make docs); TestGeneratedDocsUpToDate fails when they are stale.
 package main

@@ -18,7 +18,7 @@ import (
 )
 
 // TestGeneratedDocsUpToDate regenerates docs/reference/scenario-keys.md and
-// docs/scenario.schema.json in memory and compares them with the
+// docs/reference/scenario.schema.json in memory and compares them with the
 // committed files, so a RunSpec comment, default or key changed without
 // regenerating fails here.
 func TestGeneratedDocsUpToDate(t *testing.T) {

@@ -21,7 +21,7 @@ import (
 // Files are the generated files, relative to the repository root.
 const (
 	ReferencePath = "docs/reference/scenario-keys.md"
-	SchemaPath    = "docs/scenario.schema.json"
+	SchemaPath    = "docs/reference/scenario.schema.json"
 )
 
 // field is one documented key of a scenario block.

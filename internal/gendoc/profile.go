@@ -21,7 +21,7 @@ import (
 // repository root.
 const (
 	ProfileReferencePath = "docs/reference/poc-profile.md"
-	ProfileSchemaPath    = "docs/poc-profile.schema.json"
+	ProfileSchemaPath    = "docs/reference/poc-profile.schema.json"
 )
 
 // profileBlocks are the profile's types in the order the pages list them,
@@ -109,7 +109,7 @@ func ProfileReference(dir string) ([]byte, error) {
 	p("# Proof-of-concept profile reference\n\n")
 	p("A profile is one YAML file that describes a team's workload in its own terms; `sharebench poc` plans,\n")
 	p("runs and decides from it ([Proof of concept](../how-to/run-a-poc.md)). Every problem is reported as `FILE:LINE: key: …`,\n")
-	p("unknown keys included; the JSON Schema is [poc-profile.schema.json](../poc-profile.schema.json).\n")
+	p("unknown keys included; the JSON Schema is [poc-profile.schema.json](poc-profile.schema.json).\n")
 	p("Durations are Go durations (`30s`, `15m`), sizes bytes or a size like `1KiB`, rates records/s.\n\n")
 	for _, blk := range profileBlocks {
 		keys, err := src.profileKeys(blk.typ, blk.prefix)
@@ -174,7 +174,7 @@ func profileProperty(k profileKey) obj {
 	return p
 }
 
-// ProfileSchema renders docs/poc-profile.schema.json (draft 2020-12) from
+// ProfileSchema renders docs/reference/poc-profile.schema.json (draft 2020-12) from
 // package poc in dir.
 func ProfileSchema(dir string) ([]byte, error) {
 	src, err := loadPackage(dir, "poc")

@@ -112,7 +112,7 @@ func Reference(dir string) ([]byte, error) {
 	p("the JSON Schema is stale.\n\n")
 	p("How to write a scenario, with examples, is in [Writing scenarios](../how-to/write-a-scenario.md).\n")
 	p("Editors can complete and check scenario files with the JSON Schema\n")
-	p("[scenario.schema.json](../scenario.schema.json), generated from the same source.\n\n")
+	p("[scenario.schema.json](scenario.schema.json), generated from the same source.\n\n")
 
 	p("## Top-level keys\n\n")
 	p("A scenario file is a YAML map. Unknown keys are errors. Besides the run knobs below it has:\n\n")
