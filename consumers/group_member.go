@@ -3,12 +3,9 @@ package consumers
 import (
 	"context"
 	"sync"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/sharebench/sharebench/internal/retry"
 )
 
 // consumerGroupMember is a consumer-group member: it owns partitions, retries
@@ -80,8 +77,7 @@ func (g *consumerGroupMember) handle(ctx context.Context, h *handled, w *worker)
 		return
 	}
 	for {
-		now := g.rec.Clock.Now()
-		if !retry.Sleep(ctx, time.Duration(w.begin(now, g.processingTime(w.rng))-now)) {
+		if !w.sleep(ctx, g.rec.Clock, g.processingTime(w.rng)) {
 			h.outcome = abandoned // unfinished: the committed prefix stops before it
 			return
 		}

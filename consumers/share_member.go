@@ -85,7 +85,7 @@ func (s *shareGroupMember) handle(ctx context.Context, h *handled, w *worker) {
 		s.wedge(ctx, h)
 		return
 	}
-	if !s.process(ctx, h, w.begin(s.rec.Clock.Now(), s.processingTime(w.rng))) {
+	if !s.process(ctx, h, w.end(s.rec.Clock, s.processingTime(w.rng))) {
 		h.outcome = abandoned
 		return
 	}
@@ -173,13 +173,16 @@ func (s *shareGroupMember) noteLock(recs []*kgo.Record) {
 const minRenewGap = 5 * time.Millisecond
 
 // process is one processing attempt, ending at end (Clock ns; the worker's
-// work clock set it). Without renewal it is a sleep; with renewal it is a
+// work clock set it; 0: no processing). Without renewal it is a sleep; with renewal it is a
 // sleep that wakes at the renewal points: whenever the attempt would run
 // past half of the time left until the record's (estimated) deadline, the
 // worker wakes there, renews the lock and sleeps on. The attempt ends at
 // end either way, so renewing does not lengthen it. It reports whether the
 // attempt finished (false: shutdown came first).
 func (s *shareGroupMember) process(ctx context.Context, h *handled, end int64) bool {
+	if end == 0 {
+		return ctx.Err() == nil
+	}
 	for {
 		now := s.rec.Clock.Now()
 		if now >= end {

@@ -1,8 +1,12 @@
 package consumers
 
 import (
+	"context"
 	"math/rand/v2"
 	"time"
+
+	"github.com/sharebench/sharebench/internal/retry"
+	"github.com/sharebench/sharebench/results"
 )
 
 // maxCarry is the longest a worker may start late on its last attempt's
@@ -43,6 +47,25 @@ func (w *worker) begin(now int64, d time.Duration) (end int64) {
 	}
 	w.due = start + int64(d)
 	return w.due
+}
+
+// end is when an attempt of d that starts now ends (begin), 0 for no
+// processing: a run without processing reads no clock per record.
+func (w *worker) end(clock *results.Clock, d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return w.begin(clock.Now(), d)
+}
+
+// sleep is one attempt of d: it sleeps until the attempt's end and reports
+// whether it finished (false: ctx ended first).
+func (w *worker) sleep(ctx context.Context, clock *results.Clock, d time.Duration) bool {
+	end := w.end(clock, d)
+	if end == 0 {
+		return ctx.Err() == nil
+	}
+	return retry.Sleep(ctx, time.Duration(end-clock.Now()))
 }
 
 // idle marks the worker as waiting for work: its next attempt starts from

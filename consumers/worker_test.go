@@ -45,3 +45,15 @@ func TestWorkerClockCarriesLateWakeUps(t *testing.T) {
 		t.Errorf("100 attempts end at %d, want %d (100·d)", end, want)
 	}
 }
+
+// Without processing an attempt ends at once and reads no clock (end 0),
+// and it leaves the worker's clock as it was.
+func TestWorkerWithoutProcessing(t *testing.T) {
+	w := &worker{due: 7}
+	if end := w.end(nil, 0); end != 0 || w.due != 7 { // a nil clock: reading it would panic
+		t.Errorf("end %d, due %d; want 0 and 7", end, w.due)
+	}
+	if !w.sleep(t.Context(), nil, 0) {
+		t.Error("an attempt of 0 did not finish")
+	}
+}
