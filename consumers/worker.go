@@ -61,11 +61,11 @@ func (w *worker) end(clock *results.Clock, d time.Duration) int64 {
 // sleep is one attempt of d: it sleeps until the attempt's end and reports
 // whether it finished (false: ctx ended first).
 func (w *worker) sleep(ctx context.Context, clock *results.Clock, d time.Duration) bool {
-	end := w.end(clock, d)
-	if end == 0 {
+	if d <= 0 {
 		return ctx.Err() == nil
 	}
-	return retry.Sleep(ctx, time.Duration(end-clock.Now()))
+	now := clock.Now()
+	return retry.Sleep(ctx, time.Duration(w.begin(now, d)-now))
 }
 
 // idle marks the worker as waiting for work: its next attempt starts from
