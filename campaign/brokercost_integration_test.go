@@ -71,8 +71,14 @@ func TestPrimeClusterJITWarmup(t *testing.T) {
 	// 2 scraped phases of 5 s every 250 ms: 20 or 21 scrapes each (one at
 	// once); a loaded host may lose ticks (a scrape longer than 250 ms
 	// delays the next), never add them
-	if sc.Scrapes < 2*4 || sc.Scrapes > 2*21 || sc.IdleCores <= 0 || sc.CostCores != math.Max(0, sc.ScrapedCores-sc.IdleCores) {
+	if sc.Scrapes < 2*4 || sc.Scrapes > 2*21 || sc.IdleCores <= 0 || sc.ProcessCostCores != math.Max(0, sc.ScrapedCores-sc.IdleCores) {
 		t.Errorf("scrape calibration %+v", sc)
+	}
+	// a broker's threads are readable here: the cost is the exporter's
+	// threads (which ran every scrape, so above 0) plus the JVM's increase,
+	// a part of what the brokers did while scraped
+	if sc.Method != "threads" || sc.CostCores <= 0 || sc.CostCores > sc.ScrapedCores+1e-3 {
+		t.Errorf("scrape calibration by thread %+v: want method threads and 0 < cost ≤ scraped cores", sc)
 	}
 	if want := 1e3 * sc.CostCores * sc.PhaseSec * float64(sc.Rounds) / float64(sc.Scrapes); math.Abs(sc.CPUMsPerScrape-want) > 1e-9 {
 		t.Errorf("cpu_ms_per_scrape %v, want cost × scraped time ÷ scrapes = %v", sc.CPUMsPerScrape, want)

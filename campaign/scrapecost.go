@@ -51,13 +51,21 @@ func calibrateScrapes(ctx context.Context, cl infra.Cluster, log io.Writer) *run
 	}
 	out := &runs.ScrapeCost{IntervalSec: c.Interval.Seconds(), PhaseSec: c.Phase.Seconds(), Rounds: c.Rounds,
 		Scrapes: c.Scrapes, IdleCores: c.IdleCores, ScrapedCores: c.ScrapedCores, CostCores: c.CostCores(),
-		CPUMsPerScrape: 1e3 * c.PerScrape()}
+		Method: "process", ProcessCostCores: c.ProcessCostCores(), CPUMsPerScrape: 1e3 * c.PerScrape()}
+	if c.Threads {
+		out.Method = "threads"
+	}
 	atDefault := c.PerScrape() * float64(len(urls)) / scenarios.DefaultBrokerMetricsInterval.Seconds() // cores
 	idleShare := ""
 	if out.IdleCores > 0 {
 		idleShare = fmt.Sprintf(", %.1f %% of the idle brokers' CPU", 100*atDefault/out.IdleCores)
 	}
-	fmt.Fprintf(log, "scrape cost: idle brokers %.3f cores, scraped every %v %.3f cores: %.1f ms of broker CPU a scrape (%.4f cores at the default %v interval%s)\n",
-		out.IdleCores, c.Interval, out.ScrapedCores, out.CPUMsPerScrape, atDefault, scenarios.DefaultBrokerMetricsInterval, idleShare)
+	how := fmt.Sprintf("the brokers' increase, %.3f cores", out.ProcessCostCores)
+	if c.Threads {
+		how = fmt.Sprintf("by thread: exporter +%.4f, JVM +%.4f cores; the whole brokers' increase %.4f", c.Exporter.Scraped-c.Exporter.Idle,
+			c.JVM.Scraped-c.JVM.Idle, out.ProcessCostCores)
+	}
+	fmt.Fprintf(log, "scrape cost: idle brokers %.3f cores; scraped every %v: %.1f ms of broker CPU a scrape (%s), %.4f cores at the default %v interval%s\n",
+		out.IdleCores, c.Interval, out.CPUMsPerScrape, how, atDefault, scenarios.DefaultBrokerMetricsInterval, idleShare)
 	return out
 }

@@ -2,6 +2,7 @@ package collectors
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +17,56 @@ func TestScrapeCostCoresNeverBelowZero(t *testing.T) {
 	}
 	if c := (ScrapeCost{IdleCores: 0.05, ScrapedCores: 0.19}).CostCores(); c < 0.14-1e-12 || c > 0.14+1e-12 {
 		t.Errorf("cost %v, want 0.19 − 0.05 = 0.14", c)
+	}
+}
+
+// By thread, the cost is the exporter's increase plus the JVM's, each never
+// below 0; the whole-process difference is kept beside it.
+func TestScrapeCostByThread(t *testing.T) {
+	c := ScrapeCost{Threads: true, IdleCores: 0.030, ScrapedCores: 0.052,
+		Exporter: ThreadCores{Idle: 0.0001, Scraped: 0.0141}, JVM: ThreadCores{Idle: 0.004, Scraped: 0.006},
+		Phase: 5 * time.Second, Rounds: 2, Scrapes: 40}
+	if got, want := c.CostCores(), 0.014+0.002; math.Abs(got-want) > 1e-12 {
+		t.Errorf("cost %v, want exporter 0.014 + JVM 0.002 = %v", got, want)
+	}
+	if got, want := c.ProcessCostCores(), 0.022; math.Abs(got-want) > 1e-12 {
+		t.Errorf("process cost %v, want 0.052 − 0.030 = %v", got, want)
+	}
+	// 0.016 cores × 10 s ÷ 40 scrapes = 4 ms
+	if got := c.PerScrape(); math.Abs(got-0.004) > 1e-12 {
+		t.Errorf("per scrape %v s, want 0.004", got)
+	}
+	c.JVM = ThreadCores{Idle: 0.006, Scraped: 0.004} // the JVM did less: nothing added
+	if got := c.CostCores(); math.Abs(got-0.014) > 1e-12 {
+		t.Errorf("cost %v, want the exporter's 0.014 alone", got)
+	}
+	c.Threads = false
+	if got := c.CostCores(); math.Abs(got-0.022) > 1e-12 {
+		t.Errorf("without threads: cost %v, want the process difference 0.022", got)
+	}
+}
+
+func TestThreadNames(t *testing.T) {
+	for comm, want := range map[string][2]bool{
+		"prometheus-http": {true, false}, "HTTP-Dispatcher": {true, false},
+		"GC Thread#0": {false, true}, "G1 Conc#0": {false, true}, "G1 Refine#0": {false, true},
+		"VM Thread": {false, true}, "C2 CompilerThre": {false, false}, "C1 CompilerThre": {false, false},
+		"data-plane-kafk": {false, false}, "kafka-1-raft-io": {false, false}, "java": {false, false},
+	} {
+		if got := [2]bool{exporterThread(comm), jvmThread(comm)}; got != want {
+			t.Errorf("%q: exporter, jvm = %v, want %v", comm, got, want)
+		}
+	}
+}
+
+// readThreadClasses finds no exporter thread in this Go process: not ok, so
+// a calibration on it falls back to the process difference.
+func TestReadThreadClassesNeedsAnExporter(t *testing.T) {
+	if tc := readThreadClasses([]int{os.Getpid()}); tc.ok {
+		t.Errorf("%+v: ok without an exporter thread", tc)
+	}
+	if tc := readThreadClasses([]int{1 << 30}); tc.ok {
+		t.Errorf("%+v: ok for a process that does not exist", tc)
 	}
 }
 

@@ -299,7 +299,15 @@ type ScrapeCost struct {
 	Scrapes      int     `json:"scrapes"`       // per endpoint, in the scraped phases
 	IdleCores    float64 `json:"idle_cores"`    // CPU-s per s, all brokers, not scraped
 	ScrapedCores float64 `json:"scraped_cores"` // CPU-s per s, all brokers, scraped every interval_s
-	CostCores    float64 `json:"cost_cores"`    // max(0, scraped − idle), at interval_s
+	// CostCores is the scrapes' cost at interval_s. Method says how it was
+	// read: "threads", the exporter's threads' CPU plus the JVM's garbage
+	// collector and VM threads' increase (the broker's own
+	// threads do no scrape work); "process", max(0, scraped − idle), the
+	// whole processes' increase. ProcessCostCores is that increase in
+	// either case, a cross-check that carries the idle brokers' noise.
+	CostCores        float64 `json:"cost_cores"`
+	Method           string  `json:"method,omitempty"`
+	ProcessCostCores float64 `json:"process_cost_cores"`
 	// CPUMsPerScrape is the broker CPU one scrape of one endpoint costs:
 	// cost_cores × the scraped phases' seconds ÷ scrapes, in ms. A run's
 	// broker_cost.scrape_cpu_seconds is it × the scrapes in its window.
