@@ -153,6 +153,7 @@ var figureNames = []FigureName{
 	{Path: "ceiling.lock_expiry", Unit: "records/s", Aliases: []string{"lock_expiry_per_sec"}},
 	{Path: "ceiling.useful_share", Unit: "ratio", Aliases: nil},
 	{Path: "ceiling.fetch_waits", Unit: "records/s", Aliases: []string{"fetch_waits_per_sec"}},
+	{Path: "ceiling.fetch_round_trip_ms", Unit: "ms", Aliases: nil},
 	{Path: "ceiling.destination", Unit: "records/s", Aliases: []string{"destination_capacity_per_sec"}},
 	{Path: "ceiling.destination_utilization", Unit: "ratio", Aliases: nil},
 	{Path: "requests.fetch.count", Unit: "count", Aliases: nil},

@@ -98,6 +98,9 @@ func (c Ceiling) evidence(s Saturation) string {
 			parts = append(parts, fmt.Sprintf("%d/%d", m.Busy, m.Brokers))
 		}
 		ev := "members' brokers with records/brokers [" + strings.Join(parts, " ") + "]"
+		if c.FetchRoundTripMs > 0 {
+			ev += fmt.Sprintf("; %.1f ms a fetch's round trip", c.FetchRoundTripMs)
+		}
 		for _, r := range s.Requests {
 			if IsFetch(r.Kind) && r.EmptyShare > 0 {
 				ev += fmt.Sprintf("; broker %d: %.0f%% of %d %s empty, %.0f ms each", r.Broker, 100*r.EmptyShare, r.Count, r.Kind, r.EmptyMeanMs)

@@ -33,12 +33,12 @@ func TestFetchWaitRate(t *testing.T) {
 		{"all busy", MemberBrokers{Brokers: 2, Busy: 2}, 5000, 500, 10, 2, 200},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := FetchWaitRate(tc.m, tc.wait, tc.r, tc.p, 1, tc.workers); math.Abs(got-tc.want) > 1e-9 {
+			if got := FetchWaitRate(tc.m, tc.wait, 0, tc.r, tc.p, 1, tc.workers); math.Abs(got-tc.want) > 1e-9 {
 				t.Errorf("FetchWaitRate = %v, want %v", got, tc.want)
 			}
 		})
 	}
-	if got := FetchWaitRate(MemberBrokers{Brokers: 1, Busy: 1}, 5000, 500, 0, 1, 1); !math.IsInf(got, 1) {
+	if got := FetchWaitRate(MemberBrokers{Brokers: 1, Busy: 1}, 5000, 0, 500, 0, 1, 1); !math.IsInf(got, 1) {
 		t.Errorf("one busy broker, free processing: %v, want +Inf", got)
 	}
 }
@@ -60,10 +60,12 @@ func TestTrickleRateReducesToFetchWaitRate(t *testing.T) {
 		{"fetch_max_wait 100ms", []float64{0, inf, 0}, MemberBrokers{Brokers: 3, Busy: 1}, 100, 500, 0, 1},
 		{"all busy", []float64{inf, inf}, MemberBrokers{Brokers: 2, Busy: 2}, 5000, 500, 10, 2},
 	} {
-		got := TrickleRate(tc.rates, tc.wait, tc.r, tc.p, 1, tc.workers)
-		want := FetchWaitRate(tc.m, tc.wait, tc.r, tc.p, 1, tc.workers)
-		if math.Abs(got-want) > 1e-6*want {
-			t.Errorf("%s: TrickleRate %v, FetchWaitRate %v", tc.name, got, want)
+		for _, rtt := range []float64{0, 15} {
+			got := TrickleRate(tc.rates, tc.wait, rtt, tc.r, tc.p, 1, tc.workers)
+			want := FetchWaitRate(tc.m, tc.wait, rtt, tc.r, tc.p, 1, tc.workers)
+			if math.Abs(got-want) > 1e-6*want {
+				t.Errorf("%s, round trip %v ms: TrickleRate %v, FetchWaitRate %v", tc.name, rtt, got, want)
+			}
 		}
 	}
 }
@@ -77,7 +79,7 @@ func TestTrickleRateReducesToFetchWaitRate(t *testing.T) {
 // member takes (100 + 2·2·0.328) ÷ 0.328 ≈ 309 records/s of the 1,004
 // offered. Without the trickle (FetchWaitRate, 2 empty brokers): 100 ÷ 1 s.
 func TestTrickleRateHotAndQuiet(t *testing.T) {
-	got := TrickleRate([]float64{1000, 2, 2}, 500, 100, 0, 1, 1)
+	got := TrickleRate([]float64{1000, 2, 2}, 500, 0, 100, 0, 1, 1)
 	c := 0.3
 	for range 100 { // C = 2·e^(−2C)·(1 − e^(−1))/2
 		c = 2 * math.Exp(-2*c) * (1 - math.Exp(-1)) / 2
@@ -88,12 +90,102 @@ func TestTrickleRateHotAndQuiet(t *testing.T) {
 	}
 	// keeping up: quiet brokers at 50/s each fill fetches of 100 in under
 	// 2 s, the member takes what arrives
-	if got := TrickleRate([]float64{50, 50}, 500, 100, 0, 1, 1); math.Abs(got-100) > 1e-6 {
+	if got := TrickleRate([]float64{50, 50}, 500, 0, 100, 0, 1, 1); math.Abs(got-100) > 1e-6 {
 		t.Errorf("a layout that keeps up: %v, want the 100 records/s that arrive", got)
 	}
 	// processing bounds it: 1 worker at 10 ms a record is 100 records/s
-	if got := TrickleRate([]float64{1000}, 500, 100, 10, 1, 1); math.Abs(got-100) > 1e-6 {
+	if got := TrickleRate([]float64{1000}, 500, 0, 100, 10, 1, 1); math.Abs(got-100) > 1e-6 {
 		t.Errorf("worker-bound: %v, want 100", got)
+	}
+}
+
+// Every visit of a cycle pays the round trip. 3 brokers, 1 busy, w_max
+// 500 ms, a round trip of 20 ms, 10 records a fetch at 1 ms on 1 worker:
+// the cycle is 2 × 500 + 3 × 20 + 10 × 1 = 1,070 ms, so 10 ÷ 1.07 s =
+// 9.35 records/s. One always-busy broker with a 10 ms round trip and 10
+// records at 1 ms: a 20 ms cycle, 500 records/s.
+func TestFetchRoundTripInTheCycle(t *testing.T) {
+	if got, want := FetchWaitRate(MemberBrokers{Brokers: 3, Busy: 1}, 500, 20, 10, 1, 1, 1), 10*1000/1070.0; math.Abs(got-want) > 1e-9 {
+		t.Errorf("FetchWaitRate = %v, want %v", got, want)
+	}
+	if got := TrickleRate([]float64{math.Inf(1)}, 500, 10, 10, 1, 1, 1); math.Abs(got-500) > 1e-6 {
+		t.Errorf("TrickleRate, one busy broker = %v, want 500", got)
+	}
+	// the round trip only slows a cycle down
+	for _, rtt := range []float64{1, 5, 26} {
+		if with, without := TrickleRate([]float64{273.6, 8.4}, 500, rtt, 10, 1, 1, 1), TrickleRate([]float64{273.6, 8.4}, 500, 0, 10, 1, 1, 1); with >= without {
+			t.Errorf("round trip %v ms: %v records/s, not below %v without it", rtt, with, without)
+		}
+	}
+}
+
+// The round trip is read from the fetch rows that count their empty
+// responses: the smallest mean of the responses with records, over brokers
+// with at least 20 of them. Broker 2 (582 fetches, 18.4 % empty at 501.2
+// ms, 113.7 ms mean) gives (113.7 − 0.184 × 501.2) ÷ 0.816 = 26.3 ms;
+// broker 1's quiet fetches are held longer; the Java row (no empty count),
+// an untimed row and a broker with 10 fetches are not read.
+func TestFetchRoundTripMs(t *testing.T) {
+	rows := []RequestFigure{
+		{Broker: 1, Kind: "ShareFetch", Count: 433, EmptyShare: 0.411, EmptyMeanMs: 501.3, MeanMs: 268.1},
+		{Broker: 2, Kind: "ShareFetch", Count: 582, EmptyShare: 0.184, EmptyMeanMs: 501.2, MeanMs: 113.7},
+		{Broker: 2, Kind: "ShareAcknowledge", Count: 600, MeanMs: 1.5},
+		{Broker: 3, Kind: "ShareFetch", Count: 10, MeanMs: 2},
+		{Broker: 4, Kind: "ShareFetch+ShareAcknowledge responses (java client metrics)", Count: 500, MeanMs: 3, Unavailable: unavailableNoEmpty},
+		{Broker: 5, Kind: "ShareFetch", Count: 500, Untimed: true},
+	}
+	want := (113.7 - 0.184*501.2) / (1 - 0.184)
+	if got := FetchRoundTripMs(rows); math.Abs(got-want) > 1e-9 || got < 26 || got > 27 {
+		t.Errorf("FetchRoundTripMs = %v, want %v", got, want)
+	}
+	if got := FetchRoundTripMs(rows[3:]); got != 0 {
+		t.Errorf("no readable row: %v, want 0", got)
+	}
+}
+
+// The fetch-wait bound against three layouts measured on 3 real brokers
+// (Kafka 4.2.2, franz-go, docs/lab/2026-12-07-fetch-wait-layouts-on-3-brokers.md):
+// each member's shares of the offered rate and each broker's ShareFetch
+// timings as run.json recorded them, max_poll_records 10, 1 ms on 1
+// worker, fetch.max.wait 500 ms. The hot-key layout completed 110.6
+// records/s: without the round trip the bound said 162 (0.68); with it,
+// 117 (0.94). The other two were held by their producers (300 and 400/s).
+func TestFetchWaitBoundOnMeasuredLayouts(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		rate     float64
+		shares   [][]float64
+		fetches  []RequestFigure
+		measured float64
+	}{
+		{"6 partitions, 2 members, skew 2", 300,
+			[][]float64{{0.0268, 0.0931}, {0.7124, 0.1676}},
+			[]RequestFigure{{Broker: 1, Kind: "ShareFetch", Count: 901, MeanMs: 6.34},
+				{Broker: 2, Kind: "ShareFetch", Count: 1097, EmptyShare: 0.0046, EmptyMeanMs: 501.9, MeanMs: 31.19},
+				{Broker: 3, Kind: "ShareFetch", Count: 196, EmptyShare: 0.0051, EmptyMeanMs: 500.9, MeanMs: 17.09}}, 300.15},
+		{"9 partitions, 3 members, 90 % on 1 key", 300,
+			[][]float64{{0.014, 0.014}, {0.028, 0.912}, {0.007, 0.014, 0.011}},
+			[]RequestFigure{{Broker: 1, Kind: "ShareFetch", Count: 433, EmptyShare: 0.4111, EmptyMeanMs: 501.3, MeanMs: 268.1},
+				{Broker: 2, Kind: "ShareFetch", Count: 582, EmptyShare: 0.1838, EmptyMeanMs: 501.2, MeanMs: 113.7},
+				{Broker: 3, Kind: "ShareFetch", Count: 247, EmptyShare: 0.4615, EmptyMeanMs: 501.4, MeanMs: 279.7}}, 110.6},
+		{"6 partitions, 4 members, skew 1", 400,
+			[][]float64{{0.3061}, {0.4762}, {0.0816}, {0.1361}},
+			[]RequestFigure{{Broker: 1, Kind: "ShareFetch", Count: 2248, EmptyShare: 0.0004, EmptyMeanMs: 502.6, MeanMs: 9.43},
+				{Broker: 2, Kind: "ShareFetch", Count: 1791, EmptyShare: 0.0011, EmptyMeanMs: 502.5, MeanMs: 26.79},
+				{Broker: 3, Kind: "ShareFetch", Count: 2601, EmptyShare: 0.0004, EmptyMeanMs: 502.9, MeanMs: 7.44}}, 400.1},
+	} {
+		rtt := FetchRoundTripMs(tc.fetches)
+		bound := 0.0
+		for _, sh := range tc.shares {
+			rates := make([]float64, len(sh))
+			for i, x := range sh {
+				rates[i] = x * tc.rate
+			}
+			bound += TrickleRate(rates, 500, rtt, 10, 1, 1, 1)
+		}
+		if predicted := math.Min(bound, tc.rate); tc.measured < 0.75*predicted || tc.measured > 1.25*predicted {
+			t.Errorf("%s: measured %.1f records/s, predicted %.1f (round trip %.1f ms): not within 25 %%", tc.name, tc.measured, predicted, rtt)
+		}
 	}
 }
 

@@ -136,6 +136,10 @@ type Ceiling struct {
 	FetchWaits float64 `json:"fetch_waits,omitempty"`
 	// FetchMembers are the members' broker counts behind FetchWaits.
 	FetchMembers []MemberBrokers `json:"fetch_members,omitempty"`
+	// FetchRoundTripMs is the round trip every fetch of FetchWaits' cycles
+	// pays, measured from the client's fetch timings (FetchRoundTripMs); 0
+	// when they cannot tell it (the Java client's).
+	FetchRoundTripMs float64 `json:"fetch_round_trip_ms,omitempty"`
 	// Held is the bound that held after the run (Judge): Bound, or
 	// "broker_saturation" / "host_saturation" when the measured rate fell
 	// well short of it on a saturated broker or host, or "unexplained".

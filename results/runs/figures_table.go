@@ -174,6 +174,7 @@ func builtinFigures() []Figure {
 		c("useful_share", "ratio", HigherIsBetter, "share: the share of an acquisition finished before its lock expires (0: not computed)", func(c *Ceiling) float64 { return c.UsefulShare }),
 		c("fetch_waits", "records/s", HigherIsBetter, "share, record_limit: the fetch-wait bound (0: no member has a broker without records)", func(c *Ceiling) float64 { return c.FetchWaits }).
 			column("fetch_waits_per_sec"),
+		c("fetch_round_trip_ms", "ms", LowerIsBetter, "share, record_limit: the round trip each fetch of the fetch-wait bound's cycle pays, the smallest mean over brokers of the fetches that returned records (0: the client does not count empty fetches)", func(c *Ceiling) float64 { return c.FetchRoundTripMs }),
 		fig("ceiling.destination", "records/s", Quantity, HigherIsBetter, func(r *Record) (float64, bool) {
 			return r.Ceiling.Destination, r.Ceiling.Destination > 0
 		}).doc("the destination's capacity: statements at once (active members × min(pool, workers), at most destination.connections) ÷ service time per record (not measured: no destination)").

@@ -310,6 +310,11 @@ func (in Measurement) CeilingInput(r Record) CeilingInput {
 		}
 		c.BufferedMs = r.Latency.BufferedMs.P50
 		c.ConsumersPerPartition, c.FetchWait = in.PerPartition, in.FetchWait
+		if fw := in.FetchWait; fw != nil {
+			measured := *fw
+			measured.RoundTripMs = FetchRoundTripMs(r.Requests)
+			c.FetchWait = &measured
+		}
 	}
 	if d := r.Destination; d != nil {
 		c.DestinationWriteMs, c.DestinationServiceMs = d.WriteMs.Mean, d.ServiceMs
