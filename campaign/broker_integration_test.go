@@ -67,7 +67,7 @@ func TestBrokerMetricsShareRun(t *testing.T) {
 	b := r.Broker
 	t.Logf("broker %+v lag %+v /proc broker %.1f%%", b, r.Lag, r.Resources.BrokerPercent)
 	// scrapes at the load's start, at both window edges and the final one
-	// after the drain (the 10 s interval's next tick may fall before it)
+	// after the drain (the interval's next tick may fall before it)
 	if b.Endpoints != 1 || b.Samples < 4 || b.ScrapeErrors != 0 {
 		t.Fatalf("scrapes: %d endpoints, %d samples, %d errors (%s)", b.Endpoints, b.Samples, b.ScrapeErrors, b.LastScrapeError)
 	}

@@ -26,11 +26,14 @@ const maxPollRecordsLimit = 10000
 // checked before any of it; RunSpec's field comments list them.
 const (
 	// DefaultBrokerMetricsInterval is broker_metrics_interval's default and
-	// Min/MaxBrokerMetricsInterval its bounds: a scrape costs a 4.2.2 broker
-	// about 10 ms of CPU (docs/how-to/read-the-results.md), so 10 s keeps it near
-	// 0.1 % of a core; 60 s leaves the two scrapes at the window's edges
-	// and few between.
-	DefaultBrokerMetricsInterval = 10 * time.Second
+	// Min/MaxBrokerMetricsInterval its bounds. A scrape costs an idle 4.2.2
+	// broker 4.6–6.0 ms of CPU, and an idle broker uses 0.016–0.043 cores
+	// (collectors.ScrapeCost, docs/lab/2026-12-07-scrape-cost-by-thread.md):
+	// every 15 s that is 0.7–2.5 % of an idle broker's CPU, under 2 % but
+	// for the quietest, where 10 s read 1.1–3.7 %. The window's figures
+	// come from the scrapes at its edges, taken whatever the interval; 60 s
+	// leaves few between them.
+	DefaultBrokerMetricsInterval = 15 * time.Second
 	MinBrokerMetricsInterval     = time.Second
 	MaxBrokerMetricsInterval     = time.Minute
 
