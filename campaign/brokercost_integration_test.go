@@ -125,7 +125,7 @@ func TestRateRunBrokerCost(t *testing.T) {
 	// broker CPU is the broker process's /proc time over the window, not
 	// the exporter's, and the scrapes in the window are charged at the
 	// calibration's cost each: one at the window's start, and the loop's
-	// (every broker_metrics_interval, 10 s) at most once in 6 s: 1 or 2,
+	// (every broker_metrics_interval, 15 s) at most once in 6 s: 1 or 2,
 	// up to 3 when a late scrape on a loaded host falls inside an edge
 	if r.Broker.CPUSource != collectors.CPUSourceProc || r.Broker.CPUSeconds != r.Resources.BrokerCPUSeconds {
 		t.Errorf("broker CPU %v from %q, want resources.broker_cpu_seconds %v from proc", r.Broker.CPUSeconds, r.Broker.CPUSource, r.Resources.BrokerCPUSeconds)
