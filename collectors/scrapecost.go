@@ -22,7 +22,7 @@ import (
 // HTTP server, which runs the whole scrape, MBean reads included) plus what
 // the JVM's garbage collector and VM threads did more while scraped. The
 // broker's own threads do no scrape work, and their idle CPU (log flushes,
-// Raft, coordinators: about 15–30 ms a second on an idle 4.2.2 broker,
+// Raft, coordinators: about 15–45 ms a second on an idle 4.2.2 broker,
 // varying by a third between phases) would otherwise swamp a few ms a
 // scrape. The whole-process difference stays as a cross-check
 // (ProcessCostCores).
