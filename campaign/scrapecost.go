@@ -62,7 +62,7 @@ func calibrateScrapes(ctx context.Context, cl infra.Cluster, log io.Writer) *run
 	}
 	how := fmt.Sprintf("the brokers' increase, %.3f cores", out.ProcessCostCores)
 	if c.Threads {
-		how = fmt.Sprintf("by thread: exporter +%.4f, JVM +%.4f cores; the whole brokers' increase %.4f", c.Exporter.Scraped-c.Exporter.Idle,
+		how = fmt.Sprintf("by thread: exporter %+.4f, JVM %+.4f cores; the whole brokers' increase %.4f", c.Exporter.Scraped-c.Exporter.Idle,
 			c.JVM.Scraped-c.JVM.Idle, out.ProcessCostCores)
 	}
 	fmt.Fprintf(log, "scrape cost: idle brokers %.3f cores; scraped every %v: %.1f ms of broker CPU a scrape (%s), %.4f cores at the default %v interval%s\n",
