@@ -17,7 +17,7 @@ import (
 // The destination-bound built-in on a real Kafka 4.2 broker and the
 // embedded PostgreSQL: every expectation met (each run drains within 15 %
 // of ceiling.destination, nothing missing, the 8-member share group within
-// 1.15× of the 4-member one behind the 4 shared connections), every run
+// 1.25× of the 4-member one behind the 4 shared connections), every run
 // names the destination as the bound that held, and nothing is left
 // running.
 func TestDestinationBoundBuiltin(t *testing.T) {

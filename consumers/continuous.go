@@ -56,7 +56,7 @@ func (g *consumerGroupMember) runContinuous(ctx context.Context, workers []*work
 				continue
 			}
 		}
-		g.memberRec.RecordPoll(len(recs))
+		g.memberRec.RecordPoll(len(recs), g.rec.Clock.Now())
 		for _, r := range recs {
 			g.offsets.handed(r.Partition, r.Offset, r.LeaderEpoch)
 			slots <- struct{}{}

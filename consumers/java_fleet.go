@@ -366,7 +366,7 @@ func (j *javaFleet) apply(f javaFrame) {
 	at := f.At + j.offset
 	switch f.Kind {
 	case framePoll:
-		s.RecordPoll(int(f.N))
+		s.RecordPoll(int(f.N), at)
 	case frameDelivery:
 		s.RecordDelivery(f.stamp(), f.N, f.Aux, at)
 	case frameCompletion:

@@ -225,11 +225,11 @@ func (m *member) pollLoop(ctx context.Context, workers []*worker, n int) error {
 			if err != nil {
 				retry.Sleep(ctx, 100*time.Millisecond)
 			} else {
-				m.memberRec.RecordPoll(0)
+				m.memberRec.RecordPoll(0, 0)
 			}
 			continue
 		}
-		m.memberRec.RecordPoll(len(recs))
+		m.memberRec.RecordPoll(len(recs), m.rec.Clock.Now())
 		m.fetches.settle(false)
 		m.group.received(recs)
 		m.group.settle(ctx, m.processBatch(ctx, recs, workers))

@@ -88,7 +88,7 @@ func benchRecordPath(b *testing.B, typ GroupType) {
 			r.Partition, r.Offset = int32(i/per), int64(lo/benchBatch*per+i%per)
 			m.fetches.OnFetchRecordBuffered(r)
 		}
-		m.memberRec.RecordPoll(len(batch))
+		m.memberRec.RecordPoll(len(batch), m.rec.Clock.Now())
 		m.fetches.settle(false)
 		m.group.received(batch)
 		done := m.processBatch(ctx, batch, workers)

@@ -181,10 +181,10 @@ func TestCountersNonZero(t *testing.T) {
 	b.AckErrors.Add(1)
 	a.PollErrors.Add(2)
 	a.Renewals.Add(6)
-	a.RecordPoll(3)
-	a.RecordPoll(0)
-	a.RecordPoll(4)
-	b.RecordPoll(1)
+	a.RecordPoll(3, t0)
+	a.RecordPoll(0, t0)
+	a.RecordPoll(4, t0)
+	b.RecordPoll(1, t0)
 	// a: records 0-3 delivered; 0 and 1 completed (1 after its lock
 	// expired); 1 completed twice (a duplicate); 2 redelivered (count 3)
 	// and released; 3 rejected. b: records 4-6, delivery count 2, completed.

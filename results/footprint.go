@@ -2,8 +2,6 @@ package results
 
 import (
 	"unsafe"
-
-	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // The memory the measurement model holds for one run, computed from the same
@@ -52,11 +50,15 @@ func IntervalLogBytes(seconds int) uint64 {
 // histograms and its publish interval).
 func ProducerRecorderBytes() uint64 { return 3 * latencyHistogramBytes() }
 
-// memberStripeBytes is the memory of one member stripe (five latency
-// histograms, its completion interval and the poll-size histogram).
+// memberStripeBytes is the memory of one member stripe: the histograms of
+// MemberHistograms, its completion interval's histogram and the stripe.
 func memberStripeBytes() uint64 {
-	return 6*latencyHistogramBytes() + uint64(hdrhistogram.New(1, 1_000_000, 3).ByteSize()) +
-		uint64(unsafe.Sizeof(memberStripe{})+unsafe.Sizeof(IntervalWriter{}))
+	var n uint64
+	var h MemberHistograms
+	for _, f := range histogramsOf(&h) {
+		n += uint64(f.geom.new().ByteSize())
+	}
+	return n + latencyHistogramBytes() + uint64(unsafe.Sizeof(memberStripe{})+unsafe.Sizeof(IntervalWriter{}))
 }
 
 // MembersRecorderBytes is the memory of n consumer members' recorders: each

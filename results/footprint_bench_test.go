@@ -44,7 +44,7 @@ func memberRecorderHeap(n int) float64 {
 			t := int64(k) * 100_000_000
 			st := Stamp{Run: 1, Seq: seq, Intended: t, Sent: t + 10}
 			seq++
-			m.RecordPoll(1)
+			m.RecordPoll(1, t)
 			m.RecordDelivery(st, 1, t+20, t+1e6)
 			m.RecordCompletion(st, t+1e6, t+2e6+int64(k)*1000, false)
 		}

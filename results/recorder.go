@@ -132,7 +132,11 @@ type MemberRecorder struct {
 	// latest completion or archive, Clock ns (0: none yet); Recorder.Span
 	// combines them.
 	firstDelivery, lastFinish atomic.Int64
-	life                      memberLife
+	// lastPoll is when this member's latest non-empty poll returned, Clock
+	// ns (0: none yet): RecordPoll measures a poll gap when the member
+	// finished records after it.
+	lastPoll atomic.Int64
+	life     memberLife
 }
 
 // Span returns the earliest delivery and the latest finish (completion or
@@ -202,17 +206,27 @@ func (r *Recorder) MemberRecorder() *MemberRecorder {
 	return s
 }
 
-// RecordPoll counts one poll that returned n records.
-func (s *MemberRecorder) RecordPoll(n int) {
+// RecordPoll counts one poll that returned n records at nowNs. A
+// non-empty poll after the member finished records since its previous
+// non-empty poll ends a poll gap, recorded from the latest of those
+// finishes: in blocking style the time between a batch's last completion
+// and the next batch, when the member's workers (and their destination
+// connections) wait.
+func (s *MemberRecorder) RecordPoll(n int, nowNs int64) {
 	s.Polls.Add(1)
 	s.Polled.Add(int64(n))
 	if n == 0 {
 		s.EmptyPolls.Add(1)
 		return
 	}
+	prev := s.lastPoll.Swap(nowNs)
+	finish := s.lastFinish.Load()
 	st := s.stripe
 	st.mu.Lock()
 	_ = st.h.PollSize.RecordValue(int64(n))
+	if prev != 0 && finish > prev && nowNs >= finish {
+		RecordNanos(st.h.PollGap, nowNs-finish)
+	}
 	st.mu.Unlock()
 }
 

@@ -3,6 +3,7 @@ package results
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // A hand-made run: 10 records intended 100 ms apart from t0; the window is
@@ -19,11 +20,11 @@ func TestRecorderWindowAndLatencies(t *testing.T) {
 	for i := int64(0); i < 10; i++ {
 		st := Stamp{Run: 42, Seq: uint64(i), Intended: t0 + i*100*ms, Sent: t0 + i*100*ms + ms}
 		p.RecordAck(st, st.Sent+2*ms)
-		m.RecordPoll(1)
+		m.RecordPoll(1, 0)
 		m.RecordDelivery(st, 1, st.Sent+2*ms, st.Intended+5*ms)
 		m.RecordCompletion(st, st.Intended+5*ms, st.Intended+15*ms, false)
 	}
-	m.RecordPoll(0)
+	m.RecordPoll(0, 0)
 	got := r.Merge()
 	// Intended times 200..600 ms are in the window: records 2-6.
 	if got.Completion.TotalCount() != 5 || got.Publish.TotalCount() != 5 || got.AckedWindow != 5 {
@@ -108,6 +109,30 @@ func TestRecorderSpan(t *testing.T) {
 	}
 }
 
+// TestPollGap: a non-empty poll after the member finished records since
+// its previous one ends a gap measured from the latest finish; the first
+// poll, empty polls and a poll with no finish since the previous one record
+// none.
+func TestPollGap(t *testing.T) {
+	clock := NewClock()
+	r := NewRecorder(clock, 7, NewLedger(1, 10), NewSeries(clock.Now(), 10))
+	m := r.MemberRecorder()
+	const ms = int64(time.Millisecond)
+	t0 := clock.Now()
+	m.RecordPoll(2, t0) // the first poll: no batch before it
+	m.RecordCompletion(Stamp{Run: 7, Seq: 1}, t0, t0+3*ms, false)
+	m.RecordCompletion(Stamp{Run: 7, Seq: 2}, t0, t0+5*ms, false)
+	m.RecordPoll(0, t0+6*ms)  // empty: waits on
+	m.RecordPoll(1, t0+12*ms) // 7 ms after the batch's last completion
+	m.RecordPoll(1, t0+20*ms) // nothing finished since: no gap
+	m.RecordCompletion(Stamp{Run: 7, Seq: 3}, t0, t0+21*ms, false)
+	m.RecordPoll(1, t0+22*ms) // 1 ms
+	h := r.Merge().PollGap
+	if h.TotalCount() != 2 || h.Max() < 6_990 || h.Max() > 7_010 || h.Min() < 990 || h.Min() > 1_010 {
+		t.Errorf("gaps: %d recorded, min %d µs, max %d µs; want 2: 1,000 and 7,000 µs", h.TotalCount(), h.Min(), h.Max())
+	}
+}
+
 func TestWindowSeconds(t *testing.T) {
 	if got := (Window{Start: 1e9, End: 3.5e9}).Seconds(); got != 2.5 {
 		t.Errorf("seconds %v, want 2.5", got)
@@ -140,8 +165,8 @@ func TestCrashedMemberHeld(t *testing.T) {
 	r := NewRecorder(NewClock(), 1, NewLedger(1, 10), NewSeries(0, 10))
 	m := r.MemberRecorder()
 	m.Joined(3, 10)
-	m.RecordPoll(5)
-	m.RecordPoll(2)
+	m.RecordPoll(5, 0)
+	m.RecordPoll(2, 0)
 	for i := range 3 {
 		st := Stamp{Run: 1, Seq: uint64(i)}
 		m.RecordDelivery(st, 1, 0, 20)

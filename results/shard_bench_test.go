@@ -60,7 +60,7 @@ func benchShardExports(tb testing.TB, agents int, records uint64) (exports [][]b
 				st := Stamp{Run: 99, Producer: pi, Seq: seq, Intended: intended, Sent: intended + 50_000}
 				m := mems[int(seq+uint64(pi))%perAgentMem]
 				dlv := intended + latency()
-				m.RecordPoll(1)
+				m.RecordPoll(1, 0)
 				m.RecordDelivery(st, 1, intended+2e6, dlv)
 				m.RecordCompletion(st, dlv, dlv+latency()/4, false)
 			}

@@ -125,7 +125,7 @@ func (w *swWorld) run(share bool) {
 			}
 			m := (int(p)*7 + int(seq)) % 5
 			dlv := ack + ms + int64(m)*100_000
-			w.mem[m].RecordPoll(1)
+			w.mem[m].RecordPoll(1, 0)
 			w.mem[m].RecordDelivery(st, dc(1), ack, dlv)
 			w.delivered()
 			switch {
@@ -138,7 +138,7 @@ func (w *swWorld) run(share bool) {
 				w.mem[m].RecordRelease(st, dlv+ms, false)
 				m = 3
 				dlv += 3 * ms
-				w.mem[m].RecordPoll(1)
+				w.mem[m].RecordPoll(1, 0)
 				w.mem[m].RecordDelivery(st, dc(2), ack, dlv)
 				w.delivered()
 			}
@@ -148,14 +148,14 @@ func (w *swWorld) run(share bool) {
 			w.mem[m].RecordProcessed(st, OrderPoint{Keyed: true, Key: seq % 3, KeySeq: seq / 3, Partition: part, Offset: offsets[part]})
 			offsets[part]++
 			if p == 1 && seq == 5 { // completed again on shard 2 (member 4)
-				w.mem[4].RecordPoll(1)
+				w.mem[4].RecordPoll(1, 0)
 				w.mem[4].RecordDelivery(st, dc(2), ack, done+ms)
 				w.delivered()
 				w.mem[4].RecordCompletion(st, done+ms, done+3*ms, false)
 			}
 		}
 		if seq%10 == 0 {
-			w.mem[seq/10%5].RecordPoll(0)
+			w.mem[seq/10%5].RecordPoll(0, 0)
 		}
 	}
 	// A violation within shard 0: partition 7, offset 10 then 5.

@@ -104,6 +104,10 @@ type MemberHistograms struct {
 	Queue      *hdrhistogram.Histogram // handed to a worker − broker append time
 	Hold       *hdrhistogram.Histogram // completed − handed to a worker
 	PollSize   *hdrhistogram.Histogram `hist:"count"` // records per non-empty poll (count, not µs)
+	// PollGap is a member's latest finish since its previous poll → its
+	// next non-empty poll returned (RecordPoll): in blocking style, the
+	// time between two batches.
+	PollGap *hdrhistogram.Histogram
 	// DestinationWrite is a record's write to the destination: handed to
 	// the writer → the write's statement committed (batch wait included);
 	// part of Hold.

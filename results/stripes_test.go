@@ -28,7 +28,7 @@ func TestStripedMembersMergeAndExport(t *testing.T) {
 			t0 := int64(k) * 1e9
 			st := Stamp{Run: 1, Seq: seq, Intended: t0}
 			seq++
-			m.RecordPoll(1)
+			m.RecordPoll(1, 0)
 			m.RecordDelivery(st, 1, t0, t0+int64(i+1)*1e6)
 			m.RecordCompletion(st, t0+int64(i+1)*1e6, t0+int64(i+1)*1e6, false)
 		}

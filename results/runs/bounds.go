@@ -89,7 +89,11 @@ func (c Ceiling) evidence(s Saturation) string {
 	case BoundLockWindow:
 		return fmt.Sprintf("partitions × record locks ÷ hold time = %.0f records/s", c.Locks)
 	case BoundDestination:
-		return fmt.Sprintf("%.0f records/s: statements at once ÷ service time per record (workers %.0f records/s with the write)", c.Destination, c.Workers)
+		ev := fmt.Sprintf("%.0f records/s: statements at once ÷ service time per record (workers %.0f records/s with the write)", c.Destination, c.Workers)
+		if c.DestinationDuty > 0 {
+			ev += fmt.Sprintf("; each member's connections busy %.0f%% of its time, idle between its batches", 100*c.DestinationDuty)
+		}
+		return ev
 	case BoundLockExpiry:
 		return fmt.Sprintf("%.0f%% of each acquisition finishes inside its lock, the rest is redone", 100*c.UsefulShare)
 	case BoundFetchWaits:

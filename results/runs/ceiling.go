@@ -55,9 +55,19 @@ type CeilingInput struct {
 	DestinationWriteMs   float64
 	DestinationServiceMs float64
 	DestinationPool      int
+	// DestinationBatchSize is the scenario's destination.batch_size (the
+	// most records a statement writes; 0 or 1: one).
+	DestinationBatchSize int
 	// DestinationConnections is the scenario's cap on the whole group's
 	// connections (0: none).
 	DestinationConnections int
+	// RecordsPerPoll and PollGapMs are the measured mean records per
+	// non-empty poll and the mean gap between a member's batches (blocking
+	// style; 0: not measured, as before the run or in continuous style):
+	// between two batches a member's destination connections wait
+	// (DestinationDuty).
+	RecordsPerPoll float64
+	PollGapMs      float64
 }
 
 // Bound names the ceiling that binds a run (Ceiling.Bound, run.json's
@@ -151,6 +161,9 @@ type Ceiling struct {
 	// statements at once ÷ service time per record; 0 without a
 	// destination. When it binds, Bound is "destination".
 	Destination float64 `json:"destination,omitempty"`
+	// DestinationDuty is the share of a member's time its own connections
+	// can be busy (DestinationDuty; absent: 1, not measured).
+	DestinationDuty float64 `json:"destination_duty,omitempty"`
 	// ActiveMembers is the members that can receive records: all of them in
 	// a share group, at most the partition count in a consumer group.
 	ActiveMembers int `json:"active_members"`
@@ -182,8 +195,8 @@ func ComputeCeiling(in CeilingInput) Ceiling {
 	c := Ceiling{ProducerRate: in.ProducerRate, ActiveMembers: active, Workers: math.Inf(1)}
 	attempts := AttemptsPerCompletion(in.TransientRate, in.PoisonRate)
 	// A worker's time per completion: its attempts' processing, then the
-	// record's write to the destination.
-	perCompletionMs := in.ProcessingMs*attempts + in.DestinationWriteMs
+	// record's write to the destination (workerWriteMs).
+	perCompletionMs := in.ProcessingMs*attempts + in.workerWriteMs()
 	if perCompletionMs > 0 {
 		c.Workers = float64(active*in.Workers) * 1000 / perCompletionMs
 	}
@@ -224,6 +237,20 @@ func ComputeCeiling(in CeilingInput) Ceiling {
 	return c
 }
 
+// workerWriteMs is a worker's time on a record's write in the worker
+// bounds: with one record a statement, the time its statement holds the
+// connection (at most the write's measured time), not its wait for a
+// connection, which is the destination's capacity at work (counted in, the
+// bound would follow whatever rate the destination allowed); with larger
+// batches, the write's measured time, whose wait for the batch to fill is
+// the worker's.
+func (in CeilingInput) workerWriteMs() float64 {
+	if in.DestinationBatchSize <= 1 && in.DestinationServiceMs > 0 {
+		return min(in.DestinationWriteMs, in.DestinationServiceMs)
+	}
+	return in.DestinationWriteMs
+}
+
 // applyDestination adds the destination's capacity: it binds when it is
 // the lowest bound, and it names the workers' bound when the workers spend
 // at least as long writing as processing (the write is what more members
@@ -232,11 +259,15 @@ func (c *Ceiling) applyDestination(in CeilingInput, active int, attempts float64
 	if in.DestinationWriteMs <= 0 || in.DestinationServiceMs <= 0 {
 		return
 	}
-	c.Destination = DestinationCapacity(active, in.Workers, in.DestinationPool, in.DestinationConnections, in.DestinationServiceMs)
+	duty := DestinationDuty(in.RecordsPerPoll, in.DestinationServiceMs, in.DestinationPool, in.Workers, in.PollGapMs, in.ProcessingMs)
+	c.Destination = DestinationCapacity(active, in.Workers, in.DestinationPool, in.DestinationConnections, in.DestinationServiceMs, duty)
+	if duty < 1 {
+		c.DestinationDuty = duty
+	}
 	switch {
 	case c.Destination < c.RecordsPerSec:
 		c.RecordsPerSec, c.Bound = c.Destination, BoundDestination
-	case c.Bound == BoundWorkers && in.DestinationWriteMs >= in.ProcessingMs*attempts:
+	case c.Bound == BoundWorkers && in.workerWriteMs() >= in.ProcessingMs*attempts:
 		c.Bound = BoundDestination
 	}
 }

@@ -68,18 +68,36 @@ func destinationFigures(s scenarios.RunSpec, m results.Merged, in *DestinationIn
 // take: the statements it runs at once ÷ the service time per record (a
 // statement's time on its connection ÷ its records). Each active member
 // has pool connections, and a statement has at least one worker waiting
-// for it, so a member runs at most min(pool, workers) statements at once;
-// connections (above 0) caps the whole group's statements at once, however
-// many members share them.
-func DestinationCapacity(activeMembers, workers, pool, connections int, serviceMs float64) float64 {
+// for it, so a member runs at most min(pool, workers) statements at once,
+// for the share duty of its time it has records to write
+// (DestinationDuty; 1: always); connections (above 0) caps the whole
+// group's statements at once, however many members share them: members
+// that wait between batches leave the shared connections to the others.
+func DestinationCapacity(activeMembers, workers, pool, connections int, serviceMs, duty float64) float64 {
 	if serviceMs <= 0 || activeMembers < 1 {
 		return 0
 	}
-	at := activeMembers * min(pool, workers)
+	at := float64(activeMembers*min(pool, workers)) * min(1, max(0, duty))
 	if connections > 0 {
-		at = min(at, connections)
+		at = min(at, float64(connections))
 	}
-	return float64(at) * 1000 / serviceMs
+	return at * 1000 / serviceMs
+}
+
+// DestinationDuty is the share of a blocking member's time its
+// connections can be busy. A batch of recordsPerPoll records keeps its
+// min(pool, workers) connections busy recordsPerPoll × serviceMs ÷
+// min(pool, workers) ms; then they wait for the next batch (gapMs, the
+// measured gap between batches) and its first processing (processingMs)
+// before the first write: busy ÷ (busy + gapMs + processingMs). 1 when
+// the gap is not measured (gapMs 0).
+func DestinationDuty(recordsPerPoll, serviceMs float64, pool, workers int, gapMs, processingMs float64) float64 {
+	c := min(pool, workers)
+	if gapMs <= 0 || recordsPerPoll <= 0 || serviceMs <= 0 || c < 1 {
+		return 1
+	}
+	busy := recordsPerPoll * serviceMs / float64(c)
+	return busy / (busy + gapMs + processingMs)
 }
 
 // DestinationFlags are the destination's validity flags: writes that

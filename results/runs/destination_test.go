@@ -21,7 +21,40 @@ func TestDestinationCapacity(t *testing.T) {
 		{"a cap above the members' pools: the pools", 4, 4, 1, 8, 2, 4 * 1 * 1000 / 2.0},
 		{"a shared cap: 8 members wait for 4 connections", 8, 4, 1, 4, 2, 4 * 1000 / 2.0},
 	} {
-		if got := DestinationCapacity(c.active, c.workers, c.pool, c.connections, c.serviceMs); math.Abs(got-c.want) > 1e-9 {
+		if got := DestinationCapacity(c.active, c.workers, c.pool, c.connections, c.serviceMs, 1); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	// Members idle between batches: 4 members' own connections busy 80 %
+	// of the time give 3.2 statements at once; 8 such members under a cap
+	// of 4 fill each other's gaps (6.4 wanted, 4 at once).
+	if got, want := DestinationCapacity(4, 4, 1, 4, 2, 0.8), 3.2*1000/2; math.Abs(got-want) > 1e-9 {
+		t.Errorf("4 members at duty 0.8: %v, want %v", got, want)
+	}
+	if got, want := DestinationCapacity(8, 4, 1, 4, 2, 0.8), 4*1000/2.0; math.Abs(got-want) > 1e-9 {
+		t.Errorf("8 members at duty 0.8 on 4 connections: %v, want %v", got, want)
+	}
+}
+
+// TestDestinationDuty: a batch of 98 records at 0.75 ms a statement keeps
+// one connection busy 73.5 ms, then the member waits 14.5 ms for its next
+// batch and processes 1 ms before it writes: 73.5 ÷ 89 = 0.826 (the Java
+// share consumer's layout measured on 2026-12-07). Two connections halve
+// the busy time; no gap measured is 1.
+func TestDestinationDuty(t *testing.T) {
+	for _, c := range []struct {
+		name                      string
+		perPoll, serviceMs        float64
+		pool, workers             int
+		gapMs, processingMs, want float64
+	}{
+		{"one connection", 98, 0.75, 1, 4, 14.5, 1, 73.5 / 89},
+		{"two connections", 98, 0.75, 2, 4, 14.5, 1, 36.75 / 52.25},
+		{"the workers cap the pool", 98, 0.75, 8, 1, 14.5, 1, 73.5 / 89},
+		{"no gap measured", 98, 0.75, 1, 4, 0, 1, 1},
+		{"no poll measured", 0, 0.75, 1, 4, 14.5, 1, 1},
+	} {
+		if got := DestinationDuty(c.perPoll, c.serviceMs, c.pool, c.workers, c.gapMs, c.processingMs); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -32,24 +65,32 @@ func TestCeilingWithDestination(t *testing.T) {
 	for _, c := range []struct {
 		name               string
 		writeMs, serviceMs float64
-		pool               int
+		pool, batch        int
 		bound              Bound
 		ceiling            float64
 	}{
 		// 8 × 4 × 1000 / 2 = 16,000 without a destination.
-		{"no destination", 0, 0, 0, BoundWorkers, 16_000},
-		// workers: 8 × 4 × 1000 / (2 + 1) = 10,667; destination 8 × 1 × 1000 / 0.25 = 32,000:
+		{"no destination", 0, 0, 0, 1, BoundWorkers, 16_000},
+		// workers: 8 × 4 × 1000 / (2 + 0.25) = 14,222 (the statement's time, not the
+		// write's 0.75 ms wait for a connection); destination 8 × 1 × 1000 / 0.25 = 32,000:
 		// the workers bind, processing dominating.
-		{"a quick write: the workers", 1, 0.25, 1, BoundWorkers, 10_667},
+		{"a quick write: the workers", 1, 0.25, 1, 1, BoundWorkers, 14_222},
+		// with batches of 10 a record's write waits for its batch: the workers count the
+		// whole write, 8 × 4 × 1000 / (2 + 1) = 10,667.
+		{"batches: the workers count the batch's wait", 1, 0.25, 1, 10, BoundWorkers, 10_667},
 		// workers: 8 × 4 × 1000 / (2 + 1.6) = 8,889; destination 8 × 1 × 1000 / 1.6 = 5,000.
-		{"a small pool binds", 1.6, 1.6, 1, BoundDestination, 5_000},
+		{"a small pool binds", 1.6, 1.6, 1, 1, BoundDestination, 5_000},
+		// the writes wait 4 ms for 8 connections at 1 ms a statement: workers
+		// 8 × 4 × 1000 / (2 + 1) = 10,667 without the wait (4,571 with it, the rate the
+		// destination let through); destination 8 × 1 × 1000 / 1 = 8,000 binds.
+		{"a saturated destination: its wait is not the workers'", 5, 1, 1, 1, BoundDestination, 8_000},
 		// workers: 8 × 4 × 1000 / (2 + 8) = 3,200; destination 8 × 4 × 1000 / 8 = 4,000;
 		// the write dominates a worker's time: named destination.
-		{"a slow write: the workers wait on the destination", 8, 8, 4, BoundDestination, 3_200},
+		{"a slow write: the workers wait on the destination", 8, 8, 4, 1, BoundDestination, 3_200},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in := base
-			in.DestinationWriteMs, in.DestinationServiceMs, in.DestinationPool = c.writeMs, c.serviceMs, c.pool
+			in.DestinationWriteMs, in.DestinationServiceMs, in.DestinationPool, in.DestinationBatchSize = c.writeMs, c.serviceMs, c.pool, c.batch
 			got := ComputeCeiling(in)
 			if got.Bound != c.bound || math.Abs(got.RecordsPerSec-c.ceiling) > 1 {
 				t.Errorf("bound %s at %.0f, want %s at %.0f", got.Bound, got.RecordsPerSec, c.bound, c.ceiling)

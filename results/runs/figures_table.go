@@ -64,6 +64,9 @@ func builtinFigures() []Figure {
 	add(percentiles(pctGroup{path: "polls.records_per_poll", stem: "records_per_poll", unit: "records",
 		doc: "records per non-empty poll",
 		get: func(r *Record) *results.Percentiles { return &r.Polls.RecordsPerPoll }})...)
+	add(percentiles(pctGroup{path: "polls.gap_ms", stem: "poll_gap", unit: "ms",
+		doc: "a member's latest finish → its next non-empty poll returned (blocking style: the time between two batches)",
+		get: func(r *Record) *results.Percentiles { return &r.Polls.GapMs }})...)
 	add(percentiles(pctGroup{path: "polls.records_per_acquisition", stem: "records_per_acquisition", unit: "records",
 		doc:    "share: records acquired per partition per ShareFetch response",
 		get:    func(r *Record) *results.Percentiles { return &r.Polls.RecordsPerAcquisition },
@@ -177,8 +180,9 @@ func builtinFigures() []Figure {
 		c("fetch_round_trip_ms", "ms", LowerIsBetter, "share, record_limit: the round trip each fetch of the fetch-wait bound's cycle pays, the smallest mean over brokers of the fetches that returned records (0: the client does not count empty fetches)", func(c *Ceiling) float64 { return c.FetchRoundTripMs }),
 		fig("ceiling.destination", "records/s", Quantity, HigherIsBetter, func(r *Record) (float64, bool) {
 			return r.Ceiling.Destination, r.Ceiling.Destination > 0
-		}).doc("the destination's capacity: statements at once (active members × min(pool, workers), at most destination.connections) ÷ service time per record (not measured: no destination)").
+		}).doc("the destination's capacity: statements at once (active members × min(pool, workers) × destination_duty, at most destination.connections) ÷ service time per record (not measured: no destination)").
 			label("destination capacity records/s").column("destination_capacity_per_sec").console(),
+		c("destination_duty", "ratio", HigherIsBetter, "blocking members with a destination: the share of a member's time its connections can be busy, a batch's writes ÷ (the writes + the gap between batches + the first processing) (0: 1, not measured)", func(c *Ceiling) float64 { return c.DestinationDuty }),
 		fig("ceiling.destination_utilization", "ratio", Quantity, HigherIsBetter, func(r *Record) (float64, bool) {
 			if r.Ceiling.Destination <= 0 {
 				return 0, false

@@ -222,7 +222,7 @@ func TestFigureDirections(t *testing.T) {
 	}
 	want := []string{"outcomes.completed", "audit.completed_once", "audit.balanced", "ceiling.records_per_sec",
 		"ceiling.producer_rate", "ceiling.workers", "ceiling.locks", "ceiling.lock_holders", "ceiling.active_members",
-		"ceiling.lock_expiry", "ceiling.useful_share", "ceiling.fetch_waits", "ceiling.destination", "ceiling.destination_utilization", "burst.consume_ceiling", "max_rate.found_rate", "max_rate.formula_ceiling_per_sec", "event_summary.after_per_sec", "event_summary.rolling_steps",
+		"ceiling.lock_expiry", "ceiling.useful_share", "ceiling.fetch_waits", "ceiling.destination", "ceiling.destination_duty", "ceiling.destination_utilization", "burst.consume_ceiling", "max_rate.found_rate", "max_rate.formula_ceiling_per_sec", "event_summary.after_per_sec", "event_summary.rolling_steps",
 		"autoscale.max_replicas"}
 	if !slices.Equal(changed, want) {
 		t.Errorf("directions that differ from the name guess:\n got %v\nwant %v", changed, want)

@@ -200,7 +200,7 @@ func latencyStage(in Measurement) (Latencies, Polls, *Destination, []RequestFigu
 		PublishMs: results.SummarizeMillis(m.Publish), ScheduleLagMs: results.SummarizeMillis(m.ScheduleLag),
 		QueueMs: results.SummarizeMillis(m.Queue), HoldMs: results.SummarizeMillis(m.Hold),
 	}
-	p := Polls{Count: m.Polls, Empty: m.EmptyPolls, RecordsPerPoll: countPercentiles(m.PollSize)}
+	p := Polls{Count: m.Polls, Empty: m.EmptyPolls, RecordsPerPoll: countPercentiles(m.PollSize), GapMs: results.SummarizeMillis(m.PollGap)}
 	if m.Polls > 0 {
 		p.EmptyRatio = float64(m.EmptyPolls) / float64(m.Polls)
 	}
@@ -318,6 +318,9 @@ func (in Measurement) CeilingInput(r Record) CeilingInput {
 	}
 	if d := r.Destination; d != nil {
 		c.DestinationWriteMs, c.DestinationServiceMs = d.WriteMs.Mean, d.ServiceMs
+		if s.Style != vocab.StyleContinuous {
+			c.RecordsPerPoll, c.PollGapMs = r.Polls.RecordsPerPoll.Mean, r.Polls.GapMs.Mean
+		}
 	}
 	return c
 }
@@ -340,7 +343,7 @@ func PlannedCeilingInput(s scenarios.RunSpec) CeilingInput {
 		BatchOptimized: share && s.AcquireMode != vocab.AcquireRecordLimit, LockDurationMs: lockDurationMs(s),
 	}
 	if d := s.Destination; d != nil {
-		c.DestinationPool, c.DestinationConnections = d.Pool, d.Connections
+		c.DestinationPool, c.DestinationConnections, c.DestinationBatchSize = d.Pool, d.Connections, d.BatchSize
 	}
 	if s.Client == vocab.ClientSpring {
 		// A Spring member is a listener container whose concurrency is the

@@ -182,6 +182,11 @@ type Polls struct {
 	Empty          int64               `json:"empty"`
 	EmptyRatio     float64             `json:"empty_ratio"`
 	RecordsPerPoll results.Percentiles `json:"records_per_poll"` // non-empty polls; values are record counts
+	// GapMs is, per non-empty poll after the member finished records, its
+	// latest finish → the poll returned: in blocking style the time
+	// between two batches, when a member's workers and its destination
+	// connections wait.
+	GapMs results.Percentiles `json:"gap_ms"`
 	// RecordsPerAcquisition is, per share partition and ShareFetch
 	// response, the records acquired (share; counts).
 	RecordsPerAcquisition results.Percentiles `json:"records_per_acquisition"`
