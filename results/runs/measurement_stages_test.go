@@ -152,6 +152,27 @@ func TestCeilingInputOfChangingMembers(t *testing.T) {
 	}
 }
 
+// The measured gap between a member's batches reaches the destination's
+// duty in blocking style only: gaps of 4 and 6 ms are a 5 ms mean, beside
+// the mean records per poll and the destination's batch size; a
+// continuous member has no batches, so no gap counts.
+func TestCeilingInputCarriesTheBatchGap(t *testing.T) {
+	in := stageMeasurements()["burst"]
+	in.Merged.PollGap = results.NewLatencyHistogram()
+	for _, us := range []int64{4000, 6000} {
+		_ = in.Merged.PollGap.RecordValue(us)
+	}
+	r := FromMeasurement(in)
+	ci := in.CeilingInput(r)
+	if math.Abs(r.Polls.GapMs.Mean-5) > 0.01 || ci.PollGapMs != r.Polls.GapMs.Mean || ci.RecordsPerPoll != r.Polls.RecordsPerPoll.Mean || ci.DestinationBatchSize != 10 {
+		t.Errorf("blocking: gap mean %.3f ms, input %+v; want a 5 ms gap, the mean records per poll and batch 10", r.Polls.GapMs.Mean, ci)
+	}
+	in.Spec.Style = vocab.StyleContinuous
+	if ci := in.CeilingInput(r); ci.PollGapMs != 0 || ci.RecordsPerPoll != 0 {
+		t.Errorf("continuous: %+v, want no gap", ci)
+	}
+}
+
 // Before a run the ceiling input is the spec's: a backlog is not bounded
 // by a producer rate, batch_optimized and the record lock are the spec's.
 func TestPlannedCeilingInput(t *testing.T) {

@@ -68,6 +68,7 @@ var sections = []struct{ prefix, link string }{
 	{"throughput.", "../explanation/measurement.md#throughput-and-latency"},
 	{"latency.", "../explanation/measurement.md#throughput-and-latency"},
 	{"polls.", "../explanation/measurement.md#throughput-and-latency"},
+	{"polls.gap_ms", "../explanation/measurement.md#destination"},
 	{"outcomes.", "../explanation/measurement.md#audit"},
 	{"audit.", "../explanation/measurement.md#audit"},
 	{"audit.dead_letter", "../explanation/measurement.md#dead-letter-queue"},
