@@ -162,7 +162,8 @@ type Ceiling struct {
 	// destination. When it binds, Bound is "destination".
 	Destination float64 `json:"destination,omitempty"`
 	// DestinationDuty is the share of a member's time its own connections
-	// can be busy (DestinationDuty; absent: 1, not measured).
+	// can be busy (DestinationDuty), when it lowered Destination (absent:
+	// not measured, or members beyond the connections fill the gaps).
 	DestinationDuty float64 `json:"destination_duty,omitempty"`
 	// ActiveMembers is the members that can receive records: all of them in
 	// a share group, at most the partition count in a consumer group.
@@ -261,8 +262,8 @@ func (c *Ceiling) applyDestination(in CeilingInput, active int, attempts float64
 	}
 	duty := DestinationDuty(in.RecordsPerPoll, in.DestinationServiceMs, in.DestinationPool, in.Workers, in.PollGapMs, in.ProcessingMs)
 	c.Destination = DestinationCapacity(active, in.Workers, in.DestinationPool, in.DestinationConnections, in.DestinationServiceMs, duty)
-	if duty < 1 {
-		c.DestinationDuty = duty
+	if c.Destination < DestinationCapacity(active, in.Workers, in.DestinationPool, in.DestinationConnections, in.DestinationServiceMs, 1) {
+		c.DestinationDuty = duty // it lowered the capacity: members beyond the connections did not fill the gaps
 	}
 	switch {
 	case c.Destination < c.RecordsPerSec:

@@ -125,3 +125,29 @@ func TestDestinationFlags(t *testing.T) {
 		t.Errorf("flags %+v", f)
 	}
 }
+
+// The ceiling records the duty only where it lowered the capacity: 4
+// members on their 4 connections, each busy 73.5 of every 89 ms (98
+// records at 0.75 ms, a 14.5 ms gap, 1 ms of processing), have 3.30
+// statements at once, 4,404 records/s; 8 such members fill each other's
+// gaps and keep the 4 connections' 5,333.
+func TestCeilingRecordsTheDutyWhereItBinds(t *testing.T) {
+	in := CeilingInput{Share: true, Members: 4, Workers: 4, Partitions: 4, ProcessingMs: 1, ProducerRate: math.Inf(1),
+		DestinationWriteMs: 2, DestinationServiceMs: 0.75, DestinationPool: 1, DestinationConnections: 4, DestinationBatchSize: 1,
+		RecordsPerPoll: 98, PollGapMs: 14.5}
+	c := ComputeCeiling(in)
+	if d := 73.5 / 89; math.Abs(c.DestinationDuty-d) > 1e-9 || math.Abs(c.Destination-4*d*1000/0.75) > 1e-6 || c.Bound != BoundDestination {
+		t.Errorf("4 members: duty %v, destination %v, bound %s; want %v, %v, destination", c.DestinationDuty, c.Destination, c.Bound, d, 4*d*1000/0.75)
+	}
+	if j := c.Judge(0.9*c.RecordsPerSec, Saturation{HandlerIdleMin: -1}); !strings.Contains(j.Evidence, "busy 83%") {
+		t.Errorf("4 members: evidence %q, want the duty named", j.Evidence)
+	}
+	in.Members = 8
+	c = ComputeCeiling(in)
+	if c.DestinationDuty != 0 || math.Abs(c.Destination-4*1000/0.75) > 1e-6 {
+		t.Errorf("8 members on 4 connections: duty %v, destination %v; want none, %v", c.DestinationDuty, c.Destination, 4*1000/0.75)
+	}
+	if j := c.Judge(0.9*c.RecordsPerSec, Saturation{HandlerIdleMin: -1}); strings.Contains(j.Evidence, "busy") {
+		t.Errorf("8 members: evidence %q names a duty that did not bind", j.Evidence)
+	}
+}

@@ -182,7 +182,7 @@ func builtinFigures() []Figure {
 			return r.Ceiling.Destination, r.Ceiling.Destination > 0
 		}).doc("the destination's capacity: statements at once (active members × min(pool, workers) × destination_duty, at most destination.connections) ÷ service time per record (not measured: no destination)").
 			label("destination capacity records/s").column("destination_capacity_per_sec").console(),
-		c("destination_duty", "ratio", HigherIsBetter, "blocking members with a destination: the share of a member's time its connections can be busy, a batch's writes ÷ (the writes + the gap between batches + the first processing) (0: 1, not measured)", func(c *Ceiling) float64 { return c.DestinationDuty }),
+		c("destination_duty", "ratio", HigherIsBetter, "blocking members with a destination: the share of a member's time its connections can be busy, a batch's writes ÷ (the writes + the gap between batches + the first processing), when it lowered ceiling.destination (0: not measured, or members beyond the connections fill the gaps)", func(c *Ceiling) float64 { return c.DestinationDuty }),
 		fig("ceiling.destination_utilization", "ratio", Quantity, HigherIsBetter, func(r *Record) (float64, bool) {
 			if r.Ceiling.Destination <= 0 {
 				return 0, false
